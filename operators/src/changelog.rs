@@ -1,0 +1,131 @@
+//! Changelog rows: a [`RowKind`] (`+I`, `-U`, `+U`, `-D`), a source sequence number and a row.
+//!
+//! A *changelog* is a differential collection of `(K, Change<V>)` records, each with diff `+1`:
+//! the rows themselves are the events, in the order of their `seq`. A changelog with a primary
+//! key `K` is an upsert stream. Sorting a changelog's records by `(seq, kind)` gives Flink's
+//! emission order (an update-before sorts before the update-after it pairs with).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Seq;
+
+/// The kind of a changelog row (Flink's `RowKind`).
+///
+/// Ordered `Insert < UpdateBefore < UpdateAfter < Delete`, so a `-U` sorts before the `+U` it
+/// pairs with when both carry the same sequence number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum RowKind {
+    /// `+I`: a new row.
+    Insert,
+    /// `-U`: the previous content of an updated row.
+    UpdateBefore,
+    /// `+U`: the new content of an updated row.
+    UpdateAfter,
+    /// `-D`: a deleted row.
+    Delete,
+}
+
+impl RowKind {
+    /// All kinds, in their order.
+    pub const ALL: [RowKind; 4] = [
+        RowKind::Insert,
+        RowKind::UpdateBefore,
+        RowKind::UpdateAfter,
+        RowKind::Delete,
+    ];
+
+    /// The short string form: `+I`, `-U`, `+U` or `-D`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowKind::Insert => "+I",
+            RowKind::UpdateBefore => "-U",
+            RowKind::UpdateAfter => "+U",
+            RowKind::Delete => "-D",
+        }
+    }
+
+    /// `true` for the accumulating kinds `+I` and `+U`, `false` for the retracting `-U` and `-D`.
+    pub fn is_accumulate(self) -> bool {
+        matches!(self, RowKind::Insert | RowKind::UpdateAfter)
+    }
+}
+
+impl fmt::Display for RowKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of parsing a [`RowKind`]: the text was none of `+I`, `-U`, `+U`, `-D`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRowKind(pub String);
+
+impl fmt::Display for UnknownRowKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown row kind {:?}: expected one of +I, -U, +U, -D",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownRowKind {}
+
+impl FromStr for RowKind {
+    type Err = UnknownRowKind;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        RowKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| UnknownRowKind(s.to_string()))
+    }
+}
+
+/// One changelog row: its source sequence number, its kind and the row.
+///
+/// Ordered by `(seq, kind, row)`: the order in which a changelog is emitted.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Change<V> {
+    /// Position of the row (or of the input row that caused it) in its source.
+    pub seq: Seq,
+    /// `+I`, `-U`, `+U` or `-D`.
+    pub kind: RowKind,
+    /// The row's content (for `-U`/`-D`, the row being retracted).
+    pub row: V,
+}
+
+impl<V> Change<V> {
+    /// A change of the given kind.
+    pub fn new(seq: Seq, kind: RowKind, row: V) -> Self {
+        Change { seq, kind, row }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_kind_round_trips_and_rejects_unknown() {
+        for k in RowKind::ALL {
+            assert_eq!(k.as_str().parse::<RowKind>(), Ok(k));
+        }
+        let err = "+X".parse::<RowKind>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown row kind \"+X\": expected one of +I, -U, +U, -D"
+        );
+    }
+
+    #[test]
+    fn update_before_sorts_before_update_after() {
+        let a = Change::new(3, RowKind::UpdateAfter, "new");
+        let b = Change::new(3, RowKind::UpdateBefore, "old");
+        assert!(b < a);
+    }
+}

@@ -1,0 +1,32 @@
+//! Typed differential-dataflow operators for event-time data: changelogs, versioned tables,
+//! as-of snapshots, deduplication, temporal joins and merge engines.
+//!
+//! Two clocks run through every operator here:
+//!
+//! * **system time** is the timely timestamp (`u64` epochs): when an update entered the
+//!   dataflow. Its frontier says which results are complete.
+//! * **event time** is data: a field of each row (milliseconds since the epoch in the CSV layer,
+//!   any ordered type `E` here). Rows may arrive in any event-time order; operators compare event
+//!   times themselves and correct earlier output by retracting and re-inserting.
+//!
+//! Ties are broken by the **source sequence number** (`seq`, a row's position in its input), so
+//! results never depend on the number of workers or on how input was batched into epochs.
+//!
+//! The operators know nothing of CSV or of rows of text values: they are generic over key, row
+//! and event-time types. The `differential-temporal` crate builds the CSV and command-line layer
+//! on top of them.
+#![forbid(missing_docs)]
+
+pub mod changelog;
+pub mod keyed_merge;
+pub mod testing;
+pub mod version;
+
+pub use changelog::{Change, RowKind};
+pub use version::{arrange_versions, Version, VersionSpine, VersionTrace, VersionVal};
+
+/// The system-time (timely) timestamp used by every dataflow of this crate: an epoch number.
+pub type SysTime = u64;
+
+/// A source sequence number: the position of a row in its input, the tie-breaker of last resort.
+pub type Seq = u64;

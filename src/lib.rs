@@ -1,0 +1,5 @@
+//! differential-temporal: Flink-style versioned tables, deduplication, event-time temporal joins
+//! and merge engines over timely / differential dataflow, with a CSV layer and a command-line tool.
+#![forbid(missing_docs)]
+
+pub use differential_temporal_operators as operators;
