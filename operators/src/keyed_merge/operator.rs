@@ -48,7 +48,7 @@ type Outcome<V> = Result<Change<V>, Rejected>;
 /// let writes: Vec<_> = [5, 3, 9]
 ///     .iter()
 ///     .enumerate()
-///     .map(|(seq, w)| ("k", Change::new(seq as u64, RowKind::Insert, *w)))
+///     .map(|(seq, w)| (1u8, Change::new(seq as u64, RowKind::Insert, *w)))
 ///     .collect();
 /// let out = run_unary(2, batch(&writes, &[]), |c| keyed_merge(c, Max, "Max").changelog);
 /// let kinds: Vec<_> = out.iter().map(|((_, c), _, _)| (c.kind, c.row)).collect();
