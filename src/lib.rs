@@ -2,4 +2,6 @@
 //! and merge engines over timely / differential dataflow, with a CSV layer and a command-line tool.
 #![forbid(missing_docs)]
 
+pub mod row;
+
 pub use differential_temporal_operators as operators;

@@ -106,6 +106,37 @@ impl<V> Change<V> {
     }
 }
 
+/// How a changelog is rendered for a consumer (Flink's changelog modes).
+///
+/// * `Retract`: every kind as produced (`+I`, `-U`, `+U`, `-D`), for consumers that need the
+///   update-before rows (a retract sink).
+/// * `Upsert`: `-U` rows are dropped (Flink's ONLY_UPDATE_AFTER form); a consumer keyed by the
+///   primary key replaces the row on `+U`.
+/// * `UpsertNoInsert`: as `Upsert`, and `+I` is shown as `+U` (Flink with
+///   `table.exec.deduplicate.insert-update-after-sensitive-enabled` = false).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ChangelogMode {
+    /// All four kinds.
+    Retract,
+    /// No `-U` rows.
+    Upsert,
+    /// No `-U` rows, and `+I` shown as `+U`.
+    UpsertNoInsert,
+}
+
+impl ChangelogMode {
+    /// The kind under which a row of kind `kind` is shown in this mode, or `None` if the mode
+    /// drops it.
+    pub fn render(self, kind: RowKind) -> Option<RowKind> {
+        match (self, kind) {
+            (ChangelogMode::Retract, k) => Some(k),
+            (_, RowKind::UpdateBefore) => None,
+            (ChangelogMode::UpsertNoInsert, RowKind::Insert) => Some(RowKind::UpdateAfter),
+            (_, k) => Some(k),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +150,31 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "unknown row kind \"+X\": expected one of +I, -U, +U, -D"
+        );
+    }
+
+    #[test]
+    fn modes_render_kinds() {
+        use ChangelogMode::*;
+        let shown = |m: ChangelogMode| RowKind::ALL.map(|k| m.render(k));
+        assert_eq!(shown(Retract), RowKind::ALL.map(Some));
+        assert_eq!(
+            shown(Upsert),
+            [
+                Some(RowKind::Insert),
+                None,
+                Some(RowKind::UpdateAfter),
+                Some(RowKind::Delete)
+            ]
+        );
+        assert_eq!(
+            shown(UpsertNoInsert),
+            [
+                Some(RowKind::UpdateAfter),
+                None,
+                Some(RowKind::UpdateAfter),
+                Some(RowKind::Delete)
+            ]
         );
     }
 

@@ -22,7 +22,7 @@ pub mod keyed_merge;
 pub mod testing;
 pub mod version;
 
-pub use changelog::{Change, RowKind};
+pub use changelog::{Change, ChangelogMode, RowKind};
 pub use version::{arrange_versions, Version, VersionSpine, VersionTrace, VersionVal};
 
 /// The system-time (timely) timestamp used by every dataflow of this crate: an epoch number.
