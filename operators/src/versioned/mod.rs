@@ -73,10 +73,10 @@ pub struct HistoryRow<E, V> {
 ///
 /// // Rows are (event time, price).
 /// let changelog = vec![
-///     ("p1", Change::new(0, RowKind::Insert, (1i64, 10i64))),
-///     ("p1", Change::new(1, RowKind::UpdateBefore, (1, 10))),
-///     ("p1", Change::new(2, RowKind::UpdateAfter, (5, 12))),
-///     ("p1", Change::new(3, RowKind::Delete, (9, 12))),
+///     (1u8, Change::new(0, RowKind::Insert, (1i64, 10i64))),
+///     (1, Change::new(1, RowKind::UpdateBefore, (1, 10))),
+///     (1, Change::new(2, RowKind::UpdateAfter, (5, 12))),
+///     (1, Change::new(3, RowKind::Delete, (9, 12))),
 /// ];
 /// let out = run_unary(1, batch(&changelog, &[]), |c| versions_from_changelog(c, |r| r.0));
 /// let versions: Vec<_> = out.into_iter().map(|((_, v), _, _)| v).collect();
@@ -161,18 +161,19 @@ where
     /// use differential_temporal_operators::versioned::VersionedTable;
     /// use differential_temporal_operators::Version;
     ///
+    /// // Key 'a' has rows 10 (from time 1) and 50 (from time 5); key 'b' is deleted at 4.
     /// let versions = vec![
-    ///     ("a", Version::row(1i64, 0, "a1")),
-    ///     ("a", Version::row(5, 1, "a5")),
-    ///     ("b", Version::row(3, 2, "b3")),
-    ///     ("b", Version::delete(4, 3)),
+    ///     ('a', Version::row(1i64, 0, 10)),
+    ///     ('a', Version::row(5, 1, 50)),
+    ///     ('b', Version::row(3, 2, 30)),
+    ///     ('b', Version::delete(4, 3)),
     /// ];
-    /// // Second epoch: a late version of "a" at time 2 (seq 4).
-    /// let late = vec![("a", Version::row(2i64, 4, "a2"))];
+    /// // Second epoch: a late version of 'a' at time 2 (seq 4) changes the snapshot as of 3.
+    /// let late = vec![('a', Version::row(2i64, 4, 20))];
     /// let epochs = vec![batch(&versions, &[]).remove(0), batch(&late, &[]).remove(0)];
     /// let out = run_unary(2, epochs, |v| VersionedTable::new(v, "Products").as_of(3));
-    /// assert_eq!(content_at(&out, 0), vec![(("a", "a1"), 1), (("b", "b3"), 1)]);
-    /// assert_eq!(content_at(&out, 1), vec![(("a", "a2"), 1), (("b", "b3"), 1)]);
+    /// assert_eq!(content_at(&out, 0), vec![(('a', 10), 1), (('b', 30), 1)]);
+    /// assert_eq!(content_at(&out, 1), vec![(('a', 20), 1), (('b', 30), 1)]);
     /// ```
     pub fn as_of(&self, t: E) -> VecCollection<'s, SysTime, (K, V)> {
         self.as_of_named(t, "AsOf")
@@ -201,17 +202,17 @@ where
     /// use differential_temporal_operators::Version;
     ///
     /// let versions = vec![
-    ///     ("a", Version::row(1i64, 0, "a1")),
-    ///     ("a", Version::delete(4, 1)),
-    ///     ("a", Version::row(6, 2, "a6")),
+    ///     ('a', Version::row(1i64, 0, 10)),
+    ///     ('a', Version::delete(4, 1)),
+    ///     ('a', Version::row(6, 2, 60)),
     /// ];
     /// let out = run_unary(1, batch(&versions, &[]), |v| VersionedTable::new(v, "T").history());
     /// let rows: Vec<_> = out.into_iter().map(|((_, h), _, _)| h).collect();
     /// assert_eq!(
     ///     rows,
     ///     vec![
-    ///         HistoryRow { valid_from: 1, valid_to: Some(4), seq: 0, row: "a1" },
-    ///         HistoryRow { valid_from: 6, valid_to: None, seq: 2, row: "a6" },
+    ///         HistoryRow { valid_from: 1, valid_to: Some(4), seq: 0, row: 10 },
+    ///         HistoryRow { valid_from: 6, valid_to: None, seq: 2, row: 60 },
     ///     ]
     /// );
     /// ```
