@@ -22,6 +22,7 @@ pub mod keyed_merge;
 pub mod testing;
 pub mod version;
 pub mod versioned;
+pub mod watermark;
 
 pub use changelog::{Change, ChangelogMode, RowKind};
 pub use version::{arrange_versions, Version, VersionSpine, VersionTrace, VersionVal};
