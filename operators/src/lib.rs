@@ -18,11 +18,13 @@
 #![forbid(missing_docs)]
 
 pub mod changelog;
+pub mod dedup;
 pub mod keyed_merge;
 pub mod testing;
 pub mod version;
 
 pub use changelog::{Change, ChangelogMode, RowKind};
+pub use dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
 pub use version::{arrange_versions, Version, VersionSpine, VersionTrace, VersionVal};
 
 /// The system-time (timely) timestamp used by every dataflow of this crate: an epoch number.
