@@ -22,6 +22,7 @@ pub mod dedup;
 pub mod keyed_merge;
 pub mod testing;
 pub mod version;
+pub mod watermark;
 
 pub use changelog::{Change, ChangelogMode, RowKind};
 pub use dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
