@@ -54,8 +54,11 @@
 //! Cost: one hash-map probe and one comparison per row; one row (and its event time) of state
 //! per key, exchanged by the key's hash.
 //!
-//! Not here: Flink >= 2.1's insert-only keep-first that emits on watermark (rule A9).
+//! Final mode (rule A9, Flink >= 2.1): [`Deduplicate::deduplicate_first_on_watermark`] keeps
+//! the first row by event time but emits it only once the watermark has passed it, so its
+//! output is insert-only; rows behind the watermark are refused as late.
 
+mod final_mode;
 pub mod reference;
 mod rules;
 #[cfg(test)]
@@ -68,6 +71,7 @@ use differential_dataflow::{ExchangeData, VecCollection};
 pub use rules::DedupRule;
 
 use crate::keyed_merge::{keyed_merge_with_retention, Merged};
+use crate::watermark::Watermark;
 use crate::{Change, SysTime};
 
 /// Which row of each key deduplication keeps.
@@ -174,6 +178,78 @@ pub trait Deduplicate<'s, K: 'static, V: 'static> {
     where
         E: Ord + 'static,
         F: Fn(&V) -> E + Send + 'static;
+
+    /// Keeps the first row of each key by event time `time_of(row)` and emits it, as `+I`, only
+    /// once the watermark has passed it (Flink >= 2.1's insert-only keep-first, rule A9).
+    ///
+    /// `watermarks` is the input's watermark collection (from
+    /// [`watermarks`](crate::watermark::watermarks) over this same collection, or
+    /// [`no_watermark`](crate::watermark::no_watermark)); `W(s)` is the watermark in force for
+    /// the rows of system time `s`. Per key, one candidate waits: the row with the smallest
+    /// event time (a strictly smaller time replaces it; an equal time keeps the earlier
+    /// arrival). At the first system time `s` with `time < W(s)` (Flink: the watermark reached
+    /// the candidate's time) the candidate is emitted as `+I` with its own `seq`, and every
+    /// later row of the key is ignored. When the input has ended (`W = Max`), the waiting
+    /// candidates are emitted at the last system time the input had advanced to before it
+    /// closed (at least the one after its last watermark record): with
+    /// [`run_unary`](crate::testing::run_unary), the length of the script.
+    ///
+    /// Refused, into [`Merged::rejected`] with `seq` and reason: rows of system time `s` with
+    /// `time < W(s)` (late; Flink's `numLateRecordsDropped`, count them with `.count()`), and
+    /// non-insert rows (A14). Late is checked before "already emitted", as in Flink.
+    ///
+    /// The result is exact and independent of workers; it depends on how input is cut into
+    /// system times only through the watermark. State: one candidate, or an emitted flag, per
+    /// key (the flag is kept forever: Flink's TTL of that flag is not modelled); cost
+    /// O(log n) per row.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use differential_temporal_operators::dedup::Deduplicate;
+    /// use differential_temporal_operators::testing::{batch, run_unary};
+    /// use differential_temporal_operators::watermark::watermarks;
+    /// use differential_temporal_operators::{Change, RowKind::Insert};
+    ///
+    /// type Row = (i64, char); // (event time, value)
+    /// let rows: Vec<(u8, Change<Row>)> = [(5, 'a'), (3, 'b'), (9, 'c'), (1, 'd')]
+    ///     .into_iter()
+    ///     .enumerate()
+    ///     .map(|(seq, r)| (1, Change::new(seq as u64, Insert, r)))
+    ///     .collect();
+    /// // Epoch 0: times 5 and 3; epoch 1: times 9 and 1, under the watermark W(1) = 5.
+    /// let out = run_unary(2, batch(&rows, &[2]), |c| {
+    ///     let marks = watermarks(c.clone(), |(_, ch): &(u8, Change<Row>)| ch.row.0, |m: &i64| *m, "Wm");
+    ///     let merged = c.deduplicate_first_on_watermark(|r: &Row| r.0, marks);
+    ///     let late = merged.rejected.map(|(k, r)| (k, Err(r.seq)));
+    ///     merged.changelog.map(|(k, ch)| (k, Ok(ch))).concat(late)
+    /// });
+    /// // W(1) = 5 passed time 3: 'b' is emitted at epoch 1; 'c' is ignored; 'd' (1 < 5) is late.
+    /// assert_eq!(out, vec![
+    ///     ((1, Ok(Change::new(1, Insert, (3, 'b')))), 1, 1),
+    ///     ((1, Err(3)), 1, 1),
+    /// ]);
+    /// ```
+    fn deduplicate_first_on_watermark<E, F>(
+        self,
+        time_of: F,
+        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    ) -> Merged<'s, K, V>
+    where
+        E: ExchangeData,
+        F: Fn(&V) -> E + 'static;
+
+    /// As [`deduplicate_first_on_watermark`](Deduplicate::deduplicate_first_on_watermark),
+    /// naming the dataflow operator `name`.
+    fn deduplicate_first_on_watermark_named<E, F>(
+        self,
+        time_of: F,
+        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+        name: &str,
+    ) -> Merged<'s, K, V>
+    where
+        E: ExchangeData,
+        F: Fn(&V) -> E + 'static;
 }
 
 impl<'s, K, V> Deduplicate<'s, K, V> for VecCollection<'s, SysTime, (K, Change<V>)>
@@ -201,5 +277,30 @@ where
     {
         let rule = DedupRule::new(config.keep, config.order, time_of);
         keyed_merge_with_retention(self, rule, config.idle_state_retention, name)
+    }
+
+    fn deduplicate_first_on_watermark<E, F>(
+        self,
+        time_of: F,
+        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    ) -> Merged<'s, K, V>
+    where
+        E: ExchangeData,
+        F: Fn(&V) -> E + 'static,
+    {
+        self.deduplicate_first_on_watermark_named(time_of, watermarks, "DeduplicateOnWatermark")
+    }
+
+    fn deduplicate_first_on_watermark_named<E, F>(
+        self,
+        time_of: F,
+        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+        name: &str,
+    ) -> Merged<'s, K, V>
+    where
+        E: ExchangeData,
+        F: Fn(&V) -> E + 'static,
+    {
+        final_mode::first_on_watermark(self, time_of, watermarks, name)
     }
 }

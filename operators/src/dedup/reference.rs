@@ -109,3 +109,80 @@ where
         rejected,
     }
 }
+
+/// Keep-first by event time emitted on the watermark (rule A9) over `epochs[s]`, the rows of
+/// system time `s`. The watermark in force at `s` is `lateness(max event time of every row of
+/// the epochs before s)`. The input is taken to advance to system time `epochs.len()` and
+/// then close, so the watermark is `+infinity` at `epochs.len()`.
+pub fn first_on_watermark<K, V, E>(
+    epochs: &[Vec<(K, Change<V>)>],
+    time_of: impl Fn(&V) -> E,
+    lateness: impl Fn(&E) -> E,
+) -> Expected<K, V>
+where
+    K: Ord + Clone,
+    V: Ord + Clone,
+    E: Ord + Clone + std::fmt::Debug,
+{
+    let mut max: Option<E> = None;
+    // Per key: `Some((time, seq, row))` while waiting, `None` once emitted.
+    let mut slots: BTreeMap<K, Option<(E, u64, V)>> = BTreeMap::new();
+    let mut changelog = Vec::new();
+    let mut rejected = Vec::new();
+    let end = epochs.len();
+    for sys in 0..=end {
+        let watermark = max.as_ref().map(&lateness);
+        let passed = |t: &E| sys == end || watermark.as_ref().is_some_and(|w| t < w);
+        for (key, slot) in slots.iter_mut() {
+            if let Some((_, seq, row)) = slot.take_if(|(t, _, _)| passed(t)) {
+                let change = Change::new(seq, RowKind::Insert, row);
+                changelog.push(((key.clone(), change), sys as SysTime, 1));
+            }
+        }
+        let rows = epochs.get(sys).map_or(&[][..], |rows| &rows[..]);
+        for (key, change) in rows {
+            let time = time_of(&change.row);
+            let late = watermark.as_ref().is_some_and(|w| time < *w);
+            let reason = if change.kind != RowKind::Insert {
+                Some(not_insert_only(change.kind))
+            } else if late {
+                let w = crate::watermark::Watermark::At(watermark.clone().expect("late"));
+                Some(format!(
+                    "late row: event time {time:?} is behind the watermark {w:?}"
+                ))
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                let refused = Rejected {
+                    seq: change.seq,
+                    reason,
+                };
+                rejected.push(((key.clone(), refused), sys as SysTime, 1));
+            } else {
+                match slots.get_mut(key) {
+                    None => {
+                        let waiting = Some((time.clone(), change.seq, change.row.clone()));
+                        slots.insert(key.clone(), waiting);
+                    }
+                    Some(Some(w)) if time < w.0 => {
+                        *w = (time.clone(), change.seq, change.row.clone())
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        for (_, change) in rows {
+            let t = time_of(&change.row);
+            if max.as_ref().is_none_or(|m| *m < t) {
+                max = Some(t);
+            }
+        }
+    }
+    changelog.sort();
+    rejected.sort();
+    Expected {
+        changelog,
+        rejected,
+    }
+}

@@ -14,6 +14,8 @@ use crate::{Change, ChangelogMode, RowKind, Seq, SysTime};
 
 use RowKind::{Insert as I, UpdateAfter as UA, UpdateBefore as UB};
 
+mod final_mode;
+
 const LAST_BY_TIME: DedupConfig = DedupConfig::new(Keep::Last, DedupOrder::EventTime);
 const FIRST_BY_TIME: DedupConfig = DedupConfig::new(Keep::First, DedupOrder::EventTime);
 const LAST_BY_ARRIVAL: DedupConfig = DedupConfig::new(Keep::Last, DedupOrder::Arrival);
