@@ -19,6 +19,7 @@
 
 pub mod changelog;
 pub mod keyed_merge;
+pub mod merge_engine;
 pub mod testing;
 pub mod version;
 
