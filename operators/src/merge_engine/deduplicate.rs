@@ -78,7 +78,8 @@ pub(crate) fn keep_highest(
         (Some(old), None) => out.push((RowKind::Delete, old)),
         (None, None) => {}
     }
-    *state = Some(KeyState {
+    // A deleted key keeps its order (so older writes stay ignored) unless there is none.
+    *state = (new.is_some() || !key.is_empty()).then_some(KeyState {
         row: new,
         order: key,
         ranks: Vec::new(),

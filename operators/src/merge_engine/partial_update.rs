@@ -58,6 +58,8 @@ pub struct PartialUpdate {
     deletes: PartialDeletes,
     /// Columns merged by "non-NULL overwrites": neither key nor in a group.
     plain: Vec<usize>,
+    /// Number of columns of the table.
+    width: usize,
 }
 
 impl PartialUpdate {
@@ -81,6 +83,7 @@ impl PartialUpdate {
             groups,
             deletes,
             plain,
+            width,
         }
     }
 
@@ -112,14 +115,11 @@ impl PartialUpdate {
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), String> {
-        let old = state.as_ref().and_then(|s| s.row.as_ref());
-        if let Some(old) = old.filter(|o| o.len() != write.len()) {
-            return Err(format!(
-                "write has {} columns, the table {}",
-                write.len(),
-                old.len()
-            ));
+        if write.len() != self.width {
+            let n = self.width;
+            return Err(format!("write has {} columns, the table {n}", write.len()));
         }
+        let old = state.as_ref().and_then(|s| s.row.as_ref());
         if !kind.is_accumulate() {
             return self.retract(state, kind, write, out);
         }

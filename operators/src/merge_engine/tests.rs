@@ -380,6 +380,10 @@ fn c08_partial_update() {
     let (log, refused) = run2(&pu(4, PartialDeletes::Ignore), &part3);
     assert_eq!(table(&log), vec![row("1,3,5,7")]);
     assert!(refused[0].2.starts_with(IGNORED));
+    let (log, refused) = run2(&pu(4, PartialDeletes::Reject), &inserts(&["1,a"]));
+    assert!(log.is_empty());
+    let width = "write has 2 columns, the table 4".to_string();
+    assert_eq!(refused, vec![("1".into(), 0, width)]);
 }
 
 #[test]
