@@ -161,6 +161,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("merge_engines");
     group
         .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
         .throughput(Throughput::Elements(n as u64));
     for (keys, label) in [(10_000u64, "10k_keys"), (1_000_000, "1M_keys")] {
         let writes = Arc::new(workload(n, keys));
