@@ -2,6 +2,7 @@
 //! and merge engines over timely / differential dataflow, with a CSV layer and a command-line tool.
 #![forbid(missing_docs)]
 
+pub mod merge_options;
 pub mod row;
 
 pub use differential_temporal_operators as operators;

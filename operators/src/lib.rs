@@ -20,6 +20,7 @@
 pub mod changelog;
 pub mod dedup;
 pub mod keyed_merge;
+pub mod merge_engine;
 pub mod testing;
 pub mod version;
 pub mod versioned;

@@ -1,0 +1,353 @@
+//! `aggregation` (Apache Paimon, rule C11): every non-key column is merged by its aggregate
+//! function.
+//!
+//! Numbers: a cell that parses as an `i64` is an integer, otherwise one that parses as a finite
+//! `f64` is a float. Integers stay integers (`sum`, `product`, `count` on integers give integers;
+//! overflow is a refused write, never a wrap); mixing in a float gives a float, rendered with
+//! Rust's shortest round-trip form (`35.5`, `3.0`). Cells a function does not compute (`max`,
+//! `min`, `last_value`, ...) keep their input text.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+use super::order::{order_key, OrderField, OrderKey};
+use super::{KeyState, Row};
+use crate::RowKind;
+
+/// An aggregate function (`'fields.<f>.aggregate-function'`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AggFunction {
+    /// Sum of the non-NULL values; retractable (subtracts).
+    Sum,
+    /// Product of the non-NULL values; retractable (divides; an inexact integer division is an
+    /// error).
+    Product,
+    /// Number of non-NULL values.
+    Count,
+    /// Largest non-NULL value (numeric if both parse as numbers, else text order).
+    Max,
+    /// Smallest non-NULL value.
+    Min,
+    /// The value of the last write (NULL overwrites); retraction sets NULL.
+    LastValue,
+    /// The last non-NULL value (the default); retracting a non-NULL value sets NULL.
+    LastNonNullValue,
+    /// The value of the first write (a leading NULL is kept).
+    FirstValue,
+    /// The first non-NULL value.
+    FirstNonNullValue,
+    /// Non-NULL values joined by the field's delimiter, in arrival order.
+    ListAgg,
+    /// Logical AND of the non-NULL booleans.
+    BoolAnd,
+    /// Logical OR of the non-NULL booleans.
+    BoolOr,
+}
+
+impl AggFunction {
+    /// Every function, by the name users write.
+    pub const ALL: [(&'static str, AggFunction); 12] = [
+        ("sum", AggFunction::Sum),
+        ("product", AggFunction::Product),
+        ("count", AggFunction::Count),
+        ("max", AggFunction::Max),
+        ("min", AggFunction::Min),
+        ("last_value", AggFunction::LastValue),
+        ("last_non_null_value", AggFunction::LastNonNullValue),
+        ("first_value", AggFunction::FirstValue),
+        ("first_non_null_value", AggFunction::FirstNonNullValue),
+        ("listagg", AggFunction::ListAgg),
+        ("bool_and", AggFunction::BoolAnd),
+        ("bool_or", AggFunction::BoolOr),
+    ];
+
+    /// The function's name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map_or("?", |(n, _)| n)
+    }
+
+    /// Whether a `-U`/`-D` can be applied (Paimon: sum, product, last_value,
+    /// last_non_null_value).
+    pub fn supports_retract(self) -> bool {
+        use AggFunction::*;
+        matches!(self, Sum | Product | LastValue | LastNonNullValue)
+    }
+}
+
+impl fmt::Display for AggFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for AggFunction {
+    type Err = String;
+
+    /// Parses a function name (case-insensitive); the error lists the valid names.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let lower = s.trim().to_ascii_lowercase();
+        Self::ALL
+            .iter()
+            .find(|(n, _)| *n == lower)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| {
+                let names: Vec<_> = Self::ALL.iter().map(|(n, _)| *n).collect();
+                names.join(", ")
+            })
+    }
+}
+
+/// How one column is aggregated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldAgg {
+    /// Column name (for messages).
+    pub name: String,
+    /// The function.
+    pub function: AggFunction,
+    /// `'fields.<f>.ignore-retract' = 'true'`: retractions leave this column unchanged.
+    pub ignore_retract: bool,
+    /// `listagg` delimiter (`'fields.<f>.list-agg-delimiter'`, default `,`).
+    pub delimiter: String,
+}
+
+/// Paimon `aggregation`.
+///
+/// Columns with `None` in [`Aggregation::fields`] (the primary key) are copied from the first
+/// write. With `sequence.field`, order-dependent functions (`last_value`, `last_non_null_value`,
+/// `first_value`, `first_non_null_value`) follow the sequence (NULL lowest, ties by arrival)
+/// rather than arrival, as Paimon applies writes in sequence order; the sequence columns
+/// themselves are configured as `last_value` (case C11 part 3). `listagg` joins in arrival order.
+///
+/// A retraction (`-U`/`-D`) is applied field by field where the function supports it
+/// ([`AggFunction::supports_retract`]); for any other function it is a refused write naming the
+/// column, unless the column has `ignore_retract`. The row stays (with `-U old, +U new`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Aggregation {
+    /// Per column: its aggregation, or `None` for a primary-key column.
+    pub fields: Vec<Option<FieldAgg>>,
+    /// The `sequence.field` columns (empty: arrival order).
+    pub sequence: Vec<OrderField>,
+}
+
+impl Aggregation {
+    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
+    pub fn merge(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: &Row,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
+        if write.len() != self.fields.len() {
+            let n = self.fields.len();
+            return Err(format!("write has {} columns, the table {n}", write.len()));
+        }
+        let rank = order_key(&self.sequence, write)?;
+        let old = state.as_ref().and_then(|s| s.row.as_ref());
+        let mut row = old.cloned().unwrap_or_else(|| vec![None; write.len()]);
+        let mut ranks = state
+            .as_ref()
+            .map_or_else(|| vec![None; write.len()], |s| s.ranks.clone());
+        for (c, field) in self.fields.iter().enumerate() {
+            let Some(f) = field else {
+                if old.is_none() {
+                    row[c] = write[c].clone();
+                }
+                continue;
+            };
+            let input = write[c].as_deref();
+            let result = if kind.is_accumulate() {
+                accumulate(f, row[c].take(), input, &rank, &mut ranks[c])
+            } else if f.ignore_retract {
+                Ok(row[c].take())
+            } else {
+                retract(f, row[c].take(), input)
+            };
+            row[c] = result.map_err(|e| format!("column '{}': {e}", f.name))?;
+        }
+        match state.take().and_then(|s| s.row) {
+            None => out.push((RowKind::Insert, row.clone())),
+            Some(old) => {
+                out.push((RowKind::UpdateBefore, old));
+                out.push((RowKind::UpdateAfter, row.clone()));
+            }
+        }
+        *state = Some(KeyState {
+            row: Some(row),
+            order: OrderKey::new(),
+            ranks,
+        });
+        Ok(())
+    }
+}
+
+type Cell = Option<String>;
+
+fn accumulate(
+    f: &FieldAgg,
+    acc: Cell,
+    input: Option<&str>,
+    rank: &OrderKey,
+    stored: &mut Option<OrderKey>,
+) -> Result<Cell, String> {
+    use AggFunction::*;
+    let later = stored.as_ref().is_none_or(|s| rank >= s);
+    let earlier = stored.as_ref().is_none_or(|s| rank < s);
+    let take = match f.function {
+        LastValue => later,
+        LastNonNullValue => later && input.is_some(),
+        FirstValue => earlier,
+        FirstNonNullValue => earlier && input.is_some(),
+        _ => false,
+    };
+    if take {
+        *stored = Some(rank.clone());
+        return Ok(input.map(str::to_string));
+    }
+    if matches!(
+        f.function,
+        LastValue | LastNonNullValue | FirstValue | FirstNonNullValue
+    ) {
+        return Ok(acc);
+    }
+    let Some(input) = input else {
+        return Ok(match (f.function, acc) {
+            (Count, None) => Some("0".to_string()),
+            (_, acc) => acc,
+        });
+    };
+    let Some(acc) = acc else {
+        return Ok(Some(match f.function {
+            Count => "1".to_string(),
+            Sum | Product => Num::parse(input)?.render(),
+            BoolAnd | BoolOr => parse_bool(input)?.to_string(),
+            _ => input.to_string(),
+        }));
+    };
+    Ok(Some(match f.function {
+        Sum => Num::parse(&acc)?.add(Num::parse(input)?, false)?.render(),
+        Product => Num::parse(&acc)?.mul(Num::parse(input)?)?.render(),
+        Count => Num::parse(&acc)?.add(Num::Int(1), false)?.render(),
+        Max if compare(input, &acc) == Ordering::Greater => input.to_string(),
+        Min if compare(input, &acc) == Ordering::Less => input.to_string(),
+        ListAgg => format!("{acc}{}{input}", f.delimiter),
+        BoolAnd => (parse_bool(&acc)? && parse_bool(input)?).to_string(),
+        BoolOr => (parse_bool(&acc)? || parse_bool(input)?).to_string(),
+        _ => acc,
+    }))
+}
+
+fn retract(f: &FieldAgg, acc: Cell, input: Option<&str>) -> Result<Cell, String> {
+    use AggFunction::*;
+    if !f.function.supports_retract() {
+        return Err(format!(
+            "aggregate function '{}' does not support retraction (-U/-D); set 'fields.{}.ignore-retract' = 'true' to ignore retractions of this column",
+            f.function, f.name
+        ));
+    }
+    let Some(input) = input else {
+        return Ok(if f.function == LastValue { None } else { acc });
+    };
+    match (f.function, acc) {
+        (LastValue | LastNonNullValue, _) => Ok(None),
+        (Sum, None) => Ok(Some(Num::Int(0).add(Num::parse(input)?, true)?.render())),
+        (Sum, Some(acc)) => Ok(Some(
+            Num::parse(&acc)?.add(Num::parse(input)?, true)?.render(),
+        )),
+        (_, None) => Err("cannot retract from a NULL product".to_string()),
+        (_, Some(acc)) => Ok(Some(Num::parse(&acc)?.div(Num::parse(input)?)?.render())),
+    }
+}
+
+/// A number: an integer if the text parses as `i64`, else a finite float.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+impl Num {
+    fn parse(text: &str) -> Result<Num, String> {
+        let text = text.trim();
+        if let Ok(i) = text.parse::<i64>() {
+            return Ok(Num::Int(i));
+        }
+        match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Num::Float(x)),
+            _ => Err(format!("{text:?} is not a number")),
+        }
+    }
+
+    fn float(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(x) => x,
+        }
+    }
+
+    fn render(self) -> String {
+        match self {
+            Num::Int(i) => i.to_string(),
+            Num::Float(x) => format!("{x:?}"),
+        }
+    }
+
+    fn add(self, other: Num, subtract: bool) -> Result<Num, String> {
+        match (self, other) {
+            (Num::Int(a), Num::Int(b)) => {
+                let r = if subtract {
+                    a.checked_sub(b)
+                } else {
+                    a.checked_add(b)
+                };
+                r.map(Num::Int)
+                    .ok_or_else(|| "integer overflow".to_string())
+            }
+            (a, b) if subtract => Ok(Num::Float(a.float() - b.float())),
+            (a, b) => Ok(Num::Float(a.float() + b.float())),
+        }
+    }
+
+    fn mul(self, other: Num) -> Result<Num, String> {
+        match (self, other) {
+            (Num::Int(a), Num::Int(b)) => a
+                .checked_mul(b)
+                .map(Num::Int)
+                .ok_or_else(|| "integer overflow".to_string()),
+            (a, b) => Ok(Num::Float(a.float() * b.float())),
+        }
+    }
+
+    fn div(self, other: Num) -> Result<Num, String> {
+        match (self, other) {
+            (_, Num::Int(0)) => Err("cannot retract a zero from a product".to_string()),
+            (Num::Int(a), Num::Int(b)) if a % b == 0 => Ok(Num::Int(a / b)),
+            (Num::Int(_), Num::Int(_)) => {
+                Err("retraction would make an integer product inexact".to_string())
+            }
+            (_, b) if b.float() == 0.0 => Err("cannot retract a zero from a product".to_string()),
+            (a, b) => Ok(Num::Float(a.float() / b.float())),
+        }
+    }
+}
+
+/// Compares two cells numerically if both are numbers, else as text.
+fn compare(a: &str, b: &str) -> Ordering {
+    match (Num::parse(a), Num::parse(b)) {
+        (Ok(Num::Int(x)), Ok(Num::Int(y))) => x.cmp(&y),
+        (Ok(x), Ok(y)) => x.float().total_cmp(&y.float()),
+        _ => a.cmp(b),
+    }
+}
+
+fn parse_bool(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{text:?} is not a boolean (true or false)")),
+    }
+}

@@ -1,0 +1,88 @@
+//! `deduplicate` (Apache Paimon's default merge engine, rule C9): the write with the largest
+//! merge order survives; a winning `-D`/`-U` deletes the key.
+//!
+//! The "highest order wins" fold here is shared with [`versioned`](super::versioned).
+
+use super::order::{order_key, OrderField, OrderKey};
+use super::{Deletes, KeyState, Row, IGNORED};
+use crate::RowKind;
+
+/// Paimon `deduplicate`: last write wins, or, with `sequence.field`, the write with the highest
+/// sequence (several columns compared left to right, NULL lowest, ties by arrival: the later
+/// write wins).
+///
+/// Deletes: with [`Deletes::Apply`] (Paimon's default) a `-D`/`-U` that carries the highest
+/// sequence so far deletes the key (`-D` of the stored row) and one with a lower sequence loses;
+/// the deleted key remembers that sequence, so a later write with a lower sequence does not
+/// bring it back (case C07). [`Deletes::Ignore`] is Paimon's `'ignore-delete' = 'true'`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deduplicate {
+    /// The `sequence.field` columns; empty: arrival order only.
+    pub sequence: Vec<OrderField>,
+    /// What a `-D`/`-U` write does.
+    pub deletes: Deletes,
+}
+
+impl Deduplicate {
+    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
+    pub fn merge(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: &Row,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
+        let key = order_key(&self.sequence, write)?;
+        keep_highest(state, kind, write, key, &self.deletes, "deduplicate", out)
+    }
+}
+
+/// The "highest order wins" fold: `write` (with order `key`) replaces the stored row iff `key`
+/// is greater than or equal to the stored order (ties: the later write wins).
+///
+/// Emits `+I new` for a key without a row, `-U old, +U new` on replacement and `-D old` when a
+/// winning retraction deletes the key; a losing write emits nothing. `engine` names the engine
+/// in the reason of an ignored or rejected retraction.
+pub(crate) fn keep_highest(
+    state: &mut Option<KeyState>,
+    kind: RowKind,
+    write: &Row,
+    key: OrderKey,
+    deletes: &Deletes,
+    engine: &str,
+    out: &mut Vec<(RowKind, Row)>,
+) -> Result<(), String> {
+    if !kind.is_accumulate() {
+        match deletes {
+            Deletes::Apply => {}
+            Deletes::Ignore => {
+                return Err(format!(
+                    "{IGNORED}{kind} write on the {engine} merge engine"
+                ))
+            }
+            Deletes::Reject(reason) => return Err(reason.clone()),
+        }
+    }
+    let wins = state.as_ref().is_none_or(|s| key >= s.order);
+    if !wins {
+        return Ok(());
+    }
+    let old = state.take().and_then(|s| s.row);
+    let new = kind.is_accumulate().then(|| write.clone());
+    match (old, &new) {
+        (None, Some(new)) => out.push((RowKind::Insert, new.clone())),
+        (Some(old), Some(new)) => {
+            out.push((RowKind::UpdateBefore, old));
+            out.push((RowKind::UpdateAfter, new.clone()));
+        }
+        (Some(old), None) => out.push((RowKind::Delete, old)),
+        (None, None) => {}
+    }
+    // A deleted key keeps its order (so older writes stay ignored) unless there is none.
+    *state = (new.is_some() || !key.is_empty()).then_some(KeyState {
+        row: new,
+        order: key,
+        ranks: Vec::new(),
+    });
+    Ok(())
+}

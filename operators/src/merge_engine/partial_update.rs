@@ -1,0 +1,214 @@
+//! `partial-update` (Apache Paimon, rule C10): fields are merged one by one; a non-NULL incoming
+//! value overwrites, NULL never does; sequence groups update a set of fields together.
+
+use super::order::{order_key, OrderField};
+use super::{KeyState, Row, IGNORED};
+use crate::RowKind;
+
+/// Paimon's error for a retraction on a partial-update table without a delete option.
+pub const PARTIAL_UPDATE_DELETE_ERROR: &str = "By default, Partial update can not accept delete \
+records, you can choose one of the following solutions: 1. Configure 'ignore-delete' to ignore \
+delete records. 2. Configure 'partial-update.remove-record-on-delete' to remove the whole row when \
+receiving delete records. 3. Configure 'sequence-group's to retract partial columns.";
+
+/// A sequence group (`'fields.<seq>.sequence-group' = 'a,b'`): its fields are updated together,
+/// NULLs included, iff the write's sequence is at least the stored one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SequenceGroup {
+    /// The group's sequence columns (several are compared left to right, NULL lowest).
+    pub sequence: Vec<OrderField>,
+    /// The columns the group updates (besides its sequence columns).
+    pub fields: Vec<usize>,
+    /// A winning retraction removes the whole row (Paimon
+    /// `'partial-update.remove-record-on-sequence-group'` lists this group) instead of setting
+    /// the group's fields to NULL.
+    pub remove_record_on_retract: bool,
+}
+
+/// What a `-D`/`-U` write does to a partial-update table without sequence groups handling it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialDeletes {
+    /// Paimon's default: refused with [`PARTIAL_UPDATE_DELETE_ERROR`] (unless sequence groups
+    /// retract them).
+    Reject,
+    /// `'ignore-delete' = 'true'`: reported as ignored, the row is unchanged.
+    Ignore,
+    /// `'partial-update.remove-record-on-delete' = 'true'`: a `-D` removes the whole row (a `-U`
+    /// still goes to the sequence groups, or is refused).
+    RemoveRecordOnDelete,
+}
+
+/// Paimon `partial-update`.
+///
+/// An accumulating write copies its non-NULL cells outside sequence groups into the stored row;
+/// each sequence group whose sequence in the write is non-NULL and at least the stored one takes
+/// all its cells from the write (NULLs included); a group whose write sequence is NULL is
+/// skipped. The first write of a key starts from an all-NULL row. Every applied write emits
+/// `+I new` or `-U old, +U new`.
+///
+/// A retraction: see [`PartialDeletes`]; with sequence groups, each group whose sequence wins
+/// sets its fields to NULL (its sequence columns take the retraction's values), or removes the
+/// row (`-D old`) if the group is configured so. A `-D` on the `remove-record-on-delete` path
+/// emits `-D` of the stored row (Paimon's merge function returns the delete record itself; a
+/// retract changelog must retract what it inserted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartialUpdate {
+    key: Vec<usize>,
+    groups: Vec<SequenceGroup>,
+    deletes: PartialDeletes,
+    /// Columns merged by "non-NULL overwrites": neither key nor in a group.
+    plain: Vec<usize>,
+    /// Number of columns of the table.
+    width: usize,
+}
+
+impl PartialUpdate {
+    /// A partial-update engine over rows of `width` columns with primary-key columns `key`.
+    pub fn new(
+        width: usize,
+        key: Vec<usize>,
+        groups: Vec<SequenceGroup>,
+        deletes: PartialDeletes,
+    ) -> Self {
+        let in_group = |c: &usize| {
+            groups
+                .iter()
+                .any(|g| g.fields.contains(c) || g.sequence.iter().any(|s| s.column == *c))
+        };
+        let plain = (0..width)
+            .filter(|c| !key.contains(c) && !in_group(c))
+            .collect();
+        PartialUpdate {
+            key,
+            groups,
+            deletes,
+            plain,
+            width,
+        }
+    }
+
+    /// Whether column `c` is a primary-key column.
+    pub fn is_key(&self, c: usize) -> bool {
+        self.key.contains(&c)
+    }
+
+    /// The sequence groups.
+    pub fn groups(&self) -> &[SequenceGroup] {
+        &self.groups
+    }
+
+    /// Whether a `-D` removes the whole row (`'partial-update.remove-record-on-delete'`).
+    pub fn removes_record_on_delete(&self) -> bool {
+        self.deletes == PartialDeletes::RemoveRecordOnDelete
+    }
+
+    /// What a retraction does without sequence groups.
+    pub fn deletes(&self) -> PartialDeletes {
+        self.deletes
+    }
+
+    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
+    pub fn merge(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: &Row,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
+        if write.len() != self.width {
+            let n = self.width;
+            return Err(format!("write has {} columns, the table {n}", write.len()));
+        }
+        let old = state.as_ref().and_then(|s| s.row.as_ref());
+        if !kind.is_accumulate() {
+            return self.retract(state, kind, write, out);
+        }
+        let mut row = old.cloned().unwrap_or_else(|| {
+            let mut empty = vec![None; write.len()];
+            for &k in &self.key {
+                empty[k] = write.get(k).cloned().flatten();
+            }
+            empty
+        });
+        for &c in &self.plain {
+            if let Some(Some(cell)) = write.get(c) {
+                row[c] = Some(cell.clone());
+            }
+        }
+        for group in &self.groups {
+            let incoming = order_key(&group.sequence, write)?;
+            if incoming.iter().all(Option::is_none) {
+                continue;
+            }
+            if incoming >= order_key(&group.sequence, &row)? {
+                let columns = group
+                    .fields
+                    .iter()
+                    .chain(group.sequence.iter().map(|s| &s.column));
+                for &c in columns {
+                    row[c] = write.get(c).cloned().flatten();
+                }
+            }
+        }
+        match state.take().and_then(|s| s.row) {
+            None => out.push((RowKind::Insert, row.clone())),
+            Some(old) => {
+                out.push((RowKind::UpdateBefore, old));
+                out.push((RowKind::UpdateAfter, row.clone()));
+            }
+        }
+        *state = Some(KeyState::new(row));
+        Ok(())
+    }
+
+    fn retract(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: &Row,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
+        match self.deletes {
+            PartialDeletes::Ignore => {
+                return Err(format!("{IGNORED}{kind} write ('ignore-delete' = 'true')"))
+            }
+            PartialDeletes::RemoveRecordOnDelete if kind == RowKind::Delete => {
+                if let Some(old) = state.take().and_then(|s| s.row) {
+                    out.push((RowKind::Delete, old));
+                }
+                return Ok(());
+            }
+            _ if self.groups.is_empty() => return Err(PARTIAL_UPDATE_DELETE_ERROR.to_string()),
+            _ => {}
+        }
+        let Some(old) = state.as_ref().and_then(|s| s.row.as_ref()) else {
+            return Err(format!("{IGNORED}{kind} write on a key without a row"));
+        };
+        let mut row = old.clone();
+        let mut remove = false;
+        for group in &self.groups {
+            let incoming = order_key(&group.sequence, write)?;
+            if incoming.iter().all(Option::is_none) || incoming < order_key(&group.sequence, &row)?
+            {
+                continue;
+            }
+            remove |= group.remove_record_on_retract;
+            for &c in &group.fields {
+                row[c] = None;
+            }
+            for s in &group.sequence {
+                row[s.column] = write.get(s.column).cloned().flatten();
+            }
+        }
+        let old = old.clone();
+        if remove {
+            out.push((RowKind::Delete, old));
+            *state = None;
+        } else {
+            out.push((RowKind::UpdateBefore, old));
+            out.push((RowKind::UpdateAfter, row.clone()));
+            *state = Some(KeyState::new(row));
+        }
+        Ok(())
+    }
+}

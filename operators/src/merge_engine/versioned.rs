@@ -1,0 +1,60 @@
+//! `versioned` (Apache Fluss / Alibaba Realtime Compute `table.merge-engine` = `versioned`,
+//! rules C1–C4, C6): keep the row with the highest version column.
+
+use super::deduplicate::keep_highest;
+use super::order::OrderField;
+use super::{Deletes, KeyState, Row};
+use crate::RowKind;
+
+/// Fluss `versioned`: a write replaces the stored row iff its version is greater than or equal
+/// to the stored version (ties: the later write wins and `-U old, +U new` are emitted); a
+/// smaller version changes nothing and emits nothing.
+///
+/// The version column is compared as its declared type ([`OrderField::ty`]); a NULL version
+/// compares equal to the smallest value of the type (rule C3: NULL new vs non-NULL stored is
+/// ignored, non-NULL new vs NULL stored replaces, NULL vs NULL replaces). An unparsable
+/// version cell is a rejected write.
+///
+/// Deletes: Fluss ignores `-U` and `-D` writes ([`Deletes::Ignore`], reported as ignored) or,
+/// with `'table.delete.behavior' = 'disable'`, refuses them ([`Deletes::Reject`]).
+/// [`Deletes::Apply`] goes **beyond Fluss** (which only ignores them): a retraction whose
+/// version is at least the stored one deletes the key, and the key keeps that version, so
+/// older writes arriving later stay ignored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Versioned {
+    /// The version column (`'table.merge-engine.versioned.ver-column'`).
+    pub version: OrderField,
+    /// What a `-D`/`-U` write does.
+    pub deletes: Deletes,
+}
+
+impl Versioned {
+    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
+    pub fn merge(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: &Row,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
+        let name = &self.version.name;
+        let version = match write.get(self.version.column) {
+            None => return Err(format!("row has no version column '{name}'")),
+            Some(None) => self.version.ty.min_value(),
+            Some(Some(text)) => self
+                .version
+                .ty
+                .parse(text)
+                .map_err(|e| format!("version column '{name}': {e}"))?,
+        };
+        keep_highest(
+            state,
+            kind,
+            write,
+            vec![Some(version)],
+            &self.deletes,
+            "versioned",
+            out,
+        )
+    }
+}
