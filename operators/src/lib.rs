@@ -20,6 +20,7 @@
 pub mod changelog;
 pub mod keyed_merge;
 pub mod testing;
+pub mod to_changelog;
 pub mod version;
 
 pub use changelog::{Change, ChangelogMode, RowKind};
