@@ -24,9 +24,9 @@ use crate::{Change, ChangelogMode, SysTime};
 /// use differential_temporal_operators::{ChangelogMode, RowKind};
 ///
 /// let epochs = vec![
-///     vec![(("k", 1), 1)],
-///     vec![(("k", 1), -1), (("k", 2), 1)],
-///     vec![(("k", 2), -1)],
+///     vec![(('k', 1), 1)],
+///     vec![(('k', 1), -1), (('k', 2), 1)],
+///     vec![(('k', 2), -1)],
 /// ];
 /// let out = run_unary(2, epochs, |c| to_changelog(c, ChangelogMode::Retract, "ToChangelog"));
 /// let rows: Vec<_> = out.iter().map(|((_, c), t, _)| (*t, c.kind, c.row)).collect();
