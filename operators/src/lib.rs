@@ -22,9 +22,12 @@ pub mod keyed_merge;
 pub mod testing;
 pub mod to_changelog;
 pub mod version;
+pub mod versioned;
+pub mod watermark;
 
 pub use changelog::{Change, ChangelogMode, RowKind};
 pub use version::{arrange_versions, Version, VersionSpine, VersionTrace, VersionVal};
+pub use versioned::{versions_from_changelog, HistoryRow, VersionedTable};
 
 /// The system-time (timely) timestamp used by every dataflow of this crate: an epoch number.
 pub type SysTime = u64;
