@@ -28,7 +28,6 @@ use timely::dataflow::ProbeHandle;
 use crate::csv::{write_csv, Block, OutputLine, Record, RowError, Schema};
 use crate::error::Error;
 use crate::operators::SysTime;
-use crate::row::Row;
 
 /// How many epochs a worker may feed ahead of the output frontier.
 pub const LAG: u64 = 8;
@@ -74,14 +73,14 @@ type Gathered = (Vec<(OutputLine, isize)>, Vec<(RowError, isize)>);
 ///
 /// Errors: bad timely arguments, a file that cannot be read or written, a worker failure.
 /// Rejected rows are not errors: they are written to the report and counted in the outcome.
-pub fn run<F>(
+pub fn run<const N: usize, F>(
     options: &RunOptions,
-    inputs: Vec<Schema>,
+    inputs: [Schema; N],
     header: Vec<String>,
     build: F,
 ) -> Result<Outcome, Error>
 where
-    F: for<'s> Fn(Vec<VecCollection<'s, SysTime, Record>>) -> Built<'s> + Send + Sync + 'static,
+    F: for<'s> Fn([VecCollection<'s, SysTime, Record>; N]) -> Built<'s> + Send + Sync + 'static,
 {
     let args = std::iter::once("dtemporal".to_string()).chain(options.timely_args.iter().cloned());
     let config = timely::Config::from_args(args).map_err(Error::Usage)?;
@@ -95,10 +94,7 @@ where
         let lines = Rc::new(RefCell::new(Vec::new()));
         let refused = Rc::new(RefCell::new(Vec::new()));
         worker.dataflow::<SysTime, _, _>(|scope| {
-            let collections = sessions
-                .iter_mut()
-                .map(|s| s.to_collection(scope))
-                .collect();
+            let collections = std::array::from_fn(|i| sessions[i].to_collection(scope));
             let built = build(collections);
             gather(built.output, &lines).probe_with(&probe);
             let rejected = malformed.to_collection(scope).concatenate(built.rejected);
@@ -157,9 +153,8 @@ where
 
     let mut gathered: Option<Gathered> = None;
     for result in guards.join() {
-        match result.map_err(Error::Runtime)?? {
-            Some(g) => gathered = Some(g),
-            None => {}
+        if let Some(g) = result.map_err(Error::Runtime)?? {
+            gathered = Some(g);
         }
     }
     let Some((lines, refused)) = gathered else {
@@ -222,9 +217,4 @@ fn write_report(path: Option<&str>, refused: &[RowError]) -> Result<(), Error> {
             .write_all(text.as_bytes())
             .map_err(|e| Error::io("<stderr>", e)),
     }
-}
-
-/// The cells of a row restricted to the given positions (e.g. a key).
-pub fn project(row: &Row, columns: &[usize]) -> Row {
-    columns.iter().map(|&c| row[c].clone()).collect()
 }

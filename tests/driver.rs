@@ -24,12 +24,9 @@ fn identity(text: &[u8], workers: usize, block: usize) -> (Outcome, String, Stri
         output: Some(output.to_str().unwrap().to_string()),
         errors: Some(errors.to_str().unwrap().to_string()),
     };
-    let outcome = run(&options, vec![schema], header, |inputs| {
-        let input = inputs.into_iter().next().unwrap();
-        Built {
-            output: input.map(|r| OutputLine::row(r.row)),
-            rejected: Vec::new(),
-        }
+    let outcome = run(&options, [schema], header, |[input]| Built {
+        output: input.map(|r| OutputLine::row(r.seq, r.row)),
+        rejected: Vec::new(),
     })
     .unwrap();
     let read = |p: &std::path::Path| {

@@ -4,6 +4,7 @@
 use clap::{Args, ValueEnum};
 
 use super::{columns, Cli, CommonArgs};
+use crate::csv::{InputSpec, Schema};
 use crate::error::Error;
 use crate::run::Outcome;
 
@@ -71,6 +72,16 @@ pub struct DedupArgs {
 
 /// Runs `dtemporal dedup`.
 pub(super) fn run(_cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
-    let _ = columns(&args.key);
-    Err(Error::Usage("dedup: not wired to the operators yet".into()))
+    let spec = InputSpec {
+        path: args.input.clone(),
+        key: columns(&args.key),
+        time: args
+            .time
+            .clone()
+            .filter(|_| args.order == OrderArg::EventTime),
+    };
+    Schema::open(&spec, 0)?;
+    Err(Error::Usage(
+        "dedup: waiting for the dedup operators to land on main".into(),
+    ))
 }

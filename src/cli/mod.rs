@@ -39,16 +39,28 @@ pub struct Cli {
     #[arg(long, action = ArgAction::Help, global = true)]
     help: Option<bool>,
     /// Worker threads per process.
-    #[arg(short = 'w', long = "workers", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'w', long = "workers", global = true, help_heading = "Cluster options", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub workers: u64,
     /// Number of processes of a cluster run (timely `-n`).
-    #[arg(short = 'n', long = "processes", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'n', long = "processes", global = true, help_heading = "Cluster options", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub processes: u64,
     /// Index of this process in a cluster run (timely `-p`).
-    #[arg(short = 'p', long = "process", default_value_t = 0)]
+    #[arg(
+        short = 'p',
+        long = "process",
+        global = true,
+        help_heading = "Cluster options",
+        default_value_t = 0
+    )]
     pub process: u64,
     /// File of `host:port` lines, one per process (timely `-h`).
-    #[arg(short = 'h', long = "hostfile", value_name = "HOSTFILE")]
+    #[arg(
+        short = 'h',
+        long = "hostfile",
+        global = true,
+        help_heading = "Cluster options",
+        value_name = "HOSTFILE"
+    )]
     pub hostfile: Option<String>,
     /// The command.
     #[command(subcommand)]
@@ -81,13 +93,21 @@ pub struct CommonArgs {
     pub errors: Option<String>,
     /// Size of an input block in bytes: a block is one epoch and is parsed by one worker.
     /// The output does not depend on it.
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 16, value_parser = clap::value_parser!(u64).range(1..))]
     pub epoch_bytes: u64,
 }
 
 impl CommonArgs {
     /// The driver options for these arguments and the cluster flags of `cli`.
-    fn run_options(&self, cli: &Cli) -> RunOptions {
+    ///
+    /// A cluster run (`-n` > 1) needs `--output`: timely prints its connection progress on
+    /// standard output.
+    fn run_options(&self, cli: &Cli) -> Result<RunOptions, Error> {
+        if cli.processes > 1 && self.output.is_none() {
+            return Err(Error::Usage(
+                "a cluster run (-n > 1) needs --output FILE: timely prints connection progress on standard output".into(),
+            ));
+        }
         let mut timely_args = vec![
             "-w".to_string(),
             cli.workers.to_string(),
@@ -99,12 +119,12 @@ impl CommonArgs {
         if let Some(hosts) = &cli.hostfile {
             timely_args.extend(["-h".to_string(), hosts.clone()]);
         }
-        RunOptions {
+        Ok(RunOptions {
             timely_args,
             block_bytes: usize::try_from(self.epoch_bytes).unwrap_or(usize::MAX),
             output: self.output.clone(),
             errors: self.errors.clone(),
-        }
+        })
     }
 }
 

@@ -1,7 +1,8 @@
 //! Writing CSV outputs: deterministic order, a header row, NULL as an empty cell.
 //!
 //! An output is a multiset of [`OutputLine`]s. A changelog's lines lead with an `op` cell and are
-//! ordered by `(seq, kind)`, Flink's emission order; a table's lines are ordered by their cells.
+//! ordered by `(seq, kind)`, Flink's emission order; a table's lines are ordered by the source
+//! position (`seq`) of the row each shows, then by their cells.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -15,7 +16,8 @@ use crate::row::Row;
 /// One line of an output file with its sort key: lines are written in `(seq, rank, cells)` order.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct OutputLine {
-    /// Primary sort key: the source sequence number of a changelog row (0 for table rows).
+    /// Primary sort key: the source sequence number of a changelog row or of a table row's
+    /// source row.
     pub seq: Seq,
     /// Secondary sort key: the row kind's position in `+I, -U, +U, -D` (0 for table rows).
     pub rank: u8,
@@ -38,10 +40,11 @@ impl OutputLine {
         })
     }
 
-    /// A table line: the row's cells, ordered by content.
-    pub fn row(cells: Row) -> Self {
+    /// A table line: the cells of a row whose source sequence number is `seq`; table lines are
+    /// ordered by the position of their source row.
+    pub fn row(seq: Seq, cells: Row) -> Self {
         OutputLine {
-            seq: 0,
+            seq,
             rank: 0,
             cells,
         }

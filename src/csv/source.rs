@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 use super::reject::{Column, RowError};
 use super::split::{open_input, Block, Splitter};
 use crate::error::Error;
-use crate::operators::{RowKind, Seq};
-use crate::row::Row;
+use crate::operators::{Change, RowKind, Seq};
+use crate::row::{Row, TimedRow};
 use crate::time::{parse_event_time, EventTime};
 
 /// The name of the column that makes an input a changelog.
@@ -69,6 +69,19 @@ pub struct Record {
     pub time: Option<EventTime>,
     /// The row's cells (without `op`), unchanged.
     pub row: Row,
+}
+
+impl Record {
+    /// The record as a keyed changelog row `(key, Change { seq, kind, TimedRow })`, the input
+    /// shape of the typed operators (event time 0 when the input has no time column).
+    pub fn into_change(self) -> (Vec<String>, Change<TimedRow>) {
+        let row = TimedRow {
+            time: self.time.unwrap_or_default(),
+            seq: self.seq,
+            row: self.row,
+        };
+        (self.key, Change::new(self.seq, self.kind, row))
+    }
 }
 
 impl Schema {

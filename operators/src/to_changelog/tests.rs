@@ -28,8 +28,16 @@ fn currency_rates_in_upsert_mode() {
     // The versioned view of issue 2's seed example, as collection changes per epoch.
     let change = |k: &str, v: u32, d: isize| ((k.to_string(), v), d);
     let epochs: Vec<Epoch<(String, u32)>> = vec![
-        vec![change("Yen", 102, 1), change("Euro", 114, 1), change("USD", 1, 1)],
-        vec![change("Euro", 114, -1), change("Euro", 119, 1), change("Pounds", 107, 1)],
+        vec![
+            change("Yen", 102, 1),
+            change("Euro", 114, 1),
+            change("USD", 1, 1),
+        ],
+        vec![
+            change("Euro", 114, -1),
+            change("Euro", 119, 1),
+            change("Pounds", 107, 1),
+        ],
         vec![change("Pounds", 107, -1), change("Pounds", 108, 1)],
     ];
     let out = run_unary(2, epochs, |c| {
