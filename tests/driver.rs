@@ -61,3 +61,68 @@ fn rows_and_errors_are_independent_of_workers_and_blocks() {
         );
     }
 }
+
+#[test]
+fn two_inputs_feed_in_epoch_order_and_report_by_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, rows: usize, bad_every: usize| {
+        let path = dir.path().join(name);
+        let mut text = String::from("k,v\n");
+        for i in 0..rows {
+            if i % bad_every == bad_every - 1 {
+                text.push_str(",null key\n");
+            } else {
+                text.push_str(&format!("{i},{name}\n"));
+            }
+        }
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (left, right) = (write("left.csv", 50, 7), write("right.csv", 120, 11));
+    let schemas = || {
+        [&left, &right].map(|path| InputSpec {
+            path: path.clone(),
+            key: vec!["k".into()],
+            time: None,
+        })
+    };
+    let run_with = |workers: usize, block: usize| {
+        let [l, r] = schemas();
+        let inputs = [Schema::open(&l, 0).unwrap(), Schema::open(&r, 1).unwrap()];
+        let (output, errors) = (dir.path().join("out.csv"), dir.path().join("err.txt"));
+        let options = RunOptions {
+            timely_args: vec!["-w".into(), workers.to_string()],
+            block_bytes: block,
+            output: Some(output.to_str().unwrap().to_string()),
+            errors: Some(errors.to_str().unwrap().to_string()),
+        };
+        let header = vec!["k".to_string(), "v".to_string()];
+        let outcome = run(&options, inputs, header, |[l, r]| Built {
+            output: l.concat(r).map(|r| OutputLine::row(r.seq, r.row)),
+            rejected: Vec::new(),
+        })
+        .unwrap();
+        let read = |p: std::path::PathBuf| std::fs::read_to_string(p).unwrap();
+        (outcome, read(output), read(errors))
+    };
+    let (outcome, out, errors) = run_with(1, 1 << 16);
+    assert_eq!(
+        (outcome.lines, outcome.rejected),
+        (50 - 7 + 120 - 10, 7 + 10)
+    );
+    let lines: Vec<&str> = errors.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("{left}:8:1: column \"k\": NULL in a primary-key column")
+    );
+    assert_eq!(
+        lines[7],
+        format!("{right}:12:1: column \"k\": NULL in a primary-key column")
+    );
+    for (workers, block) in [(2, 9), (3, 40)] {
+        assert_eq!(
+            run_with(workers, block),
+            (outcome.clone(), out.clone(), errors.clone())
+        );
+    }
+}

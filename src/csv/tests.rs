@@ -184,3 +184,21 @@ fn output_lines_sort_in_emission_order() {
     assert_eq!(ops, vec!["+I", "-U", "+U"]);
     assert_eq!(OutputLine::change(&before, ChangelogMode::Upsert), None);
 }
+
+#[test]
+fn writes_header_nulls_and_quotes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.csv");
+    let header = ["op".to_string(), "a".to_string(), "b".to_string()];
+    let rows = [
+        cells(&["+I", "x, y", ""]),
+        cells(&["-D", "two\nlines", "\"q\""]),
+    ];
+    write_csv(path.to_str(), &header, rows.iter()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "op,a,b\n+I,\"x, y\",\n-D,\"two\nlines\",\"\"\"q\"\"\"\n"
+    );
+    let err = write_csv(Some("/nonexistent/dir/out.csv"), &header, rows.iter()).unwrap_err();
+    assert!(err.to_string().starts_with("/nonexistent/dir/out.csv: "));
+}
