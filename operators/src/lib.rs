@@ -18,6 +18,7 @@
 #![forbid(missing_docs)]
 
 pub mod changelog;
+pub mod dedup;
 pub mod keyed_merge;
 pub mod testing;
 pub mod to_changelog;
@@ -26,6 +27,7 @@ pub mod versioned;
 pub mod watermark;
 
 pub use changelog::{Change, ChangelogMode, RowKind};
+pub use dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
 pub use version::{arrange_versions, Version, VersionSpine, VersionTrace, VersionVal};
 pub use versioned::{versions_from_changelog, HistoryRow, VersionedTable};
 
