@@ -67,7 +67,10 @@ fn baseline(rows: &[Input]) -> Vec<Input> {
             }
             Some(old) if change.row.0 >= old.0 => {
                 out.push((*key, Change::new(change.seq, RowKind::UpdateBefore, *old)));
-                out.push((*key, Change::new(change.seq, RowKind::UpdateAfter, change.row)));
+                out.push((
+                    *key,
+                    Change::new(change.seq, RowKind::UpdateAfter, change.row),
+                ));
                 *old = change.row;
             }
             Some(_) => {}
@@ -132,9 +135,11 @@ fn bench(c: &mut Criterion) {
         let emitted = expected.len();
         let rows = Arc::new(rows);
 
-        group.bench_with_input(BenchmarkId::new("hashmap_baseline", keys), &rows, |b, rows| {
-            b.iter(|| assert_eq!(baseline(rows).len(), emitted))
-        });
+        group.bench_with_input(
+            BenchmarkId::new("hashmap_baseline", keys),
+            &rows,
+            |b, rows| b.iter(|| assert_eq!(baseline(rows).len(), emitted)),
+        );
         for workers in [1, 2] {
             let id = BenchmarkId::new(format!("dataflow_{workers}w"), keys);
             group.bench_with_input(id, &rows, |b, rows| {

@@ -155,3 +155,44 @@ fn help_shows_an_example_and_the_exit_codes() {
         .stdout
         .contains("1  more rows were rejected than --max-errors allows"));
 }
+
+#[test]
+fn rows_refused_by_an_operator_are_reported_with_their_line() {
+    // Deduplication needs an insert-only input (rule A14): the -U/+U/-D rows of the products
+    // changelog are refused, the +I rows deduplicated.
+    let input = data("a01_products.csv");
+    let run = dtemporal(&[
+        "dedup",
+        "--input",
+        &input,
+        "--key",
+        "product_id",
+        "--time",
+        "update_time",
+        "--max-errors",
+        "5",
+    ]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout,
+        "op,update_time,product_id,product_name,price\n\
+         +I,00:01:00,p_001,scooter,11.11\n\
+         +I,00:02:00,p_002,basketball,23.11\n"
+    );
+    let refused = |line: u32, kind: &str| {
+        format!("{input}:{line}: {kind} row refused: dedup input must be insert-only (rule A14)\n")
+    };
+    assert_eq!(
+        run.stderr,
+        [
+            refused(4, "-U"),
+            refused(5, "+U"),
+            refused(6, "-U"),
+            refused(7, "+U"),
+            refused(8, "-D"),
+            "dtemporal: 5 row(s) rejected (reported to standard error); --max-errors 5: tolerated\n"
+                .to_string(),
+        ]
+        .concat()
+    );
+}

@@ -2,11 +2,15 @@
 //! time) = 1`, semantics rules A7, A8, A11).
 
 use clap::{Args, ValueEnum};
+use differential_dataflow::VecCollection;
 
 use super::{columns, Cli, CommonArgs};
-use crate::csv::{InputSpec, Schema};
+use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
-use crate::run::Outcome;
+use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
+use crate::operators::{Change, ChangelogMode, SysTime};
+use crate::row::TimedRow;
+use crate::run::{self as driver, Built, Outcome};
 
 /// The example shown by `dtemporal dedup --help`.
 pub(super) const EXAMPLE: &str = "\
@@ -71,17 +75,76 @@ pub struct DedupArgs {
 }
 
 /// Runs `dtemporal dedup`.
-pub(super) fn run(_cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
+pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
+    let order = match args.order {
+        OrderArg::EventTime => DedupOrder::EventTime,
+        OrderArg::Arrival => DedupOrder::Arrival,
+    };
+    let keep = match args.keep {
+        KeepArg::Last => Keep::Last,
+        KeepArg::First => Keep::First,
+    };
     let spec = InputSpec {
         path: args.input.clone(),
         key: columns(&args.key),
-        time: args
-            .time
-            .clone()
-            .filter(|_| args.order == OrderArg::EventTime),
+        time: args.time.clone().filter(|_| order == DedupOrder::EventTime),
     };
-    Schema::open(&spec, 0)?;
-    Err(Error::Usage(
-        "dedup: waiting for the dedup operators to land on main".into(),
-    ))
+    let schema = Schema::open(&spec, 0)?;
+    let emit = args.emit;
+    let mut header = Vec::new();
+    if emit != EmitArg::Final {
+        header.push(OP_COLUMN.to_string());
+    }
+    header.extend(schema.columns.iter().cloned());
+    let config = DedupConfig::new(keep, order);
+    let input_schema = schema.clone();
+    driver::run(
+        &args.common.run_options(cli)?,
+        [schema],
+        header,
+        move |[input]| {
+            let rows = input.map(Record::into_change);
+            let merged = match order {
+                DedupOrder::EventTime => rows.deduplicate(config, |r: &TimedRow| r.time),
+                DedupOrder::Arrival => rows.deduplicate(config, |_: &TimedRow| ()),
+            };
+            let output = match emit {
+                EmitArg::Final => final_table(merged.changelog),
+                EmitArg::Retract | EmitArg::Upsert => {
+                    let mode = if emit == EmitArg::Retract {
+                        ChangelogMode::Retract
+                    } else {
+                        ChangelogMode::Upsert
+                    };
+                    merged.changelog.flat_map(move |(_, c)| {
+                        OutputLine::change(&Change::new(c.seq, c.kind, c.row.row), mode)
+                    })
+                }
+            };
+            let schema = input_schema.clone();
+            let rejected = merged
+                .rejected
+                .map(move |(_, r)| schema.error(r.seq, None, r.reason));
+            Built {
+                output,
+                rejected: vec![rejected],
+            }
+        },
+    )
+}
+
+/// The table a changelog leaves behind: `+I`/`+U` rows count `+1`, `-U`/`-D` rows `-1`; each
+/// row is placed by the position of its source row.
+fn final_table<'s>(
+    changelog: VecCollection<'s, SysTime, (Vec<String>, Change<TimedRow>)>,
+) -> VecCollection<'s, SysTime, OutputLine> {
+    let line = |c: Change<TimedRow>| OutputLine::row(c.row.seq, c.row.row);
+    let added = changelog
+        .clone()
+        .filter(|(_, c)| c.kind.is_accumulate())
+        .map(move |(_, c)| line(c));
+    let removed = changelog
+        .filter(|(_, c)| !c.kind.is_accumulate())
+        .map(move |(_, c)| line(c));
+    added.concat(removed.negate())
 }
