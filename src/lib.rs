@@ -2,7 +2,12 @@
 //! and merge engines over timely / differential dataflow, with a CSV layer and a command-line tool.
 #![forbid(missing_docs)]
 
+pub mod cli;
+pub mod csv;
+pub mod error;
 pub mod merge_options;
 pub mod row;
+pub mod run;
+pub mod time;
 
 pub use differential_temporal_operators as operators;

@@ -1,3 +1,7 @@
+//! `dtemporal`: see `dtemporal --help`.
+
 fn main() {
-    println!("dtemporal: under construction");
+    std::process::exit(differential_temporal::cli::main_with_args(
+        std::env::args_os(),
+    ));
 }

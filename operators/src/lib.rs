@@ -22,6 +22,7 @@ pub mod dedup;
 pub mod keyed_merge;
 pub mod merge_engine;
 pub mod testing;
+pub mod to_changelog;
 pub mod version;
 pub mod versioned;
 pub mod watermark;

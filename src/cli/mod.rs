@@ -1,0 +1,176 @@
+//! The command-line tool `dtemporal`: parser, dispatch and exit codes.
+//!
+//! Each command lives in its own file with its `clap` arguments and a `run` function that
+//! resolves its inputs and calls the shared driver [`crate::run::run`]. Adding a command is one
+//! more file here and one more [`Command`] variant.
+
+mod dedup;
+mod versioned;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+use crate::error::Error;
+use crate::run::{Outcome, RunOptions};
+
+pub use dedup::DedupArgs;
+pub use versioned::VersionedArgs;
+
+/// Exit codes, shown at the end of every `--help`.
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success (rejected rows, if any, were within --max-errors)
+  1  more rows were rejected than --max-errors allows (the output holds the good rows)
+  2  usage, configuration or I/O error (nothing or a partial output was written)";
+
+/// Flink-style versioned tables and deduplication over CSV files, on timely dataflow.
+///
+/// Inputs are CSV files with a header row (`.gz` is decompressed). A file with an `op` column
+/// (`+I`, `-U`, `+U`, `-D`) is a changelog; any other file is append-only. Empty cells are NULL.
+/// Malformed rows are reported (file:line:column: reason) and skipped; the others are processed.
+#[derive(Parser, Debug)]
+#[command(
+    name = "dtemporal",
+    version,
+    disable_help_flag = true,
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    /// Print help.
+    #[arg(long, action = ArgAction::Help, global = true)]
+    help: Option<bool>,
+    /// Worker threads per process.
+    #[arg(short = 'w', long = "workers", global = true, help_heading = "Cluster options", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub workers: u64,
+    /// Number of processes of a cluster run (timely `-n`).
+    #[arg(short = 'n', long = "processes", global = true, help_heading = "Cluster options", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub processes: u64,
+    /// Index of this process in a cluster run (timely `-p`).
+    #[arg(
+        short = 'p',
+        long = "process",
+        global = true,
+        help_heading = "Cluster options",
+        default_value_t = 0
+    )]
+    pub process: u64,
+    /// File of `host:port` lines, one per process (timely `-h`).
+    #[arg(
+        short = 'h',
+        long = "hostfile",
+        global = true,
+        help_heading = "Cluster options",
+        value_name = "HOSTFILE"
+    )]
+    pub hostfile: Option<String>,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Deduplicate rows per key (keep the last or first by event time or arrival).
+    #[command(after_help = dedup::EXAMPLE)]
+    Dedup(DedupArgs),
+    /// Read a versioned table: a snapshot as of an event time, or every version's validity.
+    #[command(after_help = versioned::EXAMPLE)]
+    Versioned(VersionedArgs),
+}
+
+/// Options every command takes.
+#[derive(Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// Output CSV file [default: standard output].
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<String>,
+    /// Number of rejected rows tolerated before the exit code becomes 1.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_errors: usize,
+    /// Error report file, one `FILE:LINE:COLUMN: reason` line per rejected row
+    /// [default: standard error].
+    #[arg(long, value_name = "FILE")]
+    pub errors: Option<String>,
+    /// Size of an input block in bytes: a block is one epoch and is parsed by one worker.
+    /// The output does not depend on it.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 16, value_parser = clap::value_parser!(u64).range(1..))]
+    pub epoch_bytes: u64,
+}
+
+impl CommonArgs {
+    /// The driver options for these arguments and the cluster flags of `cli`.
+    ///
+    /// A cluster run (`-n` > 1) needs `--output`: timely prints its connection progress on
+    /// standard output.
+    fn run_options(&self, cli: &Cli) -> Result<RunOptions, Error> {
+        if cli.processes > 1 && self.output.is_none() {
+            return Err(Error::Usage(
+                "a cluster run (-n > 1) needs --output FILE: timely prints connection progress on standard output".into(),
+            ));
+        }
+        let mut timely_args = vec![
+            "-w".to_string(),
+            cli.workers.to_string(),
+            "-n".to_string(),
+            cli.processes.to_string(),
+            "-p".to_string(),
+            cli.process.to_string(),
+        ];
+        if let Some(hosts) = &cli.hostfile {
+            timely_args.extend(["-h".to_string(), hosts.clone()]);
+        }
+        Ok(RunOptions {
+            timely_args,
+            block_bytes: usize::try_from(self.epoch_bytes).unwrap_or(usize::MAX),
+            output: self.output.clone(),
+            errors: self.errors.clone(),
+        })
+    }
+}
+
+/// Splits a comma-separated column list (`a,b`), ignoring spaces around names.
+fn columns(list: &str) -> Vec<String> {
+    list.split(',').map(|c| c.trim().to_string()).collect()
+}
+
+/// Runs the tool on `args` (the program name first) and returns the process exit code.
+pub fn main_with_args<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let (common, result) = match &cli.command {
+        Command::Dedup(a) => (&a.common, dedup::run(&cli, a)),
+        Command::Versioned(a) => (&a.common, versioned::run(&cli, a)),
+    };
+    exit_code(common, result)
+}
+
+/// Reports the outcome on standard error and maps it to an exit code (see [`EXIT_CODES`]).
+fn exit_code(common: &CommonArgs, result: Result<Outcome, Error>) -> i32 {
+    match result {
+        Err(e) => {
+            eprintln!("dtemporal: error: {e}");
+            2
+        }
+        Ok(outcome) if outcome.rejected > 0 => {
+            let report = common.errors.as_deref().unwrap_or("standard error");
+            let over = outcome.rejected > common.max_errors;
+            eprintln!(
+                "dtemporal: {} row(s) rejected (reported to {report}); --max-errors {}{}",
+                outcome.rejected,
+                common.max_errors,
+                if over { ": failing" } else { ": tolerated" }
+            );
+            i32::from(over)
+        }
+        Ok(_) => 0,
+    }
+}

@@ -1,0 +1,14 @@
+//! The CSV layer: reading append-only and changelog CSV files in parallel, reporting malformed
+//! rows, and writing deterministic CSV outputs.
+
+mod reject;
+mod sink;
+mod source;
+mod split;
+#[cfg(test)]
+mod tests;
+
+pub use reject::{Column, RowError};
+pub use sink::{write_csv, OutputLine};
+pub use source::{InputSpec, Record, Schema, OP_COLUMN};
+pub use split::{open_input, Block, Splitter};

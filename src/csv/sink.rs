@@ -1,0 +1,74 @@
+//! Writing CSV outputs: deterministic order, a header row, NULL as an empty cell.
+//!
+//! An output is a multiset of [`OutputLine`]s. A changelog's lines lead with an `op` cell and are
+//! ordered by `(seq, kind)`, Flink's emission order; a table's lines are ordered by the source
+//! position (`seq`) of the row each shows, then by their cells.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::operators::{Change, ChangelogMode, Seq};
+use crate::row::Row;
+
+/// One line of an output file with its sort key: lines are written in `(seq, rank, cells)` order.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct OutputLine {
+    /// Primary sort key: the source sequence number of a changelog row or of a table row's
+    /// source row.
+    pub seq: Seq,
+    /// Secondary sort key: the row kind's position in `+I, -U, +U, -D` (0 for table rows).
+    pub rank: u8,
+    /// The cells written.
+    pub cells: Row,
+}
+
+impl OutputLine {
+    /// A changelog line `op, row...` for `change` as shown in `mode`; `None` if the mode drops
+    /// it (a `-U` in upsert mode).
+    pub fn change(change: &Change<Row>, mode: ChangelogMode) -> Option<Self> {
+        let kind = mode.render(change.kind)?;
+        let mut cells = Vec::with_capacity(change.row.len() + 1);
+        cells.push(Some(kind.as_str().to_string()));
+        cells.extend(change.row.iter().cloned());
+        Some(OutputLine {
+            seq: change.seq,
+            rank: change.kind as u8,
+            cells,
+        })
+    }
+
+    /// A table line: the cells of a row whose source sequence number is `seq`; table lines are
+    /// ordered by the position of their source row.
+    pub fn row(seq: Seq, cells: Row) -> Self {
+        OutputLine {
+            seq,
+            rank: 0,
+            cells,
+        }
+    }
+}
+
+/// Writes `header` and then `rows` as CSV to `path` (`None`: standard output).
+pub fn write_csv<'a>(
+    path: Option<&str>,
+    header: &[String],
+    rows: impl IntoIterator<Item = &'a Row>,
+) -> Result<(), Error> {
+    let name = path.unwrap_or("<stdout>");
+    let sink: Box<dyn Write> = match path {
+        Some(p) => Box::new(File::create(p).map_err(|e| Error::io(p, e))?),
+        None => Box::new(io::stdout().lock()),
+    };
+    let mut writer = csv::Writer::from_writer(BufWriter::new(sink));
+    let to_io = |e: csv::Error| Error::io(name, io::Error::other(e));
+    writer.write_record(header).map_err(to_io)?;
+    for row in rows {
+        writer
+            .write_record(row.iter().map(|c| c.as_deref().unwrap_or("")))
+            .map_err(to_io)?;
+    }
+    writer.flush().map_err(|e| Error::io(name, e))
+}

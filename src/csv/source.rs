@@ -1,0 +1,303 @@
+//! Reading CSV inputs: the header ([`Schema`]) and the rows of a block ([`Schema::parse_block`]).
+//!
+//! An input is *append-only* (every row is an insertion, `+I`) or a *changelog* (it has an `op`
+//! column holding `+I`, `-U`, `+U` or `-D`). A header row is required; an empty cell is NULL;
+//! cells pass through unchanged as text. The key columns (the primary key) must not be NULL and
+//! the event-time column must parse (see [`crate::time`]). A row breaking a rule becomes a
+//! [`RowError`] naming its line and column; the other rows are unaffected.
+//!
+//! Every row carries its source sequence number `seq`: the line on which it starts. Line
+//! numbers grow with the position in the file and are the same for every worker count, so they
+//! are the tie-breaker the operators need (design section 2), and an operator's refusal of a row
+//! (reported by `seq`) names its line too.
+
+use csv::ByteRecord;
+use serde::{Deserialize, Serialize};
+
+use super::reject::{Column, RowError};
+use super::split::{open_input, Block, Splitter};
+use crate::error::Error;
+use crate::operators::{Change, RowKind, Seq};
+use crate::row::{Row, TimedRow};
+use crate::time::{parse_event_time, EventTime};
+
+/// The name of the column that makes an input a changelog.
+pub const OP_COLUMN: &str = "op";
+
+/// What a command wants from an input file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputSpec {
+    /// The file (`.gz` is decompressed).
+    pub path: String,
+    /// Names of the primary-key columns (may be empty).
+    pub key: Vec<String>,
+    /// Name of the event-time column, if the command uses one.
+    pub time: Option<String>,
+}
+
+/// An input file's layout: its header and where the op, key and time columns are.
+///
+/// Indices in `key` and `time` are positions in the [`Row`] (the row without its `op` cell).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schema {
+    /// The file.
+    pub path: String,
+    /// Position of the input among the command's inputs.
+    pub input: usize,
+    /// Every column of the header, `op` included.
+    pub header: Vec<String>,
+    /// Position of the `op` column in the header, if the input is a changelog.
+    pub op: Option<usize>,
+    /// The row's columns: the header without `op`.
+    pub columns: Vec<String>,
+    /// Positions of the key columns in the row.
+    pub key: Vec<usize>,
+    /// Position of the event-time column in the row.
+    pub time: Option<usize>,
+}
+
+/// One parsed input row.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Record {
+    /// Source sequence number: the line on which the row starts.
+    pub seq: Seq,
+    /// The `op` cell, or `+I` for an append-only input.
+    pub kind: RowKind,
+    /// The key cells, in the order the key columns were named.
+    pub key: Vec<String>,
+    /// The parsed event time, if the command named a time column.
+    pub time: Option<EventTime>,
+    /// The row's cells (without `op`), unchanged.
+    pub row: Row,
+}
+
+impl Record {
+    /// The record as a keyed changelog row `(key, Change { seq, kind, TimedRow })`, the input
+    /// shape of the typed operators (event time 0 when the input has no time column).
+    pub fn into_change(self) -> (Vec<String>, Change<TimedRow>) {
+        let row = TimedRow {
+            time: self.time.unwrap_or_default(),
+            seq: self.seq,
+            row: self.row,
+        };
+        (self.key, Change::new(self.seq, self.kind, row))
+    }
+}
+
+impl Schema {
+    /// Reads `spec.path`'s header and resolves the named columns.
+    ///
+    /// Errors: the file cannot be read, is empty, its header is not UTF-8 or repeats a name, or
+    /// a named column is missing (the message lists the file's columns).
+    pub fn open(spec: &InputSpec, input: usize) -> Result<Schema, Error> {
+        let path = spec.path.as_str();
+        let mut splitter = Splitter::new(open_input(path)?, 1);
+        let header = splitter
+            .header()
+            .map_err(|e| Error::io(path, e))?
+            .ok_or_else(|| Error::input(path, "the file is empty: a header row is required"))?;
+        let mut bytes = header.bytes.as_slice();
+        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(bytes);
+        let mut record = ByteRecord::new();
+        reader
+            .read_byte_record(&mut record)
+            .map_err(|e| Error::input(path, format!("unreadable header: {e}")))?;
+        let header = record
+            .iter()
+            .map(|f| String::from_utf8(f.to_vec()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| Error::input(path, "the header is not valid UTF-8"))?;
+        Schema::new(spec, input, header)
+    }
+
+    /// Resolves `spec`'s columns against a header.
+    pub fn new(spec: &InputSpec, input: usize, header: Vec<String>) -> Result<Schema, Error> {
+        let path = spec.path.as_str();
+        for (i, name) in header.iter().enumerate() {
+            if header[..i].contains(name) {
+                return Err(Error::input(
+                    path,
+                    format!("column {name:?} appears twice in the header"),
+                ));
+            }
+        }
+        let op = header.iter().position(|h| h == OP_COLUMN);
+        let columns: Vec<String> = header.iter().filter(|h| *h != OP_COLUMN).cloned().collect();
+        let find = |name: &String| {
+            columns.iter().position(|c| c == name).ok_or_else(|| {
+                Error::input(
+                    path,
+                    format!(
+                        "no column {name:?}; the columns are: {}",
+                        columns.join(", ")
+                    ),
+                )
+            })
+        };
+        let key = spec.key.iter().map(find).collect::<Result<Vec<_>, _>>()?;
+        let time = spec.time.as_ref().map(find).transpose()?;
+        Ok(Schema {
+            path: spec.path.clone(),
+            input,
+            header,
+            op,
+            columns,
+            key,
+            time,
+        })
+    }
+
+    /// Opens a splitter over the file's blocks, positioned after the header.
+    pub fn blocks(
+        &self,
+        block_bytes: usize,
+    ) -> Result<Splitter<Box<dyn std::io::Read + Send>>, Error> {
+        let mut splitter = Splitter::new(open_input(&self.path)?, block_bytes);
+        splitter.header().map_err(|e| Error::io(&self.path, e))?;
+        Ok(splitter)
+    }
+
+    /// A [`RowError`] of this input.
+    pub fn error(&self, line: u64, column: Option<usize>, reason: impl Into<String>) -> RowError {
+        RowError {
+            input: self.input,
+            line,
+            column: column.map(|number| Column {
+                number: number + 1,
+                name: self.header.get(number).cloned().unwrap_or_default(),
+            }),
+            file: self.path.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Position in the header of the row's column `i`.
+    fn header_index(&self, i: usize) -> usize {
+        match self.op {
+            Some(op) if i >= op => i + 1,
+            _ => i,
+        }
+    }
+
+    /// Parses every record of `block`, passing each row or its error to `out` in file order.
+    pub fn parse_block(&self, block: &Block, mut out: impl FnMut(Result<Record, RowError>)) {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(block.bytes.as_slice());
+        let mut record = ByteRecord::new();
+        let mut held: Option<Result<Record, RowError>> = None;
+        loop {
+            let line = block.first_line + reader.position().line() - 1;
+            match reader.read_byte_record(&mut record) {
+                Ok(false) => break,
+                Ok(true) => {
+                    let line = record.position().map_or(line, |p| start_line(block, p));
+                    if let Some(prev) = held.replace(self.parse(&record, line)) {
+                        out(prev);
+                    }
+                }
+                Err(e) => {
+                    if let Some(prev) = held.take() {
+                        out(prev);
+                    }
+                    out(Err(self.error(line, None, format!("unreadable CSV: {e}"))));
+                    return;
+                }
+            }
+        }
+        if let Some(last) = held {
+            match (block.open_quote, last) {
+                (Some(open), Ok(r)) => out(Err(self.error(
+                    r.seq,
+                    None,
+                    format!("unterminated quoted field (the quote opened on line {open})"),
+                ))),
+                (Some(open), Err(e)) => out(Err(self.error(
+                    e.line,
+                    None,
+                    format!("unterminated quoted field (the quote opened on line {open})"),
+                ))),
+                (None, last) => out(last),
+            }
+        }
+    }
+
+    /// Parses one record that starts on `line`.
+    pub fn parse(&self, record: &ByteRecord, line: u64) -> Result<Record, RowError> {
+        if record.len() != self.header.len() {
+            let first_bad = record.len().min(self.header.len());
+            return Err(self.error(
+                line,
+                Some(first_bad),
+                format!(
+                    "wrong number of fields: expected {}, found {}",
+                    self.header.len(),
+                    record.len()
+                ),
+            ));
+        }
+        let mut cells = Vec::with_capacity(record.len());
+        for (i, field) in record.iter().enumerate() {
+            let text = std::str::from_utf8(field)
+                .map_err(|e| self.error(line, Some(i), format!("invalid UTF-8: {e}")))?;
+            cells.push((!text.is_empty()).then(|| text.to_string()));
+        }
+        let kind = match self.op {
+            None => RowKind::Insert,
+            Some(op) => {
+                let text = cells.remove(op).unwrap_or_default();
+                text.parse::<RowKind>()
+                    .map_err(|e| self.error(line, Some(op), e.to_string()))?
+            }
+        };
+        let key = self
+            .key
+            .iter()
+            .map(|&k| {
+                cells[k].clone().ok_or_else(|| {
+                    self.error(
+                        line,
+                        Some(self.header_index(k)),
+                        "NULL in a primary-key column",
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let time = match self.time {
+            None => None,
+            Some(t) => {
+                let at = Some(self.header_index(t));
+                let text = cells[t]
+                    .as_deref()
+                    .ok_or_else(|| self.error(line, at, "NULL event time"))?;
+                Some(parse_event_time(text).map_err(|e| self.error(line, at, e.to_string()))?)
+            }
+        };
+        Ok(Record {
+            seq: line,
+            kind,
+            key,
+            time,
+            row: cells,
+        })
+    }
+}
+
+/// The line on which the record at `position` of `block` starts: the csv reader places a record
+/// after blank lines at the first blank line, so the blank lines are skipped here.
+fn start_line(block: &Block, position: &csv::Position) -> u64 {
+    let from = usize::try_from(position.byte()).unwrap_or(usize::MAX);
+    let blank = block
+        .bytes
+        .get(from..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|&&b| b == b'\n' || b == b'\r')
+        .filter(|&&b| b == b'\n')
+        .count() as u64;
+    block.first_line + position.line() - 1 + blank
+}

@@ -1,0 +1,220 @@
+//! The shared driver of every command: read CSV inputs into a dataflow, build the command's
+//! operators, gather the output and the rejected rows on worker 0, and write them.
+//!
+//! A command resolves its inputs into [`Schema`]s (reading their headers, so a missing column
+//! fails before any worker starts), then calls [`run`] with a `build` function that turns the
+//! inputs' collections of [`Record`]s into a [`Built`]: the output lines and the rows the
+//! operators refused.
+//!
+//! Reading: each input is cut into blocks of whole records ([`crate::csv::Splitter`]); block `i`
+//! is parsed by worker `i % peers` and entered at system time (epoch) `i`, so the epoch of a row
+//! is a function of its position alone and the output does not depend on the worker count. A
+//! worker steps the dataflow after every block and runs at most [`LAG`] epochs ahead of the
+//! output frontier, so memory holds a bounded number of blocks beyond the operators' state.
+//!
+//! Gathering: output lines and rejected rows are exchanged to global worker 0 (also with several
+//! processes), consolidated, sorted and written by the process that hosts it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use differential_dataflow::consolidation::consolidate;
+use differential_dataflow::input::InputSession;
+use differential_dataflow::{ExchangeData, VecCollection};
+use timely::dataflow::operators::Inspect;
+use timely::dataflow::operators::{Exchange, Probe};
+use timely::dataflow::ProbeHandle;
+
+use crate::csv::{write_csv, Block, OutputLine, Record, RowError, Schema};
+use crate::error::Error;
+use crate::operators::SysTime;
+
+/// How many epochs a worker may feed ahead of the output frontier.
+pub const LAG: u64 = 8;
+
+/// Options shared by every command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Arguments for timely (`-w N`, `-n N`, `-p I`, `-h FILE`), without the program name.
+    pub timely_args: Vec<String>,
+    /// Target size of an input block (one epoch), in bytes.
+    pub block_bytes: usize,
+    /// Where the output goes (`None`: standard output).
+    pub output: Option<String>,
+    /// Where the error report goes (`None`: standard error).
+    pub errors: Option<String>,
+}
+
+/// What a command's `build` function returns.
+pub struct Built<'s> {
+    /// The output lines (each with a positive count once all input is in).
+    pub output: VecCollection<'s, SysTime, OutputLine>,
+    /// Rows the operators refused (see [`Schema::error`] to make one from a `seq`), in any
+    /// number of collections.
+    pub rejected: Vec<VecCollection<'s, SysTime, RowError>>,
+}
+
+/// The result of a run, as seen by the process hosting worker 0.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Number of lines written (without the header).
+    pub lines: usize,
+    /// Number of rows rejected (malformed or refused by an operator).
+    pub rejected: usize,
+    /// `false` in a process that does not host worker 0 (it writes nothing).
+    pub wrote: bool,
+}
+
+/// What worker 0 gathered.
+type Gathered = (Vec<(OutputLine, isize)>, Vec<(RowError, isize)>);
+
+/// Runs a command: reads `inputs`, builds the dataflow with `build`, and writes the output
+/// (with `header`) and the error report (see the module docs).
+///
+/// Errors: bad timely arguments, a file that cannot be read or written, a worker failure.
+/// Rejected rows are not errors: they are written to the report and counted in the outcome.
+pub fn run<const N: usize, F>(
+    options: &RunOptions,
+    inputs: [Schema; N],
+    header: Vec<String>,
+    build: F,
+) -> Result<Outcome, Error>
+where
+    F: for<'s> Fn([VecCollection<'s, SysTime, Record>; N]) -> Built<'s> + Send + Sync + 'static,
+{
+    let args = std::iter::once("dtemporal".to_string()).chain(options.timely_args.iter().cloned());
+    let config = timely::Config::from_args(args).map_err(Error::Usage)?;
+    let block_bytes = options.block_bytes;
+    let guards = timely::execute(config, move |worker| {
+        let (index, peers) = (worker.index(), worker.peers() as u64);
+        let mut sessions: Vec<InputSession<SysTime, Record, isize>> =
+            inputs.iter().map(|_| InputSession::new()).collect();
+        let mut malformed = InputSession::<SysTime, RowError, isize>::new();
+        let probe = ProbeHandle::new();
+        let lines = Rc::new(RefCell::new(Vec::new()));
+        let refused = Rc::new(RefCell::new(Vec::new()));
+        worker.dataflow::<SysTime, _, _>(|scope| {
+            let collections = std::array::from_fn(|i| sessions[i].to_collection(scope));
+            let built = build(collections);
+            gather(built.output, &lines).probe_with(&probe);
+            let rejected = malformed.to_collection(scope).concatenate(built.rejected);
+            gather(rejected, &refused).probe_with(&probe);
+        });
+
+        let owns = |block: u64| block % peers == index as u64;
+        let fed = (|| -> Result<(), Error> {
+            let mut splitters = inputs
+                .iter()
+                .map(|s| s.blocks(block_bytes))
+                .collect::<Result<Vec<_>, _>>()?;
+            let read = |s: &mut crate::csv::Splitter<_>, schema: &Schema| {
+                s.next_owned(owns).map_err(|e| Error::io(&schema.path, e))
+            };
+            let mut next: Vec<Option<Block>> = splitters
+                .iter_mut()
+                .zip(inputs.iter())
+                .map(|(s, schema)| read(s, schema))
+                .collect::<Result<_, _>>()?;
+            // Feed blocks in epoch order across inputs.
+            while let Some((which, epoch)) = next
+                .iter()
+                .enumerate()
+                .filter_map(|(i, b)| b.as_ref().map(|b| (i, b.index)))
+                .min_by_key(|&(i, epoch)| (epoch, i))
+            {
+                for s in sessions.iter_mut() {
+                    s.advance_to(epoch);
+                }
+                malformed.advance_to(epoch);
+                if let Some(block) = next[which].take() {
+                    let session = &mut sessions[which];
+                    inputs[which].parse_block(&block, |row| match row {
+                        Ok(record) => session.insert(record),
+                        Err(error) => malformed.insert(error),
+                    });
+                }
+                next[which] = read(&mut splitters[which], &inputs[which])?;
+                for s in sessions.iter_mut() {
+                    s.flush();
+                }
+                malformed.flush();
+                worker.step();
+                let bound = epoch.saturating_sub(LAG);
+                worker.step_while(|| probe.less_than(&bound));
+            }
+            Ok(())
+        })();
+        drop(sessions);
+        drop(malformed);
+        while worker.step() {}
+        fed.map(|()| (index == 0).then(|| (lines.take(), refused.take())))
+    })
+    .map_err(Error::Runtime)?;
+
+    let mut gathered: Option<Gathered> = None;
+    for result in guards.join() {
+        if let Some(g) = result.map_err(Error::Runtime)?? {
+            gathered = Some(g);
+        }
+    }
+    let Some((lines, refused)) = gathered else {
+        return Ok(Outcome::default());
+    };
+    let lines = expand(lines, "output line")?;
+    let refused = expand(refused, "rejected row")?;
+    write_csv(
+        options.output.as_deref(),
+        &header,
+        lines.iter().map(|l| &l.cells),
+    )?;
+    write_report(options.errors.as_deref(), &refused)?;
+    Ok(Outcome {
+        lines: lines.len(),
+        rejected: refused.len(),
+        wrote: true,
+    })
+}
+
+/// Exchanges a collection's updates to worker 0 and collects them there into `into`,
+/// consolidating as the buffer grows.
+fn gather<'s, D: ExchangeData>(
+    collection: VecCollection<'s, SysTime, D>,
+    into: &Rc<RefCell<Vec<(D, isize)>>>,
+) -> timely::dataflow::Stream<'s, SysTime, Vec<(D, SysTime, isize)>> {
+    let sink = Rc::clone(into);
+    let mut compact_at = 1024;
+    collection.inner.exchange(|_| 0).inspect(move |(d, _t, r)| {
+        let mut buffer = sink.borrow_mut();
+        buffer.push((d.clone(), *r));
+        if buffer.len() >= compact_at {
+            consolidate(&mut buffer);
+            compact_at = (2 * buffer.len()).max(1024);
+        }
+    })
+}
+
+/// Consolidates gathered updates into a sorted list, one entry per unit of count.
+fn expand<D: Ord + Clone>(mut updates: Vec<(D, isize)>, what: &str) -> Result<Vec<D>, Error> {
+    consolidate(&mut updates);
+    if updates.iter().any(|(_, r)| *r < 0) {
+        return Err(Error::Runtime(format!(
+            "internal error: a {what} was retracted more often than emitted"
+        )));
+    }
+    Ok(updates
+        .into_iter()
+        .flat_map(|(d, r)| std::iter::repeat_n(d, r as usize))
+        .collect())
+}
+
+/// Writes the rejected rows, one `FILE:LINE:COLUMN: reason` line each, to `path` or stderr.
+fn write_report(path: Option<&str>, refused: &[RowError]) -> Result<(), Error> {
+    use std::io::Write;
+    let text: String = refused.iter().map(|e| format!("{e}\n")).collect();
+    match path {
+        Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e)),
+        None => std::io::stderr()
+            .write_all(text.as_bytes())
+            .map_err(|e| Error::io("<stderr>", e)),
+    }
+}

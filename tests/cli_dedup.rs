@@ -1,0 +1,162 @@
+//! `dtemporal dedup` on cases A02, A03, A07 and the seed currency rates (rules A7, A11).
+
+mod common;
+
+use common::{data, output_of};
+
+fn dedup(input: &str, args: &[&str]) -> String {
+    let input = data(input);
+    let mut all = vec!["dedup", "--input", &input];
+    all.extend_from_slice(args);
+    output_of(&all)
+}
+
+#[test]
+fn a02_versioned_view_by_keep_last() {
+    let by_time = ["--key", "currency", "--time", "update_time"];
+    let upsert = [&by_time[..], &["--emit", "upsert"]].concat();
+    assert_eq!(
+        dedup("a02_currency_rates.csv", &upsert),
+        "op,update_time,currency,rate\n\
+         +I,09:00:00,Yen,102\n\
+         +I,09:00:00,Euro,114\n\
+         +I,09:00:00,USD,1\n\
+         +U,11:15:00,Euro,119\n\
+         +I,11:49:00,Pounds,108\n"
+    );
+    assert_eq!(
+        dedup("a02_currency_rates.csv", &by_time),
+        "op,update_time,currency,rate\n\
+         +I,09:00:00,Yen,102\n\
+         +I,09:00:00,Euro,114\n\
+         +I,09:00:00,USD,1\n\
+         -U,09:00:00,Euro,114\n\
+         +U,11:15:00,Euro,119\n\
+         +I,11:49:00,Pounds,108\n"
+    );
+}
+
+#[test]
+fn seed_currency_rates_in_upsert_mode() {
+    let args = [
+        "--key",
+        "currency",
+        "--time",
+        "update_time",
+        "--emit",
+        "upsert",
+    ];
+    assert_eq!(
+        dedup("seed_currency_rates.csv", &args),
+        "op,update_time,currency,rate\n\
+         +I,09:00:00,Yen,102\n\
+         +I,09:00:00,Euro,114\n\
+         +I,09:00:00,USD,1\n\
+         +U,11:15:00,Euro,119\n\
+         +I,10:45:00,Pounds,107\n\
+         +U,11:49:00,Pounds,108\n"
+    );
+}
+
+#[test]
+fn a03_keep_last_on_rowtime_with_ties_and_late_rows() {
+    let args = ["--key", "b", "--time", "rowtime_ms", "--keep", "last"];
+    assert_eq!(
+        dedup("a03_rowtime.csv", &args),
+        "op,a,b,c,rowtime_ms\n\
+         +I,1,1,Hi,1\n\
+         +I,1,3,Hello,3\n\
+         +I,1,2,Hello world,2\n\
+         -U,1,3,Hello,3\n\
+         +U,2,3,I am fine.,3\n\
+         +I,2,6,Comment#1,6\n\
+         +I,3,5,Comment#2,5\n\
+         +I,3,4,Comment#2,4\n\
+         -U,3,4,Comment#2,4\n\
+         +U,4,4,Comment#3,4\n"
+    );
+    let fin = [&args[..], &["--emit", "final"]].concat();
+    assert_eq!(
+        dedup("a03_rowtime.csv", &fin),
+        "a,b,c,rowtime_ms\n\
+         1,1,Hi,1\n\
+         1,2,Hello world,2\n\
+         2,3,I am fine.,3\n\
+         2,6,Comment#1,6\n\
+         3,5,Comment#2,5\n\
+         4,4,Comment#3,4\n"
+    );
+}
+
+#[test]
+fn a07_keep_first_and_last_by_arrival() {
+    let first = ["--key", "b", "--order", "arrival", "--keep", "first"];
+    assert_eq!(
+        dedup(
+            "a07_proctime.csv",
+            &[&first[..], &["--emit", "final"]].concat()
+        ),
+        "a,b,c\n\
+         1,1,Hi\n\
+         2,2,Hello\n\
+         4,3,\"Hello world, how are you?\"\n\
+         7,4,Comment#1\n\
+         11,5,Comment#5\n\
+         16,6,Comment#10\n"
+    );
+    // Keep-first is insert-only (A11).
+    let changelog = dedup("a07_proctime.csv", &first);
+    assert_eq!(changelog.lines().count(), 7);
+    assert!(changelog.lines().skip(1).all(|l| l.starts_with("+I,")));
+
+    let last = ["--key", "b", "--order", "arrival", "--keep", "last"];
+    assert_eq!(
+        dedup(
+            "a07_proctime.csv",
+            &[&last[..], &["--emit", "final"]].concat()
+        ),
+        "a,b,c\n\
+         1,1,Hi\n\
+         3,2,Hello world\n\
+         6,3,Luke Skywalker\n\
+         10,4,Comment#4\n\
+         15,5,Comment#9\n\
+         21,6,Comment#15\n"
+    );
+    // The changelog of key b=2, update-before required.
+    let retract = dedup("a07_proctime.csv", &last);
+    let b2: Vec<&str> = retract
+        .lines()
+        .filter(|l| l.split(',').nth(2) == Some("2"))
+        .collect();
+    assert_eq!(
+        b2,
+        vec!["+I,2,2,Hello", "-U,2,2,Hello", "+U,3,2,Hello world"]
+    );
+}
+
+#[test]
+fn more_workers_and_smaller_epochs_give_identical_bytes() {
+    let input = data("a07_proctime.csv");
+    let args = |w: &'static str, epoch: &'static str| {
+        output_of(&[
+            "-w",
+            w,
+            "dedup",
+            "--input",
+            &input,
+            "--key",
+            "b",
+            "--order",
+            "arrival",
+            "--keep",
+            "last",
+            "--epoch-bytes",
+            epoch,
+        ])
+    };
+    let one = args("1", "1048576");
+    assert_eq!(args("2", "1048576"), one);
+    assert_eq!(args("2", "10"), one);
+    assert_eq!(args("4", "30"), one);
+}
