@@ -19,6 +19,7 @@
 
 pub mod changelog;
 pub mod keyed_merge;
+pub mod temporal_join;
 pub mod testing;
 pub mod version;
 pub mod watermark;
