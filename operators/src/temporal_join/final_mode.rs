@@ -47,8 +47,12 @@ type Versions<E, B> = BTreeMap<(E, Seq), Vec<(Option<B>, isize)>>;
 /// [`watermarks`](crate::watermark::watermarks) (or [`no_watermark`](crate::watermark::no_watermark))
 /// over each input. A probe row of epoch `s` with `t < W(s)` is late (B9): it goes to
 /// [`FinalJoin::late`]. Late build versions are kept and seen by later firings (B10). When every
-/// input has ended, the remaining probe rows fire with `W = Max` at the epoch after the last one
-/// of the watermark collections. Rows fired together are ordered by their `seq` (B7).
+/// input has ended, the remaining probe rows fire with `W = Max` at the *closing epoch*: the
+/// last input frontier this operator saw before the inputs closed, or the epoch after the last
+/// watermark record if that is later. A driver that advances its inputs to a final epoch and
+/// lets the dataflow catch up before closing them (as [`crate::testing::run_binary`] and the
+/// command-line tool do) makes this the final epoch, whatever the workers. Rows fired together
+/// are ordered by their `seq` (B7).
 ///
 /// Memory is bounded by the watermark (B11): buffered probe rows are dropped when emitted; after
 /// each firing at `W`, for every key whose versions `W` has passed, only the latest version with
@@ -102,13 +106,14 @@ where
     R: Fn(&P, &B) -> bool + 'static,
 {
     type Update<K, P, E> = (In<K, P, E>, SysTime, isize);
-    let probe = probe
-        .map(|(k, c)| In::Probe(k, c))
-        .inner
-        .exchange(|u: &Update<K, P, E>| match &u.0 {
-            In::Probe(k, _) => k.hashed().into(),
-            _ => 0,
-        });
+    let probe =
+        probe
+            .map(|(k, c)| In::Probe(k, c))
+            .inner
+            .exchange(|u: &Update<K, P, E>| match &u.0 {
+                In::Probe(k, _) => k.hashed().into(),
+                _ => 0,
+            });
     let marks = probe_watermarks
         .map(In::ProbeWatermark)
         .concat(build_watermarks.map(In::BuildWatermark));
@@ -119,7 +124,10 @@ where
 
     let outcomes = first.binary_frontier(stream, Pipeline, Pipeline, name, move |_cap, _info| {
         let mut caps = CapabilitySet::<SysTime>::new();
-        type Arrivals<K, E, P, B> = (Vec<(K, Change<P>, isize)>, Vec<(K, VersionVal<E, B>, isize)>);
+        type Arrivals<K, E, P, B> = (
+            Vec<(K, Change<P>, isize)>,
+            Vec<(K, VersionVal<E, B>, isize)>,
+        );
         let mut arrivals: BTreeMap<SysTime, Arrivals<K, E, P, B>> = BTreeMap::new();
         // Epochs at which a watermark may rise (one after each epoch with a candidate).
         let mut rises: BTreeSet<SysTime> = BTreeSet::new();
@@ -188,18 +196,30 @@ where
                 let mut session = output.session(&cap);
                 let w = probe_wm.at(now).min(build_wm.at(now));
                 if w > fired {
-                    fire(&w, &mut buffered, &versions, kind, &residual, |k, row, d| {
-                        session.give(((k, Ok(row)), now, d))
-                    });
+                    fire(
+                        &w,
+                        &mut buffered,
+                        &versions,
+                        kind,
+                        &residual,
+                        |k, row, d| session.give(((k, Ok(row)), now, d)),
+                    );
                     prune(&w, &mut versions, &mut expiry);
                     fired = w.clone();
                 }
-                let Some((probes, builds)) = arrivals.remove(&now) else { continue };
+                let Some((probes, builds)) = arrivals.remove(&now) else {
+                    continue;
+                };
                 for (k, change, diff) in probes {
                     let t = probe_time(&change.row);
                     if w.is_late(&t) {
-                        let reason = format!("late probe row: event time {t:?} is behind the watermark {w:?}");
-                        let rejected = Rejected { seq: change.seq, reason };
+                        let reason = format!(
+                            "late probe row: event time {t:?} is behind the watermark {w:?}"
+                        );
+                        let rejected = Rejected {
+                            seq: change.seq,
+                            reason,
+                        };
                         session.give(((k, Err(rejected)), now, diff));
                     } else {
                         buffered.insert((t, change.seq, counter), (k, change, diff));
@@ -208,14 +228,21 @@ where
                 }
                 for (k, val, diff) in builds {
                     let (time, seq, row) = (val.0 .0, val.1 .0, val.2);
-                    let rows = versions.entry(k.clone()).or_default().entry((time.clone(), seq)).or_default();
+                    let rows = versions
+                        .entry(k.clone())
+                        .or_default()
+                        .entry((time.clone(), seq))
+                        .or_default();
                     match rows.binary_search_by(|(r, _)| r.cmp(&row)) {
                         Ok(i) => rows[i].1 += diff,
                         Err(i) => rows.insert(i, (row, diff)),
                     }
                     rows.retain(|(_, c)| *c != 0);
                     if rows.is_empty() {
-                        versions.get_mut(&k).expect("inserted above").remove(&(time.clone(), seq));
+                        versions
+                            .get_mut(&k)
+                            .expect("inserted above")
+                            .remove(&(time.clone(), seq));
                     }
                     expiry.entry(time).or_default().push(k);
                 }
@@ -228,9 +255,14 @@ where
                     let end = probe_wm.end_epoch().max(build_wm.end_epoch()).max(held);
                     let cap = caps.delayed(&end);
                     let mut session = output.session(&cap);
-                    fire(&Watermark::Max, &mut buffered, &versions, kind, &residual, |k, row, d| {
-                        session.give(((k, Ok(row)), end, d))
-                    });
+                    fire(
+                        &Watermark::Max,
+                        &mut buffered,
+                        &versions,
+                        kind,
+                        &residual,
+                        |k, row, d| session.give(((k, Ok(row)), end, d)),
+                    );
                 }
                 versions.clear();
                 expiry.clear();
@@ -262,7 +294,8 @@ where
     let joined = outcomes
         .clone()
         .flat_map(|(k, o): (K, Result<Joined<P, B>, Rejected>)| o.ok().map(|j| (k, j)));
-    let late = outcomes.flat_map(|(k, o): (K, Result<Joined<P, B>, Rejected>)| o.err().map(|r| (k, r)));
+    let late =
+        outcomes.flat_map(|(k, o): (K, Result<Joined<P, B>, Rejected>)| o.err().map(|r| (k, r)));
     FinalJoin { joined, late }
 }
 
@@ -310,8 +343,14 @@ fn prune<K: Ord, E: Ord + Clone, B>(
     let Watermark::At(x) = w else { return };
     let rest = expiry.split_off(x);
     for k in std::mem::replace(expiry, rest).into_values().flatten() {
-        let Some(m) = versions.get_mut(&k) else { continue };
-        if let Some(keep) = m.range(..(x.clone(), 0)).next_back().map(|(v, _)| v.clone()) {
+        let Some(m) = versions.get_mut(&k) else {
+            continue;
+        };
+        if let Some(keep) = m
+            .range(..(x.clone(), 0))
+            .next_back()
+            .map(|(v, _)| v.clone())
+        {
             *m = m.split_off(&keep);
         }
     }

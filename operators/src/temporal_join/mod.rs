@@ -37,6 +37,7 @@
 //!
 //! All three are deterministic across worker counts and epoch batching (ties by `seq`).
 
+mod cursor;
 mod final_mode;
 mod lookup;
 mod operator;
@@ -94,12 +95,12 @@ where
         ((k, t), c)
     });
     let pact = Exchange::new(|u: &Update<K, E, P>| ((u.0).0).0.hashed().into());
-    differential_dataflow::operators::arrange::arrangement::arrange_core::<_, _, _, ProbeSpine<K, E, P>>(
-        keyed.inner,
-        pact,
-        name,
-        ValBatcher::new,
-    )
+    differential_dataflow::operators::arrange::arrangement::arrange_core::<
+        _,
+        _,
+        _,
+        ProbeSpine<K, E, P>,
+    >(keyed.inner, pact, name, ValBatcher::new)
 }
 
 /// The output row for probe row `change` given the version chosen for it (`None`: no version;

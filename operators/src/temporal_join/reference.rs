@@ -25,7 +25,11 @@ pub fn version_at<'a, K: Ord, E: Ord, B: Ord>(
         .iter()
         .filter(|((k, v), c)| k == key && v.time <= *t && **c != 0)
         .map(|((_, v), _)| v)
-        .max_by(|a, b| (&a.time, a.seq).cmp(&(&b.time, b.seq)).then(b.row.cmp(&a.row)))
+        .max_by(|a, b| {
+            (&a.time, a.seq)
+                .cmp(&(&b.time, b.seq))
+                .then(b.row.cmp(&a.row))
+        })
         .map(|v| &v.row)
 }
 
@@ -101,8 +105,9 @@ where
 /// maximum counts). At each epoch `s`: the combined watermark `W(s)` (maximum candidate of the
 /// epochs `< s`, min over the two inputs) fires the buffered probe rows with time `< W(s)`
 /// against the build versions of epochs `< s`; then the probe rows of epoch `s` with time
-/// `< W(s)` are late and the others buffered. The rest fire at the epoch after the last
-/// candidate epoch.
+/// `< W(s)` are late and the others buffered. The rest fire at the closing epoch: the number
+/// of epochs of the script (where [`crate::testing::run_binary`] closes its inputs), or the
+/// epoch after the last candidate if that is later.
 pub fn final_mode<K, E, P, B>(
     probe: &[Epoch<(K, Change<P>)>],
     build: &[Epoch<(K, Version<E, B>)>],
@@ -120,21 +125,29 @@ where
 {
     let last_wm = probe_wm.len().max(build_wm.len());
     let end = (0..last_wm)
-        .filter(|s| probe_wm.get(*s).is_some_and(|v| !v.is_empty()) || build_wm.get(*s).is_some_and(|v| !v.is_empty()))
+        .filter(|s| {
+            probe_wm.get(*s).is_some_and(|v| !v.is_empty())
+                || build_wm.get(*s).is_some_and(|v| !v.is_empty())
+        })
         .max()
         .map_or(0, |s| s + 1);
     let fold = |wm: &[Vec<Watermark<E>>], s: usize| {
-        wm.iter().take(s).flatten().max().cloned().unwrap_or(Watermark::Min)
+        wm.iter()
+            .take(s)
+            .flatten()
+            .max()
+            .cloned()
+            .unwrap_or(Watermark::Min)
     };
     let mut b = BTreeMap::new();
     let mut buffered: Vec<(K, Change<P>, isize)> = Vec::new();
     let (mut joined, mut late) = (Vec::new(), Vec::new());
-    let epochs = probe.len().max(build.len()).max(end + 1);
+    let epochs = probe.len().max(build.len()).max(end);
     for s in 0..=epochs {
-        // After the last epoch every input has ended: W = Max, at the epoch `end`.
+        // After the last epoch every input has ended: W = Max, at the closing epoch.
         let (w, at) = match s < epochs {
             true => (fold(probe_wm, s).min(fold(build_wm, s)), s),
-            false => (Watermark::Max, end),
+            false => (Watermark::Max, epochs),
         };
         let (due, keep): (Vec<_>, Vec<_>) = buffered
             .drain(..)
@@ -169,7 +182,7 @@ pub fn lookup<K, E, P, B>(
     residual: impl Fn(&P, &B) -> bool,
 ) -> Updates<(K, Joined<P, B>)>
 where
- K: Ord + Clone,
+    K: Ord + Clone,
     E: Ord + Clone,
     P: Ord + Clone,
     B: Ord + Clone,
@@ -183,7 +196,11 @@ where
                 .iter()
                 .filter(|((key, _), _)| key == k)
                 .map(|((_, v), _)| v)
-                .max_by(|a, c| (&a.time, a.seq).cmp(&(&c.time, c.seq)).then(c.row.cmp(&a.row)))
+                .max_by(|a, c| {
+                    (&a.time, a.seq)
+                        .cmp(&(&c.time, c.seq))
+                        .then(c.row.cmp(&a.row))
+                })
                 .map(|v| &v.row);
             if let Some(row) = join_row(kind, &residual, change, version) {
                 out.push(((k.clone(), row), s as SysTime, *diff));

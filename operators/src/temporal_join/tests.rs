@@ -17,7 +17,14 @@ type Row = (i64, String);
 type Out = (Key, Change<(Row, Option<String>)>);
 
 /// An event script line: (step, input, op, time, key, val), as in the case files.
-type Step = (u64, &'static str, &'static str, i64, &'static str, &'static str);
+type Step = (
+    u64,
+    &'static str,
+    &'static str,
+    i64,
+    &'static str,
+    &'static str,
+);
 
 /// The four inputs of a script: one epoch per step (`seq` = step), watermark steps as
 /// candidates `w + 1` (a Flink watermark `w` says "late iff time <= w"). Build `-U` rows
@@ -42,10 +49,9 @@ fn script(steps: &[Step]) -> Script {
         match (input, kind) {
             ("wm_left", _) => s.probe_wm[i].push((time + 1, 1)),
             ("wm_right", _) => s.build_wm[i].push((time + 1, 1)),
-            ("left", Some(k)) => s.probe[i].push((
-                (key.into(), Change::new(seq, k, (time, val.into()))),
-                1,
-            )),
+            ("left", Some(k)) => {
+                s.probe[i].push(((key.into(), Change::new(seq, k, (time, val.into()))), 1))
+            }
             ("right", Some(RowKind::UpdateBefore)) => {}
             ("right", Some(RowKind::Delete)) => {
                 s.build[i].push(((key.into(), Version::delete(time, seq)), 1))
@@ -67,13 +73,18 @@ fn run_final(workers: usize, s: &Script, kind: JoinKind) -> (Updates<Out>, Updat
     type L = Result<(Key, Change<Row>), i64>;
     type R = Result<(Key, Version<i64, String>), i64>;
     fn tag<D: Clone>(data: &[Epoch<D>], wm: &[Epoch<i64>]) -> Vec<Epoch<Result<D, i64>>> {
-        let data = data.iter().map(|e| e.iter().map(|(d, r)| (Ok(d.clone()), *r)).collect::<Vec<_>>());
+        let data = data.iter().map(|e| {
+            e.iter()
+                .map(|(d, r)| (Ok(d.clone()), *r))
+                .collect::<Vec<_>>()
+        });
         let wm = wm.iter().map(|e| e.iter().map(|(w, r)| (Err(*w), *r)));
-        data.zip(wm).map(|(mut d, w)| {
-            d.extend(w);
-            d
-        })
-        .collect()
+        data.zip(wm)
+            .map(|(mut d, w)| {
+                d.extend(w);
+                d
+            })
+            .collect()
     }
     let (left, right) = (tag(&s.probe, &s.probe_wm), tag(&s.build, &s.build_wm));
     let out = run_binary(workers, left, right, move |l, r| {
@@ -82,7 +93,16 @@ fn run_final(workers: usize, s: &Script, kind: JoinKind) -> (Updates<Out>, Updat
         let probe_wm = wm(l.flat_map(|x: L| x.err())).concat(no_watermark(probe.clone(), "P"));
         let build_wm = wm(r.flat_map(|x: R| x.err())).concat(no_watermark(build.clone(), "B"));
         let build = arrange_versions(build, "Build");
-        let j = temporal_join_final(probe, |p: &Row| p.0, build, probe_wm, build_wm, kind, |_, _| true, "J");
+        let j = temporal_join_final(
+            probe,
+            |p: &Row| p.0,
+            build,
+            probe_wm,
+            build_wm,
+            kind,
+            |_, _| true,
+            "J",
+        );
         j.joined.map(Ok).concat(j.late.map(|(_, r)| Err(r.seq)))
     });
     split(out)
@@ -94,13 +114,27 @@ fn wm(c: VecCollection<'_, SysTime, i64>) -> VecCollection<'_, SysTime, Watermar
 }
 
 fn split<A: Ord + Clone, B: Ord + Clone>(out: Updates<Result<A, B>>) -> (Updates<A>, Updates<B>) {
-    let ok = out.iter().filter_map(|(x, t, r)| x.clone().ok().map(|a| (a, *t, *r))).collect();
-    let err = out.iter().filter_map(|(x, t, r)| x.clone().err().map(|b| (b, *t, *r))).collect();
+    let ok = out
+        .iter()
+        .filter_map(|(x, t, r)| x.clone().ok().map(|a| (a, *t, *r)))
+        .collect();
+    let err = out
+        .iter()
+        .filter_map(|(x, t, r)| x.clone().err().map(|b| (b, *t, *r)))
+        .collect();
     (ok, err)
 }
 
 /// An expected output row: (systime, kind, seq, probe time, key, probe val, build val).
-type Expect = (SysTime, RowKind, Seq, i64, &'static str, &'static str, Option<&'static str>);
+type Expect = (
+    SysTime,
+    RowKind,
+    Seq,
+    i64,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+);
 
 fn expected(rows: &[Expect]) -> Updates<Out> {
     let mut out: Updates<Out> = rows
@@ -170,12 +204,24 @@ fn b01_version_choice_and_watermark_emission() {
         (21, I, 17, 11, "k2", "5a12", Some("2a6")),
     ]);
     for workers in [1, 2] {
-        assert_eq!(run_final(workers, &s, JoinKind::Inner), (inner.clone(), vec![]));
-        assert_eq!(run_final(workers, &s, JoinKind::Left), (left.clone(), vec![]));
+        assert_eq!(
+            run_final(workers, &s, JoinKind::Inner),
+            (inner.clone(), vec![])
+        );
+        assert_eq!(
+            run_final(workers, &s, JoinKind::Left),
+            (left.clone(), vec![])
+        );
     }
     // Nothing is late: the incremental join consolidates to the same rows.
-    assert_eq!(incremental_final_content(&s, JoinKind::Inner), as_content(&inner));
-    assert_eq!(incremental_final_content(&s, JoinKind::Left), as_content(&left));
+    assert_eq!(
+        incremental_final_content(&s, JoinKind::Inner),
+        as_content(&inner)
+    );
+    assert_eq!(
+        incremental_final_content(&s, JoinKind::Left),
+        as_content(&left)
+    );
 }
 
 #[test]
@@ -192,11 +238,21 @@ fn b02_probe_kind_is_forwarded() {
         (20, I, 16, 9, "k2", "5a11", None),
         (21, I, 17, 11, "k2", "5a12", Some("2a6")),
     ]);
-    let inner: Updates<Out> = left.iter().filter(|r| r.0 .1.row.1.is_some()).cloned().collect();
+    let inner: Updates<Out> = left
+        .iter()
+        .filter(|r| r.0 .1.row.1.is_some())
+        .cloned()
+        .collect();
     assert_eq!(run_final(2, &s, JoinKind::Left), (left.clone(), vec![]));
     assert_eq!(run_final(2, &s, JoinKind::Inner), (inner.clone(), vec![]));
-    assert_eq!(incremental_final_content(&s, JoinKind::Left), as_content(&left));
-    assert_eq!(incremental_final_content(&s, JoinKind::Inner), as_content(&inner));
+    assert_eq!(
+        incremental_final_content(&s, JoinKind::Left),
+        as_content(&left)
+    );
+    assert_eq!(
+        incremental_final_content(&s, JoinKind::Inner),
+        as_content(&inner)
+    );
 }
 
 #[test]
@@ -221,8 +277,14 @@ fn b06_equal_time_boundary() {
     ]);
     assert_eq!(run_final(2, &s, JoinKind::Inner), (inner.clone(), vec![]));
     assert_eq!(run_final(2, &s, JoinKind::Left), (left.clone(), vec![]));
-    assert_eq!(incremental_final_content(&s, JoinKind::Inner), as_content(&inner));
-    assert_eq!(incremental_final_content(&s, JoinKind::Left), as_content(&left));
+    assert_eq!(
+        incremental_final_content(&s, JoinKind::Inner),
+        as_content(&inner)
+    );
+    assert_eq!(
+        incremental_final_content(&s, JoinKind::Left),
+        as_content(&left)
+    );
 }
 
 #[test]
@@ -243,7 +305,8 @@ mod sql_cases;
 
 /// Random inputs for the property tests: build versions and probe changes over few keys and
 /// times (many ties), in a random arrival order.
-fn arb_inputs() -> impl Strategy<Value = (Vec<(u8, Version<u8, u8>)>, Vec<(u8, Change<(u8, u8)>)>)> {
+fn arb_inputs() -> impl Strategy<Value = (Vec<(u8, Version<u8, u8>)>, Vec<(u8, Change<(u8, u8)>)>)>
+{
     let version = (0u8..3, 0u8..8, proptest::option::weighted(0.8, 0u8..4));
     let probe = (0u8..3, 0u8..8, 0u8..4, 0usize..4);
     (
@@ -254,12 +317,23 @@ fn arb_inputs() -> impl Strategy<Value = (Vec<(u8, Version<u8, u8>)>, Vec<(u8, C
             let vs = vs
                 .into_iter()
                 .enumerate()
-                .map(|(i, (k, t, row))| (k, Version { time: t, seq: i as Seq, row }))
+                .map(|(i, (k, t, row))| {
+                    (
+                        k,
+                        Version {
+                            time: t,
+                            seq: i as Seq,
+                            row,
+                        },
+                    )
+                })
                 .collect();
             let ps = ps
                 .into_iter()
                 .enumerate()
-                .map(|(i, (k, t, v, kind))| (k, Change::new(100 + i as Seq, RowKind::ALL[kind], (t, v))))
+                .map(|(i, (k, t, v, kind))| {
+                    (k, Change::new(100 + i as Seq, RowKind::ALL[kind], (t, v)))
+                })
                 .collect();
             (vs, ps)
         })
