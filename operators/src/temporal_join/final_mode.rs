@@ -284,7 +284,7 @@ where
                         .copied()
                         .unwrap_or(held)
                         .max(held);
-                    caps.downgrade(&[target]);
+                    caps.downgrade([target]);
                 }
                 _ => caps = CapabilitySet::new(),
             }

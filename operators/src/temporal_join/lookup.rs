@@ -135,7 +135,7 @@ where
                     hold.insert(*t);
                 }
                 match pending.keys().next() {
-                    Some(&t) => caps.downgrade(&[t]),
+                    Some(&t) => caps.downgrade([t]),
                     None => caps = CapabilitySet::new(),
                 }
                 trace.set_logical_compaction(hold.borrow());

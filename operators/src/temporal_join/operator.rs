@@ -55,18 +55,18 @@ type Read<E, B> = (E, Seq, Option<B>, isize, isize);
 /// use differential_temporal_operators::testing::run_binary;
 /// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
 ///
-/// // Orders (key, Change<(time, amount)>) and rates (key, Version<time, rate>).
-/// let orders = vec![vec![(("EUR", Change::new(0, RowKind::Insert, (10i64, 3i64))), 1)]];
+/// // Orders (currency, Change<(time, amount)>) and rates (currency, Version<time, rate>).
+/// let orders = vec![vec![((1u8, Change::new(0, RowKind::Insert, (10i64, 3i64))), 1)]];
 /// let rates = vec![
-///     vec![(("EUR", Version::row(5i64, 0, 114i64)), 1)],
-///     vec![(("EUR", Version::row(8i64, 1, 116i64)), 1)], // late: re-versions the order
+///     vec![((1u8, Version::row(5i64, 0, 114i64)), 1)],
+///     vec![((1u8, Version::row(8i64, 1, 116i64)), 1)], // late: re-versions the order
 /// ];
 /// let out = run_binary(1, orders, rates, |o, r| {
 ///     let probe = arrange_probe(o, |p: &(i64, i64)| p.0, "Orders");
 ///     let build = arrange_versions(r, "Rates");
 ///     temporal_join(probe, build, JoinKind::Inner, |_, _| true, "Join")
 /// });
-/// let row = |rate| ("EUR", Change::new(0, RowKind::Insert, ((10, 3), Some(rate))));
+/// let row = |rate| (1, Change::new(0, RowKind::Insert, ((10, 3), Some(rate))));
 /// assert_eq!(out, vec![(row(114), 0, 1), (row(114), 1, -1), (row(116), 1, 1)]);
 /// ```
 pub fn temporal_join<'s, K, E, P, B, R>(
@@ -275,7 +275,7 @@ where
                         hold.insert(t.saturating_sub(1));
                     }
                     match pending.keys().next() {
-                        Some(&t) => caps.downgrade(&[t]),
+                        Some(&t) => caps.downgrade([t]),
                         None => caps = CapabilitySet::new(),
                     }
                     probe_trace.set_logical_compaction(hold.borrow());

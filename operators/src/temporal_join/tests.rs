@@ -340,7 +340,7 @@ fn arb_inputs() -> impl Strategy<Value = (Vec<(u8, Version<u8, u8>)>, Vec<(u8, C
 }
 
 fn residual(p: &(u8, u8), b: &u8) -> bool {
-    (p.1 + b) % 3 != 0
+    !(p.1 + b).is_multiple_of(3)
 }
 
 fn arb_cuts() -> impl Strategy<Value = Vec<usize>> {
