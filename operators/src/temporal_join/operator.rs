@@ -167,7 +167,7 @@ where
                             mut probes,
                             mut builds,
                         } = work;
-                        // New probe rows by key, newest first (so build seeks move forward).
+                        // New probe rows and changed versions, by key.
                         probes.sort_by(|a, b| (&a.0, Reverse(&a.1)).cmp(&(&b.0, Reverse(&b.1))));
                         builds.sort();
                         builds.dedup();
