@@ -18,14 +18,18 @@
 #![forbid(missing_docs)]
 
 pub mod changelog;
+pub mod dedup;
 pub mod keyed_merge;
 pub mod temporal_join;
 pub mod testing;
 pub mod version;
+pub mod versioned;
 pub mod watermark;
 
 pub use changelog::{Change, ChangelogMode, RowKind};
+pub use dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
 pub use version::{arrange_versions, Version, VersionSpine, VersionTrace, VersionVal};
+pub use versioned::{versions_from_changelog, HistoryRow, VersionedTable};
 
 /// The system-time (timely) timestamp used by every dataflow of this crate: an epoch number.
 pub type SysTime = u64;

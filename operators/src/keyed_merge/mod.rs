@@ -22,7 +22,7 @@ mod operator;
 #[cfg(test)]
 mod tests;
 
-pub use operator::keyed_merge;
+pub use operator::{keyed_merge, keyed_merge_with_retention};
 
 use differential_dataflow::{ExchangeData, VecCollection};
 use serde::{Deserialize, Serialize};

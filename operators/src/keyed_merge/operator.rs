@@ -63,6 +63,32 @@ where
     K: ExchangeData + Hash,
     R: MergeRule,
 {
+    keyed_merge_with_retention(writes, rule, None, name)
+}
+
+/// [`keyed_merge`] with an optional idle-state retention (state TTL), in system-time epochs.
+///
+/// With `idle_retention = Some(r)`, a key whose state was last written at system time `s` (by a
+/// write the rule accepted) is forgotten before the writes of any system time `t >= s + r` are
+/// applied: the rule then sees `None`, as for a key never written (Flink's state TTL, where the
+/// next row of an expired key is a first row again, semantics rule A13). Nothing is emitted
+/// when state expires. The result depends on how input is cut into system times (that is what
+/// a retention in epochs means), never on the number of workers.
+///
+/// Cost: as [`keyed_merge`], plus one queue entry per key and written system time, popped once;
+/// expired state is freed as soon as the input frontier passes `s + r`.
+/// `idle_retention = None` (or `Some(0)`, which is treated as `None`) keeps state forever.
+pub fn keyed_merge_with_retention<'s, K, R>(
+    writes: VecCollection<'s, SysTime, (K, Change<R::Write>)>,
+    rule: R,
+    idle_retention: Option<SysTime>,
+    name: &str,
+) -> Merged<'s, K, R::Row>
+where
+    K: ExchangeData + Hash,
+    R: MergeRule,
+{
+    let retention = idle_retention.filter(|r| *r > 0);
     type Update<K, W> = ((K, Change<W>), SysTime, isize);
     let exchange = Exchange::new(|u: &Update<K, R::Write>| (u.0).0.hashed());
     let outcomes = writes
@@ -71,7 +97,10 @@ where
             // Writes of system times not yet complete, with a capability to emit at that time.
             let mut pending: BTreeMap<SysTime, (Capability<SysTime>, Vec<Update<K, R::Write>>)> =
                 BTreeMap::new();
-            let mut state: HashMap<K, R::State> = HashMap::new();
+            // Per key: the system time of its last accepted write, and its state.
+            let mut state: HashMap<K, (SysTime, R::State)> = HashMap::new();
+            // With a retention: keys by the system time they were written at (oldest first).
+            let mut written: BTreeMap<SysTime, Vec<K>> = BTreeMap::new();
             let mut emitted = Vec::new();
             move |(input, frontier), output| {
                 // 1. Drain the input into per-time buffers, keeping a capability per time.
@@ -96,6 +125,9 @@ where
                     updates.sort_by_key(|((_, change), _, _)| (change.seq, change.kind));
                     let mut session = output.session(&cap);
                     let time = *cap.time();
+                    if let Some(r) = retention {
+                        expire(&mut state, &mut written, r, time);
+                    }
                     for ((key, change), _t, diff) in updates {
                         if diff < 0 {
                             let reason = "retraction of a write: merge input must be insert-only";
@@ -106,7 +138,10 @@ where
                             session.give(((key, Err(rejected)), time, 1));
                             continue;
                         }
-                        let mut slot = state.remove(&key);
+                        let (mut touched, mut slot) = match state.remove(&key) {
+                            Some((touched, s)) => (Some(touched), Some(s)),
+                            None => (None, None),
+                        };
                         for _ in 0..diff {
                             let result =
                                 rule.merge(&mut slot, change.kind, &change.row, &mut emitted);
@@ -116,18 +151,34 @@ where
                                     reason,
                                 };
                                 session.give(((key.clone(), Err(rejected)), time, 1));
+                            } else if touched != Some(time) {
+                                touched = Some(time);
+                                if retention.is_some() {
+                                    written.entry(time).or_default().push(key.clone());
+                                }
                             }
                             for (kind, row) in emitted.drain(..) {
                                 let out: Outcome<R::Row> = Ok(Change::new(change.seq, kind, row));
                                 session.give(((key.clone(), out), time, 1));
                             }
                         }
-                        if let Some(s) = slot {
-                            state.insert(key, s);
+                        if let (Some(s), Some(t)) = (slot, touched) {
+                            state.insert(key, (t, s));
                         }
                     }
                 }
-                // 3. Capabilities are held only for pending times (dropped with their entries).
+                // 3. With a retention, free the state that no future write can see: every
+                //    future write has a time at or after the input frontier.
+                if let Some(r) = retention {
+                    match frontier.frontier().first() {
+                        Some(&f) => expire(&mut state, &mut written, r, f),
+                        None => {
+                            state.clear();
+                            written.clear();
+                        }
+                    }
+                }
+                // 4. Capabilities are held only for pending times (dropped with their entries).
             }
         });
     let outcomes = outcomes.as_collection();
@@ -138,5 +189,27 @@ where
     Merged {
         changelog,
         rejected,
+    }
+}
+
+/// Forgets the state of every key whose last accepted write is at a system time `s` with
+/// `s + retention <= now`. `written` lists keys by the times they were written at; an entry is
+/// stale (and skipped) when its key was written again later.
+fn expire<K: Hash + Eq, S>(
+    state: &mut HashMap<K, (SysTime, S)>,
+    written: &mut BTreeMap<SysTime, Vec<K>>,
+    retention: SysTime,
+    now: SysTime,
+) {
+    while let Some(entry) = written.first_entry() {
+        if entry.key().saturating_add(retention) > now {
+            break;
+        }
+        let at = *entry.key();
+        for key in entry.remove() {
+            if state.get(&key).is_some_and(|(touched, _)| *touched == at) {
+                state.remove(&key);
+            }
+        }
     }
 }

@@ -1,0 +1,111 @@
+//! A sequential model of deduplication: one loop over the rows in arrival order with a
+//! `BTreeMap` of kept rows. Used by the tests and benchmarks as the expected output.
+
+use std::collections::BTreeMap;
+
+use super::rules::not_insert_only;
+use super::{DedupConfig, DedupOrder, Keep};
+use crate::keyed_merge::Rejected;
+use crate::testing::Updates;
+use crate::{Change, RowKind, SysTime};
+
+/// The expected outputs of a deduplication, as `(record, system time, diff)` updates sorted
+/// like [`crate::testing::run_unary`]'s output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected<K, V> {
+    /// The result's changelog.
+    pub changelog: Updates<(K, Change<V>)>,
+    /// The refused rows.
+    pub rejected: Updates<(K, Rejected)>,
+}
+
+/// What the model keeps per key.
+struct Kept<E, V> {
+    /// System time of the key's last accepted row (for the idle-state retention).
+    touched: SysTime,
+    /// Event time of the kept row.
+    time: E,
+    /// The kept row.
+    row: V,
+}
+
+/// Deduplicates `epochs[s]`, the rows entered at system time `s` in arrival order, by `config`.
+pub fn deduplicate<K, V, E>(
+    epochs: &[Vec<(K, Change<V>)>],
+    config: DedupConfig,
+    time_of: impl Fn(&V) -> E,
+) -> Expected<K, V>
+where
+    K: Ord + Clone,
+    V: Ord + Clone,
+    E: Ord,
+{
+    let mut kept: BTreeMap<K, Kept<E, V>> = BTreeMap::new();
+    let mut changelog = Vec::new();
+    let mut rejected = Vec::new();
+    for (sys, rows) in epochs.iter().enumerate() {
+        let sys = sys as SysTime;
+        for (key, change) in rows {
+            let emit = |kind, row: &V| {
+                (
+                    (key.clone(), Change::new(change.seq, kind, row.clone())),
+                    sys,
+                    1,
+                )
+            };
+            if change.kind != RowKind::Insert {
+                let reason = not_insert_only(change.kind);
+                rejected.push((
+                    (
+                        key.clone(),
+                        Rejected {
+                            seq: change.seq,
+                            reason,
+                        },
+                    ),
+                    sys,
+                    1,
+                ));
+                continue;
+            }
+            if let (Some(r), Some(k)) = (config.idle_state_retention, kept.get(key)) {
+                if r > 0 && k.touched + r <= sys {
+                    kept.remove(key);
+                }
+            }
+            let time = time_of(&change.row);
+            let Some(old) = kept.get_mut(key) else {
+                changelog.push(emit(RowKind::Insert, &change.row));
+                let row = change.row.clone();
+                kept.insert(
+                    key.clone(),
+                    Kept {
+                        touched: sys,
+                        time,
+                        row,
+                    },
+                );
+                continue;
+            };
+            old.touched = sys;
+            let replace = match (config.order, config.keep) {
+                (DedupOrder::EventTime, Keep::Last) => time >= old.time,
+                (DedupOrder::EventTime, Keep::First) => time < old.time,
+                (DedupOrder::Arrival, Keep::Last) => old.row != change.row,
+                (DedupOrder::Arrival, Keep::First) => false,
+            };
+            if replace {
+                changelog.push(emit(RowKind::UpdateBefore, &old.row));
+                changelog.push(emit(RowKind::UpdateAfter, &change.row));
+                old.time = time;
+                old.row = change.row.clone();
+            }
+        }
+    }
+    changelog.sort();
+    rejected.sort();
+    Expected {
+        changelog,
+        rejected,
+    }
+}
