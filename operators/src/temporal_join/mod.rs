@@ -1,0 +1,131 @@
+//! Event-time temporal join (Flink `FOR SYSTEM_TIME AS OF probe.time`), the temporal table
+//! function join, and the processing-time (lookup) join.
+//!
+//! # Shapes
+//!
+//! * **Probe side**: a changelog `(K, Change<P>)` (each record diff `+1`; append-only is the
+//!   common case) with an event time read by `probe_time: Fn(&P) -> E`. For the incremental
+//!   join it is arranged by [`arrange_probe`] (key `(K, E)`, exchanged by `K` alone, so the
+//!   probe rows of a key are in ascending event time next to the key's build versions).
+//! * **Build side**: a versioned table's arrangement, `Arranged<VersionTrace<K, E, B>>` from
+//!   [`arrange_versions`](crate::arrange_versions) (shared, not copied). A temporal table
+//!   function is the same with every row of an append-only history as a version.
+//! * **Output**: a changelog `(K, Change<(P, Option<B>)>)` whose `seq` and `kind` are the probe
+//!   row's (rule B8: a probe `-U`/`-D` is joined at its own time and may carry another version
+//!   than the row it retracts). `None` is the NULL padding of a LEFT join.
+//!
+//! # Rules (semantics section B)
+//!
+//! A probe row with event time `t` joins the version of its key valid at `t`: the greatest
+//! `(time, seq)` with `time <= t`, inclusive (B3, A3). No version, or a delete version, is no
+//! match (B4). The residual predicate `Fn(&P, &B) -> bool` is checked against that one version
+//! only (B5): on failure [`JoinKind::Inner`] drops the row and [`JoinKind::Left`] pads it.
+//!
+//! # Modes
+//!
+//! * [`temporal_join`] (**incremental**, the default): at every system time the output is
+//!   exactly the temporal join of everything received so far. A late build version or delete
+//!   retracts and re-emits the results of the probe rows in its validity interval; a late probe
+//!   row is joined exactly.
+//! * [`temporal_join_final`] (**final**, Flink's output): each probe row is emitted once,
+//!   append-only, at the first system time whose combined watermark (min of both inputs',
+//!   see [`crate::watermark`]) has passed its time (B7); probe rows behind the watermark on
+//!   arrival are late (B9): not joined, reported with their `seq` and a reason.
+//! * [`lookup_join`] (**processing time**, B17/B18): each probe row arriving at system time `s`
+//!   joins the build key's *current* version, the greatest `(time, seq)` among the versions
+//!   received at system times `<= s`, once; never revised.
+//!
+//! All three are deterministic across worker counts and epoch batching (ties by `seq`).
+
+mod cursor;
+mod final_mode;
+mod lookup;
+mod operator;
+pub mod reference;
+#[cfg(test)]
+mod tests;
+
+use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
+use differential_dataflow::trace::implementations::{ValBatcher, ValSpine};
+use differential_dataflow::{ExchangeData, Hashable, VecCollection};
+use timely::dataflow::channels::pact::Exchange;
+
+pub use final_mode::{temporal_join_final, FinalJoin};
+pub use lookup::lookup_join;
+pub use operator::temporal_join;
+
+use crate::{Change, SysTime};
+
+/// INNER or LEFT OUTER (rule B1; a temporal table function join is INNER only in Flink).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JoinKind {
+    /// Probe rows without a matching version are dropped.
+    Inner,
+    /// Probe rows without a matching version are emitted with `None` for the build side.
+    Left,
+}
+
+/// One joined output row: the probe row and the chosen build row (`None` = NULL padding).
+pub type Joined<P, B> = Change<(P, Option<B>)>;
+
+/// The spine of a probe arrangement: key `(K, event time)`, value the probe row.
+pub type ProbeSpine<K, E, P> = ValSpine<(K, E), Change<P>, SysTime, isize>;
+
+/// A shared handle to a probe trace.
+pub type ProbeTrace<K, E, P> = TraceAgent<ProbeSpine<K, E, P>>;
+
+/// Arranges a probe changelog for [`temporal_join`]: key `(K, probe_time(row))`, value the
+/// change, exchanged by the hash of `K` alone (co-partitioned with the build side).
+///
+/// Cost: one arrangement of the probe rows (shareable with other operators).
+pub fn arrange_probe<'s, K, E, P, F>(
+    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
+    probe_time: F,
+    name: &str,
+) -> Arranged<'s, ProbeTrace<K, E, P>>
+where
+    K: ExchangeData + Hashable,
+    E: ExchangeData,
+    P: ExchangeData,
+    F: Fn(&P) -> E + 'static,
+{
+    type Update<K, E, P> = (((K, E), Change<P>), SysTime, isize);
+    let keyed = probe.map(move |(k, c)| {
+        let t = probe_time(&c.row);
+        ((k, t), c)
+    });
+    let pact = Exchange::new(|u: &Update<K, E, P>| ((u.0).0).0.hashed().into());
+    differential_dataflow::operators::arrange::arrangement::arrange_core::<
+        _,
+        _,
+        _,
+        ProbeSpine<K, E, P>,
+    >(keyed.inner, pact, name, ValBatcher::new)
+}
+
+/// The output row for probe row `change` given the version chosen for it (`None`: no version;
+/// `Some(None)`: a delete version), or `None` if INNER drops it (rules B3-B5, B8).
+pub(crate) fn join_row<P, B, R>(
+    kind: JoinKind,
+    residual: &R,
+    change: &Change<P>,
+    version: Option<&Option<B>>,
+) -> Option<Joined<P, B>>
+where
+    P: Clone,
+    B: Clone,
+    R: Fn(&P, &B) -> bool,
+{
+    let matched = match version {
+        Some(Some(b)) if residual(&change.row, b) => Some(b.clone()),
+        _ => None,
+    };
+    if matched.is_none() && kind == JoinKind::Inner {
+        return None;
+    }
+    Some(Change::new(
+        change.seq,
+        change.kind,
+        (change.row.clone(), matched),
+    ))
+}
