@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | `YYYY-MM-DD HH:MM:SS[.fff]` | `2024-03-01 10:15:00.250` | a UTC wall-clock timestamp (Flink `TIMESTAMP(3)`, no zone) |
 //! | `YYYY-MM-DDTHH:MM[:SS[.fff]]` with optional `Z` / `+HH:MM` / `-HH:MM` | `2024-03-01T10:15:00+02:00` | ISO 8601; with an offset it is an instant (`TIMESTAMP_LTZ`) |
+//! | `YYYY-MM-DD` | `2024-03-01` | a date (Flink `DATE`): midnight UTC of that day |
 //! | `HH:MM[:SS[.fff]]` | `12:00:00` | a time of day: milliseconds since midnight (the seed examples' convention) |
 //! | `[-]digits` | `1700000000000` | milliseconds since the epoch |
 //!
@@ -65,6 +66,8 @@ pub enum TimeFormat {
         /// Number of fraction digits written (0 = none).
         fraction: u8,
     },
+    /// A date alone, `YYYY-MM-DD` (SQL `DATE`): midnight UTC of that day.
+    Date,
     /// A date and time `YYYY-MM-DD?HH:MM[:SS[.f..]][offset]`.
     DateTime {
         /// The separator between date and time: `' '` or `'T'`.
@@ -116,7 +119,7 @@ pub fn parse_with_format(text: &str) -> Result<(EventTime, TimeFormat), TimeErro
     } else {
         Err(TimeError::new(
             text,
-            "expected YYYY-MM-DD HH:MM:SS[.fff], YYYY-MM-DDTHH:MM[:SS[.fff]][Z|+HH:MM], HH:MM[:SS[.fff]] or integer milliseconds",
+            "expected YYYY-MM-DD, YYYY-MM-DD HH:MM:SS[.fff], YYYY-MM-DDTHH:MM[:SS[.fff]][Z|+HH:MM], HH:MM[:SS[.fff]] or integer milliseconds",
         ))
     }
 }
@@ -136,15 +139,14 @@ fn parse_date_time(original: &str, s: &str) -> Result<(EventTime, TimeFormat), T
     let day = number(s.get(8..10).unwrap_or(""), "day")?;
     let date = NaiveDate::from_ymd_opt(year, month, day)
         .ok_or_else(|| TimeError::new(original, "no such date"))?;
+    let midnight = date
+        .and_hms_opt(0, 0, 0)
+        .map(|d| d.and_utc().timestamp_millis())
+        .ok_or_else(|| TimeError::new(original, "date out of range"))?;
     let rest = &s[10..];
     let separator = match rest.chars().next() {
         Some(c @ (' ' | 'T')) => c,
-        None => {
-            return Err(TimeError::new(
-                original,
-                "missing time of day after the date",
-            ))
-        }
+        None => return Ok((midnight, TimeFormat::Date)),
         Some(c) => {
             return Err(TimeError::new(
                 original,
@@ -155,10 +157,6 @@ fn parse_date_time(original: &str, s: &str) -> Result<(EventTime, TimeFormat), T
     let rest = &rest[1..];
     let (clock, offset) = split_offset(original, rest)?;
     let (ms_of_day, seconds, fraction) = parse_clock(original, clock)?;
-    let midnight = date
-        .and_hms_opt(0, 0, 0)
-        .map(|d| d.and_utc().timestamp_millis())
-        .ok_or_else(|| TimeError::new(original, "date out of range"))?;
     let shift = match offset {
         Some(Offset::Minutes(m)) => i64::from(m) * 60_000,
         _ => 0,
@@ -260,6 +258,17 @@ impl TimeFormat {
                 push_clock(&mut out, t, seconds, fraction);
                 out
             }
+            TimeFormat::Date => match DateTime::from_timestamp_millis(t) {
+                Some(d) if t.rem_euclid(MS_PER_DAY) == 0 => d.format("%Y-%m-%d").to_string(),
+                // Not a whole day: show the time of day too.
+                _ => TimeFormat::DateTime {
+                    separator: ' ',
+                    seconds: true,
+                    fraction: 3,
+                    offset: None,
+                }
+                .render(t),
+            },
             TimeFormat::DateTime {
                 separator,
                 seconds,
@@ -324,7 +333,9 @@ mod tests {
 
     #[test]
     fn parses_every_form() {
-        let cases: [(&str, i64); 12] = [
+        let cases: [(&str, i64); 14] = [
+            ("1970-01-02", 24 * H),
+            ("2024-02-29", 1_709_164_800_000),
             ("0", 0),
             ("1700000000123", 1_700_000_000_123),
             ("-1", -1),
@@ -374,7 +385,8 @@ mod tests {
             "12:00.5",
             "2024-13-01 00:00:00",
             "2023-02-29 00:00:00",
-            "2024-01-01",
+            "2023-02-29",
+            "2024-01-0",
             "2024-01-01X00:00",
             "2024-01-01T00:00+25:00",
             "2024-01-01T00:00:00.",
@@ -397,6 +409,11 @@ mod tests {
     #[test]
     fn renders_in_the_parsed_form() {
         let fmt = |s: &str| parse_with_format(s).unwrap().1;
+        assert_eq!(fmt("2024-01-02").render(24 * H), "1970-01-02");
+        assert_eq!(
+            fmt("2024-01-02").render(24 * H + 1),
+            "1970-01-02 00:00:00.001"
+        );
         assert_eq!(fmt("00:01:00").render(12 * H), "12:00:00");
         assert_eq!(fmt("00:01").render(12 * H + 30_000), "12:00:30");
         assert_eq!(fmt("00:01:00.000").render(5), "00:00:00.005");
