@@ -21,6 +21,7 @@ pub mod changelog;
 pub mod dedup;
 pub mod keyed_merge;
 pub mod merge_engine;
+mod pending;
 pub mod temporal_join;
 pub mod testing;
 pub mod to_changelog;

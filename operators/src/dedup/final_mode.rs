@@ -184,15 +184,7 @@ where
             }
         }
     });
-    let outcomes = outcomes.as_collection();
-    let changelog = outcomes
-        .clone()
-        .flat_map(|(k, o): Outcome<K, V>| o.ok().map(|c| (k, c)));
-    let rejected = outcomes.flat_map(|(k, o): Outcome<K, V>| o.err().map(|r| (k, r)));
-    Merged {
-        changelog,
-        rejected,
-    }
+    Merged::from_outcomes(outcomes.as_collection())
 }
 
 /// Emits, as `+I`, every waiting candidate whose event time the watermark `w` has passed, and

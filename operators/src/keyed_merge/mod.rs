@@ -70,3 +70,21 @@ pub struct Merged<'s, K: 'static, V: 'static> {
     /// Writes that were refused, with the reason: `(key, rejected)`, each with diff `+1`.
     pub rejected: VecCollection<'s, SysTime, (K, Rejected)>,
 }
+
+impl<'s, K: ExchangeData, V: ExchangeData> Merged<'s, K, V> {
+    /// Splits an operator's output of `(key, Ok(change) | Err(rejected))` records into the
+    /// changelog and the rejected writes.
+    pub(crate) fn from_outcomes(
+        outcomes: VecCollection<'s, SysTime, (K, Result<Change<V>, Rejected>)>,
+    ) -> Self {
+        let changelog = outcomes
+            .clone()
+            .flat_map(|(k, o): (K, Result<Change<V>, Rejected>)| o.ok().map(|c| (k, c)));
+        let rejected =
+            outcomes.flat_map(|(k, o): (K, Result<Change<V>, Rejected>)| o.err().map(|r| (k, r)));
+        Merged {
+            changelog,
+            rejected,
+        }
+    }
+}

@@ -5,9 +5,10 @@ use std::hash::Hash;
 
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
 use timely::dataflow::channels::pact::Exchange;
-use timely::dataflow::operators::{Capability, Operator};
+use timely::dataflow::operators::Operator;
 
 use super::{MergeRule, Merged, Rejected};
+use crate::pending::{Pending, Update};
 use crate::{Change, SysTime};
 
 /// What the operator emits before it is split into changelog and rejections.
@@ -89,14 +90,12 @@ where
     R: MergeRule,
 {
     let retention = idle_retention.filter(|r| *r > 0);
-    type Update<K, W> = ((K, Change<W>), SysTime, isize);
-    let exchange = Exchange::new(|u: &Update<K, R::Write>| (u.0).0.hashed());
+    let exchange = Exchange::new(|u: &Update<(K, Change<R::Write>)>| (u.0).0.hashed());
     let outcomes = writes
         .inner
         .unary_frontier(exchange, name, move |_cap, _info| {
-            // Writes of system times not yet complete, with a capability to emit at that time.
-            let mut pending: BTreeMap<SysTime, (Capability<SysTime>, Vec<Update<K, R::Write>>)> =
-                BTreeMap::new();
+            // Writes of system times not yet complete.
+            let mut pending = Pending::new();
             // Per key: the system time of its last accepted write, and its state.
             let mut state: HashMap<K, (SysTime, R::State)> = HashMap::new();
             // With a retention: keys by the system time they were written at (oldest first).
@@ -105,23 +104,12 @@ where
             move |(input, frontier), output| {
                 // 1. Drain the input into per-time buffers, keeping a capability per time.
                 input.for_each(|cap, data| {
-                    let Some(cap) = cap.retain_least(output.output_index()) else {
-                        return;
-                    };
-                    for update in data.drain(..) {
-                        pending
-                            .entry(update.1)
-                            .or_insert_with(|| (cap.delayed(&update.1), Vec::new()))
-                            .1
-                            .push(update);
+                    if let Some(cap) = cap.retain_least(output.output_index()) {
+                        pending.stash(&cap, data);
                     }
                 });
                 // 2. Apply the writes of every complete time, oldest time first, in `seq` order.
-                while let Some(entry) = pending.first_entry() {
-                    if frontier.less_equal(entry.key()) {
-                        break;
-                    }
-                    let (cap, mut updates) = entry.remove();
+                while let Some((cap, mut updates)) = pending.next_complete(frontier) {
                     updates.sort_by_key(|((_, change), _, _)| (change.seq, change.kind));
                     let mut session = output.session(&cap);
                     let time = *cap.time();
@@ -181,15 +169,7 @@ where
                 // 4. Capabilities are held only for pending times (dropped with their entries).
             }
         });
-    let outcomes = outcomes.as_collection();
-    let changelog = outcomes
-        .clone()
-        .flat_map(|(k, o): (K, Outcome<R::Row>)| o.ok().map(|c| (k, c)));
-    let rejected = outcomes.flat_map(|(k, o): (K, Outcome<R::Row>)| o.err().map(|e| (k, e)));
-    Merged {
-        changelog,
-        rejected,
-    }
+    Merged::from_outcomes(outcomes.as_collection())
 }
 
 /// Forgets the state of every key whose last accepted write is at a system time `s` with

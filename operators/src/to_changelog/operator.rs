@@ -1,14 +1,14 @@
 //! The timely operator behind [`to_changelog`].
 
-use std::collections::BTreeMap;
 use std::hash::Hash;
 
 use differential_dataflow::consolidation::consolidate_updates;
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
 use timely::dataflow::channels::pact::Exchange;
-use timely::dataflow::operators::{Capability, Operator};
+use timely::dataflow::operators::Operator;
 
 use super::pair_changes;
+use crate::pending::{Pending, Update};
 use crate::{Change, ChangelogMode, SysTime};
 
 /// Turns a collection of `(key, value)` into its changelog (see the [module docs](super) for
@@ -46,35 +46,22 @@ where
     K: ExchangeData + Hash,
     V: ExchangeData,
 {
-    type Update<K, V> = ((K, V), SysTime, isize);
-    let exchange = Exchange::new(|u: &Update<K, V>| (u.0).0.hashed());
+    let exchange = Exchange::new(|u: &Update<(K, V)>| (u.0).0.hashed());
     collection
         .inner
         .unary_frontier(exchange, name, move |_cap, _info| {
-            // Changes of system times not yet complete, with a capability to emit at that time.
-            let mut pending: BTreeMap<SysTime, (Capability<SysTime>, Vec<Update<K, V>>)> =
-                BTreeMap::new();
+            // Changes of system times not yet complete.
+            let mut pending = Pending::new();
             move |(input, frontier), output| {
                 // 1. Drain the input into per-time buffers, keeping a capability per time.
                 input.for_each(|cap, data| {
-                    let Some(cap) = cap.retain_least(output.output_index()) else {
-                        return;
-                    };
-                    for update in data.drain(..) {
-                        pending
-                            .entry(update.1)
-                            .or_insert_with(|| (cap.delayed(&update.1), Vec::new()))
-                            .1
-                            .push(update);
+                    if let Some(cap) = cap.retain_least(output.output_index()) {
+                        pending.stash(&cap, data);
                     }
                 });
                 // 2. For every complete time: consolidate (sorts by key, then value) and pair
                 //    each key's retractions with its insertions.
-                while let Some(entry) = pending.first_entry() {
-                    if frontier.less_equal(entry.key()) {
-                        break;
-                    }
-                    let (cap, mut updates) = entry.remove();
+                while let Some((cap, mut updates)) = pending.next_complete(frontier) {
                     let time = *cap.time();
                     consolidate_updates(&mut updates);
                     let mut session = output.session(&cap);
