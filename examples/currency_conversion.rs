@@ -44,9 +44,14 @@
 //!   10:52 3 Euro 116 348
 //!   11:04 5 US Dollar 102 510
 //! seed: SUM(amount * rate) = 1238
-//! ECB 2024: 100000 orders, ... matched, ... unmatched, 7680 rates, ... s
-//! currency   orders  unmatched        amount        amount_eur
-//! CHF         ...
+//! ECB 2024: 100000 orders, 99729 matched, 271 unmatched, 7680 rates, 0 rejected, 1.33 s
+//! currency   orders  unmatched            amount        amount_eur
+//! CHF         16834         38       83987691.33       88180500.21
+//! GBP         16551         52       82128466.98       97018210.47
+//! JPY         16645         42       83396742.23         509355.01
+//! PLN         16732         51       83180607.39       19320643.33
+//! SEK         16604         47       82925594.22        7251611.78
+//! USD         16634         41       83253056.68       76952602.38
 //! ```
 
 #[path = "common/asof.rs"]
