@@ -29,7 +29,7 @@
 //! matched:   27004
 //! unmatched: 0
 //! rejected:  0
-//! time:      1.10 s (~24617 flights/s on 2 workers)
+//! time:      0.32 s (~84972 flights/s on 2 workers)
 //! wrote target/flights_weather.csv (27004 rows, 38 columns)
 //! ```
 //!
