@@ -138,14 +138,9 @@ fn column(header: &[String], name: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("no column `{name}` in {header:?}"))
 }
 
-/// An event time: any form of [`parse_event_time`], or a date `YYYY-MM-DD` (its midnight).
+/// An event time in any form of [`parse_event_time`] (dates included), as an error string.
 pub fn event_time(text: &str) -> Result<EventTime, String> {
-    parse_event_time(text)
-        .or_else(|e| match text.len() {
-            10 => parse_event_time(&format!("{text} 00:00:00")),
-            _ => Err(e),
-        })
-        .map_err(|e| e.to_string())
+    parse_event_time(text).map_err(|e| e.to_string())
 }
 
 /// One joined row: the probe row's position, the probe row, the build row (`None` = NULL).
