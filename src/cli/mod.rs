@@ -6,6 +6,7 @@
 
 mod dedup;
 mod merge;
+mod temporal_join;
 mod versioned;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
@@ -19,6 +20,7 @@ use crate::run::{Outcome, RunOptions};
 
 pub use dedup::DedupArgs;
 pub use merge::MergeArgs;
+pub use temporal_join::{LookupJoinArgs, TemporalJoinArgs};
 pub use versioned::VersionedArgs;
 
 /// Exit codes, shown at the end of every `--help`.
@@ -85,6 +87,12 @@ pub enum Command {
     /// Merge a primary-key table's writes with a merge engine (Fluss / Paimon table options).
     #[command(after_help = merge::EXAMPLE)]
     Merge(MergeArgs),
+    /// Join each probe row with the build version valid at its event time (FOR SYSTEM_TIME AS OF).
+    #[command(after_help = temporal_join::EXAMPLE)]
+    TemporalJoin(TemporalJoinArgs),
+    /// Join each probe row with the build version current when it arrives (processing time).
+    #[command(after_help = temporal_join::LOOKUP_EXAMPLE)]
+    LookupJoin(LookupJoinArgs),
 }
 
 /// Options every command takes.
@@ -213,6 +221,8 @@ where
         Command::Dedup(a) => (&a.common, dedup::run(&cli, a)),
         Command::Versioned(a) => (&a.common, versioned::run(&cli, a)),
         Command::Merge(a) => (&a.common, merge::run(&cli, a)),
+        Command::TemporalJoin(a) => (&a.common, temporal_join::run(&cli, a)),
+        Command::LookupJoin(a) => (&a.common, temporal_join::run_lookup(&cli, a)),
     };
     exit_code(common, result)
 }
