@@ -120,7 +120,11 @@ struct Resolved {
 impl JoinInputs {
     /// Opens both files, resolving `--on` and the time columns (a missing column is an error
     /// listing the file's columns).
-    fn resolve(&self, probe_time: Option<&str>, build_time: Option<&str>) -> Result<Resolved, Error> {
+    fn resolve(
+        &self,
+        probe_time: Option<&str>,
+        build_time: Option<&str>,
+    ) -> Result<Resolved, Error> {
         let mut probe_key = Vec::new();
         let mut build_key = Vec::new();
         for pair in columns(&self.on) {
