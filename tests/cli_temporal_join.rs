@@ -141,3 +141,43 @@ fn a_bad_on_column_exits_2_listing_the_columns() {
         run.stderr
     );
 }
+
+#[test]
+fn final_mode_reports_late_probe_rows_with_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (probe, build) = (dir.path().join("o.csv"), dir.path().join("r.csv"));
+    std::fs::write(&probe, "id,cur,t\n1,E,10\n2,E,20\n3,E,5\n").unwrap();
+    std::fs::write(&build, "cur,rate,t\nE,1,0\nE,2,15\nE,3,30\n").unwrap();
+    let (probe, build) = (probe.to_str().unwrap(), build.to_str().unwrap());
+    let run = dtemporal(&[
+        "temporal-join",
+        "--probe",
+        probe,
+        "--build",
+        build,
+        "--on",
+        "cur=cur",
+        "--probe-time",
+        "t",
+        "--build-time",
+        "t",
+        "--mode",
+        "final",
+        "--lateness",
+        "0",
+        "--epoch-bytes",
+        "1",
+    ]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        "op,id,cur,t,cur0,rate,t0\n+I,1,E,10,E,1,0\n+I,2,E,20,E,2,15\n"
+    );
+    assert!(
+        run.stderr.starts_with(&format!(
+            "{probe}:4: late probe row: event time 5 is behind the watermark At(15)\n"
+        )),
+        "{}",
+        run.stderr
+    );
+}
