@@ -25,6 +25,9 @@ pub enum Error {
     /// A command-line value is invalid (e.g. an `--as-of` time that does not parse).
     #[error("{0}")]
     Usage(String),
+    /// An invalid merge-engine configuration (`dtemporal merge --option ...`).
+    #[error("invalid merge-engine options: {0}")]
+    MergeOptions(#[from] crate::merge_options::MergeOptionsError),
     /// The timely runtime failed to start or a worker failed.
     #[error("timely: {0}")]
     Runtime(String),

@@ -11,6 +11,10 @@
 //! is a function of its position alone and the output does not depend on the worker count. A
 //! worker steps the dataflow after every block and runs at most [`LAG`] epochs ahead of the
 //! output frontier, so memory holds a bounded number of blocks beyond the operators' state.
+//! At the end of its input every worker advances to the same *final epoch* (the largest block
+//! count of the inputs) and steps until the output frontier reaches it before closing its
+//! inputs: an operator that emits at end of input (a final-mode temporal join) then does so at
+//! that epoch, whatever the worker count.
 //!
 //! Gathering: output lines and rejected rows are exchanged to global worker 0 (also with several
 //! processes), consolidated, sorted and written by the process that hosts it.
@@ -52,6 +56,9 @@ pub struct Built<'s> {
     /// Rows the operators refused (see [`Schema::error`] to make one from a `seq`), in any
     /// number of collections.
     pub rejected: Vec<VecCollection<'s, SysTime, RowError>>,
+    /// Rows the operators skip by definition (e.g. a merge engine's ignored writes): not
+    /// errors, counted per reason in [`Outcome::ignored`] and not written to the report.
+    pub ignored: Vec<VecCollection<'s, SysTime, RowError>>,
 }
 
 /// The result of a run, as seen by the process hosting worker 0.
@@ -61,12 +68,18 @@ pub struct Outcome {
     pub lines: usize,
     /// Number of rows rejected (malformed or refused by an operator).
     pub rejected: usize,
+    /// Rows skipped by definition ([`Built::ignored`]): `(reason, count)`, by reason.
+    pub ignored: Vec<(String, usize)>,
     /// `false` in a process that does not host worker 0 (it writes nothing).
     pub wrote: bool,
 }
 
 /// What worker 0 gathered.
-type Gathered = (Vec<(OutputLine, isize)>, Vec<(RowError, isize)>);
+type Gathered = (
+    Vec<(OutputLine, isize)>,
+    Vec<(RowError, isize)>,
+    Vec<(String, isize)>,
+);
 
 /// Runs a command: reads `inputs`, builds the dataflow with `build`, and writes the output
 /// (with `header`) and the error report (see the module docs).
@@ -93,16 +106,20 @@ where
         let probe = ProbeHandle::new();
         let lines = Rc::new(RefCell::new(Vec::new()));
         let refused = Rc::new(RefCell::new(Vec::new()));
+        let skipped = Rc::new(RefCell::new(Vec::new()));
         worker.dataflow::<SysTime, _, _>(|scope| {
             let collections = std::array::from_fn(|i| sessions[i].to_collection(scope));
             let built = build(collections);
             gather(built.output, &lines).probe_with(&probe);
             let rejected = malformed.to_collection(scope).concatenate(built.rejected);
             gather(rejected, &refused).probe_with(&probe);
+            let reasons = differential_dataflow::collection::concatenate(scope, built.ignored)
+                .map(|e: RowError| e.reason);
+            gather(reasons, &skipped).probe_with(&probe);
         });
 
         let owns = |block: u64| block % peers == index as u64;
-        let fed = (|| -> Result<(), Error> {
+        let fed = (|| -> Result<SysTime, Error> {
             let mut splitters = inputs
                 .iter()
                 .map(|s| s.blocks(block_bytes))
@@ -142,12 +159,21 @@ where
                 let bound = epoch.saturating_sub(LAG);
                 worker.step_while(|| probe.less_than(&bound));
             }
-            Ok(())
+            Ok(splitters.iter().map(|s| s.blocks_seen()).max().unwrap_or(0))
         })();
+        if let Ok(last) = fed {
+            for s in sessions.iter_mut() {
+                s.advance_to(last);
+                s.flush();
+            }
+            malformed.advance_to(last);
+            malformed.flush();
+            worker.step_while(|| probe.less_than(&last));
+        }
         drop(sessions);
         drop(malformed);
         while worker.step() {}
-        fed.map(|()| (index == 0).then(|| (lines.take(), refused.take())))
+        fed.map(|_| (index == 0).then(|| (lines.take(), refused.take(), skipped.take())))
     })
     .map_err(Error::Runtime)?;
 
@@ -157,11 +183,18 @@ where
             gathered = Some(g);
         }
     }
-    let Some((lines, refused)) = gathered else {
+    let Some((lines, refused, skipped)) = gathered else {
         return Ok(Outcome::default());
     };
     let lines = expand(lines, "output line")?;
     let refused = expand(refused, "rejected row")?;
+    let mut ignored: Vec<(String, usize)> = Vec::new();
+    for reason in expand(skipped, "ignored row")? {
+        match ignored.last_mut() {
+            Some((r, n)) if *r == reason => *n += 1,
+            _ => ignored.push((reason, 1)),
+        }
+    }
     write_csv(
         options.output.as_deref(),
         &header,
@@ -171,6 +204,7 @@ where
     Ok(Outcome {
         lines: lines.len(),
         rejected: refused.len(),
+        ignored,
         wrote: true,
     })
 }

@@ -27,6 +27,7 @@ fn identity(text: &[u8], workers: usize, block: usize) -> (Outcome, String, Stri
     let outcome = run(&options, [schema], header, |[input]| Built {
         output: input.map(|r| OutputLine::row(r.seq, r.row)),
         rejected: Vec::new(),
+        ignored: Vec::new(),
     })
     .unwrap();
     let read = |p: &std::path::Path| {
@@ -100,6 +101,7 @@ fn two_inputs_feed_in_epoch_order_and_report_by_input() {
         let outcome = run(&options, inputs, header, |[l, r]| Built {
             output: l.concat(r).map(|r| OutputLine::row(r.seq, r.row)),
             rejected: Vec::new(),
+            ignored: Vec::new(),
         })
         .unwrap();
         let read = |p: std::path::PathBuf| std::fs::read_to_string(p).unwrap();

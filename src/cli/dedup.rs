@@ -1,16 +1,13 @@
 //! `dtemporal dedup`: keep one row per key (Flink `ROW_NUMBER() OVER (PARTITION BY key ORDER BY
 //! time) = 1`, semantics rules A7, A8, A11).
 
-use clap::{Args, ValueEnum};
-use differential_dataflow::VecCollection;
-
-use super::{columns, Cli, CommonArgs};
-use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
+use super::{columns, emit_lines, Cli, CommonArgs, EmitArg};
+use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
 use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
-use crate::operators::{Change, ChangelogMode, SysTime};
 use crate::row::TimedRow;
 use crate::run::{self as driver, Built, Outcome};
+use clap::{Args, ValueEnum};
 
 /// The example shown by `dtemporal dedup --help`.
 pub(super) const EXAMPLE: &str = "\
@@ -35,17 +32,6 @@ pub enum OrderArg {
     EventTime,
     /// By position in the file (Flink's processing-time deduplication).
     Arrival,
-}
-
-/// What to write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EmitArg {
-    /// The changelog with update-before rows: +I, -U, +U, -D.
-    Retract,
-    /// The changelog without update-before rows: +I, +U, -D.
-    Upsert,
-    /// The deduplicated table after all input: one row per key, no op column.
-    Final,
 }
 
 /// Arguments of `dtemporal dedup`.
@@ -91,11 +77,7 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
     };
     let schema = Schema::open(&spec, 0)?;
     let emit = args.emit;
-    let mut header = Vec::new();
-    if emit != EmitArg::Final {
-        header.push(OP_COLUMN.to_string());
-    }
-    header.extend(schema.columns.iter().cloned());
+    let header = emit.header(&schema.columns);
     let config = DedupConfig::new(keep, order);
     let input_schema = schema.clone();
     driver::run(
@@ -108,19 +90,9 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
                 DedupOrder::EventTime => rows.deduplicate(config, |r: &TimedRow| r.time),
                 DedupOrder::Arrival => rows.deduplicate(config, |_: &TimedRow| ()),
             };
-            let output = match emit {
-                EmitArg::Final => final_table(merged.changelog),
-                EmitArg::Retract | EmitArg::Upsert => {
-                    let mode = if emit == EmitArg::Retract {
-                        ChangelogMode::Retract
-                    } else {
-                        ChangelogMode::Upsert
-                    };
-                    merged.changelog.flat_map(move |(_, c)| {
-                        OutputLine::change(&Change::new(c.seq, c.kind, c.row.row), mode)
-                    })
-                }
-            };
+            let output = emit_lines(merged.changelog, emit, |r: &TimedRow| {
+                (r.seq, r.row.clone())
+            });
             let schema = input_schema.clone();
             let rejected = merged
                 .rejected
@@ -128,23 +100,8 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
             Built {
                 output,
                 rejected: vec![rejected],
+                ignored: Vec::new(),
             }
         },
     )
-}
-
-/// The table a changelog leaves behind: `+I`/`+U` rows count `+1`, `-U`/`-D` rows `-1`; each
-/// row is placed by the position of its source row.
-fn final_table<'s>(
-    changelog: VecCollection<'s, SysTime, (Vec<String>, Change<TimedRow>)>,
-) -> VecCollection<'s, SysTime, OutputLine> {
-    let line = |c: Change<TimedRow>| OutputLine::row(c.row.seq, c.row.row);
-    let added = changelog
-        .clone()
-        .filter(|(_, c)| c.kind.is_accumulate())
-        .map(move |(_, c)| line(c));
-    let removed = changelog
-        .filter(|(_, c)| !c.kind.is_accumulate())
-        .map(move |(_, c)| line(c));
-    added.concat(removed.negate())
 }

@@ -5,14 +5,22 @@
 //! more file here and one more [`Command`] variant.
 
 mod dedup;
+mod merge;
+mod temporal_join;
 mod versioned;
 
-use clap::{ArgAction, Args, Parser, Subcommand};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use differential_dataflow::{ExchangeData, VecCollection};
 
+use crate::csv::OutputLine;
 use crate::error::Error;
+use crate::operators::{Change, ChangelogMode, Seq, SysTime};
+use crate::row::Row;
 use crate::run::{Outcome, RunOptions};
 
 pub use dedup::DedupArgs;
+pub use merge::MergeArgs;
+pub use temporal_join::{LookupJoinArgs, TemporalJoinArgs};
 pub use versioned::VersionedArgs;
 
 /// Exit codes, shown at the end of every `--help`.
@@ -76,6 +84,15 @@ pub enum Command {
     /// Read a versioned table: a snapshot as of an event time, or every version's validity.
     #[command(after_help = versioned::EXAMPLE)]
     Versioned(VersionedArgs),
+    /// Merge a primary-key table's writes with a merge engine (Fluss / Paimon table options).
+    #[command(after_help = merge::EXAMPLE)]
+    Merge(MergeArgs),
+    /// Join each probe row with the build version valid at its event time (FOR SYSTEM_TIME AS OF).
+    #[command(after_help = temporal_join::EXAMPLE)]
+    TemporalJoin(TemporalJoinArgs),
+    /// Join each probe row with the build version current when it arrives (processing time).
+    #[command(after_help = temporal_join::LOOKUP_EXAMPLE)]
+    LookupJoin(LookupJoinArgs),
 }
 
 /// Options every command takes.
@@ -128,6 +145,60 @@ impl CommonArgs {
     }
 }
 
+/// What a command writes from the changelog it computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EmitArg {
+    /// The changelog with update-before rows: +I, -U, +U, -D.
+    Retract,
+    /// The changelog without update-before rows: +I, +U, -D.
+    Upsert,
+    /// The table after all input: one line per row, no op column.
+    Final,
+}
+
+impl EmitArg {
+    /// The output header for a table of `columns`: with a leading `op` column unless final.
+    fn header(self, columns: &[String]) -> Vec<String> {
+        let op = (self != EmitArg::Final).then(|| crate::csv::OP_COLUMN.to_string());
+        op.into_iter().chain(columns.iter().cloned()).collect()
+    }
+}
+
+/// The output lines of a changelog `(key, Change<V>)` in form `emit`; `row(v)` gives a row's
+/// cells and its table position (the `seq` its final-table line is sorted by).
+///
+/// The final table is the changelog consolidated: `+I`/`+U` rows count `+1`, `-U`/`-D` rows
+/// `-1`, so a row's retraction must give the same position and cells as its insertion.
+fn emit_lines<'s, K, V, F>(
+    changelog: VecCollection<'s, SysTime, (K, Change<V>)>,
+    emit: EmitArg,
+    row: F,
+) -> VecCollection<'s, SysTime, OutputLine>
+where
+    K: ExchangeData,
+    V: ExchangeData,
+    F: Fn(&V) -> (Seq, Row) + 'static,
+{
+    let mode = match emit {
+        EmitArg::Retract => ChangelogMode::Retract,
+        EmitArg::Upsert => ChangelogMode::Upsert,
+        EmitArg::Final => {
+            let line = move |c: &Change<V>| {
+                let (seq, cells) = row(&c.row);
+                OutputLine::row(seq, cells)
+            };
+            let lines = changelog.map(move |(_, c)| (c.kind.is_accumulate(), line(&c)));
+            let added = lines.clone().filter(|(a, _)| *a).map(|(_, l)| l);
+            let removed = lines.filter(|(a, _)| !*a).map(|(_, l)| l);
+            return added.concat(removed.negate());
+        }
+    };
+    changelog.flat_map(move |(_, c)| {
+        let (_, cells) = row(&c.row);
+        OutputLine::change(&Change::new(c.seq, c.kind, cells), mode)
+    })
+}
+
 /// Splits a comma-separated column list (`a,b`), ignoring spaces around names.
 fn columns(list: &str) -> Vec<String> {
     list.split(',').map(|c| c.trim().to_string()).collect()
@@ -149,12 +220,20 @@ where
     let (common, result) = match &cli.command {
         Command::Dedup(a) => (&a.common, dedup::run(&cli, a)),
         Command::Versioned(a) => (&a.common, versioned::run(&cli, a)),
+        Command::Merge(a) => (&a.common, merge::run(&cli, a)),
+        Command::TemporalJoin(a) => (&a.common, temporal_join::run(&cli, a)),
+        Command::LookupJoin(a) => (&a.common, temporal_join::run_lookup(&cli, a)),
     };
     exit_code(common, result)
 }
 
 /// Reports the outcome on standard error and maps it to an exit code (see [`EXIT_CODES`]).
 fn exit_code(common: &CommonArgs, result: Result<Outcome, Error>) -> i32 {
+    if let Ok(outcome) = &result {
+        for (reason, n) in &outcome.ignored {
+            eprintln!("dtemporal: {n} row(s) {reason}");
+        }
+    }
     match result {
         Err(e) => {
             eprintln!("dtemporal: error: {e}");

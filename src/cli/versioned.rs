@@ -79,6 +79,7 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
             Built {
                 output,
                 rejected: Vec::new(),
+                ignored: Vec::new(),
             }
         },
     )

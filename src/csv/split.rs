@@ -86,6 +86,12 @@ impl<R: Read> Splitter<R> {
         self.scan(0, true)
     }
 
+    /// Number of blocks cut so far, owned or not: once [`next_owned`](Self::next_owned) has
+    /// returned `None`, the input's block count (the same on every worker).
+    pub fn blocks_seen(&self) -> u64 {
+        self.next_index
+    }
+
     /// Reads on to the next block whose index `owns` accepts and returns it with its bytes;
     /// `None` at the end of the input. Blocks not owned are scanned (for line numbers and quote
     /// state) but not kept.

@@ -1,0 +1,297 @@
+//! `dtemporal temporal-join` (Flink `FOR SYSTEM_TIME AS OF probe.time`, semantics section B) and
+//! `dtemporal lookup-join` (`FOR SYSTEM_TIME AS OF proctime`, rules B17, B18).
+//!
+//! Output: all probe columns, then all build columns; a build column whose name is taken gets
+//! the suffix `0` (then `1`, ...: Flink's rule, e.g. `currency0`); a LEFT join pads with empty
+//! cells. Every line leads with the probe row's `op` (rule B8) and lines are ordered by the
+//! probe row's position. In `--mode incremental` the lines are the joined changes themselves
+//! (no `to_changelog` pass), consolidated over system time by the driver: what is written is the
+//! join of all input, so it equals `--mode final` whenever no probe row is late.
+
+use clap::{Args, ValueEnum};
+use differential_dataflow::VecCollection;
+
+use super::{columns, Cli, CommonArgs};
+use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
+use crate::error::Error;
+use crate::operators::temporal_join::{
+    arrange_probe, lookup_join, temporal_join, temporal_join_final, JoinKind, Joined,
+};
+use crate::operators::versioned::versions_from_changelog;
+use crate::operators::watermark::{no_watermark, watermarks};
+use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime};
+use crate::row::TimedRow;
+use crate::run::{self as driver, Built, Outcome};
+
+/// The example shown by `dtemporal temporal-join --help`.
+pub(super) const EXAMPLE: &str = "\
+Example (each order with the rate of its currency as of the order's time):
+  dtemporal -w 2 temporal-join --probe orders.csv --build rates.csv --on currency=currency \\
+    --probe-time order_time --build-time update_time --left
+
+Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage or I/O error.";
+
+/// The example shown by `dtemporal lookup-join --help`.
+pub(super) const LOOKUP_EXAMPLE: &str = "\
+Example (each order with the rate current when it arrives, i.e. at its block of the file):
+  dtemporal lookup-join --probe orders.csv --build rates.csv --on currency=currency --left
+
+Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage or I/O error.";
+
+/// When results are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Exact at every moment: late build versions revise earlier results.
+    Incremental,
+    /// Each probe row once, when the watermark passes it (Flink's output); late rows rejected.
+    Final,
+}
+
+/// The probe and build inputs and the join condition, shared by both joins.
+#[derive(Args, Debug, Clone)]
+pub struct JoinInputs {
+    /// Probe-side CSV file (append-only or a changelog).
+    #[arg(long, value_name = "FILE")]
+    pub probe: String,
+    /// Build-side CSV file: a changelog of the versioned table, or append-only (every row a
+    /// version).
+    #[arg(long, value_name = "FILE")]
+    pub build: String,
+    /// Equi-join columns, `PROBE_COL=BUILD_COL`, comma-separated; the build columns are the
+    /// build side's primary key.
+    #[arg(long, value_name = "P=B,...")]
+    pub on: String,
+    /// LEFT OUTER join: probe rows without a match are written with empty build cells.
+    #[arg(long)]
+    pub left: bool,
+    /// Read every build row as a new version, even with an `op` column (temporal table
+    /// function).
+    #[arg(long)]
+    pub build_append_only: bool,
+}
+
+/// Arguments of `dtemporal temporal-join`.
+#[derive(Args, Debug, Clone)]
+pub struct TemporalJoinArgs {
+    /// Inputs and join condition.
+    #[command(flatten)]
+    pub inputs: JoinInputs,
+    /// Event-time column of the probe side.
+    #[arg(long, value_name = "COL")]
+    pub probe_time: String,
+    /// Event-time column of the build side (a version is valid from it).
+    #[arg(long, value_name = "COL")]
+    pub build_time: String,
+    /// Output mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
+    pub mode: ModeArg,
+    /// Final mode: watermarks trail each input's largest event time by MS milliseconds
+    /// [default: no watermark before the end of input].
+    #[arg(long, value_name = "MS")]
+    pub lateness: Option<i64>,
+    /// Options every command takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// Arguments of `dtemporal lookup-join`.
+#[derive(Args, Debug, Clone)]
+pub struct LookupJoinArgs {
+    /// Inputs and join condition.
+    #[command(flatten)]
+    pub inputs: JoinInputs,
+    /// Event-time column of the build side: orders versions that arrive together [default:
+    /// arrival order].
+    #[arg(long, value_name = "COL")]
+    pub build_time: Option<String>,
+    /// Options every command takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// The resolved inputs of a join: schemas, output header and the build side's width.
+struct Resolved {
+    probe: Schema,
+    build: Schema,
+    header: Vec<String>,
+    build_width: usize,
+}
+
+impl JoinInputs {
+    /// Opens both files, resolving `--on` and the time columns (a missing column is an error
+    /// listing the file's columns).
+    fn resolve(
+        &self,
+        probe_time: Option<&str>,
+        build_time: Option<&str>,
+    ) -> Result<Resolved, Error> {
+        let mut probe_key = Vec::new();
+        let mut build_key = Vec::new();
+        for pair in columns(&self.on) {
+            let (p, b) = pair.split_once('=').ok_or_else(|| {
+                Error::Usage(format!("--on: {pair:?} is not PROBE_COL=BUILD_COL"))
+            })?;
+            probe_key.push(p.trim().to_string());
+            build_key.push(b.trim().to_string());
+        }
+        let spec = |path: &str, key, time: Option<&str>| InputSpec {
+            path: path.to_string(),
+            key,
+            time: time.map(str::to_string),
+        };
+        let probe = Schema::open(&spec(&self.probe, probe_key, probe_time), 0)?;
+        let build = Schema::open(&spec(&self.build, build_key, build_time), 1)?;
+        let mut header = vec![OP_COLUMN.to_string()];
+        header.extend(probe.columns.iter().cloned());
+        for name in &build.columns {
+            let mut unique = name.clone();
+            let mut n = 0;
+            while header.contains(&unique) {
+                unique = format!("{name}{n}");
+                n += 1;
+            }
+            header.push(unique);
+        }
+        let build_width = build.columns.len();
+        Ok(Resolved {
+            probe,
+            build,
+            header,
+            build_width,
+        })
+    }
+
+    fn kind(&self) -> JoinKind {
+        if self.left {
+            JoinKind::Left
+        } else {
+            JoinKind::Inner
+        }
+    }
+}
+
+type Keyed<V> = (Vec<String>, V);
+
+/// The build side's versions: every row a version with `--build-append-only`.
+fn build_changes<'s>(
+    input: VecCollection<'s, SysTime, Record>,
+    append_only: bool,
+) -> VecCollection<'s, SysTime, Keyed<Change<TimedRow>>> {
+    input.map(move |r| {
+        let (key, mut change) = r.into_change();
+        if append_only {
+            change.kind = RowKind::Insert;
+        }
+        (key, change)
+    })
+}
+
+/// The output lines of joined changes: `op`, probe cells, build cells (or empty cells).
+fn joined_lines<'s>(
+    joined: VecCollection<'s, SysTime, Keyed<Joined<TimedRow, TimedRow>>>,
+    build_width: usize,
+) -> VecCollection<'s, SysTime, OutputLine> {
+    joined.flat_map(move |(_, c)| {
+        let (probe, build) = c.row;
+        let mut cells = probe.row;
+        match build {
+            Some(b) => cells.extend(b.row),
+            None => cells.extend(std::iter::repeat_n(None, build_width)),
+        }
+        OutputLine::change(&Change::new(c.seq, c.kind, cells), ChangelogMode::Retract)
+    })
+}
+
+/// Runs `dtemporal temporal-join`.
+pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> {
+    let inputs = &args.inputs;
+    let r = inputs.resolve(Some(&args.probe_time), Some(&args.build_time))?;
+    let (kind, mode, lateness) = (inputs.kind(), args.mode, args.lateness);
+    let append_only = inputs.build_append_only;
+    let (probe_schema, width) = (r.probe.clone(), r.build_width);
+    driver::run(
+        &args.common.run_options(cli)?,
+        [r.probe, r.build],
+        r.header,
+        move |[probe, build]| {
+            let probe = probe.map(Record::into_change);
+            let changes = build_changes(build, append_only);
+            let versions = versions_from_changelog(changes, |r: &TimedRow| r.time);
+            let arranged = arrange_versions(versions.clone(), "Build");
+            let no_residual = |_: &TimedRow, _: &TimedRow| true;
+            let (joined, rejected) = match mode {
+                ModeArg::Incremental => {
+                    let probe = arrange_probe(probe, |r: &TimedRow| r.time, "Probe");
+                    let joined = temporal_join(probe, arranged, kind, no_residual, "TemporalJoin");
+                    (joined, Vec::new())
+                }
+                ModeArg::Final => {
+                    let (probe_marks, build_marks) = match lateness {
+                        Some(ms) => (
+                            watermarks(
+                                probe.clone(),
+                                |(_, c): &Keyed<Change<TimedRow>>| c.row.time,
+                                move |max: &i64| max.saturating_sub(ms),
+                                "ProbeWatermarks",
+                            ),
+                            watermarks(
+                                versions,
+                                |(_, v): &Keyed<_>| v.time,
+                                move |max: &i64| max.saturating_sub(ms),
+                                "BuildWatermarks",
+                            ),
+                        ),
+                        None => (
+                            no_watermark(probe.clone(), "ProbeWatermarks"),
+                            no_watermark(versions, "BuildWatermarks"),
+                        ),
+                    };
+                    let out = temporal_join_final(
+                        probe,
+                        |r: &TimedRow| r.time,
+                        arranged,
+                        probe_marks,
+                        build_marks,
+                        kind,
+                        no_residual,
+                        "TemporalJoinFinal",
+                    );
+                    let schema = probe_schema.clone();
+                    let late = out
+                        .late
+                        .map(move |(_, r)| schema.error(r.seq, None, r.reason));
+                    (out.joined, vec![late])
+                }
+            };
+            Built {
+                output: joined_lines(joined, width),
+                rejected,
+                ignored: Vec::new(),
+            }
+        },
+    )
+}
+
+/// Runs `dtemporal lookup-join`.
+pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Error> {
+    let inputs = &args.inputs;
+    let r = inputs.resolve(None, args.build_time.as_deref())?;
+    let (kind, append_only, width) = (inputs.kind(), inputs.build_append_only, r.build_width);
+    driver::run(
+        &args.common.run_options(cli)?,
+        [r.probe, r.build],
+        r.header,
+        move |[probe, build]| {
+            let probe = probe.map(Record::into_change);
+            let changes = build_changes(build, append_only);
+            let versions = versions_from_changelog(changes, |r: &TimedRow| r.time);
+            let arranged = arrange_versions(versions, "Build");
+            let joined = lookup_join(probe, arranged, kind, |_, _| true, "LookupJoin");
+            Built {
+                output: joined_lines(joined, width),
+                rejected: Vec::new(),
+                ignored: Vec::new(),
+            }
+        },
+    )
+}

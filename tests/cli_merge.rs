@@ -1,0 +1,108 @@
+//! `dtemporal merge` on cases C01 (Fluss versioned), C07 (Paimon deduplicate with
+//! `sequence.field`) and an invalid configuration of C02.
+
+mod common;
+
+use common::{data, dtemporal, output_of};
+
+const VERSIONED: [&str; 4] = [
+    "--option",
+    "'table.merge-engine' = 'versioned'",
+    "--option",
+    "table.merge-engine.versioned.ver-column=ts",
+];
+
+#[test]
+fn c01_versioned_changelog() {
+    let input = data("c01_versioned_writes.csv");
+    let mut args = vec!["merge", "--input", &input, "--key", "a"];
+    args.extend_from_slice(&VERSIONED);
+    assert_eq!(
+        output_of(&args),
+        "op,a,b,ts\n+I,1,v1,1000\n-U,1,v1,1000\n+U,1,v3,2000\n"
+    );
+    args.extend_from_slice(&["--emit", "final", "-w", "2", "--epoch-bytes", "1"]);
+    assert_eq!(output_of(&args), "a,b,ts\n1,v3,2000\n");
+}
+
+#[test]
+fn c07_deduplicate_with_sequence_field() {
+    let input = data("c07_dedup_writes.csv");
+    let args = ["merge", "--input", &input, "--key", "pk", "--emit", "final"];
+    let with = |extra: &[&str]| output_of(&[&args[..], extra].concat());
+    assert_eq!(
+        with(&["--option", "sequence.field=ts"]),
+        "pk,v,ts\n1,c,10\n2,q,3\n"
+    );
+    let ignore_delete = [
+        "--option",
+        "'sequence.field'='ts'",
+        "--option",
+        "ignore-delete = true",
+        "-w",
+        "2",
+        "--epoch-bytes",
+        "8",
+    ];
+    let run = dtemporal(&[&args[..], &ignore_delete].concat());
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "pk,v,ts\n1,c,10\n2,q,3\n3,n,1\n",
+            "dtemporal: 2 row(s) ignored: -D write on the deduplicate merge engine\n"
+        )
+    );
+    assert_eq!(with(&[]), "pk,v,ts\n2,q,3\n3,n,1\n");
+}
+
+#[test]
+fn c02_invalid_configuration_exits_2() {
+    let input = data("c01_versioned_writes.csv");
+    let run = dtemporal(&[
+        "merge",
+        "--input",
+        &input,
+        "--key",
+        "a",
+        "--option",
+        "'table.merge-engine'='versioned'",
+    ]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert!(
+        run.stderr.contains(
+            "'table.merge-engine.versioned.ver-column' must be set for versioned merge engine."
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = dtemporal(&[
+        "merge",
+        "--input",
+        &input,
+        "--key",
+        "a",
+        "--option",
+        "merge-engine=nope",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("valid choices"), "{}", run.stderr);
+}
+
+#[test]
+fn ignored_writes_are_counted_not_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("writes.csv");
+    std::fs::write(&input, "op,a,b,ts\n+I,1,v1,1000\n-D,1,v1,1000\n").unwrap();
+    let mut args = vec!["merge", "--input", input.to_str().unwrap(), "--key", "a"];
+    args.extend_from_slice(&VERSIONED);
+    let run = dtemporal(&args);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "op,a,b,ts\n+I,1,v1,1000\n",
+            "dtemporal: 1 row(s) ignored: -D write on the versioned merge engine\n"
+        )
+    );
+}
