@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 
 use differential_dataflow::operators::arrange::Arranged;
-use differential_dataflow::trace::cursor::cursor_list;
-use differential_dataflow::trace::{Cursor, TraceReader};
+use differential_dataflow::trace::TraceReader;
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
 use timely::dataflow::channels::pact::{Exchange, Pipeline};
 use timely::dataflow::operators::{CapabilitySet, Operator};
 use timely::progress::Antichain;
 
 use super::{join_row, JoinKind, Joined};
+use crate::version::cursor::VersionCursor;
 use crate::version::VersionTrace;
 use crate::{Change, SysTime};
 
@@ -98,26 +98,11 @@ where
                     let cap = caps.delayed(&now);
                     let mut session = output.session(&cap);
                     let batches = trace.batches_through(ack.borrow());
-                    let (mut cur, sto) = cursor_list(batches.expect("build trace readable"));
+                    let mut reader = VersionCursor::new(batches.expect("build trace readable"));
                     for (k, change, diff) in rows {
-                        cur.seek_key(&sto, &k);
-                        let mut version = None;
-                        if cur.get_key(&sto) == Some(&k) {
-                            cur.rewind_vals(&sto);
-                            while let Some(val) = cur.get_val(&sto) {
-                                let mut count = 0;
-                                cur.map_times(&sto, |t, d| {
-                                    if *t <= now {
-                                        count += *d;
-                                    }
-                                });
-                                if count != 0 {
-                                    version = Some(val.2.clone());
-                                    break;
-                                }
-                                cur.step_val(&sto);
-                            }
-                        }
+                        // The key's first value present at `now` is its current version.
+                        reader.seek_key(&k);
+                        let version = reader.next_present(now).map(|v| v.2.clone());
                         if let Some(row) = join_row(kind, &residual, &change, version.as_ref()) {
                             session.give(((k, row), now, diff));
                         }

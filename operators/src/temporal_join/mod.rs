@@ -37,7 +37,6 @@
 //!
 //! All three are deterministic across worker counts and epoch batching (ties by `seq`).
 
-mod cursor;
 mod final_mode;
 mod lookup;
 mod operator;

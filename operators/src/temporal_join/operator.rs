@@ -12,8 +12,8 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Operator};
 use timely::progress::Antichain;
 
-use super::cursor::VersionReader;
 use super::{join_row, JoinKind, Joined, ProbeTrace};
+use crate::version::cursor::VersionCursor;
 use crate::version::{seek_target, VersionTrace, VersionVal};
 use crate::{Change, Seq, SysTime};
 
@@ -162,7 +162,7 @@ where
                         let probes = probe_trace.batches_through(probe_ack.borrow());
                         let builds = build_trace.batches_through(build_ack.borrow());
                         let (mut pc, ps) = cursor_list(probes.expect("probe trace readable"));
-                        let mut reader = VersionReader::new(builds.expect("build trace readable"));
+                        let mut reader = VersionCursor::new(builds.expect("build trace readable"));
                         let Work {
                             mut probes,
                             mut builds,
@@ -244,13 +244,8 @@ where
                                 let mut version = None;
                                 if has_versions {
                                     reader.seek_key(&key);
-                                    reader.seek_val(&key, &seek_target(t.clone()));
-                                    while let Some((val, _, count)) = reader.next(&key, now) {
-                                        if count != 0 {
-                                            version = Some(val.2);
-                                            break;
-                                        }
-                                    }
+                                    reader.seek_val(&seek_target(t.clone()));
+                                    version = reader.next_present(now).map(|v| v.2.clone());
                                 }
                                 if let Some(row) =
                                     join_row(kind, &residual, change, version.as_ref())
@@ -295,8 +290,8 @@ where
 ///
 /// Scans the versions newer than `newest` (the forward-only cursors start at the newest), then
 /// down to the first version below `t_min` present before `now` and the first present at `now`.
-fn read_versions<K, E, B, C>(
-    reader: &mut VersionReader<C>,
+fn read_versions<K, E, B>(
+    reader: &mut VersionCursor<K, E, B>,
     key: &K,
     now: SysTime,
     t_min: &E,
@@ -304,33 +299,38 @@ fn read_versions<K, E, B, C>(
     out: &mut Vec<Read<E, B>>,
 ) -> Option<E>
 where
-    K: Ord + 'static,
+    K: ExchangeData,
     E: ExchangeData,
     B: ExchangeData,
-    C: for<'a> Cursor<
-        Key<'a> = &'a K,
-        Val<'a> = &'a VersionVal<E, B>,
-        TimeGat<'a> = &'a SysTime,
-        DiffGat<'a> = &'a isize,
-    >,
 {
     out.clear();
     reader.seek_key(key);
     let mut next = None;
     let (mut old_below, mut new_below) = (false, false);
-    while let Some(((Reverse(time), Reverse(seq), row), old, new)) = reader.next(key, now) {
-        if (&time, seq) > (&newest.0, newest.1) {
+    loop {
+        let (mut old, mut new) = (0, 0);
+        let Some((Reverse(time), Reverse(seq), row)) = reader.next_val(|t, d| {
+            if *t < now {
+                old += d;
+            }
+            if *t <= now {
+                new += d;
+            }
+        }) else {
+            break;
+        };
+        if (time, seq) > (&newest.0, &newest.1) {
             if new != 0 {
-                next = Some(time);
+                next = Some(time.clone());
             }
             continue;
         }
-        if time < *t_min {
+        if time < t_min {
             old_below |= old != 0;
             new_below |= new != 0;
         }
         if old != 0 || new != 0 {
-            out.push((time, seq, row, old, new));
+            out.push((time.clone(), *seq, row.clone(), old, new));
         }
         if old_below && new_below {
             break;

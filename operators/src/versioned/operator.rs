@@ -13,63 +13,19 @@ use std::cmp::Reverse;
 use differential_dataflow::consolidation::{consolidate, consolidate_updates};
 use differential_dataflow::operators::arrange::Arranged;
 use differential_dataflow::trace::cursor::cursor_list;
-use differential_dataflow::trace::{BatchCursor, Cursor, Navigable, TraceReader};
+use differential_dataflow::trace::{Cursor, TraceReader};
 use differential_dataflow::{AsCollection, ExchangeData, VecCollection};
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Operator};
 use timely::progress::Antichain;
 
 use super::HistoryRow;
-use crate::version::{seek_target, VersionSpine, VersionTrace, VersionVal};
+use crate::version::cursor::VersionCursor;
+use crate::version::{seek_target, VersionTrace, VersionVal};
 use crate::SysTime;
 
-/// A batch of a versions trace.
-type VersionBatch<K, E, V> = <VersionSpine<K, E, V> as TraceReader>::Batch;
 /// A new update of the current key: `(value, system time, diff)`.
 type Fresh<E, V> = (VersionVal<E, V>, SysTime, isize);
-
-/// The trace's batches, each with its own cursor, and which of them hold the current key.
-///
-/// We do not use DD's `CursorList` here: its `seek_val` moves every batch cursor, including
-/// those positioned past the current key (and panics on an exhausted one), so we seek only the
-/// cursors at the current key. A trace has O(log n) batches.
-struct Prior<K, E, V>
-where
-    K: ExchangeData,
-    E: ExchangeData,
-    V: ExchangeData,
-{
-    cursors: Vec<BatchCursor<VersionSpine<K, E, V>>>,
-    batches: Vec<VersionBatch<K, E, V>>,
-    at_key: Vec<usize>,
-}
-
-impl<K, E, V> Prior<K, E, V>
-where
-    K: ExchangeData,
-    E: ExchangeData,
-    V: ExchangeData,
-{
-    fn new(batches: Vec<VersionBatch<K, E, V>>) -> Self {
-        let cursors = batches.iter().map(|b| b.cursor()).collect();
-        Prior {
-            cursors,
-            batches,
-            at_key: Vec::new(),
-        }
-    }
-
-    /// Moves every cursor forward to `key` (keys must be sought in increasing order).
-    fn seek_key(&mut self, key: &K) {
-        self.at_key.clear();
-        for (i, (cur, batch)) in self.cursors.iter_mut().zip(&self.batches).enumerate() {
-            cur.seek_key(batch, key);
-            if cur.get_key(batch) == Some(key) {
-                self.at_key.push(i);
-            }
-        }
-    }
-}
 
 /// The versions of one key as of one system time: the prior trace plus new updates up to `at`.
 pub(super) struct KeyView<'a, K, E, V>
@@ -78,8 +34,8 @@ where
     E: ExchangeData,
     V: ExchangeData,
 {
-    /// The trace's batch cursors, positioned at the key.
-    prior: &'a mut Prior<K, E, V>,
+    /// The trace's batches, positioned at the key.
+    prior: &'a mut VersionCursor<K, E, V>,
     /// The key's new updates, sorted by value then time, consolidated.
     fresh: &'a [Fresh<E, V>],
     /// New updates at system times `<= at` count; `None`: none do (the state before them).
@@ -108,40 +64,24 @@ where
         from: Option<&VersionVal<E, V>>,
         mut visit: impl FnMut(&VersionVal<E, V>) -> bool,
     ) {
-        let Prior {
-            cursors,
-            batches,
-            at_key,
-        } = &mut *self.prior;
-        for &b in at_key.iter() {
-            let (cur, batch) = (&mut cursors[b], &batches[b]);
-            cur.rewind_vals(batch);
-            if let Some(from) = from {
-                cur.seek_val(batch, from);
-            }
+        let prior = &mut *self.prior;
+        prior.rewind_vals();
+        if let Some(from) = from {
+            prior.seek_val(from);
         }
         let fresh = self.fresh;
         let mut i = from.map_or(0, |from| fresh.partition_point(|(v, _, _)| v < from));
         loop {
-            // The least value among the batches at the key and the new updates.
-            let mut least = fresh.get(i).map(|(v, _, _)| v);
-            for &b in at_key.iter() {
-                let (cur, batch) = (&cursors[b], &batches[b]);
-                if let Some(v) = cur.get_val(batch) {
-                    least = Some(least.map_or(v, |l| l.min(v)));
-                }
-            }
-            let Some(val) = least else {
-                return;
-            };
+            // The least value among the trace's batches and the new updates.
+            let next_fresh = fresh.get(i).map(|(v, _, _)| v);
             let mut count = 0isize;
-            for &b in at_key.iter() {
-                let (cur, batch) = (&mut cursors[b], &batches[b]);
-                if cur.get_val(batch) == Some(val) {
-                    cur.map_times(batch, |_t, d| count += *d);
-                    cur.step_val(batch);
-                }
-            }
+            let val = match next_fresh {
+                Some(f) if prior.get_val().is_none_or(|p| f < p) => f,
+                _ => match prior.next_val(|_t, d| count += d) {
+                    Some(p) => p,
+                    None => return,
+                },
+            };
             while let Some((_, t, d)) = fresh.get(i).filter(|(v, _, _)| v == val) {
                 if self.at.is_some_and(|at| *t <= at) {
                     count += *d;
@@ -205,7 +145,7 @@ where
                     let (mut bcur, bsto) = cursor_list(batches);
                     // The physical compaction frontier is `lower`: a clean cut.
                     let prior = trace.batches_through(lower.borrow()).expect("clean cut");
-                    let mut prior = Prior::new(prior);
+                    let mut prior = VersionCursor::new(prior);
                     while let Some(key) = bcur.get_key(&bsto) {
                         fresh.clear();
                         while let Some(val) = bcur.get_val(&bsto) {

@@ -13,6 +13,8 @@
 //! key's history. The arrangement is exchanged by the key's hash, so all versions of a key live
 //! on one worker.
 
+pub(crate) mod cursor;
+
 use std::cmp::Reverse;
 
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
