@@ -105,6 +105,14 @@ const CASES: &[Case] = &[
         stdout: "op,id,t,v\n+I,a,1,\"5'6\"\"\"\n+I,b,2,y\n",
     },
     Case {
+        name: "an unterminated quote after a stray one is still reported",
+        files: &[("in.csv", b"id,t,v\na,1,x\"y\nb,2,\"open\n")],
+        via: Via::Cli(DEDUP),
+        code: 1,
+        stderr: &["in.csv:3: unterminated quoted field (the quote opened on line 3)\n"],
+        stdout: "op,id,t,v\n+I,a,1,\"x\"\"y\"\n",
+    },
+    Case {
         name: "quoted newline and CRLF line ends keep line numbers",
         files: &[("in.csv", b"id,t,v\r\na,1,\"two\r\nlines\"\r\nb,x,y\r\n")],
         via: Via::Cli(DEDUP),
@@ -300,7 +308,7 @@ const CASES: &[Case] = &[
         files: &[("in.csv", b"id,t,v\n")],
         via: Via::Cli(&["dedup", "--input", "in.csv", "--kye", "id", "--time", "t"]),
         code: 2,
-        stderr: &["unexpected argument '--kye'", "a similar argument exists: '--key'"],
+        stderr: &["unexpected argument '--kye' found", "tip: a similar argument exists"],
         stdout: "",
     },
     Case {
