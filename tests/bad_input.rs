@@ -194,6 +194,14 @@ const CASES: &[Case] = &[
         stdout: "op,id,t,v\n+I,f,7,x\n",
     },
     Case {
+        name: "event time with a multi-byte character in its offset (a panic found by fuzzing)",
+        files: &[("in.csv", "id,t,v\na,2024-01-01T10:00+€1,x\nb,1,y\n".as_bytes())],
+        via: Via::Cli(DEDUP),
+        code: 1,
+        stderr: &["in.csv:2:2: column \"t\": invalid event time \"2024-01-01T10:00+€1\": bad UTC offset \"+€1\"\n"],
+        stdout: "op,id,t,v\n+I,b,1,y\n",
+    },
+    Case {
         name: "extreme event times join without overflow",
         files: &[
             (
