@@ -41,7 +41,10 @@ pub fn check_csv(data: &[u8]) {
     let columns: Vec<&String> = names.iter().filter(|n| *n != "op").collect();
     let spec = InputSpec {
         path: "fuzz.csv".to_string(),
-        key: columns.first().map(|c| vec![c.to_string()]).unwrap_or_default(),
+        key: columns
+            .first()
+            .map(|c| vec![c.to_string()])
+            .unwrap_or_default(),
         time: columns.get(1).map(|c| c.to_string()),
     };
     let Ok(schema) = Schema::new(&spec, 0, names.clone()) else {

@@ -637,7 +637,10 @@ fn cells(row: &Row) -> String {
 type Outcome<V> = Result<(u64, Change<V>), (u64, String)>;
 
 /// Splits outcomes sorted by `(seq, kind)` into changelog lines and refused rows.
-fn split_outcomes<V>(outcomes: Vec<Outcome<V>>, row: impl Fn(&V) -> &Row) -> (Vec<String>, Vec<(u64, String)>) {
+fn split_outcomes<V>(
+    outcomes: Vec<Outcome<V>>,
+    row: impl Fn(&V) -> &Row,
+) -> (Vec<String>, Vec<(u64, String)>) {
     let mut lines = Vec::new();
     let mut refused = Vec::new();
     for o in outcomes {
@@ -654,7 +657,10 @@ fn api_dedup(dir: &Path) -> Run {
     let (schema, records, malformed) = read(dir, "id", Some("t"));
     let rows: Vec<_> = records.into_iter().map(Record::into_change).collect();
     let outcomes = on_workers(&rows, |c| {
-        let merged = c.deduplicate(DedupConfig::new(Keep::Last, DedupOrder::EventTime), |r: &TimedRow| r.time);
+        let merged = c.deduplicate(
+            DedupConfig::new(Keep::Last, DedupOrder::EventTime),
+            |r: &TimedRow| r.time,
+        );
         let ok = merged.changelog.map(|(_, c)| Ok((c.seq, c)));
         let refused = merged.rejected.map(|(_, r)| Err((r.seq, r.reason)));
         ok.concat(refused)
@@ -674,23 +680,50 @@ fn api_versioned_retract_absent(dir: &Path) -> Run {
     let (schema, records, malformed) = read(dir, "id", Some("t"));
     let never = (
         vec!["z".to_string()],
-        Version::row(0, 99, TimedRow { time: 0, seq: 99, row: vec![Some("z".into())] }),
+        Version::row(
+            0,
+            99,
+            TimedRow {
+                time: 0,
+                seq: 99,
+                row: vec![Some("z".into())],
+            },
+        ),
     );
     // (versions, retracted?): the changelog's versions are inserted, `never` is retracted.
     let rows: Vec<_> = records
         .into_iter()
         .map(|r| (r.into_change(), None))
-        .chain([((vec![], Change::new(0, RowKind::Delete, TimedRow { time: 0, seq: 0, row: vec![] })), Some(never))])
+        .chain([(
+            (
+                vec![],
+                Change::new(
+                    0,
+                    RowKind::Delete,
+                    TimedRow {
+                        time: 0,
+                        seq: 0,
+                        row: vec![],
+                    },
+                ),
+            ),
+            Some(never),
+        )])
         .collect();
     let table = on_workers(&rows, |c| {
-        let changes = c.clone().flat_map(|(change, never)| never.is_none().then_some(change));
+        let changes = c
+            .clone()
+            .flat_map(|(change, never)| never.is_none().then_some(change));
         let retracted = c.flat_map(|(_, never)| never).negate();
         let versions = versions_from_changelog(changes, |r: &TimedRow| r.time).concat(retracted);
         VersionedTable::new(versions, "Versions")
             .as_of(10)
             .map(|(_, r)| (r.seq, r.row))
     });
-    let lines = table.iter().map(|(_, row)| format!("{}\n", cells(row))).collect();
+    let lines = table
+        .iter()
+        .map(|(_, row)| format!("{}\n", cells(row)))
+        .collect();
     report(&schema, lines, Vec::new(), malformed)
 }
 
@@ -699,7 +732,10 @@ fn api_merge_deduplicate(dir: &Path) -> Run {
     let (schema, records, malformed) = read(dir, "id", None);
     let options = [parse_option("merge-engine=deduplicate").unwrap()];
     let engine = merge_engine_from_options(&options, &schema.columns, &["id".to_string()]).unwrap();
-    let rows: Vec<_> = records.into_iter().map(|r| (r.key, Change::new(r.seq, r.kind, r.row))).collect();
+    let rows: Vec<_> = records
+        .into_iter()
+        .map(|r| (r.key, Change::new(r.seq, r.kind, r.row)))
+        .collect();
     let mut outcomes = on_workers(&rows, move |c| {
         let merged = merge_engine(c, engine.clone());
         let ok = merged.changelog.map(|(_, c)| Ok((c.seq, c)));
@@ -733,7 +769,10 @@ fn closed_stdout_is_not_an_error() {
         drop(child.stdout.take());
         let out = child.wait_with_output().unwrap();
         assert_eq!(
-            (out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()),
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).as_ref()
+            ),
             (Some(0), ""),
             "{args:?}"
         );

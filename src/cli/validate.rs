@@ -104,7 +104,9 @@ impl Checker {
                 if kind != RowKind::UpdateAfter {
                     problems.push((
                         *line,
-                        format!("-U not followed by +U (the key's next change is {kind} on line {at})"),
+                        format!(
+                            "-U not followed by +U (the key's next change is {kind} on line {at})"
+                        ),
                     ));
                 }
                 true
@@ -169,13 +171,19 @@ impl Checker {
         if let Some(state) = state {
             self.state.insert(r.key, state);
         }
-        self.findings
-            .extend(problems.into_iter().map(|(line, p)| (line, format!("key={key}: {p}"))));
+        self.findings.extend(
+            problems
+                .into_iter()
+                .map(|(line, p)| (line, format!("key={key}: {p}"))),
+        );
     }
 
     /// The first column (other than the event time) where `retracted` differs from `live`.
     fn difference(&self, live: &Row, retracted: &Row) -> Option<String> {
-        let cell = |c: &Option<String>| c.as_deref().map_or("NULL".to_string(), |s| format!("{s:?}"));
+        let cell = |c: &Option<String>| {
+            c.as_deref()
+                .map_or("NULL".to_string(), |s| format!("{s:?}"))
+        };
         (0..live.len())
             .filter(|&i| Some(i) != self.time)
             .find(|&i| live[i] != retracted[i])
