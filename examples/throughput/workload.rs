@@ -115,7 +115,7 @@ pub fn event(stream: Stream, i: u64, keys: u64) -> Event3 {
 pub fn version(i: u64, keys: u64) -> (u64, i64, Option<u64>) {
     let e = event(Stream::Versions, i, keys);
     let d = draw(Stream::Versions, i);
-    (e.key, e.time, (d[3] % 10 != 0).then_some(e.payload))
+    (e.key, e.time, (!d[3].is_multiple_of(10)).then_some(e.payload))
 }
 
 /// The event time the as-of snapshot is read at: 90% into the span.
