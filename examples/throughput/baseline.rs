@@ -83,7 +83,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
     let mut digest = Digest::default();
     let keys = shape.keys();
     let keyed = |stream: Stream, keys: u64| {
-        move |range: Range<u64>, out: &mut Vec<(u64, workload::Event3)>| {
+        move |range: Range<u64>, out: &mut Vec<(u64, workload::KeyedRow)>| {
             out.extend(range.map(|i| (i, workload::event(stream, i, keys))))
         }
     };

@@ -91,7 +91,7 @@ pub fn share(range: Range<u64>, index: usize, peers: usize) -> impl Iterator<Ite
 
 /// A keyed event row: the key, its event time (ms) and a small payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Event3 {
+pub struct KeyedRow {
     /// The key.
     pub key: u64,
     /// Event time in ms.
@@ -101,9 +101,9 @@ pub struct Event3 {
 }
 
 /// Row `i` of a keyed stream over `keys` keys.
-pub fn event(stream: Stream, i: u64, keys: u64) -> Event3 {
+pub fn event(stream: Stream, i: u64, keys: u64) -> KeyedRow {
     let d = draw(stream, i);
-    Event3 {
+    KeyedRow {
         key: d[0] % keys,
         time: BASE_MS + i as i64 - (d[1] % JITTER_MS as u64) as i64,
         payload: d[2] % PAYLOADS,
@@ -115,7 +115,11 @@ pub fn event(stream: Stream, i: u64, keys: u64) -> Event3 {
 pub fn version(i: u64, keys: u64) -> (u64, i64, Option<u64>) {
     let e = event(Stream::Versions, i, keys);
     let d = draw(Stream::Versions, i);
-    (e.key, e.time, (!d[3].is_multiple_of(10)).then_some(e.payload))
+    (
+        e.key,
+        e.time,
+        (!d[3].is_multiple_of(10)).then_some(e.payload),
+    )
 }
 
 /// The event time the as-of snapshot is read at: 90% into the span.
