@@ -6,10 +6,10 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::ops::Range;
-use std::time::{Duration, Instant};
 
 use differential_temporal::operators::RowKind;
 
+use crate::clock::Stopwatch;
 use crate::report::{kind_code, Digest};
 use crate::workload::{self, Shape, Stream};
 use crate::Op;
@@ -18,8 +18,8 @@ use crate::Op;
 pub struct Base {
     /// Digest of its output records.
     pub digest: Digest,
-    /// Seconds of the timed part (the fold; generation excluded).
-    pub seconds: f64,
+    /// Wall-clock and CPU time of the timed part (the fold; generation excluded).
+    pub clock: Stopwatch,
     /// Distinct keys it kept state for (for the live-state estimate).
     pub keys: u64,
 }
@@ -66,16 +66,16 @@ fn timed<D>(
     shape: &Shape,
     generate: impl Fn(Range<u64>, &mut Vec<D>),
     mut fold: impl FnMut(&[D]),
-) -> f64 {
-    let (mut rows, mut busy) = (Vec::new(), Duration::ZERO);
+) -> Stopwatch {
+    let (mut rows, mut clock) = (Vec::new(), Stopwatch::default());
     for range in shape.epochs() {
         rows.clear();
         generate(range, &mut rows);
-        let start = Instant::now();
+        clock.start();
         fold(&rows);
-        busy += start.elapsed();
+        clock.stop();
     }
-    busy.as_secs_f64()
+    clock
 }
 
 /// Runs the baseline of `op` over `shape`'s rows.
@@ -97,7 +97,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
             let mut out = |k: u64, seq, kind, (order, payload)| {
                 digest.add([k, seq, kind_code(kind), order, payload], 1)
             };
-            let seconds = timed(&shape, keyed(stream, keys), |rows| {
+            let clock = timed(&shape, keyed(stream, keys), |rows| {
                 for (i, e) in rows {
                     state.apply(e.key, *i, (e.time as u64, e.payload), &mut out);
                 }
@@ -105,7 +105,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
             let keys = state.kept.len() as u64;
             Base {
                 digest,
-                seconds,
+                clock,
                 keys,
             }
         }
@@ -115,7 +115,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
                 digest.add([bidder, auction, seq, kind_code(kind), date_time, price], 1)
             };
             let generate = |range, out: &mut Vec<_>| workload::bid_share(range, 0, 1, out);
-            let seconds = timed(&shape, generate, |rows| {
+            let clock = timed(&shape, generate, |rows| {
                 for (i, b) in rows {
                     let row = (b.date_time, b.price);
                     state.apply((b.bidder, b.auction), *i, row, &mut out);
@@ -124,7 +124,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
             let keys = state.kept.len() as u64;
             Base {
                 digest,
-                seconds,
+                clock,
                 keys,
             }
         }
@@ -138,7 +138,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
                     (time, rate)
                 })
                 .collect();
-            let seconds = timed(&shape, keyed(Stream::Probe, shape.build_keys()), |rows| {
+            let clock = timed(&shape, keyed(Stream::Probe, shape.build_keys()), |rows| {
                 for (i, e) in rows {
                     let start = e.key as usize * per_key;
                     let versions = &build[start..start + per_key];
@@ -151,7 +151,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
             });
             Base {
                 digest,
-                seconds,
+                clock,
                 keys: shape.build_keys(),
             }
         }
@@ -162,7 +162,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
             let generate = |range: Range<u64>, out: &mut Vec<_>| {
                 out.extend(range.map(|i| (i, workload::version(i, keys))))
             };
-            let seconds = timed(&shape, generate, |rows| {
+            let clock = timed(&shape, generate, |rows| {
                 for (seq, (key, time, row)) in rows {
                     if *time <= at {
                         let v = valid.entry(*key).or_insert((*time, *seq, *row));
@@ -172,15 +172,17 @@ pub fn run(op: Op, shape: Shape) -> Base {
                     }
                 }
             });
-            let start = Instant::now();
+            let mut clock = clock;
+            clock.start();
             for (key, (_, _, row)) in &valid {
                 if let Some(row) = row {
                     digest.add([*key, *row], 1);
                 }
             }
+            clock.stop();
             Base {
                 digest,
-                seconds: seconds + start.elapsed().as_secs_f64(),
+                clock,
                 keys: valid.len() as u64,
             }
         }

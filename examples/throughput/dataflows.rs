@@ -5,14 +5,14 @@
 //! while the worker feeds its rows, advances its input and steps the dataflow until the probe
 //! has passed the epoch. Epoch 0 is reserved for state loaded before the clock (the temporal
 //! join's build side); the input is closed after the last epoch and the dataflow run to
-//! completion (timed: final-mode rows fire then). `seconds` is the largest per-worker total.
+//! completion (timed: final-mode rows fire then). `seconds` is the largest per-worker total,
+//! `cpu_seconds` the workers' on-CPU time in the same sections, summed.
 //! Every output record (and every refused row) is folded into a [`Digest`] by the sink.
 
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
 
 use differential_dataflow::input::{Input, InputSession};
 use differential_dataflow::{Data, ExchangeData, VecCollection};
@@ -29,6 +29,7 @@ use differential_temporal::operators::{
 };
 use timely::dataflow::ProbeHandle;
 
+use crate::clock::Stopwatch;
 use crate::report::{kind_code, Digest, REFUSED};
 use crate::workload::{self, share, Shape, Stream, JITTER_MS};
 use crate::Op;
@@ -37,8 +38,10 @@ use crate::Op;
 pub struct Run {
     /// Digest of every output record, from all workers.
     pub digest: Digest,
-    /// Wall-clock seconds of the timed part.
+    /// Wall-clock seconds of the timed part (the slowest worker's).
     pub seconds: f64,
+    /// CPU seconds of the timed part, summed over the workers.
+    pub cpu_seconds: f64,
 }
 
 /// Where a dataflow's outputs go: digested, and tracked by the probe the driver steps on.
@@ -250,27 +253,27 @@ where
         input.advance_to(1);
         input.flush();
         worker.step_while(|| sink.probe.less_than(&1));
-        let (mut rows, mut busy) = (Vec::new(), Duration::ZERO);
+        let (mut rows, mut clock) = (Vec::new(), Stopwatch::default());
         for (epoch, range) in shape.epochs().enumerate() {
             generate(range, index, peers, &mut rows);
             barrier.wait();
-            let start = Instant::now();
+            clock.start();
             for row in rows.drain(..) {
                 input.insert(row);
             }
             input.advance_to(epoch as SysTime + 2);
             input.flush();
             worker.step_while(|| sink.probe.less_than(input.time()));
-            busy += start.elapsed();
+            clock.stop();
         }
-        let start = Instant::now();
+        clock.start();
         drop(input);
         while worker.step() {}
-        busy += start.elapsed();
-        (sink.digest.take(), busy)
+        clock.stop();
+        (sink.digest.take(), clock)
     })
     .expect("timely workers start");
-    let results: Vec<(Digest, Duration)> = guards
+    let results: Vec<(Digest, Stopwatch)> = guards
         .join()
         .into_iter()
         .map(|r| r.expect("worker finished"))
@@ -281,7 +284,8 @@ where
             .fold(Digest::default(), |a, (d, _)| a.merge(*d)),
         seconds: results
             .iter()
-            .map(|(_, t)| t.as_secs_f64())
+            .map(|(_, c)| c.wall.as_secs_f64())
             .fold(0.0, f64::max),
+        cpu_seconds: results.iter().map(|(_, c)| c.cpu.as_secs_f64()).sum(),
     }
 }

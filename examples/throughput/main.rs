@@ -14,10 +14,15 @@
 //!
 //! ```text
 //! op=<name> workers=<W> rows=<N> seconds=<s> rows_per_s=<r> baseline_rows_per_s=<b> ratio=<r/b> peak_rss_mb=<m>
-//! # op=<name> workers=<W> live_state_mb=<raw bytes of the live state> rss_over_live=<m / live> (<formula>)
+//! # op=<name> workers=<W> cpu_seconds=<c> rows_per_cpu_s=<N/c> baseline_rows_per_cpu_s=<..> cpu_ratio=<..> live_state_mb=<l> rss_over_live=<m/l> output_records=<..> (live state: <formula>)
 //! ```
 //!
 //! On a mismatch it prints an error and exits 1 (and so does the parent).
+//!
+//! The comment line gives what the report line cannot: on-CPU time ([`clock`]; the rates per
+//! CPU-second hardly depend on how loaded the machine is, but with several workers they
+//! include workers spinning while they wait for each other) and the raw bytes of the live
+//! state ([`rss::live_state`]) beside the peak RSS.
 //!
 //! # Workloads (fixed seed, [`workload`])
 //!
@@ -56,6 +61,7 @@
 //!   1`), the library's dedup as above. Baseline: the `HashMap` fold.
 
 mod baseline;
+mod clock;
 mod dataflows;
 mod report;
 mod rss;
@@ -213,15 +219,23 @@ fn child(op: Op, workers: usize, shape: Shape) -> ExitCode {
         workers,
         rows: shape.rows,
         seconds: run.seconds,
-        baseline_seconds: base.seconds,
+        baseline_seconds: base.clock.wall.as_secs_f64(),
         peak_rss_mb,
     };
     let (live, formula) = rss::live_state(op, &shape, base.keys);
     let live_mb = live as f64 / (1024.0 * 1024.0);
     println!("{line}");
+    let base_cpu = base.clock.cpu.as_secs_f64();
+    let per_cpu = |seconds: f64| shape.rows as f64 / seconds;
     println!(
-        "# op={} workers={workers} live_state_mb={live_mb:.1} rss_over_live={:.2} output_records={} ({formula})",
+        "# op={} workers={workers} cpu_seconds={:.3} rows_per_cpu_s={:.0} \
+         baseline_rows_per_cpu_s={:.0} cpu_ratio={:.3} live_state_mb={live_mb:.1} \
+         rss_over_live={:.2} output_records={} (live state: {formula})",
         op.name(),
+        run.cpu_seconds,
+        per_cpu(run.cpu_seconds),
+        per_cpu(base_cpu),
+        base_cpu / run.cpu_seconds,
         peak_rss_mb / live_mb,
         run.digest.records,
     );
