@@ -1,0 +1,190 @@
+//! The baselines: plain sequential Rust on one thread, over the same rows in the same order
+//! (generated epoch by epoch with the clock stopped, exactly as the workers generate them),
+//! producing the same output records into a [`Digest`].
+
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::ops::Range;
+
+use differential_temporal::operators::RowKind;
+
+use crate::clock::Stopwatch;
+use crate::report::{kind_code, Digest};
+use crate::workload::{self, Shape, Stream};
+use crate::Op;
+
+/// A baseline's result.
+pub struct Base {
+    /// Digest of its output records.
+    pub digest: Digest,
+    /// Wall-clock and CPU time of the timed part (the fold; generation excluded).
+    pub clock: Stopwatch,
+    /// Distinct keys it kept state for (for the live-state estimate).
+    pub keys: u64,
+}
+
+/// Keep-last per key by an order (event time or version), ties to the later row: the rule of
+/// dedup keep-last by event time (A7) and of the Fluss `versioned` merge engine (C1).
+struct KeepLast<K> {
+    kept: HashMap<K, (u64, u64)>,
+}
+
+impl<K: Hash + Eq + Copy> KeepLast<K> {
+    fn new() -> Self {
+        KeepLast {
+            kept: HashMap::new(),
+        }
+    }
+
+    /// Applies row `seq` = `(order, payload)` of `key`; reports each changelog record as
+    /// `(key, seq, kind, order, payload)`.
+    fn apply(
+        &mut self,
+        key: K,
+        seq: u64,
+        row: (u64, u64),
+        out: &mut impl FnMut(K, u64, RowKind, (u64, u64)),
+    ) {
+        match self.kept.entry(key) {
+            Entry::Vacant(slot) => {
+                slot.insert(row);
+                out(key, seq, RowKind::Insert, row);
+            }
+            Entry::Occupied(mut slot) if row.0 >= slot.get().0 => {
+                out(key, seq, RowKind::UpdateBefore, *slot.get());
+                out(key, seq, RowKind::UpdateAfter, row);
+                slot.insert(row);
+            }
+            Entry::Occupied(_) => {}
+        }
+    }
+}
+
+/// Feeds the rows of each epoch, made by `generate` untimed, to `fold`, timed.
+fn timed<D>(
+    shape: &Shape,
+    generate: impl Fn(Range<u64>, &mut Vec<D>),
+    mut fold: impl FnMut(&[D]),
+) -> Stopwatch {
+    let (mut rows, mut clock) = (Vec::new(), Stopwatch::default());
+    for range in shape.epochs() {
+        rows.clear();
+        generate(range, &mut rows);
+        clock.start();
+        fold(&rows);
+        clock.stop();
+    }
+    clock
+}
+
+/// Runs the baseline of `op` over `shape`'s rows.
+pub fn run(op: Op, shape: Shape) -> Base {
+    let mut digest = Digest::default();
+    let keys = shape.keys();
+    let keyed = |stream: Stream, keys: u64| {
+        move |range: Range<u64>, out: &mut Vec<(u64, workload::KeyedRow)>| {
+            out.extend(range.map(|i| (i, workload::event(stream, i, keys))))
+        }
+    };
+    match op {
+        Op::DedupKeepLast | Op::VersionedMerge => {
+            let stream = match op {
+                Op::DedupKeepLast => Stream::Dedup,
+                _ => Stream::Merge,
+            };
+            let mut state = KeepLast::new();
+            let mut out = |k: u64, seq, kind, (order, payload)| {
+                digest.add([k, seq, kind_code(kind), order, payload], 1)
+            };
+            let clock = timed(&shape, keyed(stream, keys), |rows| {
+                for (i, e) in rows {
+                    state.apply(e.key, *i, (e.time as u64, e.payload), &mut out);
+                }
+            });
+            let keys = state.kept.len() as u64;
+            Base {
+                digest,
+                clock,
+                keys,
+            }
+        }
+        Op::NexmarkQ18 => {
+            let mut state = KeepLast::new();
+            let mut out = |(bidder, auction), seq, kind, (date_time, price)| {
+                digest.add([bidder, auction, seq, kind_code(kind), date_time, price], 1)
+            };
+            let generate = |range, out: &mut Vec<_>| workload::bid_share(range, 0, 1, out);
+            let clock = timed(&shape, generate, |rows| {
+                for (i, b) in rows {
+                    let row = (b.date_time, b.price);
+                    state.apply((b.bidder, b.auction), *i, row, &mut out);
+                }
+            });
+            let keys = state.kept.len() as u64;
+            Base {
+                digest,
+                clock,
+                keys,
+            }
+        }
+        Op::TemporalJoinFinal | Op::TemporalJoinIncremental => {
+            // The build side as one array sorted by (key, time): key k's versions are
+            // `VERSIONS_PER_KEY` consecutive entries (generated in that order), loaded untimed.
+            let per_key = workload::VERSIONS_PER_KEY as usize;
+            let build: Vec<(i64, u64)> = (0..workload::build_versions(&shape))
+                .map(|v| {
+                    let (_, time, rate) = workload::build_version(v, &shape);
+                    (time, rate)
+                })
+                .collect();
+            let clock = timed(&shape, keyed(Stream::Probe, shape.build_keys()), |rows| {
+                for (i, e) in rows {
+                    let start = e.key as usize * per_key;
+                    let versions = &build[start..start + per_key];
+                    let valid = versions.partition_point(|(time, _)| *time <= e.time);
+                    if let Some((_, rate)) = valid.checked_sub(1).map(|v| versions[v]) {
+                        let kind = kind_code(RowKind::Insert);
+                        digest.add([e.key, *i, kind, e.time as u64, e.payload, rate], 1);
+                    }
+                }
+            });
+            Base {
+                digest,
+                clock,
+                keys: shape.build_keys(),
+            }
+        }
+        Op::AsofSnapshot => {
+            let at = workload::as_of_time(&shape);
+            // Per key, the (time, seq, row) of the version valid at `at` so far.
+            let mut valid: HashMap<u64, (i64, u64, Option<u64>)> = HashMap::new();
+            let generate = |range: Range<u64>, out: &mut Vec<_>| {
+                out.extend(range.map(|i| (i, workload::version(i, keys))))
+            };
+            let clock = timed(&shape, generate, |rows| {
+                for (seq, (key, time, row)) in rows {
+                    if *time <= at {
+                        let v = valid.entry(*key).or_insert((*time, *seq, *row));
+                        if (*time, *seq) >= (v.0, v.1) {
+                            *v = (*time, *seq, *row);
+                        }
+                    }
+                }
+            });
+            let mut clock = clock;
+            clock.start();
+            for (key, (_, _, row)) in &valid {
+                if let Some(row) = row {
+                    digest.add([*key, *row], 1);
+                }
+            }
+            clock.stop();
+            Base {
+                digest,
+                clock,
+                keys: valid.len() as u64,
+            }
+        }
+    }
+}
