@@ -101,12 +101,8 @@ fn field_agg() -> impl Strategy<Value = FieldAgg> {
 }
 
 /// Two aggregated columns and writes with cells for their functions.
-fn aggregation_writes() -> impl Strategy<
-    Value = (
-        [FieldAgg; 2],
-        (Vec<(u8, Change<Row>)>, Vec<usize>),
-    ),
-> {
+fn aggregation_writes(
+) -> impl Strategy<Value = ([FieldAgg; 2], (Vec<(u8, Change<Row>)>, Vec<usize>))> {
     (field_agg(), field_agg()).prop_flat_map(|(a, b)| {
         let ws = writes_of(cells_for(a.function), cells_for(b.function));
         (Just([a, b]), ws)
