@@ -57,16 +57,14 @@ fn c07_deduplicate_with_sequence_field() {
 
 #[test]
 fn c02_invalid_configuration_exits_2() {
-    let input = data("c01_versioned_writes.csv");
-    let run = dtemporal(&[
-        "merge",
-        "--input",
-        &input,
-        "--key",
-        "a",
-        "--option",
-        "'table.merge-engine'='versioned'",
-    ]);
+    let with_option = |option: &str| {
+        dtemporal(&on_input(
+            "merge",
+            "c01_versioned_writes.csv",
+            &["--key", "a", "--option", option],
+        ))
+    };
+    let run = with_option("'table.merge-engine'='versioned'");
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
     assert!(
         run.stderr.contains(
@@ -75,15 +73,7 @@ fn c02_invalid_configuration_exits_2() {
         "{}",
         run.stderr
     );
-    let run = dtemporal(&[
-        "merge",
-        "--input",
-        &input,
-        "--key",
-        "a",
-        "--option",
-        "merge-engine=nope",
-    ]);
+    let run = with_option("merge-engine=nope");
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("valid choices"), "{}", run.stderr);
 }
