@@ -182,6 +182,10 @@ fn split_offset<'a>(original: &str, rest: &'a str) -> Result<(&'a str, Option<Of
     let (clock, off) = rest.split_at(pos);
     let sign = if off.starts_with('-') { -1 } else { 1 };
     let digits = &off[1..];
+    // Only ASCII from here on: slicing by byte positions is then safe.
+    if !digits.bytes().all(|c| c.is_ascii_digit() || c == b':') {
+        return Err(TimeError::new(original, format!("bad UTC offset {off:?}")));
+    }
     let (h, m) = match digits.len() {
         2 => (digits, "00"),
         4 => (&digits[0..2], &digits[2..4]),

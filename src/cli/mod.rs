@@ -7,6 +7,7 @@
 mod dedup;
 mod merge;
 mod temporal_join;
+mod validate;
 mod versioned;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
@@ -21,14 +22,17 @@ use crate::run::{Outcome, RunOptions};
 pub use dedup::DedupArgs;
 pub use merge::MergeArgs;
 pub use temporal_join::{LookupJoinArgs, TemporalJoinArgs};
+pub use validate::ValidateArgs;
 pub use versioned::VersionedArgs;
 
 /// Exit codes, shown at the end of every `--help`.
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success (rejected rows, if any, were within --max-errors)
-  1  more rows were rejected than --max-errors allows (the output holds the good rows)
-  2  usage, configuration or I/O error (nothing or a partial output was written)";
+  0  success (rejected rows, if any, were within --max-errors; validate: no finding)
+  1  more rows were rejected than --max-errors allows (the output holds the good rows);
+     validate: the changelog has findings
+  2  usage, configuration or I/O error (nothing or a partial output was written)
+A closed standard output (`dtemporal ... | head`) ends the output quietly and is not an error.";
 
 /// Flink-style versioned tables and deduplication over CSV files, on timely dataflow.
 ///
@@ -93,6 +97,9 @@ pub enum Command {
     /// Join each probe row with the build version current when it arrives (processing time).
     #[command(after_help = temporal_join::LOOKUP_EXAMPLE)]
     LookupJoin(LookupJoinArgs),
+    /// Check a changelog per key: retractions without a live row, -U without +U, +I of a live key.
+    #[command(after_help = validate::EXAMPLE)]
+    Validate(ValidateArgs),
 }
 
 /// Options every command takes.
@@ -223,6 +230,12 @@ where
         Command::Merge(a) => (&a.common, merge::run(&cli, a)),
         Command::TemporalJoin(a) => (&a.common, temporal_join::run(&cli, a)),
         Command::LookupJoin(a) => (&a.common, temporal_join::run_lookup(&cli, a)),
+        Command::Validate(a) => {
+            return validate::run(a).unwrap_or_else(|e| {
+                eprintln!("dtemporal: error: {e}");
+                2
+            })
+        }
     };
     exit_code(common, result)
 }

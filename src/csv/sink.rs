@@ -52,6 +52,9 @@ impl OutputLine {
 }
 
 /// Writes `header` and then `rows` as CSV to `path` (`None`: standard output).
+///
+/// A closed standard output (the reader went away, as `dtemporal ... | head` does) ends the
+/// writing quietly: the reader asked for no more, so it is not an error.
 pub fn write_csv<'a>(
     path: Option<&str>,
     header: &[String],
@@ -63,12 +66,25 @@ pub fn write_csv<'a>(
         None => Box::new(io::stdout().lock()),
     };
     let mut writer = csv::Writer::from_writer(BufWriter::new(sink));
-    let to_io = |e: csv::Error| Error::io(name, io::Error::other(e));
-    writer.write_record(header).map_err(to_io)?;
-    for row in rows {
-        writer
-            .write_record(row.iter().map(|c| c.as_deref().unwrap_or("")))
-            .map_err(to_io)?;
+    let written = (|| -> Result<(), io::Error> {
+        writer.write_record(header).map_err(into_io)?;
+        for row in rows {
+            writer
+                .write_record(row.iter().map(|c| c.as_deref().unwrap_or("")))
+                .map_err(into_io)?;
+        }
+        writer.flush()
+    })();
+    match written {
+        Err(e) if path.is_none() && e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| Error::io(name, e)),
     }
-    writer.flush().map_err(|e| Error::io(name, e))
+}
+
+/// The I/O error inside a CSV writer's error (a writer's only errors are I/O errors).
+fn into_io(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
 }

@@ -189,13 +189,18 @@ impl Schema {
             .flexible(true)
             .from_reader(block.bytes.as_slice());
         let mut record = ByteRecord::new();
+        // The last record read, with its byte offset in the block.
         let mut held: Option<Result<Record, RowError>> = None;
+        let mut held_at = 0;
         loop {
             let line = block.first_line + reader.position().line() - 1;
             match reader.read_byte_record(&mut record) {
                 Ok(false) => break,
                 Ok(true) => {
                     let line = record.position().map_or(line, |p| start_line(block, p));
+                    held_at = record
+                        .position()
+                        .map_or(0, |p| usize::try_from(p.byte()).unwrap_or(usize::MAX));
                     if let Some(prev) = held.replace(self.parse(&record, line)) {
                         out(prev);
                     }
@@ -210,18 +215,25 @@ impl Schema {
             }
         }
         if let Some(last) = held {
-            match (block.open_quote, last) {
-                (Some(open), Ok(r)) => out(Err(self.error(
-                    r.seq,
-                    None,
-                    format!("unterminated quoted field (the quote opened on line {open})"),
-                ))),
-                (Some(open), Err(e)) => out(Err(self.error(
-                    e.line,
-                    None,
-                    format!("unterminated quoted field (the quote opened on line {open})"),
-                ))),
-                (None, last) => out(last),
+            // The splitter counts quotes, so a stray quote (`5'6"`) can leave it "in quotes"
+            // at the end: whether the last record really is unterminated is decided here, by
+            // RFC 4180's rule (a quote opens a field only at the field's start).
+            let rest = block.bytes.get(held_at..).unwrap_or_default();
+            match open_quote(rest) {
+                Some(at) => {
+                    let line = block.first_line
+                        + memchr::memchr_iter(b'\n', &block.bytes[..held_at + at]).count() as u64;
+                    let start = match &last {
+                        Ok(r) => r.seq,
+                        Err(e) => e.line,
+                    };
+                    out(Err(self.error(
+                        start,
+                        None,
+                        format!("unterminated quoted field (the quote opened on line {line})"),
+                    )))
+                }
+                None => out(last),
             }
         }
     }
@@ -300,4 +312,33 @@ fn start_line(block: &Block, position: &csv::Position) -> u64 {
         .filter(|&&b| b == b'\n')
         .count() as u64;
     block.first_line + position.line() - 1 + blank
+}
+
+/// The offset of the quote that opens a quoted field still open at the end of `record` (the
+/// text of one record to the end of its block), by RFC 4180's rules as the `csv` crate reads
+/// them: a quote opens a field only at the field's start, `""` inside is a quote, and a quote
+/// elsewhere is a plain character.
+fn open_quote(record: &[u8]) -> Option<usize> {
+    let mut field_start = true;
+    let mut opened: Option<usize> = None;
+    let mut i = 0;
+    while i < record.len() {
+        let b = record[i];
+        if opened.is_some() {
+            if b == b'"' {
+                if record.get(i + 1) == Some(&b'"') {
+                    i += 1;
+                } else {
+                    opened = None;
+                }
+            }
+        } else if b == b'"' && field_start {
+            opened = Some(i);
+            field_start = false;
+        } else {
+            field_start = matches!(b, b',' | b'\n' | b'\r');
+        }
+        i += 1;
+    }
+    opened
 }
