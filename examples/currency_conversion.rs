@@ -34,6 +34,18 @@
 //! cargo run --release --example currency_conversion -- -w 2 data/full/eurofxref_long.csv 1000000
 //! ```
 //!
+//! Several processes take timely's cluster flags, `-n PROCESSES -p INDEX -h HOSTFILE` (a file
+//! of `host:port` lines, one per process) with `-w` workers each, one command per process with
+//! the same arguments. Every process generates the same orders and reads the rates file, each
+//! worker feeding its share; the results are gathered at process 0, which prints them (the
+//! others print nothing):
+//!
+//! ```text
+//! printf '127.0.0.1:7101\n127.0.0.1:7102\n' > hosts.txt
+//! cargo run --release --example currency_conversion -- -n 2 -p 0 -h hosts.txt -w 2 &
+//! cargo run --release --example currency_conversion -- -n 2 -p 1 -h hosts.txt -w 2
+//! ```
+//!
 //! Expected output (the time varies with the machine):
 //!
 //! ```text
@@ -56,7 +68,7 @@
 
 #[path = "common/asof.rs"]
 #[allow(dead_code)] // shared with the other example and the tests, each using a part
-mod asof;
+pub mod asof;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -76,8 +88,9 @@ fn rows(data: &[&[&str]]) -> Vec<asof::Row> {
         .collect()
 }
 
-/// The seed example joined (INNER): one row per order, in order of the orders.
-pub fn seed(workers: usize) -> Result<asof::JoinOutput, String> {
+/// The seed example joined (INNER): one row per order, in order of the orders (`None` in a
+/// process that does not host worker 0).
+pub fn seed(cluster: impl Into<asof::Cluster>) -> Result<Option<asof::JoinOutput>, String> {
     let orders = rows(&[
         &["10:15", "2", "Euro"],
         &["10:30", "1", "US Dollar"],
@@ -105,7 +118,7 @@ pub fn seed(workers: usize) -> Result<asof::JoinOutput, String> {
         "currency",
         "update_time",
     )?;
-    asof::asof_join(probe, build, JoinKind::Inner, workers)
+    asof::asof_join(probe, build, JoinKind::Inner, cluster)
 }
 
 fn number(text: &str) -> Result<f64, String> {
@@ -164,12 +177,13 @@ pub fn orders_2024(n: usize) -> Vec<asof::Row> {
         .collect()
 }
 
-/// The synthetic orders joined (LEFT) with the ECB rates in `rates` as of order time.
+/// The synthetic orders joined (LEFT) with the ECB rates in `rates` as of order time (`None`
+/// in a process that does not host worker 0).
 pub fn ecb(
     rates: &str,
     orders: Vec<asof::Row>,
-    workers: usize,
-) -> Result<asof::JoinOutput, String> {
+    cluster: impl Into<asof::Cluster>,
+) -> Result<Option<asof::JoinOutput>, String> {
     let probe = asof::Table::rows(
         &["order_id", "order_time", "amount", "currency"],
         orders,
@@ -177,7 +191,7 @@ pub fn ecb(
         "order_time",
     )?;
     let build = asof::Table::csv(rates, "currency", "date")?;
-    asof::asof_join(probe, build, JoinKind::Left, workers)
+    asof::asof_join(probe, build, JoinKind::Left, cluster)
 }
 
 /// Per currency: orders, unmatched orders, `SUM(amount)`, `SUM(amount / rate_per_eur)` over the
@@ -213,14 +227,18 @@ pub fn totals(out: &asof::JoinOutput) -> Result<BTreeMap<String, Total>, String>
 }
 
 fn run() -> Result<(), String> {
-    let (workers, args) = asof::parse_args(std::env::args().skip(1), 2)?;
+    let (cluster, args) = asof::parse_args(std::env::args().skip(1), 2)?;
     let rates = args.first().map_or(RATES, String::as_str);
     let n: usize = match args.get(1) {
         Some(n) => n.parse().map_err(|_| format!("bad order count `{n}`"))?,
         None => 100_000,
     };
 
-    let out = seed(workers)?;
+    let Some(out) = seed(cluster.clone())? else {
+        // Not process 0: take part in the second join too, then end without printing.
+        ecb(rates, orders_2024(n), cluster)?;
+        return Ok(());
+    };
     let products = seed_products(&out)?;
     println!("seed: order_time amount currency rate amount*rate");
     for (r, p) in out.rows.iter().zip(&products) {
@@ -232,7 +250,7 @@ fn run() -> Result<(), String> {
         products.iter().sum::<f64>()
     );
 
-    let out = ecb(rates, orders_2024(n), workers)?;
+    let out = ecb(rates, orders_2024(n), cluster)?.ok_or("process 0 hosts worker 0")?;
     let matched = out.matched();
     println!(
         "ECB 2024: {} orders, {matched} matched, {} unmatched, {} rates, {} rejected, {:.2} s",

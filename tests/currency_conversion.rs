@@ -12,7 +12,7 @@ const RATES: &str = "data/ecb/eurofxref_long_2024.csv";
 #[test]
 fn seed_orders_join_the_rate_valid_at_order_time() {
     for workers in [1, 2, 4] {
-        let out = example::seed(workers).unwrap();
+        let out = example::seed(workers).unwrap().unwrap();
         let joined: Vec<Vec<String>> = out.rows.iter().map(|r| r.cells(out.build_width)).collect();
         let row = |r: &[&str]| r.iter().map(|c| c.to_string()).collect::<Vec<_>>();
         assert_eq!(
@@ -77,7 +77,7 @@ fn expected(orders: &[Vec<String>]) -> Vec<Vec<String>> {
 #[test]
 fn ecb_conversion_matches_plain_as_of() {
     let orders = example::orders_2024(20_000);
-    let out = example::ecb(RATES, orders.clone(), 2).unwrap();
+    let out = example::ecb(RATES, orders.clone(), 2).unwrap().unwrap();
     assert_eq!(out.probe_rows, 20_000);
     assert_eq!(out.build_rows, 7_680);
     assert!(out.rejected.is_empty());

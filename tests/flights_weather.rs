@@ -1,6 +1,8 @@
 //! The flights x weather example's join agrees row for row with an independent sorted-merge
 //! as-of join in plain Rust over the same shipped files (issue 3, "Real data").
 
+mod common;
+
 #[path = "../examples/flights_weather.rs"]
 #[allow(dead_code)]
 mod example;
@@ -72,7 +74,9 @@ fn expected() -> Vec<Vec<String>> {
 
 #[test]
 fn flights_weather_matches_sorted_merge_as_of() {
-    let out = example::flights_weather(FLIGHTS, WEATHER, 2).unwrap();
+    let out = example::flights_weather(FLIGHTS, WEATHER, 2)
+        .unwrap()
+        .unwrap();
     assert_eq!(out.probe_rows, 27_004);
     assert_eq!(out.build_rows, 2_226);
     assert!(out.rejected.is_empty());
@@ -92,7 +96,39 @@ fn flights_weather_matches_sorted_merge_as_of() {
 
 #[test]
 fn flights_weather_does_not_depend_on_worker_count() {
-    let one = example::flights_weather(FLIGHTS, WEATHER, 1).unwrap();
-    let three = example::flights_weather(FLIGHTS, WEATHER, 3).unwrap();
+    let one = example::flights_weather(FLIGHTS, WEATHER, 1)
+        .unwrap()
+        .unwrap();
+    let three = example::flights_weather(FLIGHTS, WEATHER, 3)
+        .unwrap()
+        .unwrap();
     assert_eq!(one.rows, three.rows);
+}
+
+#[test]
+fn flights_weather_on_two_processes_equals_one_process() {
+    // Two timely processes of two workers each (here two threads of the test, connected over
+    // 127.0.0.1): process 0 returns everything, process 1 nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let hostfile = common::fixture(dir.path(), "hosts.txt", &common::free_ports(2));
+    let cluster = move |p: usize| example::asof::Cluster {
+        args: ["-n", "2", "-p", &p.to_string(), "-h", &hostfile, "-w", "2"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect(),
+    };
+    let second = cluster(1);
+    let other = std::thread::spawn(move || example::flights_weather(FLIGHTS, WEATHER, second));
+    let zero = example::flights_weather(FLIGHTS, WEATHER, cluster(0))
+        .unwrap()
+        .unwrap();
+    assert!(other.join().unwrap().unwrap().is_none());
+    let one = example::flights_weather(FLIGHTS, WEATHER, 1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (zero.probe_rows, zero.build_rows, zero.rejected.len()),
+        (27_004, 2_226, 0)
+    );
+    assert_eq!(zero.rows, one.rows);
 }

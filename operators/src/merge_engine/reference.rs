@@ -7,15 +7,20 @@
 //! are quadratic per key and only meant for small inputs.
 //!
 //! Covered configurations: `versioned`, `first_row` and `deduplicate` fully; `partial-update`
-//! without `remove_record_on_retract` groups; `aggregation` with the functions `sum`, `count`,
-//! `max`, `min`, `last_value`, `last_non_null_value`, `first_value`, `first_non_null_value`
-//! (the non-retractable ones with `ignore_retract`).
+//! without `remove_record_on_retract` groups; `aggregation` with every function, with or
+//! without `ignore_retract`, over integer and text cells (a float cell is outside the model: it
+//! is a non-number there, while the engine computes in floating point). A write the engine
+//! refuses with an error is one after which a column's value is undefined in the model (see
+//! `aggregate`).
 
 use std::collections::BTreeMap;
 
 use super::order::{order_key, OrderKey};
 use super::{AggFunction, Deletes, MergeEngine, PartialDeletes, Row};
 use crate::{Change, RowKind};
+
+/// A cell: `None` is NULL.
+type Cell = Option<String>;
 
 /// A write the model accepted: its arrival index in the key's history, kind, row and order.
 type Event<'a> = (usize, RowKind, &'a Row, OrderKey);
@@ -115,7 +120,11 @@ fn admit(
             if retraction && a.fields.iter().flatten().any(|f| refuses(&f)) {
                 return Err(false);
             }
-            order_key(&a.sequence, row).map_err(|_| false)
+            let order = order_key(&a.sequence, row).map_err(|_| false)?;
+            let mut after = h.to_vec();
+            after.push((kind, row.clone(), order.clone()));
+            aggregated(a, &after).map_err(|_| false)?;
+            Ok(order)
         }
     }
 }
@@ -180,58 +189,127 @@ fn table_row(engine: &MergeEngine, h: &[(RowKind, Row, OrderKey)]) -> Option<(us
             Some((h.len(), row))
         }
         MergeEngine::Aggregation(a) => {
-            let first = events(h).next()?;
-            let row = a
-                .fields
-                .iter()
-                .enumerate()
-                .map(|(c, f)| match f {
-                    None => first.2[c].clone(),
-                    Some(f) => aggregate(f.function, c, h),
-                })
-                .collect();
+            let row = aggregated(a, h).ok().flatten()?;
             Some((h.len(), row))
         }
     }
 }
 
-/// One aggregated column from the history, by each function's definition.
-fn aggregate(f: AggFunction, c: usize, h: &[(RowKind, Row, OrderKey)]) -> Option<String> {
+/// The aggregated row after the history `h` (`Ok(None)` before the first write), or `Err` if a
+/// column's value is undefined after it: the write last in `h` is then refused.
+fn aggregated(a: &super::Aggregation, h: &[(RowKind, Row, OrderKey)]) -> Result<Option<Row>, ()> {
+    let Some(first) = events(h).next() else {
+        return Ok(None);
+    };
+    let cells = a.fields.iter().enumerate().map(|(c, f)| match f {
+        None => Ok(first.2[c].clone()),
+        Some(f) => aggregate(f, c, h),
+    });
+    cells.collect::<Result<Row, ()>>().map(Some)
+}
+
+/// An integer cell (the model's numbers; `None` for any other text).
+fn integer(text: &str) -> Option<i128> {
+    text.trim().parse::<i64>().ok().map(i128::from)
+}
+
+/// A boolean cell (`true` / `false`, any case).
+fn boolean(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// Orders two cells as numbers if both are integers, else as text.
+fn compare(a: &str, b: &str) -> std::cmp::Ordering {
+    match (integer(a), integer(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => a.cmp(b),
+    }
+}
+
+/// One aggregated column from the history, by each function's definition: `Err` if the value
+/// is undefined (a non-number summed or multiplied, an integer overflow, an inexact or zero
+/// division, a retraction from a NULL product, a non-boolean where a boolean is read).
+///
+/// Numbers are integers here: the engine's float arithmetic is not modelled (a float cell is a
+/// non-number to the model; the generators make none).
+fn aggregate(f: &super::FieldAgg, c: usize, h: &[(RowKind, Row, OrderKey)]) -> Result<Cell, ()> {
     use AggFunction::*;
-    let num = |e: &Event<'_>| e.2[c].as_ref().map(|t| t.parse::<i64>().expect("integer"));
     let adds = || events(h).filter(|e| e.1.is_accumulate());
+    // Retractions that reach the column: none with `ignore_retract`.
+    let counted = || events(h).filter(|e| e.1.is_accumulate() || !f.ignore_retract);
     let present = || adds().filter(|e| e.2[c].is_some());
     let text = |e: Event<'_>| e.2[c].clone();
-    match f {
+    let number = |e: &Event<'_>| e.2[c].as_deref().map(|t| integer(t).ok_or(())).transpose();
+    let fits = |v: i128| i64::try_from(v).map(i128::from).map_err(|_| ());
+    let retracted_after = |w: &Event<'_>, non_null: bool| {
+        counted().any(|e| e.0 > w.0 && !e.1.is_accumulate() && (!non_null || e.2[c].is_some()))
+    };
+    Ok(match f.function {
+        // The signed sum of the non-NULL values (retractions subtract), in i64 at every step.
         Sum => {
-            let signed =
-                events(h).filter_map(|e| num(&e).map(|v| if e.1.is_accumulate() { v } else { -v }));
-            signed.reduce(|a, b| a + b).map(|s| s.to_string())
+            let mut sum: Option<i128> = None;
+            for e in counted() {
+                if let Some(v) = number(&e)? {
+                    let v = if e.1.is_accumulate() { v } else { -v };
+                    sum = Some(fits(sum.unwrap_or(0) + v)?);
+                }
+            }
+            sum.map(|s| s.to_string())
+        }
+        // The product of the non-NULL values, a retraction dividing it exactly (a retraction of
+        // zero or before any value is undefined), in i64 at every step.
+        Product => {
+            let mut product: Option<i128> = None;
+            for e in counted() {
+                product = match (number(&e)?, e.1.is_accumulate(), product) {
+                    (None, _, p) => p,
+                    (Some(v), true, p) => Some(fits(p.unwrap_or(1) * v)?),
+                    (Some(v), false, Some(p)) if v != 0 && p % v == 0 => Some(p / v),
+                    (Some(_), false, _) => return Err(()),
+                };
+            }
+            product.map(|p| p.to_string())
         }
         Count => adds().next().map(|_| present().count().to_string()),
         Max => present()
-            .map(|e| num(&e))
-            .max()
-            .flatten()
-            .map(|v| v.to_string()),
+            .filter_map(text)
+            .reduce(|m, v| if compare(&v, &m).is_gt() { v } else { m }),
         Min => present()
-            .map(|e| num(&e))
-            .min()
-            .flatten()
-            .map(|v| v.to_string()),
+            .filter_map(text)
+            .reduce(|m, v| if compare(&v, &m).is_lt() { v } else { m }),
+        // The non-NULL values in arrival order, joined by the field's delimiter.
+        ListAgg => present()
+            .filter_map(text)
+            .reduce(|l, v| format!("{l}{}{v}", f.delimiter)),
+        // From the first `false` (`bool_and`) or `true` (`bool_or`) on the value is decided and
+        // later cells are not read, so a non-boolean cell is admitted then, as in the engine.
+        BoolAnd | BoolOr => {
+            let decided = f.function == BoolOr;
+            let mut value = None;
+            for e in present() {
+                if value != Some(decided) {
+                    value = Some(boolean(e.2[c].as_deref().unwrap_or_default()).ok_or(())?);
+                }
+            }
+            value.map(|v| v.to_string())
+        }
         LastValue => {
-            let w = adds().max_by(|a, b| a.3.cmp(&b.3))?;
-            let retracted = events(h).any(|e| e.0 > w.0 && !e.1.is_accumulate());
-            (!retracted).then(|| text(w)).flatten()
+            let Some(w) = adds().max_by(|a, b| a.3.cmp(&b.3)) else {
+                return Ok(None);
+            };
+            (!retracted_after(&w, false)).then(|| text(w)).flatten()
         }
         FirstValue => adds().min_by(|a, b| a.3.cmp(&b.3)).and_then(text),
         FirstNonNullValue => present().min_by(|a, b| a.3.cmp(&b.3)).and_then(text),
         LastNonNullValue => {
-            let w = present().max_by(|a, b| a.3.cmp(&b.3))?;
-            let retracted =
-                events(h).any(|e| e.0 > w.0 && !e.1.is_accumulate() && e.2[c].is_some());
-            (!retracted).then(|| text(w)).flatten()
+            let Some(w) = present().max_by(|a, b| a.3.cmp(&b.3)) else {
+                return Ok(None);
+            };
+            (!retracted_after(&w, true)).then(|| text(w)).flatten()
         }
-        Product | ListAgg | BoolAnd | BoolOr => unimplemented!("not modelled: {f}"),
-    }
+    })
 }
