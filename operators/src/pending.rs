@@ -75,3 +75,36 @@ impl<D, C> Pending<D, C> {
         Some(entry.remove())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_by_time_and_releases_complete_times_oldest_first() {
+        let mut pending = Pending::new();
+        let mut minted = Vec::new();
+        // A one-time message moves in whole; a mixed one is split by time.
+        let mut one_time = vec![("a", 1, 1), ("b", 1, 1)];
+        pending.stash(&mut one_time, |t| {
+            minted.push(*t);
+            *t
+        });
+        let mut mixed = vec![("c", 0, 1), ("d", 1, -1), ("e", 0, 1)];
+        pending.stash(&mut mixed, |t| {
+            minted.push(*t);
+            *t
+        });
+        assert!(one_time.is_empty() && mixed.is_empty());
+        // Capabilities are minted once per time.
+        assert_eq!(minted, vec![1, 0]);
+        let at_one = MutableAntichain::from_elem(1);
+        let zero = vec![("c", 0, 1), ("e", 0, 1)];
+        assert_eq!(pending.next_complete(&at_one), Some((0, zero)));
+        assert_eq!(pending.next_complete(&at_one), None);
+        let closed = MutableAntichain::new();
+        let one = vec![("a", 1, 1), ("b", 1, 1), ("d", 1, -1)];
+        assert_eq!(pending.next_complete(&closed), Some((1, one)));
+        assert_eq!(pending.next_complete(&closed), None);
+    }
+}
