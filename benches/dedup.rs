@@ -1,5 +1,6 @@
-//! Keep-last deduplication by event time (Flink `ROW_NUMBER() .. ORDER BY rowtime DESC = 1`,
-//! semantics rule A7): our dataflow operator against a plain sequential `HashMap` fold.
+//! Deduplication by event time, keep-last (Flink `ROW_NUMBER() .. ORDER BY rowtime DESC = 1`,
+//! semantics rule A7) and keep-first (`ORDER BY rowtime ASC`, rule A8): our dataflow operator
+//! against a plain sequential `HashMap` fold.
 //!
 //! Workload: 1M append-only rows `(key, (event time, value))` with uniformly random keys
 //! (10k keys: ~100 rows per key, mostly replacements; 1M keys: mostly first rows), event times
@@ -8,6 +9,7 @@
 //!
 //! ```text
 //! cargo bench --bench dedup
+//! cargo bench --bench dedup -- keep_first     # a subset (criterion filter)
 //! ```
 
 use std::cell::Cell;
@@ -31,7 +33,11 @@ const EPOCHS: usize = 10;
 type Row = (u64, u64); // (event time, value)
 type Input = (u64, Change<Row>);
 
-const LAST_BY_TIME: DedupConfig = DedupConfig::new(Keep::Last, DedupOrder::EventTime);
+/// The deduplications measured: criterion group name and configuration.
+const MODES: [(&str, Keep); 2] = [
+    ("dedup_keep_last_event_time", Keep::Last),
+    ("dedup_keep_first_event_time", Keep::First),
+];
 
 /// SplitMix64: a small deterministic generator.
 fn next(state: &mut u64) -> u64 {
@@ -56,7 +62,8 @@ fn workload(keys: u64) -> Vec<Input> {
 }
 
 /// The baseline: one sequential pass with a `HashMap` of kept rows, emitting the changelog.
-fn baseline(rows: &[Input]) -> Vec<Input> {
+/// A row replaces the kept one iff its time is `>=` (keep last) or `<` (keep first).
+fn baseline(keep: Keep, rows: &[Input]) -> Vec<Input> {
     let mut kept: HashMap<u64, Row> = HashMap::new();
     let mut out = Vec::with_capacity(rows.len());
     for (key, change) in rows {
@@ -65,7 +72,7 @@ fn baseline(rows: &[Input]) -> Vec<Input> {
                 kept.insert(*key, change.row);
                 out.push((*key, change.clone()));
             }
-            Some(old) if change.row.0 >= old.0 => {
+            Some(old) if (keep == Keep::Last) == (change.row.0 >= old.0) => {
                 out.push((*key, Change::new(change.seq, RowKind::UpdateBefore, *old)));
                 out.push((
                     *key,
@@ -81,7 +88,7 @@ fn baseline(rows: &[Input]) -> Vec<Input> {
 
 /// Runs the dedup dataflow on `workers` threads over `rows` in `EPOCHS` system times; returns
 /// the number of changelog rows it emitted.
-fn dataflow(workers: usize, rows: Arc<Vec<Input>>) -> usize {
+fn dataflow(config: DedupConfig, workers: usize, rows: Arc<Vec<Input>>) -> usize {
     let per_epoch = rows.len().div_ceil(EPOCHS);
     let guards = timely::execute(timely::Config::process(workers), move |worker| {
         let (index, peers) = (worker.index(), worker.peers());
@@ -91,7 +98,7 @@ fn dataflow(workers: usize, rows: Arc<Vec<Input>>) -> usize {
         let probe = worker.dataflow::<SysTime, _, _>(|scope| {
             input
                 .to_collection(scope)
-                .deduplicate(LAST_BY_TIME, |r: &Row| r.0)
+                .deduplicate(config, |r: &Row| r.0)
                 .changelog
                 .inspect_batch(move |_, batch| seen.set(seen.get() + batch.len()))
                 .probe()
@@ -118,36 +125,39 @@ fn dataflow(workers: usize, rows: Arc<Vec<Input>>) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let mut group = c.benchmark_group("dedup_keep_last_event_time");
-    group.sample_size(10);
-    group.throughput(Throughput::Elements(ROWS as u64));
-    for keys in [10_000u64, 1_000_000] {
-        let rows = workload(keys);
-        // The dataflow's changelog equals the baseline's before anything is timed.
-        let mut expected = baseline(&rows);
-        expected.sort();
-        let cuts: Vec<usize> = (1..EPOCHS).map(|e| e * ROWS / EPOCHS).collect();
-        let got = run_unary(2, batch(&rows, &cuts), |c| {
-            c.deduplicate(LAST_BY_TIME, |r: &Row| r.0).changelog
-        });
-        let got: Vec<Input> = got.into_iter().map(|(d, _, _)| d).collect();
-        assert!(got == expected, "dataflow and baseline differ");
-        let emitted = expected.len();
-        let rows = Arc::new(rows);
-
-        group.bench_with_input(
-            BenchmarkId::new("hashmap_baseline", keys),
-            &rows,
-            |b, rows| b.iter(|| assert_eq!(baseline(rows).len(), emitted)),
-        );
-        for workers in [1, 2] {
-            let id = BenchmarkId::new(format!("dataflow_{workers}w"), keys);
-            group.bench_with_input(id, &rows, |b, rows| {
-                b.iter(|| assert_eq!(dataflow(workers, Arc::clone(rows)), emitted))
+    for (group_name, keep) in MODES {
+        let config = DedupConfig::new(keep, DedupOrder::EventTime);
+        let mut group = c.benchmark_group(group_name);
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(ROWS as u64));
+        for keys in [10_000u64, 1_000_000] {
+            let rows = workload(keys);
+            // The dataflow's changelog equals the baseline's before anything is timed.
+            let mut expected = baseline(keep, &rows);
+            expected.sort();
+            let cuts: Vec<usize> = (1..EPOCHS).map(|e| e * ROWS / EPOCHS).collect();
+            let got = run_unary(2, batch(&rows, &cuts), move |c| {
+                c.deduplicate(config, |r: &Row| r.0).changelog
             });
+            let got: Vec<Input> = got.into_iter().map(|(d, _, _)| d).collect();
+            assert!(got == expected, "dataflow and baseline differ");
+            let emitted = expected.len();
+            let rows = Arc::new(rows);
+
+            group.bench_with_input(
+                BenchmarkId::new("hashmap_baseline", keys),
+                &rows,
+                |b, rows| b.iter(|| assert_eq!(baseline(keep, rows).len(), emitted)),
+            );
+            for workers in [1, 2] {
+                let id = BenchmarkId::new(format!("dataflow_{workers}w"), keys);
+                group.bench_with_input(id, &rows, |b, rows| {
+                    b.iter(|| assert_eq!(dataflow(config, workers, Arc::clone(rows)), emitted))
+                });
+            }
         }
+        group.finish();
     }
-    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use timely::dataflow::operators::Capability;
 use timely::progress::frontier::MutableAntichain;
 
 use crate::SysTime;
@@ -12,15 +11,16 @@ use crate::SysTime;
 /// An update of a collection: `(record, system time, diff)`.
 pub(crate) type Update<D> = (D, SysTime, isize);
 
-/// Updates grouped by system time, each group with a capability to emit at that time.
+/// Updates grouped by system time, each group with the capabilities `C` to emit at that time
+/// (one `Capability`, or one per output port).
 ///
 /// Capabilities are held only while a group waits, so an operator using this holds nothing once
 /// every time it has seen is complete.
-pub(crate) struct Pending<D> {
-    by_time: BTreeMap<SysTime, (Capability<SysTime>, Vec<Update<D>>)>,
+pub(crate) struct Pending<D, C> {
+    by_time: BTreeMap<SysTime, (C, Vec<Update<D>>)>,
 }
 
-impl<D> Pending<D> {
+impl<D, C> Pending<D, C> {
     /// Nothing pending.
     pub(crate) fn new() -> Self {
         Pending {
@@ -28,13 +28,36 @@ impl<D> Pending<D> {
         }
     }
 
-    /// Moves a message's updates into their time's group. `cap` must be at or before every
-    /// update's time (the message's capability, retained).
-    pub(crate) fn stash(&mut self, cap: &Capability<SysTime>, updates: &mut Vec<Update<D>>) {
+    /// Moves a message's updates into their time's group; `caps_at(t)` mints the capabilities
+    /// of a time `t` seen for the first time (from the message's capability, which is at or
+    /// before every update's time).
+    ///
+    /// A message whose updates share one time (the usual case) costs one map probe.
+    pub(crate) fn stash(
+        &mut self,
+        updates: &mut Vec<Update<D>>,
+        mut caps_at: impl FnMut(&SysTime) -> C,
+    ) {
+        let Some(first) = updates.first().map(|u| u.1) else {
+            return;
+        };
+        if updates.iter().all(|u| u.1 == first) {
+            let group = &mut self
+                .by_time
+                .entry(first)
+                .or_insert_with(|| (caps_at(&first), Vec::new()))
+                .1;
+            if group.is_empty() {
+                std::mem::swap(group, updates);
+            } else {
+                group.append(updates);
+            }
+            return;
+        }
         for update in updates.drain(..) {
             self.by_time
                 .entry(update.1)
-                .or_insert_with(|| (cap.delayed(&update.1), Vec::new()))
+                .or_insert_with(|| (caps_at(&update.1), Vec::new()))
                 .1
                 .push(update);
         }
@@ -44,11 +67,44 @@ impl<D> Pending<D> {
     pub(crate) fn next_complete(
         &mut self,
         frontier: &MutableAntichain<SysTime>,
-    ) -> Option<(Capability<SysTime>, Vec<Update<D>>)> {
+    ) -> Option<(C, Vec<Update<D>>)> {
         let entry = self.by_time.first_entry()?;
         if frontier.less_equal(entry.key()) {
             return None;
         }
         Some(entry.remove())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_by_time_and_releases_complete_times_oldest_first() {
+        let mut pending = Pending::new();
+        let mut minted = Vec::new();
+        // A one-time message moves in whole; a mixed one is split by time.
+        let mut one_time = vec![("a", 1, 1), ("b", 1, 1)];
+        pending.stash(&mut one_time, |t| {
+            minted.push(*t);
+            *t
+        });
+        let mut mixed = vec![("c", 0, 1), ("d", 1, -1), ("e", 0, 1)];
+        pending.stash(&mut mixed, |t| {
+            minted.push(*t);
+            *t
+        });
+        assert!(one_time.is_empty() && mixed.is_empty());
+        // Capabilities are minted once per time.
+        assert_eq!(minted, vec![1, 0]);
+        let at_one = MutableAntichain::from_elem(1);
+        let zero = vec![("c", 0, 1), ("e", 0, 1)];
+        assert_eq!(pending.next_complete(&at_one), Some((0, zero)));
+        assert_eq!(pending.next_complete(&at_one), None);
+        let closed = MutableAntichain::new();
+        let one = vec![("a", 1, 1), ("b", 1, 1), ("d", 1, -1)];
+        assert_eq!(pending.next_complete(&closed), Some((1, one)));
+        assert_eq!(pending.next_complete(&closed), None);
     }
 }

@@ -1,6 +1,7 @@
 //! The deduplication [`MergeRule`]: which row of a key is kept, and what changelog rows a new
 //! row causes.
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use differential_dataflow::ExchangeData;
@@ -48,6 +49,49 @@ fn replaces<E: Ord>(keep: Keep, new: Option<&E>, stored: Option<&E>) -> bool {
     }
 }
 
+impl<V: Clone + PartialEq, E: Ord, F: Fn(&V) -> E> DedupRule<V, E, F> {
+    /// Folds one row, borrowed or owned: the row is cloned only if it is kept, and then once
+    /// (the stored copy and the emitted copy).
+    fn fold(
+        &self,
+        state: &mut Option<(Option<E>, V)>,
+        kind: RowKind,
+        row: Cow<'_, V>,
+        out: &mut Vec<(RowKind, V)>,
+    ) -> Result<(), String> {
+        if kind != RowKind::Insert {
+            return Err(not_insert_only(kind));
+        }
+        let time = match self.order {
+            DedupOrder::EventTime => Some((self.time_of)(&row)),
+            DedupOrder::Arrival => None,
+        };
+        match state {
+            None => {
+                let row = row.into_owned();
+                out.push((RowKind::Insert, row.clone()));
+                *state = Some((time, row));
+            }
+            Some((stored_time, stored)) => {
+                if !replaces(self.keep, time.as_ref(), stored_time.as_ref()) {
+                    return Ok(());
+                }
+                // A11: on arrival order an identical row changes nothing and emits nothing.
+                // A7: on event time there is no such suppression.
+                if self.order == DedupOrder::Arrival && *stored == *row {
+                    return Ok(());
+                }
+                let row = row.into_owned();
+                let old = std::mem::replace(stored, row.clone());
+                *stored_time = time;
+                out.push((RowKind::UpdateBefore, old));
+                out.push((RowKind::UpdateAfter, row));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl<V, E, F> MergeRule for DedupRule<V, E, F>
 where
     V: ExchangeData,
@@ -65,29 +109,16 @@ where
         row: &V,
         out: &mut Vec<(RowKind, V)>,
     ) -> Result<(), String> {
-        if kind != RowKind::Insert {
-            return Err(not_insert_only(kind));
-        }
-        let time = match self.order {
-            DedupOrder::EventTime => Some((self.time_of)(row)),
-            DedupOrder::Arrival => None,
-        };
-        match state {
-            None => out.push((RowKind::Insert, row.clone())),
-            Some((stored_time, stored)) => {
-                if !replaces(self.keep, time.as_ref(), stored_time.as_ref()) {
-                    return Ok(());
-                }
-                // A11: on arrival order an identical row changes nothing and emits nothing.
-                // A7: on event time there is no such suppression.
-                if self.order == DedupOrder::Arrival && stored == row {
-                    return Ok(());
-                }
-                out.push((RowKind::UpdateBefore, stored.clone()));
-                out.push((RowKind::UpdateAfter, row.clone()));
-            }
-        }
-        *state = Some((time, row.clone()));
-        Ok(())
+        self.fold(state, kind, Cow::Borrowed(row), out)
+    }
+
+    fn merge_owned(
+        &self,
+        state: &mut Option<(Option<E>, V)>,
+        kind: RowKind,
+        row: V,
+        out: &mut Vec<(RowKind, V)>,
+    ) -> Result<(), String> {
+        self.fold(state, kind, Cow::Owned(row), out)
     }
 }

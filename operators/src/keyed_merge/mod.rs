@@ -14,8 +14,10 @@
 //! CSV sources and [`crate::testing::batch`] guarantee) this is exactly "apply in input order",
 //! so the output does not depend on the number of workers or on how input was cut into epochs.
 //!
-//! Cost: one hash-map probe per write; state is one `R::State` per key (plus the writes of
-//! system times not yet complete). A write with a negative diff (a retraction of a write) cannot
+//! Cost: one hash-map probe per write (a fast seeded hasher), the sort of each system time's
+//! writes by `seq` (linear when they arrive in runs of increasing `seq`, as from each
+//! worker's source); state is one `R::State` per key (plus the writes of system times not yet
+//! complete). The changelog and the rejections are the operator's two outputs. A write with a negative diff (a retraction of a write) cannot
 //! be applied to a fold: it is rejected and reported, never silently dropped.
 
 mod operator;
@@ -52,6 +54,19 @@ pub trait MergeRule: Send + 'static {
         write: &Self::Write,
         out: &mut Vec<(RowKind, Self::Row)>,
     ) -> Result<(), String>;
+
+    /// As [`merge`](MergeRule::merge), with the write passed by value: [`keyed_merge`] calls
+    /// this (once per copy of a write), so a rule that stores or emits the write can move it
+    /// instead of cloning it. The default borrows and calls `merge`.
+    fn merge_owned(
+        &self,
+        state: &mut Option<Self::State>,
+        kind: RowKind,
+        write: Self::Write,
+        out: &mut Vec<(RowKind, Self::Row)>,
+    ) -> Result<(), String> {
+        self.merge(state, kind, &write, out)
+    }
 }
 
 /// A write that a [`MergeRule`] (or the operator) refused, with its position and the reason.
@@ -73,7 +88,8 @@ pub struct Merged<'s, K: 'static, V: 'static> {
 
 impl<'s, K: ExchangeData, V: ExchangeData> Merged<'s, K, V> {
     /// Splits an operator's output of `(key, Ok(change) | Err(rejected))` records into the
-    /// changelog and the rejected writes.
+    /// changelog and the rejected writes (for operators that emit both on one stream;
+    /// [`keyed_merge`] has two outputs and needs no split).
     pub(crate) fn from_outcomes(
         outcomes: VecCollection<'s, SysTime, (K, Result<Change<V>, Rejected>)>,
     ) -> Self {

@@ -1,18 +1,26 @@
 //! The timely operator behind [`keyed_merge`](super::keyed_merge).
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
+use foldhash::fast::RandomState;
+use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Exchange;
-use timely::dataflow::operators::Operator;
+use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
+use timely::dataflow::operators::generic::OutputBuilder;
 
 use super::{MergeRule, Merged, Rejected};
 use crate::pending::{Pending, Update};
-use crate::{Change, SysTime};
+use crate::{Change, RowKind, SysTime};
 
-/// What the operator emits before it is split into changelog and rejections.
-type Outcome<V> = Result<Change<V>, Rejected>;
+/// The output port of the changelog.
+const CHANGELOG: usize = 0;
+/// The output port of the rejected writes.
+const REJECTED: usize = 1;
+
+/// Builds an output's containers of updates of `D`.
+type Builder<D> = CapacityContainerBuilder<Vec<Update<D>>>;
 
 /// Folds each key's writes with `rule` and emits the merged table's changelog (see the module
 /// docs of [`keyed_merge`](super) for shapes, order and cost).
@@ -90,93 +98,152 @@ where
     R: MergeRule,
 {
     let retention = idle_retention.filter(|r| *r > 0);
+    let mut builder = OperatorBuilder::new(name.to_owned(), writes.inner.scope());
     let exchange = Exchange::new(|u: &Update<(K, Change<R::Write>)>| (u.0).0.hashed());
-    let outcomes = writes
-        .inner
-        .unary_frontier(exchange, name, move |_cap, _info| {
-            // Writes of system times not yet complete.
-            let mut pending = Pending::new();
-            // Per key: the system time of its last accepted write, and its state.
-            let mut state: HashMap<K, (SysTime, R::State)> = HashMap::new();
-            // With a retention: keys by the system time they were written at (oldest first).
-            let mut written: BTreeMap<SysTime, Vec<K>> = BTreeMap::new();
-            let mut emitted = Vec::new();
-            move |(input, frontier), output| {
-                // 1. Drain the input into per-time buffers, keeping a capability per time.
-                input.for_each(|cap, data| {
-                    if let Some(cap) = cap.retain_least(output.output_index()) {
-                        pending.stash(&cap, data);
-                    }
+    let mut input = builder.new_input(writes.inner, exchange);
+    let (changelog_out, changelog) = builder.new_output();
+    let (rejected_out, rejected) = builder.new_output();
+    let mut changelog_out = OutputBuilder::<_, Builder<(K, Change<R::Row>)>>::from(changelog_out);
+    let mut rejected_out = OutputBuilder::<_, Builder<(K, Rejected)>>::from(rejected_out);
+    builder.build(move |_initial_caps| {
+        // Writes of system times not yet complete, with a capability per output.
+        let mut pending = Pending::new();
+        // Per key: the system time of its last accepted write, and its state (never `None`
+        // while the key is in the map).
+        let mut state: HashMap<K, (SysTime, Option<R::State>), RandomState> = HashMap::default();
+        // With a retention: keys by the system time they were written at (oldest first).
+        let mut written: BTreeMap<SysTime, Vec<K>> = BTreeMap::new();
+        let mut emitted = Vec::new();
+        move |frontiers| {
+            let frontier = &frontiers[0];
+            let mut changelog_out = changelog_out.activate();
+            let mut rejected_out = rejected_out.activate();
+            // 1. Drain the input into per-time buffers, keeping capabilities per time.
+            input.for_each(|cap, data| {
+                pending.stash(data, |t| {
+                    [cap.delayed(t, CHANGELOG), cap.delayed(t, REJECTED)]
+                })
+            });
+            // 2. Apply the writes of every complete time, oldest time first, in `seq` order
+            //    (whole records break ties, so the order never depends on arrival).
+            while let Some(([changes_cap, rejected_cap], mut updates)) =
+                pending.next_complete(frontier)
+            {
+                updates.sort_by(|((ka, a), _, da), ((kb, b), _, db)| {
+                    a.cmp(b).then_with(|| ka.cmp(kb)).then(da.cmp(db))
                 });
-                // 2. Apply the writes of every complete time, oldest time first, in `seq` order.
-                while let Some((cap, mut updates)) = pending.next_complete(frontier) {
-                    updates.sort_by_key(|((_, change), _, _)| (change.seq, change.kind));
-                    let mut session = output.session(&cap);
-                    let time = *cap.time();
-                    if let Some(r) = retention {
-                        expire(&mut state, &mut written, r, time);
-                    }
-                    for ((key, change), _t, diff) in updates {
+                let time = *changes_cap.time();
+                let mut changes = changelog_out.session(&changes_cap);
+                let mut refusals = rejected_out.session(&rejected_cap);
+                if let Some(r) = retention {
+                    expire(&mut state, &mut written, r, time);
+                }
+                for ((key, Change { seq, kind, row }), _t, diff) in updates {
+                    if diff <= 0 {
+                        // A retraction of a write cannot be applied to a fold.
                         if diff < 0 {
                             let reason = "retraction of a write: merge input must be insert-only";
                             let rejected = Rejected {
-                                seq: change.seq,
+                                seq,
                                 reason: reason.to_string(),
                             };
-                            session.give(((key, Err(rejected)), time, 1));
-                            continue;
+                            refusals.give(((key, rejected), time, 1));
                         }
-                        let (mut touched, mut slot) = match state.remove(&key) {
-                            Some((touched, s)) => (Some(touched), Some(s)),
-                            None => (None, None),
-                        };
-                        for _ in 0..diff {
-                            let result =
-                                rule.merge(&mut slot, change.kind, &change.row, &mut emitted);
-                            if let Err(reason) = result {
-                                let rejected = Rejected {
-                                    seq: change.seq,
-                                    reason,
-                                };
-                                session.give(((key.clone(), Err(rejected)), time, 1));
-                            } else if touched != Some(time) {
-                                touched = Some(time);
+                        continue;
+                    }
+                    let copies = diff.unsigned_abs();
+                    let mut refuse = |reason| {
+                        let rejected = Rejected { seq, reason };
+                        refusals.give(((key.clone(), rejected), time, 1));
+                    };
+                    let mut fresh = None;
+                    match state.get_mut(&key) {
+                        Some((touched, slot)) => {
+                            let accepted =
+                                apply(&rule, slot, kind, row, copies, &mut emitted, &mut refuse);
+                            if accepted && *touched != time {
+                                *touched = time;
                                 if retention.is_some() {
                                     written.entry(time).or_default().push(key.clone());
                                 }
                             }
-                            for (kind, row) in emitted.drain(..) {
-                                let out: Outcome<R::Row> = Ok(Change::new(change.seq, kind, row));
-                                session.give(((key.clone(), out), time, 1));
+                            if slot.is_none() {
+                                state.remove(&key);
                             }
                         }
-                        if let (Some(s), Some(t)) = (slot, touched) {
-                            state.insert(key, (t, s));
-                        }
-                    }
-                }
-                // 3. With a retention, free the state that no future write can see: every
-                //    future write has a time at or after the input frontier.
-                if let Some(r) = retention {
-                    match frontier.frontier().first() {
-                        Some(&f) => expire(&mut state, &mut written, r, f),
                         None => {
-                            state.clear();
-                            written.clear();
+                            let mut slot = None;
+                            apply(&rule, &mut slot, kind, row, copies, &mut emitted, refuse);
+                            fresh = slot;
                         }
                     }
+                    // A rule that rejects leaves the state as it was: a new state means a
+                    // write was accepted.
+                    if let Some(s) = fresh {
+                        if retention.is_some() {
+                            written.entry(time).or_default().push(key.clone());
+                        }
+                        state.insert(key.clone(), (time, Some(s)));
+                    }
+                    // The key is cloned for every row but the last, which takes it.
+                    if let Some((last_kind, last_row)) = emitted.pop() {
+                        for (kind, row) in emitted.drain(..) {
+                            changes.give(((key.clone(), Change::new(seq, kind, row)), time, 1));
+                        }
+                        changes.give(((key, Change::new(seq, last_kind, last_row)), time, 1));
+                    }
                 }
-                // 4. Capabilities are held only for pending times (dropped with their entries).
             }
-        });
-    Merged::from_outcomes(outcomes.as_collection())
+            // 3. With a retention, free the state that no future write can see: every
+            //    future write has a time at or after the input frontier.
+            if let Some(r) = retention {
+                match frontier.frontier().first() {
+                    Some(&f) => expire(&mut state, &mut written, r, f),
+                    None => {
+                        state.clear();
+                        written.clear();
+                    }
+                }
+            }
+            // 4. Capabilities are held only for pending times (dropped with their entries).
+        }
+    });
+    Merged {
+        changelog: changelog.as_collection(),
+        rejected: rejected.as_collection(),
+    }
+}
+
+/// Folds `copies` copies of one write into `slot` (the last copy by value, so the rule can
+/// move it), passing each refusal's reason to `refuse`; returns whether a copy was accepted.
+fn apply<R: MergeRule>(
+    rule: &R,
+    slot: &mut Option<R::State>,
+    kind: RowKind,
+    write: R::Write,
+    copies: usize,
+    out: &mut Vec<(RowKind, R::Row)>,
+    mut refuse: impl FnMut(String),
+) -> bool {
+    let mut accepted = false;
+    for _ in 1..copies {
+        match rule.merge(slot, kind, &write, out) {
+            Ok(()) => accepted = true,
+            Err(reason) => refuse(reason),
+        }
+    }
+    match rule.merge_owned(slot, kind, write, out) {
+        Ok(()) => accepted = true,
+        Err(reason) => refuse(reason),
+    }
+    accepted
 }
 
 /// Forgets the state of every key whose last accepted write is at a system time `s` with
 /// `s + retention <= now`. `written` lists keys by the times they were written at; an entry is
 /// stale (and skipped) when its key was written again later.
-fn expire<K: Hash + Eq, S>(
-    state: &mut HashMap<K, (SysTime, S)>,
+fn expire<K: Hash + Eq, S, H: BuildHasher>(
+    state: &mut HashMap<K, (SysTime, S), H>,
     written: &mut BTreeMap<SysTime, Vec<K>>,
     retention: SysTime,
     now: SysTime,

@@ -3,7 +3,9 @@
 //!
 //! The "highest order wins" fold here is shared with [`versioned`](super::versioned).
 
-use super::order::{order_key, OrderField, OrderKey};
+use std::borrow::Cow;
+
+use super::order::{order_key, order_value, OrderField, OrderKey, OrderValue};
 use super::{Deletes, KeyState, Row, IGNORED};
 use crate::RowKind;
 
@@ -32,7 +34,29 @@ impl Deduplicate {
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), String> {
-        let key = order_key(&self.sequence, write)?;
+        self.fold(state, kind, Cow::Borrowed(write), out)
+    }
+
+    /// Folds one write, borrowed or owned (cloned only if it wins).
+    pub(crate) fn fold(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: Cow<'_, Row>,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
+        // One sequence column (the usual case) is read without allocating.
+        let (one, many);
+        let key: &[Option<OrderValue>] = match self.sequence.as_slice() {
+            [field] => {
+                one = [order_value(field, &write)?];
+                &one
+            }
+            fields => {
+                many = order_key(fields, &write)?;
+                &many
+            }
+        };
         keep_highest(state, kind, write, key, &self.deletes, "deduplicate", out)
     }
 }
@@ -41,13 +65,14 @@ impl Deduplicate {
 /// is greater than or equal to the stored order (ties: the later write wins).
 ///
 /// Emits `+I new` for a key without a row, `-U old, +U new` on replacement and `-D old` when a
-/// winning retraction deletes the key; a losing write emits nothing. `engine` names the engine
-/// in the reason of an ignored or rejected retraction.
+/// winning retraction deletes the key; a losing write emits nothing (and is not cloned; a
+/// winning one is cloned once, for the emitted copy). `engine` names the engine in the reason
+/// of an ignored or rejected retraction.
 pub(crate) fn keep_highest(
     state: &mut Option<KeyState>,
     kind: RowKind,
-    write: &Row,
-    key: OrderKey,
+    write: Cow<'_, Row>,
+    key: &[Option<OrderValue>],
     deletes: &Deletes,
     engine: &str,
     out: &mut Vec<(RowKind, Row)>,
@@ -63,12 +88,15 @@ pub(crate) fn keep_highest(
             Deletes::Reject(reason) => return Err(reason.clone()),
         }
     }
-    let wins = state.as_ref().is_none_or(|s| key >= s.order);
+    let wins = state.as_ref().is_none_or(|s| key >= s.order.as_slice());
     if !wins {
         return Ok(());
     }
-    let old = state.take().and_then(|s| s.row);
-    let new = kind.is_accumulate().then(|| write.clone());
+    let (old, mut order) = match state.take() {
+        Some(s) => (s.row, s.order),
+        None => (None, OrderKey::new()),
+    };
+    let new = kind.is_accumulate().then(|| write.into_owned());
     match (old, &new) {
         (None, Some(new)) => out.push((RowKind::Insert, new.clone())),
         (Some(old), Some(new)) => {
@@ -79,10 +107,14 @@ pub(crate) fn keep_highest(
         (None, None) => {}
     }
     // A deleted key keeps its order (so older writes stay ignored) unless there is none.
-    *state = (new.is_some() || !key.is_empty()).then_some(KeyState {
-        row: new,
-        order: key,
-        ranks: Vec::new(),
-    });
+    if new.is_some() || !key.is_empty() {
+        order.clear();
+        order.extend_from_slice(key);
+        *state = Some(KeyState {
+            row: new,
+            order,
+            ranks: Vec::new(),
+        });
+    }
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! `first_row` (Apache Fluss `first_row`, Apache Paimon `first-row`, rules C7, C12): the first
 //! row written for a key wins.
 
+use std::borrow::Cow;
+
 use super::{Deletes, KeyState, Row, IGNORED};
 use crate::RowKind;
 
@@ -18,6 +20,10 @@ pub struct FirstRow {
     pub deletes: Deletes,
 }
 
+/// The reason of a later write of a key that already has its first row (the common case of a
+/// `first_row` table: a constant, so ignoring a write costs no formatting).
+pub(crate) const HAS_FIRST_ROW: &str = "ignored: the key already has its first row";
+
 impl FirstRow {
     /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
     pub fn merge(
@@ -25,6 +31,17 @@ impl FirstRow {
         state: &mut Option<KeyState>,
         kind: RowKind,
         write: &Row,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
+        self.fold(state, kind, Cow::Borrowed(write), out)
+    }
+
+    /// Folds one write, borrowed or owned (cloned only if it is stored).
+    pub(crate) fn fold(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: Cow<'_, Row>,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), String> {
         if !kind.is_accumulate() {
@@ -42,10 +59,11 @@ impl FirstRow {
             };
         }
         if state.is_some() {
-            return Err(format!("{IGNORED}the key already has its first row"));
+            return Err(HAS_FIRST_ROW.to_string());
         }
+        let write = write.into_owned();
         out.push((RowKind::Insert, write.clone()));
-        *state = Some(KeyState::new(write.clone()));
+        *state = Some(KeyState::new(write));
         Ok(())
     }
 }

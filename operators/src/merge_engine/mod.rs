@@ -45,6 +45,7 @@ pub use order::{OrderField, OrderKey, OrderType};
 pub use partial_update::{PartialDeletes, PartialUpdate, SequenceGroup};
 pub use versioned::Versioned;
 
+use std::borrow::Cow;
 use std::hash::Hash;
 
 use differential_dataflow::{ExchangeData, VecCollection};
@@ -139,6 +140,24 @@ impl MergeRule for MergeEngine {
             MergeEngine::Deduplicate(e) => e.merge(state, kind, write, out),
             MergeEngine::PartialUpdate(e) => e.merge(state, kind, write, out),
             MergeEngine::Aggregation(e) => e.merge(state, kind, write, out),
+        }
+    }
+
+    fn merge_owned(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: Row,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
+        let write = Cow::Owned(write);
+        match self {
+            MergeEngine::Versioned(e) => e.fold(state, kind, write, out),
+            MergeEngine::FirstRow(e) => e.fold(state, kind, write, out),
+            MergeEngine::Deduplicate(e) => e.fold(state, kind, write, out),
+            // These build a new row from the stored one and the write: nothing to move.
+            MergeEngine::PartialUpdate(e) => e.merge(state, kind, &write, out),
+            MergeEngine::Aggregation(e) => e.merge(state, kind, &write, out),
         }
     }
 }

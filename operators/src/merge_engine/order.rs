@@ -161,16 +161,18 @@ pub struct OrderField {
 ///
 /// An unparsable cell or a missing column is an error naming the column.
 pub fn order_key(fields: &[OrderField], row: &Row) -> Result<OrderKey, String> {
-    fields
-        .iter()
-        .map(|f| match row.get(f.column) {
-            None => Err(format!("row has no column '{}'", f.name)),
-            Some(None) => Ok(None),
-            Some(Some(text)) => {
-                f.ty.parse(text)
-                    .map(Some)
-                    .map_err(|e| format!("column '{}': {e}", f.name))
-            }
-        })
-        .collect()
+    fields.iter().map(|f| order_value(f, row)).collect()
+}
+
+/// Reads one ordering column of a row (`None` for NULL); an error names the column.
+pub(crate) fn order_value(field: &OrderField, row: &Row) -> Result<Option<OrderValue>, String> {
+    match row.get(field.column) {
+        None => Err(format!("row has no column '{}'", field.name)),
+        Some(None) => Ok(None),
+        Some(Some(text)) => field
+            .ty
+            .parse(text)
+            .map(Some)
+            .map_err(|e| format!("column '{}': {e}", field.name)),
+    }
 }

@@ -1,6 +1,8 @@
 //! `versioned` (Apache Fluss / Alibaba Realtime Compute `table.merge-engine` = `versioned`,
 //! rules C1–C4, C6): keep the row with the highest version column.
 
+use std::borrow::Cow;
+
 use super::deduplicate::keep_highest;
 use super::order::OrderField;
 use super::{Deletes, KeyState, Row};
@@ -37,6 +39,17 @@ impl Versioned {
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), String> {
+        self.fold(state, kind, Cow::Borrowed(write), out)
+    }
+
+    /// Folds one write, borrowed or owned (cloned only if it wins).
+    pub(crate) fn fold(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: Cow<'_, Row>,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
         let name = &self.version.name;
         let version = match write.get(self.version.column) {
             None => return Err(format!("row has no version column '{name}'")),
@@ -51,7 +64,7 @@ impl Versioned {
             state,
             kind,
             write,
-            vec![Some(version)],
+            &[Some(version)],
             &self.deletes,
             "versioned",
             out,

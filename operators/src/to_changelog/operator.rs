@@ -54,11 +54,8 @@ where
             let mut pending = Pending::new();
             move |(input, frontier), output| {
                 // 1. Drain the input into per-time buffers, keeping a capability per time.
-                input.for_each(|cap, data| {
-                    if let Some(cap) = cap.retain_least(output.output_index()) {
-                        pending.stash(&cap, data);
-                    }
-                });
+                let port = output.output_index();
+                input.for_each(|cap, data| pending.stash(data, |t| cap.delayed(t, port)));
                 // 2. For every complete time: consolidate (sorts by key, then value) and pair
                 //    each key's retractions with its insertions.
                 while let Some((cap, mut updates)) = pending.next_complete(frontier) {
