@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::ops::Range;
 
+use differential_temporal::operators::merge_engine::Row;
 use differential_temporal::operators::RowKind;
 
 use crate::clock::Stopwatch;
@@ -88,16 +89,12 @@ pub fn run(op: Op, shape: Shape) -> Base {
         }
     };
     match op {
-        Op::DedupKeepLast | Op::VersionedMerge => {
-            let stream = match op {
-                Op::DedupKeepLast => Stream::Dedup,
-                _ => Stream::Merge,
-            };
+        Op::DedupKeepLast => {
             let mut state = KeepLast::new();
             let mut out = |k: u64, seq, kind, (order, payload)| {
                 digest.add([k, seq, kind_code(kind), order, payload], 1)
             };
-            let clock = timed(&shape, keyed(stream, keys), |rows| {
+            let clock = timed(&shape, keyed(Stream::Dedup, keys), |rows| {
                 for (i, e) in rows {
                     state.apply(e.key, *i, (e.time as u64, e.payload), &mut out);
                 }
@@ -107,6 +104,53 @@ pub fn run(op: Op, shape: Shape) -> Base {
                 digest,
                 clock,
                 keys,
+            }
+        }
+        Op::VersionedMerge => {
+            // The engine's input as it is: text cells `[key, payload, version]`. Per write: parse
+            // the version cell, keep a copy of the row if its version is >= the kept one.
+            let mut kept: HashMap<u64, (i64, Row)> = HashMap::new();
+            let cell = |row: &Row, j: usize| row[j].as_deref().and_then(|c| c.parse().ok());
+            let mut emit = |k: u64, seq, kind, row: &Row| {
+                let (version, payload) = (cell(row, 2), cell(row, 1));
+                digest.add(
+                    [
+                        k,
+                        seq,
+                        kind_code(kind),
+                        version.unwrap_or(0),
+                        payload.unwrap_or(0),
+                    ],
+                    1,
+                )
+            };
+            let generate = |range: Range<u64>, out: &mut Vec<(u64, (u64, Row))>| {
+                out.extend(range.map(|i| (i, workload::merge_write(i, keys))))
+            };
+            let clock = timed(&shape, generate, |rows| {
+                for (seq, (key, row)) in rows {
+                    let Some(version) = row[2].as_deref().and_then(|c| c.parse::<i64>().ok())
+                    else {
+                        continue;
+                    };
+                    match kept.entry(*key) {
+                        Entry::Vacant(slot) => {
+                            emit(*key, *seq, RowKind::Insert, row);
+                            slot.insert((version, row.clone()));
+                        }
+                        Entry::Occupied(mut slot) if version >= slot.get().0 => {
+                            emit(*key, *seq, RowKind::UpdateBefore, &slot.get().1);
+                            emit(*key, *seq, RowKind::UpdateAfter, row);
+                            slot.insert((version, row.clone()));
+                        }
+                        Entry::Occupied(_) => {}
+                    }
+                }
+            });
+            Base {
+                digest,
+                clock,
+                keys: kept.len() as u64,
             }
         }
         Op::NexmarkQ18 => {

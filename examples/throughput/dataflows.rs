@@ -84,13 +84,8 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
         Op::VersionedMerge => {
             let generate = move |range, index, peers, out: &mut Vec<(u64, Change<Row>)>| {
                 out.extend(share(range, index, peers).map(|i| {
-                    let e = workload::event(Stream::Merge, i, keys);
-                    let row = vec![
-                        Some(e.key.to_string()),
-                        Some(e.payload.to_string()),
-                        Some(e.time.to_string()),
-                    ];
-                    (e.key, Change::new(i, RowKind::Insert, row))
+                    let (key, row) = workload::merge_write(i, keys);
+                    (key, Change::new(i, RowKind::Insert, row))
                 }))
             };
             drive(workers, shape, generate, |writes, sink| {

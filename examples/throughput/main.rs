@@ -41,8 +41,8 @@
 //!   time is `>=` the kept row's. Baseline: one `HashMap<key, (time, payload)>` fold.
 //! * `versioned_merge`: writes `[key, payload, version]` as text cells (the engine's `Row`),
 //!   version = the event time; the `versioned` merge engine (Fluss, rule C1: a version `>=` the
-//!   stored one replaces it). Output: the same retract changelog. Baseline: the same
-//!   `HashMap` fold on the integers.
+//!   stored one replaces it). Output: the same retract changelog. Baseline: a `HashMap` fold
+//!   over the same text rows (parse the version cell, keep a copy of the winning row).
 //! * `temporal_join_final` / `temporal_join_incremental`: build side `min(100k, N/10)` keys x
 //!   10 versions (key `k`'s `j`-th version at a random time in the `j`-th tenth of the span),
 //!   loaded at epoch 0 before the clock starts; `N` probe rows `(key, (time, payload))`. INNER
@@ -59,6 +59,11 @@
 //! * `nexmark_q18`: `N` bids from the `nexmark` crate's default generator; keep-last per
 //!   `(bidder, auction)` by `date_time` (Nexmark q18, `ROW_NUMBER() .. ORDER BY dateTime DESC =
 //!   1`), the library's dedup as above. Baseline: the `HashMap` fold.
+
+/// The allocator of the measured runs and their baselines (the crate's default `mimalloc` feature).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod baseline;
 mod clock;

@@ -8,6 +8,7 @@
 
 use std::ops::Range;
 
+use differential_temporal::operators::merge_engine::Row;
 use nexmark::config::NexmarkConfig;
 use nexmark::event::{Event, EventType};
 use nexmark::EventGenerator;
@@ -108,6 +109,18 @@ pub fn event(stream: Stream, i: u64, keys: u64) -> KeyedRow {
         time: BASE_MS + i as i64 - (d[1] % JITTER_MS as u64) as i64,
         payload: d[2] % PAYLOADS,
     }
+}
+
+/// Write `i` of the merge-engine workload: its key and its text cells `[key, payload, version]`
+/// (the engine's [`Row`], as read from a CSV file), the version being the event time.
+pub fn merge_write(i: u64, keys: u64) -> (u64, Row) {
+    let e = event(Stream::Merge, i, keys);
+    let row = vec![
+        Some(e.key.to_string()),
+        Some(e.payload.to_string()),
+        Some(e.time.to_string()),
+    ];
+    (e.key, row)
 }
 
 /// Version `i` of the as-of workload: `(key, time, payload or None for a delete)`; one in ten
