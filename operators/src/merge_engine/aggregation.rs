@@ -235,8 +235,16 @@ fn accumulate(
         Max if compare(input, &acc) == Ordering::Greater => input.to_string(),
         Min if compare(input, &acc) == Ordering::Less => input.to_string(),
         ListAgg => format!("{acc}{}{input}", f.delimiter),
-        BoolAnd => (parse_bool(&acc)? && parse_bool(input)?).to_string(),
-        BoolOr => (parse_bool(&acc)? || parse_bool(input)?).to_string(),
+        // Both cells are read before combining: a non-boolean input is refused whatever the
+        // accumulated value (no short-circuit admission of a bad cell).
+        BoolAnd => {
+            let (acc, input) = (parse_bool(&acc)?, parse_bool(input)?);
+            (acc && input).to_string()
+        }
+        BoolOr => {
+            let (acc, input) = (parse_bool(&acc)?, parse_bool(input)?);
+            (acc || input).to_string()
+        }
         _ => acc,
     }))
 }

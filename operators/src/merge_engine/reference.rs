@@ -285,17 +285,12 @@ fn aggregate(f: &super::FieldAgg, c: usize, h: &[(RowKind, Row, OrderKey)]) -> R
         ListAgg => present()
             .filter_map(text)
             .reduce(|l, v| format!("{l}{}{v}", f.delimiter)),
-        // From the first `false` (`bool_and`) or `true` (`bool_or`) on the value is decided and
-        // later cells are not read, so a non-boolean cell is admitted then, as in the engine.
+        // Every non-NULL cell must be a boolean (a bad one leaves the value undefined).
         BoolAnd | BoolOr => {
-            let decided = f.function == BoolOr;
-            let mut value = None;
-            for e in present() {
-                if value != Some(decided) {
-                    value = Some(boolean(e.2[c].as_deref().unwrap_or_default()).ok_or(())?);
-                }
-            }
-            value.map(|v| v.to_string())
+            let cells = present().map(|e| boolean(e.2[c].as_deref().unwrap_or_default()));
+            let values: Vec<bool> = cells.collect::<Option<_>>().ok_or(())?;
+            let combine = |a: bool, b: bool| if f.function == BoolOr { a || b } else { a && b };
+            values.into_iter().reduce(combine).map(|v| v.to_string())
         }
         LastValue => {
             let Some(w) = adds().max_by(|a, b| a.3.cmp(&b.3)) else {
