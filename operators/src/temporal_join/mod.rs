@@ -39,7 +39,9 @@
 
 mod final_mode;
 mod lookup;
+mod marks;
 mod operator;
+mod prune;
 pub mod reference;
 #[cfg(test)]
 mod tests;
@@ -52,6 +54,7 @@ use timely::dataflow::channels::pact::Exchange;
 pub use final_mode::{temporal_join_final, FinalJoin};
 pub use lookup::lookup_join;
 pub use operator::temporal_join;
+pub use prune::arrange_versions_pruned;
 
 use crate::{Change, SysTime};
 
@@ -102,6 +105,28 @@ where
     >(keyed.inner, pact, name, ValBatcher::new)
 }
 
+/// The build row a probe row joins given the version chosen for it (`None`: no version;
+/// `Some(None)`: a delete version): `Some(Some(b))` matched, `Some(None)` NULL-padded (LEFT), or
+/// `None` if INNER drops the row (rules B3-B5).
+pub(crate) fn chosen<'b, P, B, R>(
+    kind: JoinKind,
+    residual: &R,
+    row: &P,
+    version: Option<&'b Option<B>>,
+) -> Option<Option<&'b B>>
+where
+    R: Fn(&P, &B) -> bool,
+{
+    let matched = match version {
+        Some(Some(b)) if residual(row, b) => Some(b),
+        _ => None,
+    };
+    if matched.is_none() && kind == JoinKind::Inner {
+        return None;
+    }
+    Some(matched)
+}
+
 /// The output row for probe row `change` given the version chosen for it (`None`: no version;
 /// `Some(None)`: a delete version), or `None` if INNER drops it (rules B3-B5, B8).
 pub(crate) fn join_row<P, B, R>(
@@ -115,16 +140,10 @@ where
     B: Clone,
     R: Fn(&P, &B) -> bool,
 {
-    let matched = match version {
-        Some(Some(b)) if residual(&change.row, b) => Some(b.clone()),
-        _ => None,
-    };
-    if matched.is_none() && kind == JoinKind::Inner {
-        return None;
-    }
+    let matched = chosen(kind, residual, &change.row, version)?;
     Some(Change::new(
         change.seq,
         change.kind,
-        (change.row.clone(), matched),
+        (change.row.clone(), matched.cloned()),
     ))
 }
