@@ -18,7 +18,7 @@ use crate::keyed_merge::Rejected;
 use crate::version::cursor::{VersionBatch, VersionCursor};
 use crate::version::{seek_target, VersionTrace};
 use crate::watermark::Watermark;
-use crate::{Change, SysTime};
+use crate::{Change, RowKind, Seq, SysTime};
 
 /// The outputs of [`temporal_join_final`].
 pub struct FinalJoin<'s, K: 'static, P: 'static, B: 'static> {
@@ -252,6 +252,9 @@ where
             let pending = !waiting.is_empty() || !arrivals.is_empty() || marks.rising();
             let held = caps.iter().map(|c| *c.time()).min();
             match held {
+                // Once the probe side has ended the capability stays at the closing epoch (a
+                // pruned build arrangement's frontier still moves: its retractions feed back).
+                Some(_) if pending && first_frontier.is_empty() => {}
                 Some(held) if pending => caps.downgrade([next.unwrap_or(held).max(held)]),
                 _ => caps = CapabilitySet::new(),
             }
@@ -277,9 +280,9 @@ fn has_ready<E: Ord, K, P>(w: &Watermark<E>, waiting: &[Vec<Waiting<E, K, P>>]) 
 /// its key valid at its time among the versions in `batches` present at system time `seen`.
 /// Returns the output rows in `seq` order.
 ///
-/// The rows are sorted by (key, time newest first) and each key's versions are walked once in
-/// the same order: a probe row reuses the version found for the previous row of its key when
-/// that version's time is still `<=` its own, else seeks forward.
+/// The rows are sorted (through indices) by (key, time newest first) and each key's versions are
+/// walked once in the same order: a probe row reuses the version found for the previous row of
+/// its key when that version's time is still `<=` its own, else seeks forward.
 fn fire<K, E, P, B, R>(
     w: &Watermark<E>,
     waiting: &mut Vec<Vec<Waiting<E, K, P>>>,
@@ -302,36 +305,60 @@ where
         ready.extend(run.drain(from..));
     }
     waiting.retain(|run| !run.is_empty());
-    ready.sort_unstable_by(|a, b| (&a.1, Reverse(&a.0)).cmp(&(&b.1, Reverse(&b.0))));
+    // Sorted through indices: the rows themselves stay where they are.
+    let mut order: Vec<usize> = (0..ready.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let (a, b) = (&ready[a], &ready[b]);
+        a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0))
+    });
 
-    let mut out = Vec::with_capacity(ready.len());
+    // Per ready row, the version chosen for it: an index into `versions`, or NONE.
+    const NONE: usize = usize::MAX;
+    let mut pick = vec![NONE; ready.len()];
+    let mut versions: Vec<Option<B>> = Vec::new();
     let mut reader = VersionCursor::new(batches);
-    let mut rows = ready.into_iter().peekable();
-    while let Some(first) = rows.peek() {
-        let key = first.1.clone();
-        let present = reader.seek_key(&key);
-        // The version chosen for the previous row of this key, once sought: (time, row).
-        let mut found: Option<Option<(E, Option<B>)>> = None;
-        while let Some((t, k, change, diff)) = rows.next_if(|r| r.1 == key) {
-            let version = if present {
-                let stale = found
-                    .as_ref()
-                    .is_none_or(|f| f.as_ref().is_some_and(|(ft, _)| *ft > t));
-                if stale {
-                    reader.seek_val(&seek_target(t));
-                    let next = reader.next_present(seen);
-                    found = Some(next.map(|(Reverse(ft), _, r)| (ft.clone(), r.clone())));
-                }
-                found.as_ref().and_then(|f| f.as_ref()).map(|(_, r)| r)
-            } else {
-                None
-            };
-            if let Some(matched) = chosen(kind, residual, &change.row, version) {
-                let Change { seq, kind, row } = change;
-                out.push((k, Change::new(seq, kind, (row, matched.cloned())), diff));
+    let mut i = 0;
+    while i < order.len() {
+        let key = &ready[order[i]].1;
+        let present = reader.seek_key(key);
+        // The choice for the previous row of this key, once sought: (version time, pick).
+        let mut found: Option<(Option<E>, usize)> = None;
+        while let Some(&r) = order.get(i).filter(|&&r| ready[r].1 == *key) {
+            let t = &ready[r].0;
+            let stale = found
+                .as_ref()
+                .is_none_or(|(ft, _)| ft.as_ref().is_some_and(|ft| ft > t));
+            if present && stale {
+                reader.seek_val(&seek_target(t.clone()));
+                found = Some(match reader.next_present(seen) {
+                    Some((Reverse(ft), _, row)) => {
+                        versions.push(row.clone());
+                        (Some(ft.clone()), versions.len() - 1)
+                    }
+                    None => (None, NONE),
+                });
             }
+            pick[r] = found.as_ref().map_or(NONE, |f| f.1);
+            i += 1;
         }
     }
-    out.sort_unstable_by_key(|(_, j, _)| (j.seq, j.kind));
+
+    // Emit in `seq` order, moving each probe row into its output row.
+    let mut by_seq: Vec<(Seq, RowKind, usize)> = (ready.iter().enumerate())
+        .map(|(i, r)| (r.2.seq, r.2.kind, i))
+        .collect();
+    by_seq.sort_unstable();
+    let mut rows: Vec<Option<Waiting<E, K, P>>> = ready.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(rows.len());
+    for (_, _, i) in by_seq {
+        let Some((_, k, change, diff)) = rows[i].take() else {
+            continue;
+        };
+        let version = versions.get(pick[i]);
+        if let Some(matched) = chosen(kind, residual, &change.row, version) {
+            let Change { seq, kind, row } = change;
+            out.push((k, Change::new(seq, kind, (row, matched.cloned())), diff));
+        }
+    }
     out
 }

@@ -30,7 +30,9 @@
 //! * [`temporal_join_final`] (**final**, Flink's output): each probe row is emitted once,
 //!   append-only, at the first system time whose combined watermark (min of both inputs',
 //!   see [`crate::watermark`]) has passed its time (B7); probe rows behind the watermark on
-//!   arrival are late (B9): not joined, reported with their `seq` and a reason.
+//!   arrival are late (B9): not joined, reported with their `seq` and a reason. It reads the
+//!   build arrangement in place; [`arrange_versions_pruned`] keeps that arrangement bounded by
+//!   the same watermarks (B11).
 //! * [`lookup_join`] (**processing time**, B17/B18): each probe row arriving at system time `s`
 //!   joins the build key's *current* version, the greatest `(time, seq)` among the versions
 //!   received at system times `<= s`, once; never revised.

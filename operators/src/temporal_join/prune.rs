@@ -48,20 +48,21 @@ use crate::{arrange_versions, SysTime, Version};
 /// use differential_temporal_operators::version::version_of;
 /// use differential_temporal_operators::Version;
 ///
-/// // Versions of key 1 at times 1, 2, 3 (epoch 0) and 9 (epoch 1): the watermark 9 of epoch
-/// // 2 passes 1, 2 and 3; 1 and 2 are retracted at epoch 3.
+/// // Versions of key 1 at times 1, 2, 3 (epoch 0) and 9 (epoch 1), lateness 0. The watermark
+/// // 3 of epoch 1 passes 1 and 2: 1 is retracted (fed back at epoch 2); the watermark 9 of
+/// // epoch 2 passes 3: 2 is retracted (at epoch 3). 3 and 9 stay.
 /// let epochs = vec![
 ///     vec![((1u8, Version::row(1i64, 0, 'a')), 1), ((1, Version::row(2, 1, 'b')), 1),
 ///          ((1, Version::row(3, 2, 'c')), 1)],
 ///     vec![((1, Version::row(9, 3, 'd')), 1)],
 /// ];
 /// let out = run_unary(2, epochs, |v| {
-///     let wm = watermarks(v.clone(), |(_, v): &(u8, Version<i64, char>)| v.time, |m| *m, "Wm");
+///     let wm = watermarks(v.clone(), |(_, v): &(u8, Version<i64, char>)| v.time, |m: &i64| *m, "Wm");
 ///     arrange_versions_pruned(v, wm.clone(), wm, "Pruned").as_collection(|k, v| (*k, version_of(v)))
 /// });
 /// let v = |t, s, r| (1, Version::row(t, s, r));
 /// assert_eq!(out, vec![
-///     (v(1, 0, 'a'), 0, 1), (v(1, 0, 'a'), 3, -1), (v(2, 1, 'b'), 0, 1), (v(2, 1, 'b'), 3, -1),
+///     (v(1, 0, 'a'), 0, 1), (v(1, 0, 'a'), 2, -1), (v(2, 1, 'b'), 0, 1), (v(2, 1, 'b'), 3, -1),
 ///     (v(3, 2, 'c'), 0, 1), (v(9, 3, 'd'), 1, 1),
 /// ]);
 /// ```
