@@ -8,7 +8,10 @@
 //! and merges them with the sorted versions. Every variant's result (matched rows and a
 //! checksum) is asserted equal to the baseline's before timing.
 //!
-//! Run: `cargo bench --bench temporal_join`
+//! Run: `cargo bench --bench temporal_join`. Environment: `TJ_PROBES=10000000` sets the number
+//! of probe rows (default 1M); `TJ_ONCE=Final:2` (mode `Incremental`/`Final`, workers) runs
+//! that variant once without criterion and prints its result and probe-phase time (for
+//! `valgrind --tool=callgrind`, whose instruction counts are repeatable on a loaded machine).
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -27,6 +30,14 @@ const SEED: u64 = 0x5EED_7E3A_0001;
 const KEYS: u64 = 100_000;
 const VERSIONS_PER_KEY: u64 = 10;
 const PROBES: u64 = 1_000_000;
+
+/// The number of probe rows: `TJ_PROBES` or [`PROBES`].
+fn probes() -> u64 {
+    std::env::var("TJ_PROBES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(PROBES)
+}
 
 /// A probe row: (event time, amount).
 type Probe = (u64, u64);
@@ -55,7 +66,7 @@ fn workload() -> Workload {
             build.push((k, Version::row(time, seq, next(&mut s) % 1_000)));
         }
     }
-    let probes = (0..PROBES)
+    let probes = (0..probes())
         .map(|i| {
             let k = next(&mut s) % KEYS;
             let t = next(&mut s) % 1_100;
@@ -203,10 +214,21 @@ fn dataflow(w: &Arc<Workload>, workers: usize, mode: Mode) -> (u64, u64, Duratio
 
 fn bench(c: &mut Criterion) {
     let w = Arc::new(workload());
+    if let Ok(once) = std::env::var("TJ_ONCE") {
+        let (mode, workers) = once.split_once(':').expect("TJ_ONCE=Mode:workers");
+        let mode = match mode {
+            "Incremental" => Mode::Incremental,
+            _ => Mode::Final,
+        };
+        let workers = workers.parse().expect("TJ_ONCE=Mode:workers");
+        let (matched, sum, time) = dataflow(&w, workers, mode);
+        println!("{mode:?} on {workers} workers: {matched} matched, checksum {sum}, {time:?}");
+        return;
+    }
     let expected = sort_merge(&w);
     let mut group = c.benchmark_group("temporal_join");
     group.sample_size(10);
-    group.throughput(Throughput::Elements(PROBES));
+    group.throughput(Throughput::Elements(probes()));
     group.bench_function(BenchmarkId::new("sort_merge_baseline", 1), |b| {
         b.iter(|| sort_merge(&w))
     });

@@ -179,3 +179,88 @@ fn final_mode_reports_late_probe_rows_with_their_line() {
         run.stderr
     );
 }
+
+/// Orders and rates for the `--where` tests: `(id, cur, amount, t)` and `(cur, rate, t)`.
+fn where_join(condition: &str, extra: &[&str]) -> common::Run {
+    let dir = tempfile::tempdir().unwrap();
+    let (probe, build) = (dir.path().join("o.csv"), dir.path().join("r.csv"));
+    std::fs::write(
+        &probe,
+        "id,cur,amount,t\n1,E,5,10\n2,E,50,20\n3,Y,7,20\n4,E,,20\n",
+    )
+    .unwrap();
+    std::fs::write(&build, "cur,rate,t\nE,9.5,0\nE,120,15\nY,,0\n").unwrap();
+    let (probe, build) = (probe.to_str().unwrap(), build.to_str().unwrap());
+    let mut args = vec![
+        "temporal-join",
+        "--probe",
+        probe,
+        "--build",
+        build,
+        "--on",
+        "cur=cur",
+        "--probe-time",
+        "t",
+        "--build-time",
+        "t",
+        "--where",
+        condition,
+    ];
+    args.extend_from_slice(extra);
+    dtemporal(&args)
+}
+
+const WHERE_HEADER: &str = "op,id,cur,amount,t,cur0,rate,t0\n";
+
+#[test]
+fn where_checks_the_chosen_version_only() {
+    // Rule B5: order 1 (t 10) gets rate 9.5 (fails rate > 100); it is not joined with the later
+    // rate 120 even though that one would pass. Orders 2 and 4 get 120; order 4's NULL amount
+    // fails "amount < 100"; order 3's NULL rate fails any comparison.
+    for extra in [
+        &[][..],
+        &["--mode", "final"],
+        &["-w", "2", "--epoch-bytes", "1"],
+    ] {
+        let run = where_join("rate > 100 AND amount < 100", extra);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(
+            run.stdout,
+            format!("{WHERE_HEADER}+I,2,E,50,20,E,120,15\n"),
+            "{extra:?}"
+        );
+    }
+    // LEFT pads the rows that fail; numbers compare as numbers (120 >= 50, as text it would
+    // not be), text as text.
+    let run = where_join("rate >= amount AND cur0 != 'Y'", &["--left"]);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "{WHERE_HEADER}+I,1,E,5,10,E,9.5,0\n+I,2,E,50,20,E,120,15\n+I,3,Y,7,20,,,\n\
+             +I,4,E,,20,,,\n"
+        )
+    );
+    let run = where_join("\"t0\" >= 15 OR cur = 'E'", &[]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+}
+
+#[test]
+fn where_parse_errors_name_the_position_and_the_columns() {
+    let run = where_join("rate >", &[]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert!(
+        run.stderr
+            .contains("--where: at character 7: expected a column or a literal, found the end"),
+        "{}",
+        run.stderr
+    );
+    let run = where_join("price > 1", &[]);
+    assert!(
+        run.stderr.contains(
+            "--where: at character 1: no column \"price\"; the columns are id, cur, amount, t, \
+             cur0, rate, t0"
+        ),
+        "{}",
+        run.stderr
+    );
+}

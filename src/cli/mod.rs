@@ -5,6 +5,7 @@
 //! more file here and one more [`Command`] variant.
 
 mod dedup;
+mod join_condition;
 mod merge;
 mod temporal_join;
 mod validate;

@@ -11,11 +11,13 @@
 use clap::{Args, ValueEnum};
 use differential_dataflow::VecCollection;
 
+use super::join_condition::Condition;
 use super::{columns, Cli, CommonArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
 use crate::operators::temporal_join::{
-    arrange_probe, lookup_join, temporal_join, temporal_join_final, JoinKind, Joined,
+    arrange_probe, arrange_versions_pruned, lookup_join, temporal_join, temporal_join_final,
+    JoinKind, Joined,
 };
 use crate::operators::versioned::versions_from_changelog;
 use crate::operators::watermark::{no_watermark, watermarks};
@@ -28,6 +30,11 @@ pub(super) const EXAMPLE: &str = "\
 Example (each order with the rate of its currency as of the order's time):
   dtemporal -w 2 temporal-join --probe orders.csv --build rates.csv --on currency=currency \\
     --probe-time order_time --build-time update_time --left
+
+With a residual condition (rule B5: checked against the chosen version only; a LEFT join pads
+the rows it fails):
+  dtemporal temporal-join --probe orders.csv --build rates.csv --on currency=currency \\
+    --probe-time order_time --build-time update_time --where \"rate >= 100 AND amount < 10\"
 
 Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage or I/O error.";
 
@@ -85,6 +92,12 @@ pub struct TemporalJoinArgs {
     /// Output mode.
     #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
     pub mode: ModeArg,
+    /// Residual condition on the probe row and the version chosen for it (rule B5):
+    /// `COL OP COL|LITERAL [AND ...]`, OP one of `= != <> < <= > >=`, columns named as in the
+    /// output header (`"quoted"` if need be), literals `12.5` or `'text'`; numbers compare as
+    /// numbers, else as text; an empty (NULL) cell compares false.
+    #[arg(long = "where", value_name = "EXPR")]
+    pub condition: Option<String>,
     /// Final mode: watermarks trail each input's largest event time by MS milliseconds
     /// [default: no watermark before the end of input].
     #[arg(long, value_name = "MS")]
@@ -206,6 +219,10 @@ fn joined_lines<'s>(
 pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> {
     let inputs = &args.inputs;
     let r = inputs.resolve(Some(&args.probe_time), Some(&args.build_time))?;
+    let condition = match &args.condition {
+        Some(expr) => Some(Condition::parse(expr, &r.header, r.probe.columns.len())?),
+        None => None,
+    };
     let (kind, mode, lateness) = (inputs.kind(), args.mode, args.lateness);
     let append_only = inputs.build_append_only;
     let (probe_schema, width) = (r.probe.clone(), r.build_width);
@@ -217,12 +234,15 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
             let probe = probe.map(Record::into_change);
             let changes = build_changes(build, append_only);
             let versions = versions_from_changelog(changes, |r: &TimedRow| r.time);
-            let arranged = arrange_versions(versions.clone(), "Build");
-            let no_residual = |_: &TimedRow, _: &TimedRow| true;
+            let condition = condition.clone();
+            let residual = move |p: &TimedRow, b: &TimedRow| {
+                condition.as_ref().is_none_or(|c| c.holds(&p.row, &b.row))
+            };
             let (joined, rejected) = match mode {
                 ModeArg::Incremental => {
                     let probe = arrange_probe(probe, |r: &TimedRow| r.time, "Probe");
-                    let joined = temporal_join(probe, arranged, kind, no_residual, "TemporalJoin");
+                    let arranged = arrange_versions(versions, "Build");
+                    let joined = temporal_join(probe, arranged, kind, residual, "TemporalJoin");
                     (joined, Vec::new())
                 }
                 ModeArg::Final => {
@@ -235,7 +255,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                                 "ProbeWatermarks",
                             ),
                             watermarks(
-                                versions,
+                                versions.clone(),
                                 |(_, v): &Keyed<_>| v.time,
                                 move |max: &i64| max.saturating_sub(ms),
                                 "BuildWatermarks",
@@ -243,9 +263,16 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                         ),
                         None => (
                             no_watermark(probe.clone(), "ProbeWatermarks"),
-                            no_watermark(versions, "BuildWatermarks"),
+                            no_watermark(versions.clone(), "BuildWatermarks"),
                         ),
                     };
+                    // Bounded by the watermarks (rule B11).
+                    let arranged = arrange_versions_pruned(
+                        versions,
+                        probe_marks.clone(),
+                        build_marks.clone(),
+                        "Build",
+                    );
                     let out = temporal_join_final(
                         probe,
                         |r: &TimedRow| r.time,
@@ -253,7 +280,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                         probe_marks,
                         build_marks,
                         kind,
-                        no_residual,
+                        residual,
                         "TemporalJoinFinal",
                     );
                     let schema = probe_schema.clone();

@@ -1,21 +1,24 @@
 //! The final-mode event-time temporal join: emits each probe row once, when the combined
 //! watermark has passed its time (Flink's `TemporalRowTimeJoinOperator`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
 
 use differential_dataflow::operators::arrange::Arranged;
-use differential_dataflow::trace::cursor::cursor_list;
-use differential_dataflow::trace::Cursor;
+use differential_dataflow::trace::TraceReader;
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
 use serde::{Deserialize, Serialize};
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
+use timely::progress::Antichain;
 
-use super::{join_row, JoinKind, Joined};
+use super::marks::{Combined, Mark};
+use super::{chosen, JoinKind, Joined};
 use crate::keyed_merge::Rejected;
-use crate::version::{VersionTrace, VersionVal};
-use crate::watermark::{Watermark, WatermarkTracker};
-use crate::{Change, Seq, SysTime};
+use crate::version::cursor::{VersionBatch, VersionCursor};
+use crate::version::{seek_target, VersionTrace};
+use crate::watermark::Watermark;
+use crate::{Change, RowKind, Seq, SysTime};
 
 /// The outputs of [`temporal_join_final`].
 pub struct FinalJoin<'s, K: 'static, P: 'static, B: 'static> {
@@ -31,12 +34,11 @@ pub struct FinalJoin<'s, K: 'static, P: 'static, B: 'static> {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 enum In<K, P, E> {
     Probe(K, Change<P>),
-    ProbeWatermark(Watermark<E>),
-    BuildWatermark(Watermark<E>),
+    Mark(Mark<E>),
 }
 
-/// Per-key build state: versions by `(time, seq)`, each with its rows and their counts.
-type Versions<E, B> = BTreeMap<(E, Seq), Vec<(Option<B>, isize)>>;
+/// A probe row waiting for the watermark: (event time, key, change, diff).
+type Waiting<E, K, P> = (E, K, Change<P>, isize);
 
 /// Event-time temporal join, final mode (see the [module docs](super) for shapes and rules).
 ///
@@ -54,14 +56,17 @@ type Versions<E, B> = BTreeMap<(E, Seq), Vec<(Option<B>, isize)>>;
 /// command-line tool do) makes this the final epoch, whatever the workers. Rows fired together
 /// are ordered by their `seq` (B7).
 ///
-/// Memory is bounded by the watermark (B11): buffered probe rows are dropped when emitted; after
-/// each firing at `W`, for every key whose versions `W` has passed, only the latest version with
-/// time `< W` and the versions at or after `W` are kept (an index by version time finds those
-/// keys without scanning). The build arrangement's trace handle is released at once: this
-/// operator reads only its stream of new batches.
+/// The build side is read in place: this operator keeps a handle on the versions arrangement
+/// (the versioned table's, shared with its other readers) and reads it at each firing, holding
+/// its logical compaction only just below the next system time it will visit and its physical
+/// compaction at the batches received. State of its own: the probe rows not yet fired, dropped
+/// when emitted. To keep the arrangement itself bounded (rule B11), build it from
+/// [`prune_versions`](crate::temporal_join::prune_versions) over the same watermarks.
 ///
-/// Cost: per probe row O(log n) to buffer and one range lookup when fired; per build version
-/// O(log n) to store and O(log n) amortized to prune.
+/// Cost: per probe row one push on arrival; per firing, the ready rows are sorted by
+/// (key, event time) and each key's versions are walked once, newest first, with one
+/// O(log n) seek per distinct version chosen (a merge, not a seek per row); the output is
+/// sorted by `seq`.
 ///
 /// # Examples
 ///
@@ -115,101 +120,78 @@ where
                 _ => 0,
             });
     let marks = probe_watermarks
-        .map(In::ProbeWatermark)
-        .concat(build_watermarks.map(In::BuildWatermark));
+        .map(|w| In::Mark(Mark::Probe(w)))
+        .concat(build_watermarks.map(|w| In::Mark(Mark::Build(w))));
     let first = probe.concat(marks.inner);
-    // Only the stream of new batches is read; dropping the handle releases the trace.
     let Arranged { stream, trace } = build;
-    drop(trace);
+    let mut trace = Some(trace);
 
     let outcomes = first.binary_frontier(stream, Pipeline, Pipeline, name, move |_cap, _info| {
         let mut caps = CapabilitySet::<SysTime>::new();
-        type Arrivals<K, E, P, B> = (
-            Vec<(K, Change<P>, isize)>,
-            Vec<(K, VersionVal<E, B>, isize)>,
-        );
-        let mut arrivals: BTreeMap<SysTime, Arrivals<K, E, P, B>> = BTreeMap::new();
-        // Epochs at which a watermark may rise (one after each epoch with a candidate).
-        let mut rises: BTreeSet<SysTime> = BTreeSet::new();
-        let (mut probe_wm, mut build_wm) = (WatermarkTracker::new(), WatermarkTracker::new());
+        // Probe rows by the epoch they arrived in, until the epoch is visited.
+        let mut arrivals: BTreeMap<SysTime, Vec<(K, Change<P>, isize)>> = BTreeMap::new();
+        let mut marks = Combined::new();
         let mut fired = Watermark::Min;
-        // Probe rows waiting for the watermark, by (time, seq, arrival counter).
-        let mut buffered: BTreeMap<(E, Seq, u64), (K, Change<P>, isize)> = BTreeMap::new();
-        let mut counter = 0u64;
-        let mut versions: BTreeMap<K, Versions<E, B>> = BTreeMap::new();
-        // Keys to prune once the watermark passes a time: one entry per stored version.
-        let mut expiry: BTreeMap<E, Vec<K>> = BTreeMap::new();
+        // Probe rows waiting for the watermark: one run per visited epoch, newest time first.
+        let mut waiting: Vec<Vec<Waiting<E, K, P>>> = Vec::new();
+        // Upper of the build batches received: the trace is read through it.
+        let mut build_ack = Antichain::from_elem(0);
         move |(first_in, first_frontier), (build_in, build_frontier), output| {
-            // 1. Drain: probe rows and build batches by epoch, watermark candidates into trackers.
+            // 1. Drain: probe rows by epoch, watermark candidates into trackers, build uppers.
             first_in.for_each(|cap, data| {
                 for c in cap.retain_stamp(output.output_index()).iter() {
                     caps.insert(c.clone());
                 }
                 for (x, t, diff) in data.drain(..) {
                     match x {
-                        In::Probe(k, c) => arrivals.entry(t).or_default().0.push((k, c, diff)),
-                        In::ProbeWatermark(w) => {
-                            probe_wm.observe(t, w);
-                            rises.insert(t + 1);
-                        }
-                        In::BuildWatermark(w) => {
-                            build_wm.observe(t, w);
-                            rises.insert(t + 1);
-                        }
+                        In::Probe(k, c) => arrivals.entry(t).or_default().push((k, c, diff)),
+                        In::Mark(m) => marks.observe(t, m),
                     }
                 }
             });
-            build_in.for_each(|cap, spans| {
-                for c in cap.retain_stamp(output.output_index()).iter() {
-                    caps.insert(c.clone());
-                }
+            build_in.for_each(|_cap, spans| {
                 for span in spans.drain(..) {
-                    let Some(batch) = span.inner else { continue };
-                    let (mut cur, sto) = cursor_list(vec![batch]);
-                    while let Some(k) = cur.get_key(&sto) {
-                        while let Some(val) = cur.get_val(&sto) {
-                            cur.map_times(&sto, |t, d| {
-                                let entry = arrivals.entry(*t).or_default();
-                                entry.1.push((k.clone(), val.clone(), *d));
-                            });
-                            cur.step_val(&sto);
-                        }
-                        cur.step_key(&sto);
-                    }
+                    build_ack.clone_from(span.upper());
                 }
             });
+            if let Some(trace) = trace.as_mut() {
+                trace.advance_upper(&mut build_ack);
+            }
+            let batches = |trace: &mut Option<VersionTrace<K, E, B>>| {
+                let trace = trace.as_mut().expect("trace held while inputs are open");
+                trace
+                    .batches_through(build_ack.borrow())
+                    .expect("build trace readable")
+            };
 
-            // 2. Visit complete epochs in order: fire at the epoch's watermark, then apply its
-            // arrivals (probe rows behind the watermark are late).
+            // 2. Visit complete epochs in order: fire at the epoch's watermark, then take its
+            // probe rows (those behind the watermark are late).
             loop {
-                let next = [arrivals.keys().next(), rises.iter().next()]
-                    .into_iter()
-                    .flatten()
-                    .min()
-                    .copied();
-                let Some(now) = next else { break };
+                let next = arrivals.keys().next().copied();
+                let Some(now) = next.into_iter().chain(marks.next_rise()).min() else {
+                    break;
+                };
                 if first_frontier.less_equal(&now) || build_frontier.less_equal(&now) {
                     break;
                 }
-                rises.remove(&now);
                 let cap = caps.delayed(&now);
                 let mut session = output.session(&cap);
-                let w = probe_wm.at(now).min(build_wm.at(now));
+                let w = marks.at(now);
                 if w > fired {
-                    fire(
-                        &w,
-                        &mut buffered,
-                        &versions,
-                        kind,
-                        &residual,
-                        |k, row, d| session.give(((k, Ok(row)), now, d)),
-                    );
-                    prune(&w, &mut versions, &mut expiry);
+                    // Versions of the system times before `now`.
+                    let seen = now.checked_sub(1);
+                    if let Some(seen) = seen.filter(|_| has_ready(&w, &waiting)) {
+                        let rows =
+                            fire(&w, &mut waiting, batches(&mut trace), seen, kind, &residual);
+                        session
+                            .give_iterator(rows.into_iter().map(|(k, j, d)| ((k, Ok(j)), now, d)));
+                    }
                     fired = w.clone();
                 }
-                let Some((probes, builds)) = arrivals.remove(&now) else {
+                let Some(probes) = arrivals.remove(&now) else {
                     continue;
                 };
+                let mut run = Vec::with_capacity(probes.len());
                 for (k, change, diff) in probes {
                     let t = probe_time(&change.row);
                     if w.is_late(&t) {
@@ -222,70 +204,58 @@ where
                         };
                         session.give(((k, Err(rejected)), now, diff));
                     } else {
-                        buffered.insert((t, change.seq, counter), (k, change, diff));
-                        counter += 1;
+                        run.push((t, k, change, diff));
                     }
                 }
-                for (k, val, diff) in builds {
-                    let (time, seq, row) = (val.0 .0, val.1 .0, val.2);
-                    let rows = versions
-                        .entry(k.clone())
-                        .or_default()
-                        .entry((time.clone(), seq))
-                        .or_default();
-                    match rows.binary_search_by(|(r, _)| r.cmp(&row)) {
-                        Ok(i) => rows[i].1 += diff,
-                        Err(i) => rows.insert(i, (row, diff)),
-                    }
-                    rows.retain(|(_, c)| *c != 0);
-                    if rows.is_empty() {
-                        versions
-                            .get_mut(&k)
-                            .expect("inserted above")
-                            .remove(&(time.clone(), seq));
-                    }
-                    expiry.entry(time).or_default().push(k);
+                if !run.is_empty() {
+                    run.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+                    waiting.push(run);
                 }
             }
 
             // 3. End of every input: the remaining probe rows fire at W = Max, once.
             if first_frontier.is_empty() && build_frontier.is_empty() && arrivals.is_empty() {
-                if !buffered.is_empty() {
+                if !waiting.is_empty() {
                     let held = caps.iter().map(|c| *c.time()).min().unwrap_or(0);
-                    let end = probe_wm.end_epoch().max(build_wm.end_epoch()).max(held);
+                    let end = marks.end_epoch().max(held);
                     let cap = caps.delayed(&end);
                     let mut session = output.session(&cap);
-                    fire(
-                        &Watermark::Max,
-                        &mut buffered,
-                        &versions,
+                    let w = Watermark::Max;
+                    let rows = fire(
+                        &w,
+                        &mut waiting,
+                        batches(&mut trace),
+                        SysTime::MAX,
                         kind,
                         &residual,
-                        |k, row, d| session.give(((k, Ok(row)), end, d)),
                     );
+                    session.give_iterator(rows.into_iter().map(|(k, j, d)| ((k, Ok(j)), end, d)));
                 }
-                versions.clear();
-                expiry.clear();
+                trace = None;
                 caps = CapabilitySet::new();
                 return;
             }
 
             // 4. Hold a capability only while rows wait: at the earliest epoch still to visit.
-            let waiting = !buffered.is_empty() || !arrivals.is_empty() || !rises.is_empty();
+            // Compaction: logical just below that epoch (a firing at `now` reads the versions of
+            // the times before `now`), physical at the batches received.
+            let next = (arrivals.keys().next().copied().into_iter())
+                .chain(marks.next_rise())
+                .chain(first_frontier.frontier().iter().copied())
+                .chain(build_frontier.frontier().iter().copied())
+                .min();
+            if let Some(trace) = trace.as_mut() {
+                let hold = Antichain::from_iter(next.map(|t| t.saturating_sub(1)));
+                trace.set_logical_compaction(hold.borrow());
+                trace.set_physical_compaction(build_ack.borrow());
+            }
+            let pending = !waiting.is_empty() || !arrivals.is_empty() || marks.rising();
             let held = caps.iter().map(|c| *c.time()).min();
             match held {
-                Some(held) if waiting => {
-                    let target = [arrivals.keys().next(), rises.iter().next()]
-                        .into_iter()
-                        .flatten()
-                        .chain(first_frontier.frontier().iter())
-                        .chain(build_frontier.frontier().iter())
-                        .min()
-                        .copied()
-                        .unwrap_or(held)
-                        .max(held);
-                    caps.downgrade([target]);
-                }
+                // Once the probe side has ended the capability stays at the closing epoch (a
+                // pruned build arrangement's frontier still moves: its retractions feed back).
+                Some(_) if pending && first_frontier.is_empty() => {}
+                Some(held) if pending => caps.downgrade([next.unwrap_or(held).max(held)]),
                 _ => caps = CapabilitySet::new(),
             }
         }
@@ -299,59 +269,96 @@ where
     FinalJoin { joined, late }
 }
 
-/// Emits the buffered probe rows the watermark `w` has passed, joined with their versions.
-fn fire<K, E, P, B, R>(
-    w: &Watermark<E>,
-    buffered: &mut BTreeMap<(E, Seq, u64), (K, Change<P>, isize)>,
-    versions: &BTreeMap<K, Versions<E, B>>,
-    kind: JoinKind,
-    residual: &R,
-    mut emit: impl FnMut(K, Joined<P, B>, isize),
-) where
-    K: Ord,
-    E: Ord + Clone,
-    P: Clone,
-    B: Clone,
-    R: Fn(&P, &B) -> bool,
-{
-    let due = match w {
-        Watermark::Min => return,
-        Watermark::At(x) => {
-            let rest = buffered.split_off(&(x.clone(), 0, 0));
-            std::mem::replace(buffered, rest)
-        }
-        Watermark::Max => std::mem::take(buffered),
-    };
-    for ((t, _, _), (k, change, diff)) in due {
-        let version = versions
-            .get(&k)
-            .and_then(|m| m.range(..=(t, Seq::MAX)).next_back())
-            .map(|(_, rows)| &rows[0].0);
-        if let Some(row) = join_row(kind, residual, &change, version) {
-            emit(k, row, diff);
-        }
-    }
+/// `true` iff the watermark `w` has passed some waiting probe row.
+fn has_ready<E: Ord, K, P>(w: &Watermark<E>, waiting: &[Vec<Waiting<E, K, P>>]) -> bool {
+    waiting
+        .iter()
+        .any(|run| run.last().is_some_and(|r| w.passed(&r.0)))
 }
 
-/// Drops the versions no probe row can choose any more once the watermark is `w` (rule B11):
-/// per key whose versions `w` passed, all but the latest version with time `< w` and those after.
-fn prune<K: Ord, E: Ord + Clone, B>(
+/// Takes the waiting probe rows the watermark `w` has passed and joins each with the version of
+/// its key valid at its time among the versions in `batches` present at system time `seen`.
+/// Returns the output rows in `seq` order.
+///
+/// The rows are sorted (through indices) by (key, time newest first) and each key's versions are
+/// walked once in the same order: a probe row reuses the version found for the previous row of
+/// its key when that version's time is still `<=` its own, else seeks forward.
+fn fire<K, E, P, B, R>(
     w: &Watermark<E>,
-    versions: &mut BTreeMap<K, Versions<E, B>>,
-    expiry: &mut BTreeMap<E, Vec<K>>,
-) {
-    let Watermark::At(x) = w else { return };
-    let rest = expiry.split_off(x);
-    for k in std::mem::replace(expiry, rest).into_values().flatten() {
-        let Some(m) = versions.get_mut(&k) else {
-            continue;
-        };
-        if let Some(keep) = m
-            .range(..(x.clone(), 0))
-            .next_back()
-            .map(|(v, _)| v.clone())
-        {
-            *m = m.split_off(&keep);
+    waiting: &mut Vec<Vec<Waiting<E, K, P>>>,
+    batches: Vec<VersionBatch<K, E, B>>,
+    seen: SysTime,
+    kind: JoinKind,
+    residual: &R,
+) -> Vec<(K, Joined<P, B>, isize)>
+where
+    K: ExchangeData,
+    E: ExchangeData,
+    P: ExchangeData,
+    B: ExchangeData,
+    R: Fn(&P, &B) -> bool,
+{
+    let mut ready = Vec::new();
+    for run in waiting.iter_mut() {
+        // Each run is sorted newest time first: the rows `w` passed are a suffix.
+        let from = run.partition_point(|r| !w.passed(&r.0));
+        ready.extend(run.drain(from..));
+    }
+    waiting.retain(|run| !run.is_empty());
+    // Sorted through indices: the rows themselves stay where they are.
+    let mut order: Vec<usize> = (0..ready.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let (a, b) = (&ready[a], &ready[b]);
+        a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0))
+    });
+
+    // Per ready row, the version chosen for it: an index into `versions`, or NONE.
+    const NONE: usize = usize::MAX;
+    let mut pick = vec![NONE; ready.len()];
+    let mut versions: Vec<Option<B>> = Vec::new();
+    let mut reader = VersionCursor::new(batches);
+    let mut i = 0;
+    while i < order.len() {
+        let key = &ready[order[i]].1;
+        let present = reader.seek_key(key);
+        // The choice for the previous row of this key, once sought: (version time, pick).
+        let mut found: Option<(Option<E>, usize)> = None;
+        while let Some(&r) = order.get(i).filter(|&&r| ready[r].1 == *key) {
+            let t = &ready[r].0;
+            let stale = found
+                .as_ref()
+                .is_none_or(|(ft, _)| ft.as_ref().is_some_and(|ft| ft > t));
+            if present && stale {
+                reader.seek_val(&seek_target(t.clone()));
+                found = Some(match reader.next_present(seen) {
+                    Some((Reverse(ft), _, row)) => {
+                        versions.push(row.clone());
+                        (Some(ft.clone()), versions.len() - 1)
+                    }
+                    None => (None, NONE),
+                });
+            }
+            pick[r] = found.as_ref().map_or(NONE, |f| f.1);
+            i += 1;
         }
     }
+
+    // Emit in `seq` order, moving each probe row into its output row.
+    let mut by_seq: Vec<(Seq, RowKind, usize)> = (ready.iter().enumerate())
+        .map(|(i, r)| (r.2.seq, r.2.kind, i))
+        .collect();
+    by_seq.sort_unstable();
+    let mut rows: Vec<Option<Waiting<E, K, P>>> = ready.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(rows.len());
+    for (_, _, i) in by_seq {
+        let Some((_, k, change, diff)) = rows[i].take() else {
+            continue;
+        };
+        let version = versions.get(pick[i]);
+        if let Some(matched) = chosen(kind, residual, &change.row, version) {
+            let Change { seq, kind, row } = change;
+            out.push((k, Change::new(seq, kind, (row, matched.cloned())), diff));
+        }
+    }
+    out
 }

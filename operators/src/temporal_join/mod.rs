@@ -30,7 +30,9 @@
 //! * [`temporal_join_final`] (**final**, Flink's output): each probe row is emitted once,
 //!   append-only, at the first system time whose combined watermark (min of both inputs',
 //!   see [`crate::watermark`]) has passed its time (B7); probe rows behind the watermark on
-//!   arrival are late (B9): not joined, reported with their `seq` and a reason.
+//!   arrival are late (B9): not joined, reported with their `seq` and a reason. It reads the
+//!   build arrangement in place; [`arrange_versions_pruned`] keeps that arrangement bounded by
+//!   the same watermarks (B11).
 //! * [`lookup_join`] (**processing time**, B17/B18): each probe row arriving at system time `s`
 //!   joins the build key's *current* version, the greatest `(time, seq)` among the versions
 //!   received at system times `<= s`, once; never revised.
@@ -39,7 +41,9 @@
 
 mod final_mode;
 mod lookup;
+mod marks;
 mod operator;
+mod prune;
 pub mod reference;
 #[cfg(test)]
 mod tests;
@@ -52,6 +56,7 @@ use timely::dataflow::channels::pact::Exchange;
 pub use final_mode::{temporal_join_final, FinalJoin};
 pub use lookup::lookup_join;
 pub use operator::temporal_join;
+pub use prune::arrange_versions_pruned;
 
 use crate::{Change, SysTime};
 
@@ -102,6 +107,28 @@ where
     >(keyed.inner, pact, name, ValBatcher::new)
 }
 
+/// The build row a probe row joins given the version chosen for it (`None`: no version;
+/// `Some(None)`: a delete version): `Some(Some(b))` matched, `Some(None)` NULL-padded (LEFT), or
+/// `None` if INNER drops the row (rules B3-B5).
+pub(crate) fn chosen<'b, P, B, R>(
+    kind: JoinKind,
+    residual: &R,
+    row: &P,
+    version: Option<&'b Option<B>>,
+) -> Option<Option<&'b B>>
+where
+    R: Fn(&P, &B) -> bool,
+{
+    let matched = match version {
+        Some(Some(b)) if residual(row, b) => Some(b),
+        _ => None,
+    };
+    if matched.is_none() && kind == JoinKind::Inner {
+        return None;
+    }
+    Some(matched)
+}
+
 /// The output row for probe row `change` given the version chosen for it (`None`: no version;
 /// `Some(None)`: a delete version), or `None` if INNER drops it (rules B3-B5, B8).
 pub(crate) fn join_row<P, B, R>(
@@ -115,16 +142,10 @@ where
     B: Clone,
     R: Fn(&P, &B) -> bool,
 {
-    let matched = match version {
-        Some(Some(b)) if residual(&change.row, b) => Some(b.clone()),
-        _ => None,
-    };
-    if matched.is_none() && kind == JoinKind::Inner {
-        return None;
-    }
+    let matched = chosen(kind, residual, &change.row, version)?;
     Some(Change::new(
         change.seq,
         change.kind,
-        (change.row.clone(), matched),
+        (change.row.clone(), matched.cloned()),
     ))
 }

@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 use differential_dataflow::VecCollection;
 use proptest::prelude::*;
 
-use super::{arrange_probe, lookup_join, reference, temporal_join, temporal_join_final, JoinKind};
+use super::{
+    arrange_probe, arrange_versions_pruned, lookup_join, reference, temporal_join,
+    temporal_join_final, JoinKind,
+};
 use crate::testing::{batch, content_at, run_binary, Epoch, Updates};
 use crate::watermark::{no_watermark, watermarks, Watermark};
 use crate::{arrange_versions, Change, RowKind, Seq, SysTime, Version};
@@ -301,6 +304,7 @@ fn late_probe_rows_are_reported_not_joined() {
     assert_eq!(run_final(2, &s, JoinKind::Left), (left, vec![(4, 3, 1)]));
 }
 
+mod bounded;
 mod sql_cases;
 
 /// Random inputs for the property tests: build versions and probe changes over few keys and
@@ -387,11 +391,16 @@ proptest! {
         let p_wm: Vec<_> = p.iter().map(|e| marks(e.iter().map(|((_, c), _)| c.row.0).max())).collect();
         let b_wm: Vec<_> = b.iter().map(|e| marks(e.iter().map(|((_, v), _)| v.time).max())).collect();
         let model = reference::final_mode(&p, &b, &p_wm, &b_wm, |r: &(u8, u8)| r.0, kind, residual);
-        for workers in [1, 2, 4] {
+        // Plain and pruned (rule B11) build arrangements.
+        for (workers, pruned) in [(1, false), (2, false), (4, false), (1, true), (2, true)] {
             let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                 let p_wm = watermarks(p.clone(), |(_, c): &(u8, Change<(u8, u8)>)| c.row.0, lower, "PWm");
                 let b_wm = watermarks(b.clone(), |(_, v): &(u8, Version<u8, u8>)| v.time, lower, "BWm");
-                let build = arrange_versions(b, "Build");
+                let build = if pruned {
+                    arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), "Build")
+                } else {
+                    arrange_versions(b, "Build")
+                };
                 let j = temporal_join_final(p, |r: &(u8, u8)| r.0, build, p_wm, b_wm, kind, residual, "J");
                 j.joined.map(Ok).concat(j.late.map(|(k, r)| Err((k, r.seq))))
             });

@@ -1,0 +1,213 @@
+//! A versions arrangement kept bounded by the watermarks of a final-mode temporal join
+//! (rule B11).
+
+use std::collections::BTreeMap;
+
+use differential_dataflow::operators::arrange::Arranged;
+use differential_dataflow::operators::iterate::Variable;
+use differential_dataflow::trace::cursor::cursor_list;
+use differential_dataflow::trace::{Cursor, TraceReader};
+use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
+use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::{CapabilitySet, Operator};
+use timely::progress::Antichain;
+
+use super::marks::{Combined, Mark};
+use crate::version::cursor::VersionCursor;
+use crate::version::{seek_target, version_of, VersionTrace};
+use crate::watermark::Watermark;
+use crate::{arrange_versions, SysTime, Version};
+
+/// Arranges `versions` like [`arrange_versions`], and retracts from the arrangement the versions
+/// no final-mode join over the same watermarks can choose any more (rule B11: once the combined
+/// watermark `W = min(probe W, build W)` has passed a key's latest version, the older versions of
+/// that key are dropped).
+///
+/// Shapes: `versions` are `(key, Version)` records; the watermark collections are those given to
+/// [`temporal_join_final`](super::temporal_join_final). Returns the shared arrangement to give it
+/// (and any other reader: they all see the pruned table, which is exact for event times `>= W`).
+///
+/// Why it is exact: at the first epoch `s` whose combined watermark is `At(x)`, for every key
+/// holding a version with time `< x`, every present version older than the newest one with time
+/// `< x` is retracted, at system time `s + 1` (the retractions are fed back into the
+/// arrangement). The join fires at `s` with the versions of times `< s`, and every probe row it
+/// fires later has an event time `>= x`, so it chooses the kept version or a newer one.
+/// Late build versions (B10) enter as usual and are pruned at a later rise.
+///
+/// Cost: per version one index entry (by event time) until the watermark passes it; per rise,
+/// one seek per key the watermark passed and a walk over that key's versions newer than the
+/// watermark and the ones retracted. State: the arrangement, O(keys + versions at or after
+/// the watermark) once compacted, plus that index.
+///
+/// # Examples
+///
+/// ```
+/// use differential_temporal_operators::temporal_join::arrange_versions_pruned;
+/// use differential_temporal_operators::testing::run_unary;
+/// use differential_temporal_operators::watermark::watermarks;
+/// use differential_temporal_operators::version::version_of;
+/// use differential_temporal_operators::Version;
+///
+/// // Versions of key 1 at times 1, 2, 3 (epoch 0) and 9 (epoch 1), lateness 0. The watermark
+/// // 3 of epoch 1 passes 1 and 2: 1 is retracted (fed back at epoch 2); the watermark 9 of
+/// // epoch 2 passes 3: 2 is retracted (at epoch 3). 3 and 9 stay.
+/// let epochs = vec![
+///     vec![((1u8, Version::row(1i64, 0, 'a')), 1), ((1, Version::row(2, 1, 'b')), 1),
+///          ((1, Version::row(3, 2, 'c')), 1)],
+///     vec![((1, Version::row(9, 3, 'd')), 1)],
+/// ];
+/// let out = run_unary(2, epochs, |v| {
+///     let wm = watermarks(v.clone(), |(_, v): &(u8, Version<i64, char>)| v.time, |m: &i64| *m, "Wm");
+///     arrange_versions_pruned(v, wm.clone(), wm, "Pruned").as_collection(|k, v| (*k, version_of(v)))
+/// });
+/// let v = |t, s, r| (1, Version::row(t, s, r));
+/// assert_eq!(out, vec![
+///     (v(1, 0, 'a'), 0, 1), (v(1, 0, 'a'), 2, -1), (v(2, 1, 'b'), 0, 1), (v(2, 1, 'b'), 3, -1),
+///     (v(3, 2, 'c'), 0, 1), (v(9, 3, 'd'), 1, 1),
+/// ]);
+/// ```
+pub fn arrange_versions_pruned<'s, K, E, V>(
+    versions: VecCollection<'s, SysTime, (K, Version<E, V>)>,
+    probe_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    build_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    name: &str,
+) -> Arranged<'s, VersionTrace<K, E, V>>
+where
+    K: ExchangeData + Hashable,
+    E: ExchangeData,
+    V: ExchangeData,
+{
+    let (variable, retracted) = Variable::new(versions.scope(), 1);
+    let arranged = arrange_versions(versions.concat(retracted), name);
+    let marks = probe_watermarks
+        .map(Mark::Probe)
+        .concat(build_watermarks.map(Mark::Build));
+    variable.set(retractions(&arranged, marks, name));
+    arranged
+}
+
+/// The retractions of [`arrange_versions_pruned`], emitted at the epoch of each rise.
+fn retractions<'s, K, E, V>(
+    arranged: &Arranged<'s, VersionTrace<K, E, V>>,
+    marks: VecCollection<'s, SysTime, Mark<E>>,
+    name: &str,
+) -> VecCollection<'s, SysTime, (K, Version<E, V>)>
+where
+    K: ExchangeData + Hashable,
+    E: ExchangeData,
+    V: ExchangeData,
+{
+    let mut trace = Some(arranged.trace.clone());
+    let name = format!("{name}Prune");
+    marks
+        .inner
+        .binary_frontier(
+            arranged.stream.clone(),
+            Pipeline,
+            Pipeline,
+            &name,
+            move |_cap, _info| {
+                let mut caps = CapabilitySet::<SysTime>::new();
+                let mut marks = Combined::new();
+                // Keys by the event times of their versions, until the watermark passes them.
+                let mut expiry: BTreeMap<E, Vec<K>> = BTreeMap::new();
+                let mut ack = Antichain::from_elem(0);
+                move |(marks_in, marks_frontier), (build_in, build_frontier), output| {
+                    marks_in.for_each(|cap, data| {
+                        for c in cap.retain_stamp(output.output_index()).iter() {
+                            caps.insert(c.clone());
+                        }
+                        for (m, t, _) in data.drain(..) {
+                            marks.observe(t, m);
+                        }
+                    });
+                    build_in.for_each(|_cap, spans| {
+                        for span in spans.drain(..) {
+                            ack.clone_from(span.upper());
+                            let Some(batch) = span.inner else { continue };
+                            let (mut cur, sto) = cursor_list(vec![batch]);
+                            while let Some(k) = cur.get_key(&sto) {
+                                while let Some(val) = cur.get_val(&sto) {
+                                    let mut added = false;
+                                    cur.map_times(&sto, |_, d| added |= *d > 0);
+                                    if added {
+                                        let time = val.0 .0.clone();
+                                        expiry.entry(time).or_default().push(k.clone());
+                                    }
+                                    cur.step_val(&sto);
+                                }
+                                cur.step_key(&sto);
+                            }
+                        }
+                    });
+                    let Some(handle) = trace.as_mut() else { return };
+                    handle.advance_upper(&mut ack);
+                    if marks_frontier.is_empty() && build_frontier.is_empty() {
+                        // Nothing can be pruned any more once both inputs have ended.
+                        trace = None;
+                        caps = CapabilitySet::new();
+                        return;
+                    }
+                    while let Some(now) = marks.next_rise() {
+                        if marks_frontier.less_equal(&now) || build_frontier.less_equal(&now) {
+                            break;
+                        }
+                        let Watermark::At(x) = marks.at(now) else {
+                            continue;
+                        };
+                        let rest = expiry.split_off(&x);
+                        let mut keys: Vec<K> = std::mem::replace(&mut expiry, rest)
+                            .into_values()
+                            .flatten()
+                            .collect();
+                        if keys.is_empty() {
+                            continue;
+                        }
+                        keys.sort_unstable();
+                        keys.dedup();
+                        let batches = handle.batches_through(ack.borrow());
+                        let mut reader = VersionCursor::new(batches.expect("trace readable"));
+                        let cap = caps.delayed(&now);
+                        let mut session = output.session(&cap);
+                        for k in keys {
+                            if !reader.seek_key(&k) {
+                                continue;
+                            }
+                            reader.seek_val(&seek_target(x.clone()));
+                            let mut kept = false;
+                            loop {
+                                let mut count = 0;
+                                let Some(val) = reader.next_val(|t, d| {
+                                    if *t <= now {
+                                        count += d;
+                                    }
+                                }) else {
+                                    break;
+                                };
+                                if count == 0 || val.0 .0 >= x {
+                                    continue;
+                                }
+                                if kept {
+                                    session.give(((k.clone(), version_of(val)), now, -count));
+                                }
+                                kept = true;
+                            }
+                        }
+                    }
+                    // Hold a capability only for rises still to visit; compaction at the
+                    // earliest epoch still to read (reads count the times `<= now`).
+                    let next = (marks.next_rise().into_iter())
+                        .chain(marks_frontier.frontier().iter().copied())
+                        .chain(build_frontier.frontier().iter().copied())
+                        .min();
+                    handle.set_logical_compaction(Antichain::from_iter(next).borrow());
+                    handle.set_physical_compaction(ack.borrow());
+                    match marks.next_rise() {
+                        Some(t) => caps.downgrade([t]),
+                        None => caps = CapabilitySet::new(),
+                    }
+                }
+            },
+        )
+        .as_collection()
+}
