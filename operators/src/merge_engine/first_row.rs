@@ -25,19 +25,8 @@ pub struct FirstRow {
 pub(crate) const HAS_FIRST_ROW: &str = "ignored: the key already has its first row";
 
 impl FirstRow {
-    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
-    pub fn merge(
-        &self,
-        state: &mut Option<KeyState>,
-        kind: RowKind,
-        write: &Row,
-        out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
-        self.fold(state, kind, Cow::Borrowed(write), out)
-    }
-
     /// Folds one write, borrowed or owned (cloned only if it is stored).
-    pub(crate) fn fold(
+    pub(crate) fn merge(
         &self,
         state: &mut Option<KeyState>,
         kind: RowKind,

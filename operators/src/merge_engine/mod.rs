@@ -134,13 +134,7 @@ impl MergeRule for MergeEngine {
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), String> {
-        match self {
-            MergeEngine::Versioned(e) => e.merge(state, kind, write, out),
-            MergeEngine::FirstRow(e) => e.merge(state, kind, write, out),
-            MergeEngine::Deduplicate(e) => e.merge(state, kind, write, out),
-            MergeEngine::PartialUpdate(e) => e.merge(state, kind, write, out),
-            MergeEngine::Aggregation(e) => e.merge(state, kind, write, out),
-        }
+        self.fold(state, kind, Cow::Borrowed(write), out)
     }
 
     fn merge_owned(
@@ -150,11 +144,24 @@ impl MergeRule for MergeEngine {
         write: Row,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), String> {
-        let write = Cow::Owned(write);
+        self.fold(state, kind, Cow::Owned(write), out)
+    }
+}
+
+impl MergeEngine {
+    /// Folds one write, borrowed or owned: the engines that may store the write itself clone it
+    /// only if they do.
+    fn fold(
+        &self,
+        state: &mut Option<KeyState>,
+        kind: RowKind,
+        write: Cow<'_, Row>,
+        out: &mut Vec<(RowKind, Row)>,
+    ) -> Result<(), String> {
         match self {
-            MergeEngine::Versioned(e) => e.fold(state, kind, write, out),
-            MergeEngine::FirstRow(e) => e.fold(state, kind, write, out),
-            MergeEngine::Deduplicate(e) => e.fold(state, kind, write, out),
+            MergeEngine::Versioned(e) => e.merge(state, kind, write, out),
+            MergeEngine::FirstRow(e) => e.merge(state, kind, write, out),
+            MergeEngine::Deduplicate(e) => e.merge(state, kind, write, out),
             // These build a new row from the stored one and the write: nothing to move.
             MergeEngine::PartialUpdate(e) => e.merge(state, kind, &write, out),
             MergeEngine::Aggregation(e) => e.merge(state, kind, &write, out),

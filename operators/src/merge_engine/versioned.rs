@@ -31,19 +31,8 @@ pub struct Versioned {
 }
 
 impl Versioned {
-    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
-    pub fn merge(
-        &self,
-        state: &mut Option<KeyState>,
-        kind: RowKind,
-        write: &Row,
-        out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
-        self.fold(state, kind, Cow::Borrowed(write), out)
-    }
-
     /// Folds one write, borrowed or owned (cloned only if it wins).
-    pub(crate) fn fold(
+    pub(crate) fn merge(
         &self,
         state: &mut Option<KeyState>,
         kind: RowKind,
