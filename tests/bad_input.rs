@@ -364,6 +364,14 @@ const CASES: &[Case] = &[
         stdout: "",
     },
     Case {
+        name: "negative lateness",
+        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
+        via: Via::Cli(&["temporal-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--probe-time", "t", "--build-time", "t", "--mode", "final", "--lateness=-1000"]),
+        code: 2,
+        stderr: &["invalid value '-1000' for '--lateness <MS>'"],
+        stdout: "",
+    },
+    Case {
         name: "join: malformed rows of both inputs are reported, the good rows joined",
         files: &[
             ("orders.csv", b"id,t,cur\no1,10,EUR\no2,later,USD\no3,30,USD\n"),

@@ -173,7 +173,7 @@ fn final_mode_reports_late_probe_rows_with_their_line() {
     );
     assert!(
         run.stderr.starts_with(&format!(
-            "{probe}:4: late probe row: event time 5 is behind the watermark At(15)\n"
+            "{probe}:4: late probe row: event time 5 is behind the watermark 15\n"
         )),
         "{}",
         run.stderr

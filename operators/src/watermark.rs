@@ -52,6 +52,17 @@ pub enum Watermark<E> {
     Max,
 }
 
+/// As in reports of late rows: the event time itself for `At`, else `-infinity` / `+infinity`.
+impl<E: std::fmt::Debug> std::fmt::Display for Watermark<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Watermark::Min => f.write_str("-infinity"),
+            Watermark::At(time) => write!(f, "{time:?}"),
+            Watermark::Max => f.write_str("+infinity"),
+        }
+    }
+}
+
 impl<E: Ord> Watermark<E> {
     /// `true` iff a row with event time `time` arriving under this watermark is late
     /// (`time < W`).

@@ -100,7 +100,7 @@ pub struct TemporalJoinArgs {
     pub condition: Option<String>,
     /// Final mode: watermarks trail each input's largest event time by MS milliseconds
     /// [default: no watermark before the end of input].
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
     pub lateness: Option<i64>,
     /// Options every command takes.
     #[command(flatten)]

@@ -115,7 +115,7 @@ where
                         Some(not_insert_only(change.kind))
                     } else if w.is_late(&time) {
                         Some(format!(
-                            "late row: event time {time:?} is behind the watermark {w:?}"
+                            "late row: event time {time:?} is behind the watermark {w}"
                         ))
                     } else {
                         None

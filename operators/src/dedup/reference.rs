@@ -148,7 +148,7 @@ where
             } else if late {
                 let w = crate::watermark::Watermark::At(watermark.clone().expect("late"));
                 Some(format!(
-                    "late row: event time {time:?} is behind the watermark {w:?}"
+                    "late row: event time {time:?} is behind the watermark {w}"
                 ))
             } else {
                 None

@@ -195,9 +195,8 @@ where
                 for (k, change, diff) in probes {
                     let t = probe_time(&change.row);
                     if w.is_late(&t) {
-                        let reason = format!(
-                            "late probe row: event time {t:?} is behind the watermark {w:?}"
-                        );
+                        let reason =
+                            format!("late probe row: event time {t:?} is behind the watermark {w}");
                         let rejected = Rejected {
                             seq: change.seq,
                             reason,

@@ -68,7 +68,7 @@ fn flink_harness_keep_first_on_watermark() {
                 insert(3, 8, "key3", 5, 299), // watermark 302
             ]
         );
-        let reason = "late row: event time 1 is behind the watermark At(50)".to_string();
+        let reason = "late row: event time 1 is behind the watermark 50".to_string();
         let late = Rejected { seq: 0, reason };
         assert_eq!(rejected, vec![(("key1".to_string(), late), 1, 1)]);
     }
