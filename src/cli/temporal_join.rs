@@ -21,7 +21,7 @@ use crate::operators::temporal_join::{
 };
 use crate::operators::versioned::versions_from_changelog;
 use crate::operators::watermark::{no_watermark, watermarks};
-use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime};
+use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime, Version};
 use crate::row::TimedRow;
 use crate::run::{self as driver, Built, Outcome};
 
@@ -185,18 +185,20 @@ impl JoinInputs {
 
 type Keyed<V> = (Vec<String>, V);
 
-/// The build side's versions: every row a version with `--build-append-only`.
-fn build_changes<'s>(
+/// The build side's versions, keyed and ordered by the build event time (every row a version
+/// with `--build-append-only`).
+fn build_versions<'s>(
     input: VecCollection<'s, SysTime, Record>,
     append_only: bool,
-) -> VecCollection<'s, SysTime, Keyed<Change<TimedRow>>> {
-    input.map(move |r| {
+) -> VecCollection<'s, SysTime, Keyed<Version<i64, TimedRow>>> {
+    let changes = input.map(move |r| {
         let (key, mut change) = r.into_change();
         if append_only {
             change.kind = RowKind::Insert;
         }
         (key, change)
-    })
+    });
+    versions_from_changelog(changes, |r: &TimedRow| r.time)
 }
 
 /// The output lines of joined changes: `op`, probe cells, build cells (or empty cells).
@@ -232,8 +234,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
         r.header,
         move |[probe, build]| {
             let probe = probe.map(Record::into_change);
-            let changes = build_changes(build, append_only);
-            let versions = versions_from_changelog(changes, |r: &TimedRow| r.time);
+            let versions = build_versions(build, append_only);
             let condition = condition.clone();
             let residual = move |p: &TimedRow, b: &TimedRow| {
                 condition.as_ref().is_none_or(|c| c.holds(&p.row, &b.row))
@@ -310,8 +311,7 @@ pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Er
         r.header,
         move |[probe, build]| {
             let probe = probe.map(Record::into_change);
-            let changes = build_changes(build, append_only);
-            let versions = versions_from_changelog(changes, |r: &TimedRow| r.time);
+            let versions = build_versions(build, append_only);
             let arranged = arrange_versions(versions, "Build");
             let joined = lookup_join(probe, arranged, kind, |_, _| true, "LookupJoin");
             Built {
