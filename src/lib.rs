@@ -6,6 +6,7 @@ pub mod cli;
 pub mod csv;
 pub mod error;
 pub mod merge_options;
+pub mod repr;
 pub mod row;
 pub mod run;
 pub mod time;

@@ -1,0 +1,13 @@
+//! Values: Flink's logical types, schemas, packed rows, decimals and time.
+//!
+//! The bottom layer of the relational stack (see the crate's README): everything above it
+//! (expressions, the plan, rendering, the Table API, SQL) carries rows as [`Row`]s and reads
+//! them as [`Datum`]s, with the types in a [`Schema`].
+
+pub mod row;
+pub mod time;
+pub mod types;
+
+pub use row::{Datum, DatumIter, DatumVec, DatumVecBorrow, DecodeError, Row, RowPacker, RowRef};
+pub use time::Ts;
+pub use types::{ColumnType, DataType, Field, Rowtime, Schema, SchemaBuilder, SchemaError};

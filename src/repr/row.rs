@@ -1,0 +1,705 @@
+//! The packed row: one byte buffer per row, read through borrowed [`Datum`]s.
+//!
+//! A [`Row`] is a sequence of datums, each encoded as a one-byte tag followed by its payload
+//! (little-endian). Integers, decimals and timestamps take the narrowest tag that holds their
+//! value, so a small key row (an integer and a short string) fits in the 24 inline bytes and
+//! costs no heap allocation; a larger row costs exactly one. Cloning a row is a `memcpy`.
+//!
+//! Types live in the [`Schema`](super::types::Schema), not in the row: a row holds tags only to
+//! carry NULL and to decode. `Eq`, `Hash` and `Ord` compare the bytes, which is a total order
+//! consistent with equality: what keys and arrangements need. `ORDER BY`, `MIN` and `MAX`
+//! compare [`Datum`]s instead (see [`Datum::cmp`]), since byte order is not value order.
+//!
+//! ```
+//! use differential_temporal::repr::{Datum, Row};
+//!
+//! let row = Row::pack([Datum::Int(7), Datum::Str("EUR"), Datum::Null]);
+//! let datums: Vec<Datum> = row.iter().collect();
+//! assert_eq!(datums, vec![Datum::Int(7), Datum::Str("EUR"), Datum::Null]);
+//! assert_eq!(row.get(1), Some(Datum::Str("EUR")));
+//! ```
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use smallvec::SmallVec;
+
+use super::time::Ts;
+
+/// How many bytes a row holds without a heap allocation.
+pub const INLINE_BYTES: usize = 24;
+
+/// One value of a row, borrowed from the row's bytes.
+///
+/// The SQL type of a datum comes from the schema: `Int` carries TINYINT to BIGINT, `Float`
+/// FLOAT and DOUBLE, `Decimal` the unscaled value of a DECIMAL(p, s) (the scale is the
+/// column's), `Timestamp` both TIMESTAMP(p) and TIMESTAMP_LTZ(p), `Str` CHAR, VARCHAR and
+/// STRING, `Bytes` BINARY, VARBINARY and BYTES.
+#[derive(Clone, Copy, Debug)]
+pub enum Datum<'a> {
+    /// SQL NULL.
+    Null,
+    /// BOOLEAN.
+    Bool(bool),
+    /// TINYINT, SMALLINT, INT, BIGINT.
+    Int(i64),
+    /// FLOAT, DOUBLE.
+    Float(f64),
+    /// DECIMAL(p, s): the unscaled value (`12.30` at scale 2 is `1230`).
+    Decimal(i128),
+    /// DATE: days since 1970-01-01.
+    Date(i32),
+    /// TIME(p): nanoseconds since midnight.
+    Time(i64),
+    /// TIMESTAMP(p) or TIMESTAMP_LTZ(p): Flink's `TimestampData`.
+    Timestamp(Ts),
+    /// INTERVAL DAY TO SECOND: milliseconds.
+    IntervalDayTime(i64),
+    /// INTERVAL YEAR TO MONTH: months.
+    IntervalYearMonth(i32),
+    /// CHAR, VARCHAR, STRING.
+    Str(&'a str),
+    /// BINARY, VARBINARY, BYTES.
+    Bytes(&'a [u8]),
+    /// ARRAY: its elements, packed.
+    Array(RowRef<'a>),
+    /// MAP: keys and values alternating, packed.
+    Map(RowRef<'a>),
+    /// ROW: its fields, packed.
+    Row(RowRef<'a>),
+}
+
+impl Datum<'_> {
+    /// Whether this is SQL NULL.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Datum::Null)
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Datum::Null => 0,
+            Datum::Bool(_) => 1,
+            Datum::Int(_) => 2,
+            Datum::Float(_) => 3,
+            Datum::Decimal(_) => 4,
+            Datum::Date(_) => 5,
+            Datum::Time(_) => 6,
+            Datum::Timestamp(_) => 7,
+            Datum::IntervalDayTime(_) => 8,
+            Datum::IntervalYearMonth(_) => 9,
+            Datum::Str(_) => 10,
+            Datum::Bytes(_) => 11,
+            Datum::Array(_) => 12,
+            Datum::Map(_) => 13,
+            Datum::Row(_) => 14,
+        }
+    }
+}
+
+/// Value order, for `ORDER BY`, `MIN` and `MAX`: NULL first, then by value within a type
+/// (numbers numerically, FLOAT/DOUBLE by IEEE total order so NaN is largest as in Java's
+/// `Double.compare`, strings by bytes (UTF-8 code point order), nested values element by
+/// element). Datums of one column have one type, so the order across types (by variant) only
+/// makes the relation total. Decimals compare as unscaled integers: both must have the
+/// column's scale.
+impl Ord for Datum<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        use Datum::*;
+        match (self, other) {
+            (Bool(a), Bool(b)) => a.cmp(b),
+            (Int(a), Int(b)) => a.cmp(b),
+            (Float(a), Float(b)) => a.total_cmp(b),
+            (Decimal(a), Decimal(b)) => a.cmp(b),
+            (Date(a), Date(b)) => a.cmp(b),
+            (Time(a), Time(b)) => a.cmp(b),
+            (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            (IntervalDayTime(a), IntervalDayTime(b)) => a.cmp(b),
+            (IntervalYearMonth(a), IntervalYearMonth(b)) => a.cmp(b),
+            (Str(a), Str(b)) => a.cmp(b),
+            (Bytes(a), Bytes(b)) => a.cmp(b),
+            (Array(a), Array(b)) | (Map(a), Map(b)) | (Row(a), Row(b)) => a.iter().cmp(b.iter()),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+impl PartialOrd for Datum<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Datum<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Datum<'_> {}
+
+// Tags. Integers, decimals and timestamps have several, by the width their value needs.
+const NULL: u8 = 0;
+const FALSE: u8 = 1;
+const TRUE: u8 = 2;
+const INT8: u8 = 3;
+const INT16: u8 = 4;
+const INT32: u8 = 5;
+const INT64: u8 = 6;
+const FLOAT: u8 = 7;
+const DECIMAL64: u8 = 8;
+const DECIMAL128: u8 = 9;
+const DATE: u8 = 10;
+const TIME: u8 = 11;
+const TIMESTAMP_MILLIS: u8 = 12;
+const TIMESTAMP_NANOS: u8 = 13;
+const INTERVAL_DT: u8 = 14;
+const INTERVAL_YM: u8 = 15;
+const STR8: u8 = 16;
+const STR32: u8 = 17;
+const BYTES8: u8 = 18;
+const BYTES32: u8 = 19;
+const ARRAY: u8 = 20;
+const MAP: u8 = 21;
+const ROW: u8 = 22;
+
+/// A packed row. See the [module documentation](self).
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Row {
+    data: SmallVec<[u8; INLINE_BYTES]>,
+}
+
+impl Row {
+    /// The empty row (no columns).
+    pub fn new() -> Row {
+        Row::default()
+    }
+
+    /// A row of the given datums.
+    pub fn pack<'a, I: IntoIterator<Item = Datum<'a>>>(datums: I) -> Row {
+        let mut row = Row::new();
+        row.packer().extend(datums);
+        row
+    }
+
+    /// A row holding a single datum (how literals and aggregate results are carried).
+    pub fn pack_one(datum: Datum<'_>) -> Row {
+        let mut row = Row::new();
+        row.packer().push(datum);
+        row
+    }
+
+    /// A packer that writes this row from the start (the row is cleared, its buffer kept).
+    pub fn packer(&mut self) -> RowPacker<'_> {
+        self.data.clear();
+        RowPacker {
+            data: &mut self.data,
+        }
+    }
+
+    /// A borrowed view of this row.
+    pub fn as_row_ref(&self) -> RowRef<'_> {
+        RowRef { data: &self.data }
+    }
+
+    /// The row's datums, in column order.
+    pub fn iter(&self) -> DatumIter<'_> {
+        self.as_row_ref().iter()
+    }
+
+    /// The datum of column `index` (decodes the columns before it), or `None` past the end.
+    pub fn get(&self, index: usize) -> Option<Datum<'_>> {
+        self.iter().nth(index)
+    }
+
+    /// The packed size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether the row has no columns.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Whether the row's bytes live on the heap (it is longer than [`INLINE_BYTES`]).
+    pub fn spilled(&self) -> bool {
+        self.data.spilled()
+    }
+
+    /// A row from its packed bytes, checking that they decode (used on untrusted input).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Row, DecodeError> {
+        validate(bytes)?;
+        Ok(Row {
+            data: SmallVec::from_slice(bytes),
+        })
+    }
+
+    /// The packed bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.data
+    }
+}
+
+impl fmt::Debug for Row {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_row_ref().fmt(f)
+    }
+}
+
+impl<'a> IntoIterator for &'a Row {
+    type Item = Datum<'a>;
+    type IntoIter = DatumIter<'a>;
+    fn into_iter(self) -> DatumIter<'a> {
+        self.iter()
+    }
+}
+
+/// Serialised as one byte string (timely exchanges rows between processes with bincode).
+impl Serialize for Row {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&self.data)
+    }
+}
+
+impl<'de> Deserialize<'de> for Row {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Row, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Row;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a packed row as a byte string")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Row, E> {
+                Row::from_bytes(bytes).map_err(E::custom)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Row, A::Error> {
+                let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(b) = seq.next_element::<u8>()? {
+                    bytes.push(b);
+                }
+                self.visit_bytes(&bytes)
+            }
+        }
+        deserializer.deserialize_bytes(Visitor)
+    }
+}
+
+/// A borrowed packed row (or the packed elements of an array, map or nested row).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RowRef<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> RowRef<'a> {
+    /// The datums, in order.
+    pub fn iter(&self) -> DatumIter<'a> {
+        DatumIter { data: self.data }
+    }
+
+    /// The datum at `index`, or `None` past the end.
+    pub fn get(&self, index: usize) -> Option<Datum<'a>> {
+        self.iter().nth(index)
+    }
+
+    /// An owned copy.
+    pub fn to_row(&self) -> Row {
+        Row {
+            data: SmallVec::from_slice(self.data),
+        }
+    }
+
+    /// The packed bytes.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.data
+    }
+}
+
+impl fmt::Debug for RowRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Ord for RowRef<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.data.cmp(other.data)
+    }
+}
+
+impl PartialOrd for RowRef<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Decodes the datums of a packed row, front to back.
+#[derive(Clone)]
+pub struct DatumIter<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Iterator for DatumIter<'a> {
+    type Item = Datum<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Datum<'a>> {
+        let (&tag, rest) = self.data.split_first()?;
+        let (datum, len) = decode(tag, rest);
+        self.data = &rest[len..];
+        Some(datum)
+    }
+}
+
+#[inline]
+fn take<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    bytes[..N].try_into().expect("a packed row is well formed")
+}
+
+#[inline]
+fn length(tag: u8, bytes: &[u8], short: u8) -> (usize, usize) {
+    if tag == short {
+        (bytes[0] as usize, 1)
+    } else {
+        (u32::from_le_bytes(take(bytes)) as usize, 4)
+    }
+}
+
+/// Decodes the datum with `tag` from `bytes` (what follows the tag): the datum and its payload
+/// length. Rows are built only by [`RowPacker`] or checked by [`validate`], so the bytes are
+/// well formed.
+#[inline]
+fn decode(tag: u8, bytes: &[u8]) -> (Datum<'_>, usize) {
+    match tag {
+        NULL => (Datum::Null, 0),
+        FALSE => (Datum::Bool(false), 0),
+        TRUE => (Datum::Bool(true), 0),
+        INT8 => (Datum::Int(i8::from_le_bytes(take(bytes)) as i64), 1),
+        INT16 => (Datum::Int(i16::from_le_bytes(take(bytes)) as i64), 2),
+        INT32 => (Datum::Int(i32::from_le_bytes(take(bytes)) as i64), 4),
+        INT64 => (Datum::Int(i64::from_le_bytes(take(bytes))), 8),
+        FLOAT => (Datum::Float(f64::from_le_bytes(take(bytes))), 8),
+        DECIMAL64 => (Datum::Decimal(i64::from_le_bytes(take(bytes)) as i128), 8),
+        DECIMAL128 => (Datum::Decimal(i128::from_le_bytes(take(bytes))), 16),
+        DATE => (Datum::Date(i32::from_le_bytes(take(bytes))), 4),
+        TIME => (Datum::Time(i64::from_le_bytes(take(bytes))), 8),
+        TIMESTAMP_MILLIS => (
+            Datum::Timestamp(Ts {
+                millis: i64::from_le_bytes(take(bytes)),
+                nanos_of_milli: 0,
+            }),
+            8,
+        ),
+        TIMESTAMP_NANOS => {
+            let millis = i64::from_le_bytes(take(bytes));
+            let nanos = u32::from_le_bytes(take(&bytes[8..]));
+            (
+                Datum::Timestamp(Ts {
+                    millis,
+                    nanos_of_milli: nanos,
+                }),
+                12,
+            )
+        }
+        INTERVAL_DT => (Datum::IntervalDayTime(i64::from_le_bytes(take(bytes))), 8),
+        INTERVAL_YM => (Datum::IntervalYearMonth(i32::from_le_bytes(take(bytes))), 4),
+        STR8 | STR32 => {
+            let (len, head) = length(tag, bytes, STR8);
+            let text = &bytes[head..head + len];
+            // Only `RowPacker::push` writes these bytes, from a `&str`, or `validate` checked them.
+            let text = std::str::from_utf8(text).expect("a packed row holds valid UTF-8");
+            (Datum::Str(text), head + len)
+        }
+        BYTES8 | BYTES32 => {
+            let (len, head) = length(tag, bytes, BYTES8);
+            (Datum::Bytes(&bytes[head..head + len]), head + len)
+        }
+        ARRAY | MAP | ROW => {
+            let len = u32::from_le_bytes(take(bytes)) as usize;
+            let inner = RowRef {
+                data: &bytes[4..4 + len],
+            };
+            let datum = match tag {
+                ARRAY => Datum::Array(inner),
+                MAP => Datum::Map(inner),
+                _ => Datum::Row(inner),
+            };
+            (datum, 4 + len)
+        }
+        _ => panic!("a packed row is well formed: unknown tag {tag}"),
+    }
+}
+
+/// Bytes that are not a packed row.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid packed row at byte {offset}: {reason}")]
+pub struct DecodeError {
+    /// Where decoding failed.
+    pub offset: usize,
+    /// Why.
+    pub reason: &'static str,
+}
+
+/// Checks that `bytes` decode as a packed row, without panicking.
+fn validate(bytes: &[u8]) -> Result<(), DecodeError> {
+    let mut at = 0;
+    while at < bytes.len() {
+        let tag = bytes[at];
+        let rest = &bytes[at + 1..];
+        let fail = |reason| DecodeError { offset: at, reason };
+        let need = |n: usize| {
+            if rest.len() < n {
+                Err(fail("truncated datum"))
+            } else {
+                Ok(n)
+            }
+        };
+        let len = match tag {
+            NULL | FALSE | TRUE => 0,
+            INT8 => need(1)?,
+            INT16 => need(2)?,
+            INT32 | DATE | INTERVAL_YM => need(4)?,
+            INT64 | FLOAT | DECIMAL64 | TIME | TIMESTAMP_MILLIS | INTERVAL_DT => need(8)?,
+            TIMESTAMP_NANOS => {
+                need(12)?;
+                if u32::from_le_bytes(take(&rest[8..])) >= 1_000_000 {
+                    return Err(fail("nanoseconds of a millisecond out of range"));
+                }
+                12
+            }
+            DECIMAL128 => need(16)?,
+            STR8 | STR32 | BYTES8 | BYTES32 => {
+                let short = tag == STR8 || tag == BYTES8;
+                let head = need(if short { 1 } else { 4 })?;
+                let len = if short {
+                    rest[0] as usize
+                } else {
+                    u32::from_le_bytes(take(rest)) as usize
+                };
+                let total = need(head + len)?;
+                let text = tag == STR8 || tag == STR32;
+                if text && std::str::from_utf8(&rest[head..total]).is_err() {
+                    return Err(fail("invalid UTF-8 in a string"));
+                }
+                total
+            }
+            ARRAY | MAP | ROW => {
+                need(4)?;
+                let len = u32::from_le_bytes(take(rest)) as usize;
+                let total = need(4 + len)?;
+                validate(&rest[4..total]).map_err(|e| DecodeError {
+                    offset: at + 5 + e.offset,
+                    reason: e.reason,
+                })?;
+                total
+            }
+            _ => return Err(fail("unknown tag")),
+        };
+        at += 1 + len;
+    }
+    Ok(())
+}
+
+/// Writes datums at the end of a row. Obtained from [`Row::packer`].
+pub struct RowPacker<'a> {
+    data: &'a mut SmallVec<[u8; INLINE_BYTES]>,
+}
+
+impl RowPacker<'_> {
+    /// Appends one datum.
+    #[inline]
+    pub fn push(&mut self, datum: Datum<'_>) {
+        let d = &mut *self.data;
+        match datum {
+            Datum::Null => d.push(NULL),
+            Datum::Bool(b) => d.push(if b { TRUE } else { FALSE }),
+            Datum::Int(v) => {
+                if let Ok(v) = i8::try_from(v) {
+                    d.push(INT8);
+                    d.extend_from_slice(&v.to_le_bytes());
+                } else if let Ok(v) = i16::try_from(v) {
+                    d.push(INT16);
+                    d.extend_from_slice(&v.to_le_bytes());
+                } else if let Ok(v) = i32::try_from(v) {
+                    d.push(INT32);
+                    d.extend_from_slice(&v.to_le_bytes());
+                } else {
+                    d.push(INT64);
+                    d.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            Datum::Float(v) => {
+                d.push(FLOAT);
+                d.extend_from_slice(&v.to_le_bytes());
+            }
+            Datum::Decimal(v) => {
+                if let Ok(v) = i64::try_from(v) {
+                    d.push(DECIMAL64);
+                    d.extend_from_slice(&v.to_le_bytes());
+                } else {
+                    d.push(DECIMAL128);
+                    d.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            Datum::Date(v) => {
+                d.push(DATE);
+                d.extend_from_slice(&v.to_le_bytes());
+            }
+            Datum::Time(v) => {
+                d.push(TIME);
+                d.extend_from_slice(&v.to_le_bytes());
+            }
+            Datum::Timestamp(ts) => {
+                if ts.nanos_of_milli == 0 {
+                    d.push(TIMESTAMP_MILLIS);
+                    d.extend_from_slice(&ts.millis.to_le_bytes());
+                } else {
+                    d.push(TIMESTAMP_NANOS);
+                    d.extend_from_slice(&ts.millis.to_le_bytes());
+                    d.extend_from_slice(&ts.nanos_of_milli.to_le_bytes());
+                }
+            }
+            Datum::IntervalDayTime(v) => {
+                d.push(INTERVAL_DT);
+                d.extend_from_slice(&v.to_le_bytes());
+            }
+            Datum::IntervalYearMonth(v) => {
+                d.push(INTERVAL_YM);
+                d.extend_from_slice(&v.to_le_bytes());
+            }
+            Datum::Str(s) => push_bytes(d, STR8, STR32, s.as_bytes()),
+            Datum::Bytes(b) => push_bytes(d, BYTES8, BYTES32, b),
+            Datum::Array(r) => push_nested(d, ARRAY, r.data),
+            Datum::Map(r) => push_nested(d, MAP, r.data),
+            Datum::Row(r) => push_nested(d, ROW, r.data),
+        }
+    }
+
+    /// Appends every datum of `datums`.
+    pub fn extend<'b, I: IntoIterator<Item = Datum<'b>>>(&mut self, datums: I) {
+        for datum in datums {
+            self.push(datum);
+        }
+    }
+
+    /// Appends all datums of a packed row by copying its bytes (no decoding).
+    pub fn extend_by_row(&mut self, row: RowRef<'_>) {
+        self.data.extend_from_slice(row.data);
+    }
+
+    /// Appends an ARRAY whose elements `f` pushes.
+    pub fn push_array(&mut self, f: impl FnOnce(&mut RowPacker<'_>)) {
+        self.push_nested_with(ARRAY, f)
+    }
+
+    /// Appends a MAP; `f` pushes keys and values alternating.
+    pub fn push_map(&mut self, f: impl FnOnce(&mut RowPacker<'_>)) {
+        self.push_nested_with(MAP, f)
+    }
+
+    /// Appends a nested ROW whose fields `f` pushes.
+    pub fn push_row(&mut self, f: impl FnOnce(&mut RowPacker<'_>)) {
+        self.push_nested_with(ROW, f)
+    }
+
+    fn push_nested_with(&mut self, tag: u8, f: impl FnOnce(&mut RowPacker<'_>)) {
+        self.data.push(tag);
+        let start = self.data.len();
+        self.data.extend_from_slice(&[0; 4]);
+        f(&mut RowPacker {
+            data: &mut *self.data,
+        });
+        let len = self.data.len() - start - 4;
+        let len = u32::try_from(len).expect("a nested value under 4 GiB");
+        self.data[start..start + 4].copy_from_slice(&len.to_le_bytes());
+    }
+}
+
+fn push_bytes(d: &mut SmallVec<[u8; INLINE_BYTES]>, short: u8, long: u8, bytes: &[u8]) {
+    if let Ok(len) = u8::try_from(bytes.len()) {
+        d.push(short);
+        d.push(len);
+    } else {
+        let len = u32::try_from(bytes.len()).expect("a value under 4 GiB");
+        d.push(long);
+        d.extend_from_slice(&len.to_le_bytes());
+    }
+    d.extend_from_slice(bytes);
+}
+
+fn push_nested(d: &mut SmallVec<[u8; INLINE_BYTES]>, tag: u8, inner: &[u8]) {
+    let len = u32::try_from(inner.len()).expect("a nested value under 4 GiB");
+    d.push(tag);
+    d.extend_from_slice(&len.to_le_bytes());
+    d.extend_from_slice(inner);
+}
+
+/// A reusable buffer of decoded datums, for random access to a row's columns.
+///
+/// Unpacking a row into `&[Datum]` once lets an expression read any column in O(1). The
+/// buffer's allocation is kept across rows, so unpacking costs no allocation after the first.
+///
+/// ```
+/// use differential_temporal::repr::{Datum, DatumVec, Row};
+///
+/// let mut buffer = DatumVec::new();
+/// let row = Row::pack([Datum::Int(1), Datum::Str("a")]);
+/// let datums = buffer.borrow_with(&row);
+/// assert_eq!(datums[1], Datum::Str("a"));
+/// ```
+#[derive(Default)]
+pub struct DatumVec {
+    buffer: Vec<Datum<'static>>,
+}
+
+impl DatumVec {
+    /// An empty buffer.
+    pub fn new() -> DatumVec {
+        DatumVec::default()
+    }
+
+    /// The datums of `row`, decoded into the buffer.
+    pub fn borrow_with<'a>(&'a mut self, row: &'a Row) -> DatumVecBorrow<'a> {
+        self.borrow_with_ref(row.as_row_ref())
+    }
+
+    /// The datums of a borrowed row, decoded into the buffer.
+    pub fn borrow_with_ref<'a>(&'a mut self, row: RowRef<'a>) -> DatumVecBorrow<'a> {
+        let mut datums = relifetime(std::mem::take(&mut self.buffer));
+        datums.extend(row.iter());
+        DatumVecBorrow {
+            datums,
+            home: &mut self.buffer,
+        }
+    }
+}
+
+/// The datums of one row in a [`DatumVec`]; the buffer is returned to it on drop.
+pub struct DatumVecBorrow<'a> {
+    datums: Vec<Datum<'a>>,
+    home: &'a mut Vec<Datum<'static>>,
+}
+
+impl<'a> std::ops::Deref for DatumVecBorrow<'a> {
+    type Target = [Datum<'a>];
+    fn deref(&self) -> &[Datum<'a>] {
+        &self.datums
+    }
+}
+
+impl Drop for DatumVecBorrow<'_> {
+    fn drop(&mut self) {
+        *self.home = relifetime(std::mem::take(&mut self.datums));
+    }
+}
+
+/// An emptied vector of datums with another lifetime, keeping its allocation: an in-place
+/// collect of an empty iterator reuses the buffer (same size and alignment), so this is safe
+/// code that costs no allocation.
+fn relifetime<'b>(mut datums: Vec<Datum<'_>>) -> Vec<Datum<'b>> {
+    datums.clear();
+    datums.into_iter().map(|_| Datum::Null).collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,202 @@
+use proptest::prelude::*;
+
+use super::*;
+
+fn every_kind() -> Vec<Datum<'static>> {
+    vec![
+        Datum::Null,
+        Datum::Bool(false),
+        Datum::Bool(true),
+        Datum::Int(0),
+        Datum::Int(-128),
+        Datum::Int(300),
+        Datum::Int(-70_000),
+        Datum::Int(i64::MIN),
+        Datum::Int(i64::MAX),
+        Datum::Float(-0.5),
+        Datum::Float(f64::NAN),
+        Datum::Decimal(123_800),
+        Datum::Decimal(i128::MAX),
+        Datum::Decimal(-(10i128.pow(38) - 1)),
+        Datum::Date(-719_528),
+        Datum::Time(86_399_999_999_999),
+        Datum::Timestamp(Ts {
+            millis: 1_700_000_000_123,
+            nanos_of_milli: 0,
+        }),
+        Datum::Timestamp(Ts {
+            millis: -62_167_219_200_000,
+            nanos_of_milli: 999_999,
+        }),
+        Datum::IntervalDayTime(-3_600_000),
+        Datum::IntervalYearMonth(14),
+        Datum::Str(""),
+        Datum::Str("Grüße"),
+        Datum::Bytes(&[0, 255, 7]),
+    ]
+}
+
+#[test]
+fn every_kind_of_datum_round_trips() {
+    let datums = every_kind();
+    let row = Row::pack(datums.iter().copied());
+    let back: Vec<Datum> = row.iter().collect();
+    assert_eq!(back.len(), datums.len());
+    for (a, b) in datums.iter().zip(&back) {
+        // NaN equals NaN under the total order.
+        assert_eq!(a, b);
+    }
+    assert_eq!(Row::from_bytes(row.as_bytes()).unwrap(), row);
+}
+
+#[test]
+fn nested_values_round_trip() {
+    let mut row = Row::new();
+    let mut packer = row.packer();
+    packer.push(Datum::Int(1));
+    packer.push_array(|p| p.extend([Datum::Int(10), Datum::Null, Datum::Int(30)]));
+    packer.push_map(|p| p.extend([Datum::Str("k"), Datum::Float(1.5)]));
+    packer.push_row(|p| {
+        p.push(Datum::Str("inner"));
+        p.push_array(|p| p.push(Datum::Bool(true)));
+    });
+    let datums: Vec<Datum> = row.iter().collect();
+    assert_eq!(datums[0], Datum::Int(1));
+    let Datum::Array(array) = datums[1] else {
+        panic!("not an array: {:?}", datums[1])
+    };
+    assert_eq!(
+        array.iter().collect::<Vec<_>>(),
+        vec![Datum::Int(10), Datum::Null, Datum::Int(30)]
+    );
+    let Datum::Map(map) = datums[2] else {
+        panic!("not a map")
+    };
+    assert_eq!(map.get(1), Some(Datum::Float(1.5)));
+    let Datum::Row(inner) = datums[3] else {
+        panic!("not a row")
+    };
+    assert_eq!(inner.get(0), Some(Datum::Str("inner")));
+    assert_eq!(format!("{row:?}"), "[Int(1), Array([Int(10), Null, Int(30)]), Map([Str(\"k\"), Float(1.5)]), Row([Str(\"inner\"), Array([Bool(true)])])]");
+    assert_eq!(Row::from_bytes(row.as_bytes()).unwrap(), row);
+}
+
+#[test]
+fn small_rows_stay_inline_and_large_ones_spill_once() {
+    let key = Row::pack([Datum::Int(42), Datum::Str("EUR")]);
+    assert!(!key.spilled(), "{} bytes", key.byte_len());
+    let wide = Row::pack([Datum::Str("a string longer than twenty-four bytes")]);
+    assert!(wide.spilled());
+    // Clone copies the bytes.
+    assert_eq!(wide.clone(), wide);
+}
+
+#[test]
+fn serde_is_one_byte_string() {
+    let row = Row::pack(every_kind());
+    let bytes = bincode::serialize(&row).unwrap();
+    assert_eq!(bytes.len(), 8 + row.byte_len());
+    let back: Row = bincode::deserialize(&bytes).unwrap();
+    assert_eq!(back, row);
+}
+
+#[test]
+fn malformed_bytes_are_errors_not_panics() {
+    let cases: &[(&[u8], &str)] = &[
+        (&[99], "unknown tag"),
+        (&[INT32, 1, 2], "truncated datum"),
+        (&[STR8, 3, b'a'], "truncated datum"),
+        (&[STR8, 2, 0xff, 0xfe], "invalid UTF-8 in a string"),
+        (&[TIMESTAMP_NANOS, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x42, 0x0f, 0], "nanoseconds of a millisecond out of range"),
+        (&[ARRAY, 2, 0, 0, 0, 99, 0], "unknown tag"),
+        (&[ROW, 9, 0, 0, 0], "truncated datum"),
+    ];
+    for (bytes, reason) in cases {
+        let err = Row::from_bytes(bytes).unwrap_err();
+        assert_eq!(err.reason, *reason, "{bytes:?}");
+    }
+    assert!(bincode::deserialize::<Row>(&bincode::serialize(&vec![99u8]).unwrap()).is_err());
+}
+
+#[test]
+fn datum_order_is_value_order() {
+    use std::cmp::Ordering::*;
+    assert_eq!(Datum::Null.cmp(&Datum::Int(i64::MIN)), Less);
+    assert_eq!(Datum::Int(-1).cmp(&Datum::Int(2)), Less);
+    assert_eq!(Datum::Float(f64::NAN).cmp(&Datum::Float(f64::INFINITY)), Greater);
+    assert_eq!(Datum::Float(-0.0).cmp(&Datum::Float(0.0)), Less);
+    assert_eq!(Datum::Decimal(-5).cmp(&Datum::Decimal(3)), Less);
+    assert_eq!(Datum::Str("Z").cmp(&Datum::Str("a")), Less);
+    let early = Ts { millis: 5, nanos_of_milli: 999_999 };
+    let late = Ts { millis: 6, nanos_of_milli: 0 };
+    assert_eq!(Datum::Timestamp(early).cmp(&Datum::Timestamp(late)), Less);
+    // Byte order is not value order: -1 packs after 2 (two's complement), which is why
+    // ORDER BY compares datums.
+    let minus = Row::pack_one(Datum::Int(-1));
+    let two = Row::pack_one(Datum::Int(2));
+    assert_eq!(minus.cmp(&two), Greater);
+}
+
+#[test]
+fn datum_vec_reuses_its_buffer() {
+    let mut buffer = DatumVec::new();
+    let a = Row::pack([Datum::Int(1), Datum::Str("x")]);
+    let b = Row::pack([Datum::Null]);
+    {
+        let datums = buffer.borrow_with(&a);
+        assert_eq!(&datums[..], &[Datum::Int(1), Datum::Str("x")]);
+    }
+    let capacity = buffer.buffer.capacity();
+    {
+        let datums = buffer.borrow_with(&b);
+        assert_eq!(&datums[..], &[Datum::Null]);
+    }
+    assert_eq!(buffer.buffer.capacity(), capacity);
+    assert!(buffer.buffer.is_empty());
+}
+
+fn arb_datum() -> impl Strategy<Value = (u8, i64, f64, i128, u32, String, Vec<u8>)> {
+    (0u8..12, any::<i64>(), any::<f64>(), any::<i128>(), 0u32..1_000_000, ".{0,40}", prop::collection::vec(any::<u8>(), 0..300))
+}
+
+fn datum_of(spec: &(u8, i64, f64, i128, u32, String, Vec<u8>)) -> Datum<'_> {
+    let (kind, i, f, d, n, s, b) = spec;
+    match kind {
+        0 => Datum::Null,
+        1 => Datum::Bool(i % 2 == 0),
+        2 => Datum::Int(*i),
+        3 => Datum::Int(i % 1000),
+        4 => Datum::Float(*f),
+        5 => Datum::Decimal(*d),
+        6 => Datum::Date(*i as i32),
+        7 => Datum::Time(i.rem_euclid(86_400_000_000_000)),
+        8 => Datum::Timestamp(Ts { millis: *i, nanos_of_milli: *n }),
+        9 => Datum::IntervalDayTime(*i),
+        10 => Datum::Str(s),
+        _ => Datum::Bytes(b),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn random_rows_round_trip(specs in prop::collection::vec(arb_datum(), 0..12)) {
+        let datums: Vec<Datum> = specs.iter().map(datum_of).collect();
+        let row = Row::pack(datums.iter().copied());
+        let back: Vec<Datum> = row.iter().collect();
+        prop_assert_eq!(&back, &datums);
+        prop_assert_eq!(Row::from_bytes(row.as_bytes()).unwrap(), row.clone());
+        let bytes = bincode::serialize(&row).unwrap();
+        prop_assert_eq!(bincode::deserialize::<Row>(&bytes).unwrap(), row.clone());
+        // Equal rows are equal bytes and hash alike; the packing is canonical.
+        prop_assert_eq!(Row::pack(back.iter().copied()), row);
+    }
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+        if let Ok(row) = Row::from_bytes(&bytes) {
+            prop_assert_eq!(row.iter().count() <= bytes.len(), true);
+        }
+    }
+}
