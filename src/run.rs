@@ -29,7 +29,9 @@ use timely::dataflow::operators::Inspect;
 use timely::dataflow::operators::{Exchange, Probe};
 use timely::dataflow::ProbeHandle;
 
-use crate::csv::{write_csv, Block, OutputLine, Record, RowError, Schema};
+use std::io::Read;
+
+use crate::csv::{write_csv, Block, OutputLine, Record, RowError, Schema, Splitter};
 use crate::error::Error;
 use crate::operators::SysTime;
 
@@ -99,7 +101,7 @@ where
     let config = timely::Config::from_args(args).map_err(Error::Usage)?;
     let block_bytes = options.block_bytes;
     let guards = timely::execute(config, move |worker| {
-        let (index, peers) = (worker.index(), worker.peers() as u64);
+        let index = worker.index();
         let mut sessions: Vec<InputSession<SysTime, Record, isize>> =
             inputs.iter().map(|_| InputSession::new()).collect();
         let mut malformed = InputSession::<SysTime, RowError, isize>::new();
@@ -118,62 +120,11 @@ where
             gather(reasons, &skipped).probe_with(&probe);
         });
 
-        let owns = |block: u64| block % peers == index as u64;
-        let fed = (|| -> Result<SysTime, Error> {
-            let mut splitters = inputs
-                .iter()
-                .map(|s| s.blocks(block_bytes))
-                .collect::<Result<Vec<_>, _>>()?;
-            let read = |s: &mut crate::csv::Splitter<_>, schema: &Schema| {
-                s.next_owned(owns).map_err(|e| Error::io(&schema.path, e))
-            };
-            let mut next: Vec<Option<Block>> = splitters
-                .iter_mut()
-                .zip(inputs.iter())
-                .map(|(s, schema)| read(s, schema))
-                .collect::<Result<_, _>>()?;
-            // Feed blocks in epoch order across inputs.
-            while let Some((which, epoch)) = next
-                .iter()
-                .enumerate()
-                .filter_map(|(i, b)| b.as_ref().map(|b| (i, b.index)))
-                .min_by_key(|&(i, epoch)| (epoch, i))
-            {
-                for s in sessions.iter_mut() {
-                    s.advance_to(epoch);
-                }
-                malformed.advance_to(epoch);
-                if let Some(block) = next[which].take() {
-                    let session = &mut sessions[which];
-                    inputs[which].parse_block(&block, |row| match row {
-                        Ok(record) => session.insert(record),
-                        Err(error) => malformed.insert(error),
-                    });
-                }
-                next[which] = read(&mut splitters[which], &inputs[which])?;
-                for s in sessions.iter_mut() {
-                    s.flush();
-                }
-                malformed.flush();
-                worker.step();
-                let bound = epoch.saturating_sub(LAG);
-                worker.step_while(|| probe.less_than(&bound));
-            }
-            Ok(splitters.iter().map(|s| s.blocks_seen()).max().unwrap_or(0))
-        })();
-        if let Ok(last) = fed {
-            for s in sessions.iter_mut() {
-                s.advance_to(last);
-                s.flush();
-            }
-            malformed.advance_to(last);
-            malformed.flush();
-            worker.step_while(|| probe.less_than(&last));
-        }
+        let fed = feed(worker, &inputs, &mut sessions, &mut malformed, block_bytes, &probe);
         drop(sessions);
         drop(malformed);
         while worker.step() {}
-        fed.map(|_| (index == 0).then(|| (lines.take(), refused.take(), skipped.take())))
+        fed.map(|()| (index == 0).then(|| (lines.take(), refused.take(), skipped.take())))
     })
     .map_err(Error::Runtime)?;
 
@@ -207,6 +158,95 @@ where
         ignored,
         wrote: true,
     })
+}
+
+/// An input the driver reads in blocks: a CSV file read into records of some shape (the
+/// command line's text [`Record`]s, or the relational layer's typed changes).
+pub trait BlockInput {
+    /// What a row of the input becomes.
+    type Record: ExchangeData;
+    /// The file, for error messages.
+    fn path(&self) -> &str;
+    /// A splitter over the file's blocks, positioned after the header.
+    fn blocks(&self, block_bytes: usize) -> Result<Splitter<Box<dyn Read + Send>>, Error>;
+    /// Parses one block, handing each row (or its error) to `out`.
+    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Self::Record, RowError>));
+}
+
+impl BlockInput for Schema {
+    type Record = Record;
+    fn path(&self) -> &str {
+        &self.path
+    }
+    fn blocks(&self, block_bytes: usize) -> Result<Splitter<Box<dyn Read + Send>>, Error> {
+        Schema::blocks(self, block_bytes)
+    }
+    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Record, RowError>)) {
+        Schema::parse_block(self, block, out)
+    }
+}
+
+/// Feeds `inputs` into `sessions` (malformed rows into `malformed`), one block per epoch, as
+/// the module documentation says: block `i` of an input is parsed by worker `i % peers` and
+/// entered at epoch `i`; the worker steps after every block and stays at most [`LAG`] epochs
+/// ahead of `probe`. At the end every worker advances to the same final epoch and steps until
+/// `probe` reaches it. The sessions are left open (drop them to close the inputs).
+pub fn feed<I: BlockInput>(
+    worker: &mut timely::worker::Worker,
+    inputs: &[I],
+    sessions: &mut [InputSession<SysTime, I::Record, isize>],
+    malformed: &mut InputSession<SysTime, RowError, isize>,
+    block_bytes: usize,
+    probe: &ProbeHandle<SysTime>,
+) -> Result<(), Error> {
+    let (index, peers) = (worker.index() as u64, worker.peers() as u64);
+    let owns = |block: u64| block % peers == index;
+    let mut splitters = inputs
+        .iter()
+        .map(|i| i.blocks(block_bytes))
+        .collect::<Result<Vec<_>, _>>()?;
+    let read = |s: &mut Splitter<_>, input: &I| s.next_owned(owns).map_err(|e| Error::io(input.path(), e));
+    let mut next: Vec<Option<Block>> = splitters
+        .iter_mut()
+        .zip(inputs)
+        .map(|(s, input)| read(s, input))
+        .collect::<Result<_, _>>()?;
+    // Feed blocks in epoch order across inputs.
+    while let Some((which, epoch)) = next
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| b.as_ref().map(|b| (i, b.index)))
+        .min_by_key(|&(i, epoch)| (epoch, i))
+    {
+        for s in sessions.iter_mut() {
+            s.advance_to(epoch);
+        }
+        malformed.advance_to(epoch);
+        if let Some(block) = next[which].take() {
+            let session = &mut sessions[which];
+            inputs[which].parse_block(&block, &mut |row| match row {
+                Ok(record) => session.insert(record),
+                Err(error) => malformed.insert(error),
+            });
+        }
+        next[which] = read(&mut splitters[which], &inputs[which])?;
+        for s in sessions.iter_mut() {
+            s.flush();
+        }
+        malformed.flush();
+        worker.step();
+        let bound = epoch.saturating_sub(LAG);
+        worker.step_while(|| probe.less_than(&bound));
+    }
+    let last = splitters.iter().map(|s| s.blocks_seen()).max().unwrap_or(0);
+    for s in sessions.iter_mut() {
+        s.advance_to(last);
+        s.flush();
+    }
+    malformed.advance_to(last);
+    malformed.flush();
+    worker.step_while(|| probe.less_than(&last));
+    Ok(())
 }
 
 /// Exchanges a collection's updates to worker 0 and collects them there into `into`,

@@ -665,8 +665,19 @@ impl DatumVec {
 
     /// The datums of a borrowed row, decoded into the buffer.
     pub fn borrow_with_ref<'a>(&'a mut self, row: RowRef<'a>) -> DatumVecBorrow<'a> {
+        self.borrow_with_all([row])
+    }
+
+    /// The datums of several rows one after the other (a join's probe and build rows, read as
+    /// the one row of the join's output schema).
+    pub fn borrow_with_all<'a>(
+        &'a mut self,
+        rows: impl IntoIterator<Item = RowRef<'a>>,
+    ) -> DatumVecBorrow<'a> {
         let mut datums = relifetime(std::mem::take(&mut self.buffer));
-        datums.extend(row.iter());
+        for row in rows {
+            datums.extend(row.iter());
+        }
         DatumVecBorrow {
             datums,
             home: &mut self.buffer,

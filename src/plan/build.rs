@@ -1,0 +1,454 @@
+//! Building plan nodes: each constructor checks its arguments against the input schemas and
+//! derives the node's schema and changelog mode.
+
+use crate::expr::{bind_scalar, AggregateExpr, Expr, FunctionRegistry, ScalarExpr};
+use crate::repr::{DataType, Field, Row, Schema};
+
+use super::{DedupOrder, JoinKind, Keep, Mode, Node, PlanError, RelExpr};
+
+impl RelExpr {
+    /// A registered table `name` with its schema. A changelog source is `Mode::Updating` (with
+    /// the primary key as upsert key, if declared); any other is `Mode::AppendOnly`.
+    pub fn scan(name: impl Into<String>, schema: Schema, changelog: bool) -> RelExpr {
+        let mode = if changelog {
+            Mode::Updating {
+                upsert_key: schema.primary_key.clone(),
+            }
+        } else {
+            Mode::AppendOnly
+        };
+        RelExpr {
+            node: Node::Scan { name: name.into() },
+            schema,
+            mode,
+        }
+    }
+
+    /// Literal rows of `schema` (each row must have one datum per column).
+    pub fn values(schema: Schema, rows: Vec<Row>) -> Result<RelExpr, PlanError> {
+        if let Some(row) = rows.iter().find(|r| r.iter().count() != schema.len()) {
+            return Err(PlanError::invalid(
+                "Values",
+                format!("row {row:?} does not have the {} columns of the schema", schema.len()),
+            ));
+        }
+        let schema = Schema {
+            primary_key: None,
+            rowtime: None,
+            proctime: None,
+            ..schema
+        };
+        Ok(RelExpr {
+            node: Node::Values { rows },
+            schema,
+            mode: Mode::AppendOnly,
+        })
+    }
+
+    /// Appends the computed columns `exprs` (expression, output name).
+    pub fn map(self, exprs: Vec<(ScalarExpr, String)>) -> Result<RelExpr, PlanError> {
+        let mut fields = self.schema.fields.clone();
+        for (expr, name) in &exprs {
+            fields.push(Field::new(name.clone(), expr.ty.clone()));
+        }
+        // Schema::new checks the names are unique; the attributes stay the input's.
+        let schema = Schema {
+            fields: Schema::new(fields)?.fields,
+            ..self.schema.clone()
+        };
+        let mode = self.mode.clone();
+        Ok(RelExpr {
+            node: Node::Map {
+                input: Box::new(self),
+                exprs: exprs.into_iter().map(|(e, _)| e).collect(),
+            },
+            schema,
+            mode,
+        })
+    }
+
+    /// Keeps the rows for which `predicate` (BOOLEAN) is TRUE.
+    pub fn filter(self, predicate: ScalarExpr) -> Result<RelExpr, PlanError> {
+        if !matches!(predicate.ty.data_type, DataType::Boolean | DataType::Null) {
+            return Err(PlanError::invalid(
+                "Filter",
+                format!(
+                    "the filter condition must be of type BOOLEAN, but is of type {}",
+                    predicate.ty
+                ),
+            ));
+        }
+        let (schema, mode) = (self.schema.clone(), self.mode.clone());
+        Ok(RelExpr {
+            node: Node::Filter {
+                input: Box::new(self),
+                predicate,
+            },
+            schema,
+            mode,
+        })
+    }
+
+    /// [`filter`](RelExpr::filter) with an unbound expression, bound against this node's schema.
+    pub fn filter_expr(
+        self,
+        predicate: &Expr,
+        registry: &FunctionRegistry,
+    ) -> Result<RelExpr, PlanError> {
+        let predicate = bind_scalar(predicate, &self.schema, registry)?;
+        self.filter(predicate)
+    }
+
+    /// Keeps the input columns `columns` in that order, named `names` (or their input names).
+    /// Key and time attributes survive when their columns do.
+    pub fn project(
+        self,
+        columns: Vec<usize>,
+        names: Option<Vec<String>>,
+    ) -> Result<RelExpr, PlanError> {
+        let width = self.schema.len();
+        if let Some(&bad) = columns.iter().find(|&&c| c >= width) {
+            return Err(PlanError::invalid(
+                "Project",
+                format!("column {bad} out of range: the input has {width} columns"),
+            ));
+        }
+        if names.as_ref().is_some_and(|n| n.len() != columns.len()) {
+            return Err(PlanError::invalid("Project", "one name per column is needed"));
+        }
+        let fields = columns
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let mut field = self.schema.fields[c].clone();
+                if let Some(names) = &names {
+                    field.name = names[i].clone();
+                }
+                field
+            })
+            .collect();
+        let mut schema = Schema::new(fields)?;
+        // A column kept twice keeps its attribute at its first position.
+        let position = |c: usize| columns.iter().position(|&k| k == c);
+        schema.primary_key = remap(self.schema.primary_key.as_deref(), &position);
+        schema.rowtime = self.schema.rowtime.as_ref().and_then(|r| {
+            position(r.column).map(|column| crate::repr::Rowtime {
+                column,
+                delay_ms: r.delay_ms,
+            })
+        });
+        schema.proctime = self.schema.proctime.and_then(position);
+        let mode = match &self.mode {
+            Mode::AppendOnly => Mode::AppendOnly,
+            Mode::Updating { upsert_key } => Mode::Updating {
+                upsert_key: remap(upsert_key.as_deref(), &position),
+            },
+        };
+        Ok(RelExpr {
+            node: Node::Project {
+                input: Box::new(self),
+                columns,
+            },
+            schema,
+            mode,
+        })
+    }
+
+    /// `GROUP BY group` computing `aggregates` (aggregate, output name): the group columns, then
+    /// one column per aggregate. An aggregate that cannot retract is refused over an updating
+    /// input, as Flink's planner refuses it.
+    pub fn reduce(
+        self,
+        group: Vec<usize>,
+        aggregates: Vec<(AggregateExpr, String)>,
+    ) -> Result<RelExpr, PlanError> {
+        if !self.mode.is_append_only() {
+            if let Some((agg, name)) = aggregates.iter().find(|(a, _)| !a.supports_retraction()) {
+                return Err(PlanError::invalid(
+                    "Reduce",
+                    format!(
+                        "the aggregate '{name}' ({:?}) does not support retraction, but its input is an updating table",
+                        agg.func
+                    ),
+                ));
+            }
+        }
+        let mut fields = Vec::with_capacity(group.len() + aggregates.len());
+        for &c in &group {
+            // A grouped rowtime is a plain TIMESTAMP in the output (Flink drops the attribute).
+            let field = self.schema.fields.get(c).cloned().ok_or_else(|| {
+                PlanError::invalid("Reduce", format!("group column {c} out of range"))
+            })?;
+            fields.push(field);
+        }
+        for (agg, name) in &aggregates {
+            fields.push(Field::new(name.clone(), agg.ty.clone()));
+        }
+        let mut schema = Schema::new(fields)?;
+        let key: Vec<usize> = (0..group.len()).collect();
+        if !group.is_empty() {
+            schema.primary_key = Some(key.clone());
+        }
+        Ok(RelExpr {
+            node: Node::Reduce {
+                input: Box::new(self),
+                group,
+                aggregates: aggregates.into_iter().map(|(a, _)| a).collect(),
+            },
+            schema,
+            mode: Mode::Updating {
+                upsert_key: Some(key),
+            },
+        })
+    }
+
+    /// `SELECT DISTINCT *`.
+    pub fn distinct(self) -> RelExpr {
+        let mut schema = self.schema.clone();
+        schema.rowtime = None;
+        schema.proctime = None;
+        let all: Vec<usize> = (0..schema.len()).collect();
+        let mode = if self.mode.is_append_only() && all.is_empty() {
+            Mode::AppendOnly
+        } else {
+            Mode::Updating {
+                upsert_key: Some(all),
+            }
+        };
+        RelExpr {
+            node: Node::Distinct {
+                input: Box::new(self),
+            },
+            schema,
+            mode,
+        }
+    }
+
+    /// Deduplication: the first or last row of each `key` by the rowtime attribute
+    /// (`DedupOrder::EventTime`) or by arrival (`DedupOrder::Arrival`, Flink's proctime order).
+    /// The input must be append-only and, for event time, have a rowtime attribute. The output
+    /// has `key` as its primary key: keep-last by rowtime is Flink's versioned view.
+    pub fn dedup(self, key: Vec<usize>, keep: Keep, order: DedupOrder) -> Result<RelExpr, PlanError> {
+        if !self.mode.is_append_only() {
+            return Err(PlanError::invalid(
+                "Dedup",
+                "deduplication needs an append-only input, but the input is an updating table",
+            ));
+        }
+        if order == DedupOrder::EventTime && self.schema.rowtime.is_none() {
+            return Err(PlanError::invalid(
+                "Dedup",
+                "ordering by event time needs a rowtime attribute (declare a watermark on the input)",
+            ));
+        }
+        check_columns("Dedup", &key, &self.schema)?;
+        if key.is_empty() {
+            return Err(PlanError::invalid("Dedup", "the partition key is empty"));
+        }
+        let mut schema = self.schema.clone();
+        schema.primary_key = Some(key.clone());
+        let mode = match (keep, order) {
+            (Keep::First, DedupOrder::Arrival) => Mode::AppendOnly,
+            _ => Mode::Updating {
+                upsert_key: Some(key.clone()),
+            },
+        };
+        Ok(RelExpr {
+            node: Node::Dedup {
+                input: Box::new(self),
+                key,
+                keep,
+                order,
+            },
+            schema,
+            mode,
+        })
+    }
+
+    /// The event-time temporal join `self JOIN build FOR SYSTEM_TIME AS OF self.rowtime ON
+    /// self.probe_key = build.build_key [AND residual]`. `build` must be a versioned table (a
+    /// primary key and a rowtime attribute) and `build_key` must be its whole primary key, as
+    /// Flink requires. `residual` is over the output columns (probe, then build).
+    pub fn temporal_join(
+        self,
+        build: RelExpr,
+        probe_key: Vec<usize>,
+        build_key: Vec<usize>,
+        kind: JoinKind,
+        residual: Option<ScalarExpr>,
+    ) -> Result<RelExpr, PlanError> {
+        const NODE: &str = "TemporalJoin";
+        if self.schema.rowtime.is_none() {
+            return Err(PlanError::invalid(
+                NODE,
+                "the probe side has no rowtime attribute: FOR SYSTEM_TIME AS OF needs the left table's event-time attribute",
+            ));
+        }
+        let Some(pk) = build.schema.primary_key.clone() else {
+            return Err(PlanError::invalid(
+                NODE,
+                "Temporal Table Join requires primary key in versioned table, but no primary key can be found",
+            ));
+        };
+        if build.schema.rowtime.is_none() {
+            return Err(PlanError::invalid(
+                NODE,
+                "the build side is not a versioned table: it has a primary key but no rowtime attribute",
+            ));
+        }
+        let mut sorted_key = build_key.clone();
+        sorted_key.sort_unstable();
+        let mut sorted_pk = pk.clone();
+        sorted_pk.sort_unstable();
+        if sorted_key != sorted_pk {
+            let names: Vec<&str> = pk.iter().map(|&c| build.schema.fields[c].name.as_str()).collect();
+            return Err(PlanError::invalid(
+                NODE,
+                format!(
+                    "Temporal table's primary key [{}] must be included in the equivalence condition of temporal join",
+                    names.join(", ")
+                ),
+            ));
+        }
+        join(self, build, probe_key, build_key, kind, residual, NODE)
+    }
+
+    /// The processing-time lookup join `self JOIN build FOR SYSTEM_TIME AS OF self.proctime ON
+    /// self.probe_key = build.build_key [AND residual]`: each probe row is joined once, when it
+    /// arrives, with the build side's latest row of its key.
+    pub fn lookup_join(
+        self,
+        build: RelExpr,
+        probe_key: Vec<usize>,
+        build_key: Vec<usize>,
+        kind: JoinKind,
+        residual: Option<ScalarExpr>,
+    ) -> Result<RelExpr, PlanError> {
+        join(self, build, probe_key, build_key, kind, residual, "LookupJoin")
+    }
+
+    /// Writes this plan's output to the sink `name`.
+    pub fn sink(self, name: impl Into<String>) -> RelExpr {
+        let (schema, mode) = (self.schema.clone(), self.mode.clone());
+        RelExpr {
+            node: Node::Sink {
+                input: Box::new(self),
+                name: name.into(),
+            },
+            schema,
+            mode,
+        }
+    }
+}
+
+/// The output schema of a join: the probe's columns, then the build's (nullable for LEFT),
+/// a build column whose name is taken renamed with the first free suffix `0`, `1`, ...
+/// (Flink's rule), the probe's rowtime and proctime kept.
+pub fn join_schema(probe: &Schema, build: &Schema, kind: JoinKind) -> Schema {
+    let mut fields = probe.fields.clone();
+    for field in &build.fields {
+        let mut field = field.clone();
+        if kind == JoinKind::Left {
+            field.ty.nullable = true;
+        }
+        if fields.iter().any(|f| f.name == field.name) {
+            let base = field.name.clone();
+            field.name = (0..)
+                .map(|i| format!("{base}{i}"))
+                .find(|n| !fields.iter().any(|f| &f.name == n))
+                .expect("a free name");
+        }
+        fields.push(field);
+    }
+    Schema {
+        fields,
+        primary_key: None,
+        rowtime: probe.rowtime.clone(),
+        proctime: probe.proctime,
+    }
+}
+
+fn join(
+    probe: RelExpr,
+    build: RelExpr,
+    probe_key: Vec<usize>,
+    build_key: Vec<usize>,
+    kind: JoinKind,
+    residual: Option<ScalarExpr>,
+    node: &'static str,
+) -> Result<RelExpr, PlanError> {
+    check_columns(node, &probe_key, &probe.schema)?;
+    check_columns(node, &build_key, &build.schema)?;
+    if probe_key.is_empty() || probe_key.len() != build_key.len() {
+        return Err(PlanError::invalid(
+            node,
+            "the join needs one or more equality keys, as many on the probe side as on the build side",
+        ));
+    }
+    for (&p, &b) in probe_key.iter().zip(&build_key) {
+        let (pt, bt) = (&probe.schema.fields[p].ty.data_type, &build.schema.fields[b].ty.data_type);
+        if !comparable(pt, bt) {
+            return Err(PlanError::invalid(
+                node,
+                format!(
+                    "the key columns '{}' ({pt}) and '{}' ({bt}) cannot be compared",
+                    probe.schema.fields[p].name, build.schema.fields[b].name
+                ),
+            ));
+        }
+    }
+    if let Some(r) = &residual {
+        if !matches!(r.ty.data_type, DataType::Boolean | DataType::Null) {
+            return Err(PlanError::invalid(
+                node,
+                format!("the join condition must be of type BOOLEAN, but is of type {}", r.ty),
+            ));
+        }
+    }
+    let schema = join_schema(&probe.schema, &build.schema, kind);
+    let mode = match &probe.mode {
+        Mode::AppendOnly => Mode::AppendOnly,
+        Mode::Updating { .. } => Mode::Updating { upsert_key: None },
+    };
+    let (probe, build) = (Box::new(probe), Box::new(build));
+    let node = if node == "TemporalJoin" {
+        Node::TemporalJoin {
+            probe,
+            build,
+            probe_key,
+            build_key,
+            kind,
+            residual,
+        }
+    } else {
+        Node::LookupJoin {
+            probe,
+            build,
+            probe_key,
+            build_key,
+            kind,
+            residual,
+        }
+    };
+    Ok(RelExpr { node, schema, mode })
+}
+
+/// Whether two key types compare by their packed bytes: equal types, any two integer types (all
+/// pack as `Int`), or two string types.
+fn comparable(a: &DataType, b: &DataType) -> bool {
+    a == b || (a.is_integer() && b.is_integer()) || (a.is_string() && b.is_string())
+}
+
+fn check_columns(node: &'static str, columns: &[usize], schema: &Schema) -> Result<(), PlanError> {
+    match columns.iter().find(|&&c| c >= schema.len()) {
+        Some(c) => Err(PlanError::invalid(
+            node,
+            format!("column {c} out of range: the input has {} columns", schema.len()),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn remap(key: Option<&[usize]>, position: &impl Fn(usize) -> Option<usize>) -> Option<Vec<usize>> {
+    key?.iter().map(|&c| position(c)).collect()
+}

@@ -1,0 +1,276 @@
+//! The logical plan: one tree of relational operators, [`RelExpr`], that the Table API builds
+//! directly and SQL reaches through its binder.
+//!
+//! Every node knows, once built, its output [`Schema`] (names, types, primary key, time
+//! attributes), and its changelog [`Mode`] (append-only, or updating with the upsert key the
+//! changes are keyed by). Constructors check what Flink's planner checks (a temporal join's
+//! build side is a versioned table, a rowtime is a time attribute, a key column exists...) and
+//! return a [`PlanError`] naming the node and column, so a plan that exists can be rendered.
+//!
+//! Semantics, node by node, are those of Flink SQL over dynamic tables: a node's output is a
+//! multiset of rows that changes over system time. [`reference`] evaluates a plan sequentially
+//! over plain vectors (no timely): the model every rendered plan is checked against.
+//!
+//! ```
+//! use differential_temporal::expr::{col, lit};
+//! use differential_temporal::plan::RelExpr;
+//! use differential_temporal::repr::{DataType, Schema};
+//!
+//! let orders = Schema::builder()
+//!     .column("a", DataType::STRING.nullable())
+//!     .column("b", DataType::BigInt.nullable())
+//!     .build()
+//!     .unwrap();
+//! let plan = RelExpr::scan("Orders", orders, false)
+//!     .filter_expr(&col("b").gt(lit(1i64)), &Default::default())
+//!     .unwrap();
+//! assert_eq!(plan.schema.names().collect::<Vec<_>>(), vec!["a", "b"]);
+//! println!("{}", plan.explain());
+//! ```
+
+mod build;
+mod explain;
+pub mod reference;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use crate::expr::{AggregateExpr, ScalarExpr};
+use crate::repr::{Row, Schema};
+pub use build::join_schema;
+pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
+pub use differential_temporal_operators::temporal_join::JoinKind;
+
+/// A node of the logical plan with its output schema and changelog mode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelExpr {
+    /// The operator and its inputs.
+    pub node: Node,
+    /// The output columns, primary key and time attributes.
+    pub schema: Schema,
+    /// Whether the output only grows, or is updated (and by which key).
+    pub mode: Mode,
+}
+
+/// A plan node's changelog mode (Flink's `ChangelogMode` as the planner derives it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Mode {
+    /// Only `+I`: rows are never retracted.
+    AppendOnly,
+    /// `+I -U +U -D`: rows are retracted. `upsert_key` is a set of columns unique in the
+    /// output (its updates can be written as upserts by it), when the planner knows one.
+    Updating {
+        /// Columns unique in the output, if known.
+        upsert_key: Option<Vec<usize>>,
+    },
+}
+
+impl Mode {
+    /// Whether rows are only ever inserted.
+    pub fn is_append_only(&self) -> bool {
+        matches!(self, Mode::AppendOnly)
+    }
+
+    /// The upsert key, if the node has one.
+    pub fn upsert_key(&self) -> Option<&[usize]> {
+        match self {
+            Mode::Updating {
+                upsert_key: Some(key),
+            } => Some(key),
+            _ => None,
+        }
+    }
+}
+
+/// The operators of the plan. Column references are indices into the input's schema (for a
+/// join's residual: the probe columns, then the build columns).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    /// A registered table, by name; its rows come from the environment's source of that name.
+    Scan {
+        /// The table's name.
+        name: String,
+    },
+    /// Literal rows (append-only, all at system time 0).
+    Values {
+        /// The rows.
+        rows: Vec<Row>,
+    },
+    /// Appends one computed column per expression.
+    Map {
+        /// The input.
+        input: Box<RelExpr>,
+        /// The expressions, over the input's columns.
+        exprs: Vec<ScalarExpr>,
+    },
+    /// Keeps the rows for which `predicate` is TRUE (NULL and FALSE drop the row).
+    Filter {
+        /// The input.
+        input: Box<RelExpr>,
+        /// A BOOLEAN expression over the input's columns.
+        predicate: ScalarExpr,
+    },
+    /// Keeps (and reorders, or repeats) the input columns `columns`.
+    Project {
+        /// The input.
+        input: Box<RelExpr>,
+        /// The input columns of the output, in order.
+        columns: Vec<usize>,
+    },
+    /// `GROUP BY group` with `aggregates`: one row per group, the group columns then the
+    /// aggregates. Without group columns, one row over the whole input (none while it is empty,
+    /// as Flink's streaming aggregation).
+    Reduce {
+        /// The input.
+        input: Box<RelExpr>,
+        /// The grouping columns.
+        group: Vec<usize>,
+        /// The aggregates, over the input's columns.
+        aggregates: Vec<AggregateExpr>,
+    },
+    /// `SELECT DISTINCT`: each row once.
+    Distinct {
+        /// The input.
+        input: Box<RelExpr>,
+    },
+    /// `ROW_NUMBER() OVER (PARTITION BY key ORDER BY time ASC|DESC) = 1`: the first or last
+    /// row of each key, by the rowtime attribute (`EventTime`, ties by arrival) or by arrival
+    /// (`Arrival`, a proctime order). Flink's deduplication; the versioned view when keep-last
+    /// by rowtime.
+    Dedup {
+        /// The input (append-only).
+        input: Box<RelExpr>,
+        /// The partition key columns.
+        key: Vec<usize>,
+        /// First or last.
+        keep: Keep,
+        /// By event time or by arrival.
+        order: DedupOrder,
+    },
+    /// `probe JOIN build FOR SYSTEM_TIME AS OF probe.rowtime ON keys [AND residual]`: each
+    /// probe row joined with the build version valid at its event time (Flink's event-time
+    /// temporal join). Output columns: the probe's, then the build's.
+    TemporalJoin {
+        /// The probe side.
+        probe: Box<RelExpr>,
+        /// The build side: a versioned table (primary key and rowtime).
+        build: Box<RelExpr>,
+        /// The probe's equality-key columns.
+        probe_key: Vec<usize>,
+        /// The build's primary key columns, in the order of `probe_key`.
+        build_key: Vec<usize>,
+        /// INNER or LEFT.
+        kind: JoinKind,
+        /// A condition on the chosen version, over the output columns.
+        residual: Option<ScalarExpr>,
+    },
+    /// `probe JOIN build FOR SYSTEM_TIME AS OF probe.proctime ON keys`: each probe row joined,
+    /// when it arrives, with the build side's current row of its key (Flink's lookup join).
+    LookupJoin {
+        /// The probe side.
+        probe: Box<RelExpr>,
+        /// The build side, keyed by `build_key`.
+        build: Box<RelExpr>,
+        /// The probe's equality-key columns.
+        probe_key: Vec<usize>,
+        /// The build's key columns, in the order of `probe_key`.
+        build_key: Vec<usize>,
+        /// INNER or LEFT.
+        kind: JoinKind,
+        /// A condition on the chosen row, over the output columns.
+        residual: Option<ScalarExpr>,
+    },
+    /// Writes its input to the registered sink `name`; its output is its input.
+    Sink {
+        /// The input.
+        input: Box<RelExpr>,
+        /// The sink's name.
+        name: String,
+    },
+}
+
+/// A plan that cannot be built: the node, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// An expression that does not bind or type-check.
+    #[error(transparent)]
+    Expr(#[from] crate::expr::ExprError),
+    /// A schema that cannot be built (unknown column, duplicate name...).
+    #[error(transparent)]
+    Schema(#[from] crate::repr::SchemaError),
+    /// A node whose inputs or arguments do not fit it; the message says which and why.
+    #[error("{node}: {reason}")]
+    Invalid {
+        /// The node (`TemporalJoin`, `Reduce`...).
+        node: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl PlanError {
+    pub(crate) fn invalid(node: &'static str, reason: impl Into<String>) -> PlanError {
+        PlanError::Invalid {
+            node,
+            reason: reason.into(),
+        }
+    }
+}
+
+impl RelExpr {
+    /// The node's inputs.
+    pub fn inputs(&self) -> Vec<&RelExpr> {
+        match &self.node {
+            Node::Scan { .. } | Node::Values { .. } => vec![],
+            Node::Map { input, .. }
+            | Node::Filter { input, .. }
+            | Node::Project { input, .. }
+            | Node::Reduce { input, .. }
+            | Node::Distinct { input }
+            | Node::Dedup { input, .. }
+            | Node::Sink { input, .. } => vec![input],
+            Node::TemporalJoin { probe, build, .. } | Node::LookupJoin { probe, build, .. } => {
+                vec![probe, build]
+            }
+        }
+    }
+
+    /// The names of the tables this plan scans, each once, in first-use order.
+    pub fn scans(&self) -> Vec<&str> {
+        let mut names = Vec::new();
+        self.visit(&mut |node| {
+            if let Node::Scan { name } = &node.node {
+                if !names.contains(&name.as_str()) {
+                    names.push(name.as_str());
+                }
+            }
+        });
+        names
+    }
+
+    /// Calls `f` on every node, inputs before the node that reads them.
+    pub fn visit<'a>(&'a self, f: &mut impl FnMut(&'a RelExpr)) {
+        for input in self.inputs() {
+            input.visit(f);
+        }
+        f(self);
+    }
+
+    /// The node's name as `explain` prints it.
+    pub fn kind_name(&self) -> &'static str {
+        match &self.node {
+            Node::Scan { .. } => "Scan",
+            Node::Values { .. } => "Values",
+            Node::Map { .. } => "Map",
+            Node::Filter { .. } => "Filter",
+            Node::Project { .. } => "Project",
+            Node::Reduce { .. } => "Reduce",
+            Node::Distinct { .. } => "Distinct",
+            Node::Dedup { .. } => "Dedup",
+            Node::TemporalJoin { .. } => "TemporalJoin",
+            Node::LookupJoin { .. } => "LookupJoin",
+            Node::Sink { .. } => "Sink",
+        }
+    }
+}

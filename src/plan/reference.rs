@@ -1,0 +1,488 @@
+//! The reference interpreter: a plan evaluated sequentially over plain vectors, no timely.
+//!
+//! Every rendered plan is checked against it (proptest, random inputs, batching and worker
+//! counts), the way each operator is checked against its `reference.rs`. It recomputes from
+//! scratch and is slow and obviously right: each node's output is the multiset of rows it holds
+//! at every system time, computed from its inputs' multisets (or, for the nodes whose meaning
+//! depends on the order of changes, from its inputs' change streams).
+//!
+//! Inputs are, per scanned table, its changes: `(system time, Change { seq, kind, row })`,
+//! sorted by `(system time, seq)`. The output is a [`Stream`] of the same shape whose
+//! accumulation ([`snapshot`]) at any system time is the node's table then. Rows the plan
+//! refuses (an expression error, a NULL event time) are returned beside it, with their `seq`.
+//!
+//! Semantics (incremental mode, exact at every system time):
+//! * `Map`/`Filter`/`Project`: per change; a row whose expression fails is refused.
+//! * `Reduce`: per group of the accumulated input, the aggregates over the group's rows in
+//!   arrival (`seq`) order; groups with no rows have no output row.
+//! * `Distinct`: each row of positive multiplicity once.
+//! * `Dedup`: per key, among the accumulated `+I` rows, the first or last by `(rowtime, seq)`
+//!   (event time) or by `seq` (arrival). Other kinds are refused (rule A14).
+//! * `TemporalJoin`: each accumulated probe change joined with the build version of its key
+//!   valid at its rowtime (greatest `(rowtime, seq)` at or before it among the build changes
+//!   so far; `+I`/`+U` are row versions, `-D` a delete version, `-U` ignored), residual checked
+//!   on that version only; INNER drops a probe row without match, LEFT pads it with NULLs. A
+//!   NULL key never matches.
+//! * `LookupJoin`: each probe change joined, at its system time, with the latest (by `seq`)
+//!   build change of its key at that system time; never revised.
+
+use std::collections::BTreeMap;
+
+use crate::expr::{EvalError, RowArena};
+use crate::repr::{Datum, DatumVec, Row, Ts};
+use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
+
+use super::{DedupOrder, JoinKind, Keep, Node, PlanError, RelExpr};
+
+/// Changes with their system times, sorted by `(system time, seq)`.
+pub type Stream = Vec<(SysTime, Change<Row>)>;
+
+/// The changes of each scanned table, by name.
+pub type Inputs = BTreeMap<String, Stream>;
+
+/// A row the plan refused: its system time, `seq` and the reason.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Refused {
+    /// When it entered.
+    pub time: SysTime,
+    /// Its source sequence number.
+    pub seq: Seq,
+    /// Why.
+    pub reason: String,
+}
+
+/// What a plan evaluates to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Evaluated {
+    /// The output changes.
+    pub stream: Stream,
+    /// The refused rows.
+    pub refused: Vec<Refused>,
+}
+
+/// Evaluates `plan` over `inputs`. A scanned table missing from `inputs` is an error.
+pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError> {
+    let mut refused = Vec::new();
+    let mut stream = eval(plan, inputs, &mut refused)?;
+    stream.sort_by(|a, b| (a.0, a.1.seq).cmp(&(b.0, b.1.seq)));
+    refused.sort();
+    Ok(Evaluated { stream, refused })
+}
+
+/// The multiset a stream holds at system time `at`: `(row, multiplicity)`, sorted, zero
+/// multiplicities removed.
+pub fn snapshot(stream: &[(SysTime, Change<Row>)], at: SysTime) -> Vec<(Row, isize)> {
+    let mut table = BTreeMap::new();
+    for (time, change) in stream.iter().filter(|(t, _)| *t <= at) {
+        let _ = time;
+        *table.entry(change.row.clone()).or_insert(0) += sign(change.kind);
+    }
+    table.into_iter().filter(|(_, d)| *d != 0).collect()
+}
+
+fn sign(kind: RowKind) -> isize {
+    match kind {
+        RowKind::Insert | RowKind::UpdateAfter => 1,
+        RowKind::UpdateBefore | RowKind::Delete => -1,
+    }
+}
+
+fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<Stream, PlanError> {
+    let mut datums = DatumVec::new();
+    let mut arena = RowArena::new();
+    Ok(match &plan.node {
+        Node::Scan { name } => inputs
+            .get(name)
+            .cloned()
+            .ok_or_else(|| PlanError::invalid("Scan", format!("no input named '{name}'")))?,
+        Node::Values { rows } => rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (0, Change::new(i as Seq, RowKind::Insert, r.clone())))
+            .collect(),
+        Node::Map { input, exprs } => {
+            let mut out = Vec::new();
+            for (time, change) in eval(input, inputs, refused)? {
+                arena.clear();
+                let row = &change.row;
+                let datums = datums.borrow_with(row);
+                let computed: Result<Vec<Datum>, EvalError> =
+                    exprs.iter().map(|e| e.eval(&datums, &arena)).collect();
+                match computed {
+                    Ok(values) => {
+                        let row = Row::pack(datums.iter().copied().chain(values));
+                        out.push((time, Change::new(change.seq, change.kind, row)));
+                    }
+                    Err(e) => refused.push(refuse(time, change.seq, e.to_string())),
+                }
+            }
+            out
+        }
+        Node::Filter { input, predicate } => {
+            let mut out = Vec::new();
+            for (time, change) in eval(input, inputs, refused)? {
+                arena.clear();
+                let keep = {
+                    let datums = datums.borrow_with(&change.row);
+                    predicate.eval(&datums, &arena).map(|d| matches!(d, Datum::Bool(true)))
+                };
+                match keep {
+                    Ok(true) => out.push((time, change)),
+                    Ok(false) => {}
+                    Err(e) => refused.push(refuse(time, change.seq, e.to_string())),
+                }
+            }
+            out
+        }
+        Node::Project { input, columns } => eval(input, inputs, refused)?
+            .into_iter()
+            .map(|(time, change)| {
+                let row = project(&change.row, columns, &mut datums);
+                (time, Change::new(change.seq, change.kind, row))
+            })
+            .collect(),
+        Node::Reduce {
+            input,
+            group,
+            aggregates,
+        } => {
+            let changes = eval(input, inputs, refused)?;
+            let mut error = None;
+            let out = as_table_stream(&changes, input.mode.is_append_only(), |rows| {
+                // Groups, rows in arrival order (seq), with multiplicities.
+                let mut groups: BTreeMap<Row, Vec<(Seq, Row, isize)>> = BTreeMap::new();
+                for (seq, row, count) in rows {
+                    let key = project(&row, group, &mut DatumVec::new());
+                    groups.entry(key).or_default().push((seq, row, count));
+                }
+                let mut table = Vec::new();
+                for (key, mut rows) in groups {
+                    rows.sort();
+                    let mut out = Row::new();
+                    let mut packer = out.packer();
+                    packer.extend(key.iter());
+                    for agg in aggregates {
+                        let unpacked: Vec<Vec<Datum>> =
+                            rows.iter().map(|(_, r, _)| r.iter().collect()).collect();
+                        let group_rows = unpacked
+                            .iter()
+                            .zip(&rows)
+                            .map(|(d, (_, _, c))| (d.as_slice(), *c as usize));
+                        if let Err(e) = agg.eval_group(group_rows, &mut packer) {
+                            error.get_or_insert(e.to_string());
+                            packer.push(Datum::Null);
+                        }
+                    }
+                    table.push(out);
+                }
+                table
+            });
+            if let Some(reason) = error {
+                return Err(PlanError::invalid("Reduce", reason));
+            }
+            out
+        }
+        Node::Distinct { input } => {
+            let changes = eval(input, inputs, refused)?;
+            as_table_stream(&changes, false, |rows| {
+                let mut rows: Vec<Row> = rows.into_iter().map(|(_, r, _)| r).collect();
+                rows.sort();
+                rows.dedup();
+                rows
+            })
+        }
+        Node::Dedup {
+            input,
+            key,
+            keep,
+            order,
+        } => {
+            let changes = eval(input, inputs, refused)?;
+            let rowtime = input.schema.rowtime.as_ref().map(|r| r.column);
+            let mut admitted = Vec::new();
+            for (time, change) in changes {
+                if change.kind != RowKind::Insert {
+                    refused.push(refuse(time, change.seq, "deduplication takes only +I rows"));
+                    continue;
+                }
+                let rank_time = match (order, rowtime) {
+                    (DedupOrder::EventTime, Some(c)) => match event_time(&change.row, c) {
+                        Some(t) => Some(t),
+                        None => {
+                            refused.push(refuse(time, change.seq, "NULL event time"));
+                            continue;
+                        }
+                    },
+                    _ => None,
+                };
+                admitted.push((time, rank_time, change));
+            }
+            let mut out = Vec::new();
+            let mut previous: Vec<Row> = Vec::new();
+            for at in times(admitted.iter().map(|(t, _, _)| *t)) {
+                let mut best: BTreeMap<Row, (Option<Ts>, Seq, &Row)> = BTreeMap::new();
+                for (_, rank_time, change) in admitted.iter().filter(|(t, _, _)| *t <= at) {
+                    let k = project(&change.row, key, &mut datums);
+                    let candidate = (*rank_time, change.seq, &change.row);
+                    let replace = match best.get(&k) {
+                        None => true,
+                        Some(current) => {
+                            let ord = (candidate.0, candidate.1).cmp(&(current.0, current.1));
+                            match keep {
+                                Keep::First => ord.is_lt(),
+                                Keep::Last => ord.is_gt(),
+                            }
+                        }
+                    };
+                    if replace {
+                        best.insert(k, candidate);
+                    }
+                }
+                let mut now: Vec<Row> = best.into_values().map(|(_, _, r)| r.clone()).collect();
+                now.sort();
+                diff_into(&mut out, at, &previous, &now);
+                previous = now;
+            }
+            out
+        }
+        Node::TemporalJoin {
+            probe,
+            build,
+            probe_key,
+            build_key,
+            kind,
+            residual,
+        } => {
+            let probe_changes = eval(probe, inputs, refused)?;
+            let build_changes = eval(build, inputs, refused)?;
+            let probe_time = probe.schema.rowtime.as_ref().map(|r| r.column);
+            let build_time = build.schema.rowtime.as_ref().map(|r| r.column);
+            let build_width = build.schema.len();
+            let mut out = Vec::new();
+            let all_times = times(
+                probe_changes
+                    .iter()
+                    .chain(&build_changes)
+                    .map(|(t, _)| *t),
+            );
+            let mut previous = Vec::new();
+            for at in all_times {
+                let mut now = Vec::new();
+                for (time, change) in probe_changes.iter().filter(|(t, _)| *t <= at) {
+                    let Some(t) = probe_time.and_then(|c| event_time(&change.row, c)) else {
+                        if at == *time {
+                            refused.push(refuse(*time, change.seq, "NULL event time"));
+                        }
+                        continue;
+                    };
+                    let k = project(&change.row, probe_key, &mut datums);
+                    let version = if has_null(&k) {
+                        None
+                    } else {
+                        build_changes
+                            .iter()
+                            .filter(|(bt, b)| {
+                                *bt <= at
+                                    && b.kind != RowKind::UpdateBefore
+                                    && project(&b.row, build_key, &mut DatumVec::new()) == k
+                            })
+                            .filter_map(|(_, b)| {
+                                let vt = build_time.and_then(|c| event_time(&b.row, c))?;
+                                (vt <= t).then_some(((vt, b.seq), b))
+                            })
+                            .max_by(|a, b| a.0.cmp(&b.0))
+                            .and_then(|(_, b)| (b.kind != RowKind::Delete).then_some(&b.row))
+                    };
+                    let joined = joined_row(&change.row, version, build_width, *kind, residual.as_ref(), &mut arena);
+                    match joined {
+                        Ok(Some(row)) => now.push((row, sign(change.kind))),
+                        Ok(None) => {}
+                        Err(e) => {
+                            if at == *time {
+                                refused.push(refuse(*time, change.seq, e.to_string()));
+                            }
+                        }
+                    }
+                }
+                let now = consolidate(now);
+                diff_counts_into(&mut out, at, &previous, &now);
+                previous = now;
+            }
+            out
+        }
+        Node::LookupJoin {
+            probe,
+            build,
+            probe_key,
+            build_key,
+            kind,
+            residual,
+        } => {
+            let probe_changes = eval(probe, inputs, refused)?;
+            let build_changes = eval(build, inputs, refused)?;
+            let build_width = build.schema.len();
+            let mut out = Vec::new();
+            for (time, change) in &probe_changes {
+                let k = project(&change.row, probe_key, &mut datums);
+                let version = if has_null(&k) {
+                    None
+                } else {
+                    build_changes
+                        .iter()
+                        .filter(|(bt, b)| {
+                            bt <= time
+                                && b.kind != RowKind::UpdateBefore
+                                && project(&b.row, build_key, &mut DatumVec::new()) == k
+                        })
+                        .max_by_key(|(_, b)| b.seq)
+                        .and_then(|(_, b)| (b.kind != RowKind::Delete).then_some(&b.row))
+                };
+                match joined_row(&change.row, version, build_width, *kind, residual.as_ref(), &mut arena) {
+                    Ok(Some(row)) => out.push((*time, Change::new(change.seq, change.kind, row))),
+                    Ok(None) => {}
+                    Err(e) => refused.push(refuse(*time, change.seq, e.to_string())),
+                }
+            }
+            out
+        }
+        Node::Sink { input, .. } => eval(input, inputs, refused)?,
+    })
+}
+
+fn refuse(time: SysTime, seq: Seq, reason: impl Into<String>) -> Refused {
+    Refused {
+        time,
+        seq,
+        reason: reason.into(),
+    }
+}
+
+/// The columns `columns` of `row`, packed.
+fn project(row: &Row, columns: &[usize], datums: &mut DatumVec) -> Row {
+    let datums = datums.borrow_with(row);
+    Row::pack(columns.iter().map(|&c| datums[c]))
+}
+
+fn has_null(key: &Row) -> bool {
+    key.iter().any(|d| d.is_null())
+}
+
+fn event_time(row: &Row, column: usize) -> Option<Ts> {
+    match row.get(column)? {
+        Datum::Timestamp(ts) => Some(ts),
+        _ => None,
+    }
+}
+
+/// The probe row joined with `version` (or padded / dropped), the residual checked on it.
+fn joined_row(
+    probe: &Row,
+    version: Option<&Row>,
+    build_width: usize,
+    kind: JoinKind,
+    residual: Option<&crate::expr::ScalarExpr>,
+    arena: &mut RowArena,
+) -> Result<Option<Row>, EvalError> {
+    let joined = |build: Option<&Row>| {
+        let mut row = Row::new();
+        let mut packer = row.packer();
+        packer.extend_by_row(probe.as_row_ref());
+        match build {
+            Some(b) => packer.extend_by_row(b.as_row_ref()),
+            None => packer.extend(std::iter::repeat_n(Datum::Null, build_width)),
+        }
+        row
+    };
+    let matched = match (version, residual) {
+        (Some(b), Some(r)) => {
+            let candidate = joined(Some(b));
+            arena.clear();
+            let datums: Vec<Datum> = candidate.iter().collect();
+            let pass = matches!(r.eval(&datums, arena)?, Datum::Bool(true));
+            pass.then_some(candidate)
+        }
+        (Some(b), None) => Some(joined(Some(b))),
+        (None, _) => None,
+    };
+    Ok(match (matched, kind) {
+        (Some(row), _) => Some(row),
+        (None, JoinKind::Left) => Some(joined(None)),
+        (None, JoinKind::Inner) => None,
+    })
+}
+
+/// The distinct system times, ascending.
+fn times(times: impl Iterator<Item = SysTime>) -> Vec<SysTime> {
+    let mut times: Vec<SysTime> = times.collect();
+    times.sort_unstable();
+    times.dedup();
+    times
+}
+
+/// A table-valued node as a stream: at each system time of its input, `f` maps the input's
+/// accumulated rows (`(seq, row, multiplicity)`, positive multiplicities) to the node's rows,
+/// and the stream carries the difference from the previous time. With `by_arrival` (an
+/// append-only input) each arrival is its own entry with its `seq`; otherwise rows are
+/// accumulated by value with `seq = 0` (an updating input has no arrival order).
+fn as_table_stream(
+    changes: &Stream,
+    by_arrival: bool,
+    f: impl Fn(Vec<(Seq, Row, isize)>) -> Vec<Row>,
+) -> Stream {
+    let mut out = Vec::new();
+    let mut previous: Vec<Row> = Vec::new();
+    for at in times(changes.iter().map(|(t, _)| *t)) {
+        let mut table: BTreeMap<(Seq, Row), isize> = BTreeMap::new();
+        for (_, change) in changes.iter().filter(|(t, _)| *t <= at) {
+            let seq = if by_arrival { change.seq } else { 0 };
+            *table.entry((seq, change.row.clone())).or_insert(0) += sign(change.kind);
+        }
+        let rows = table
+            .into_iter()
+            .filter(|(_, count)| *count > 0)
+            .map(|((seq, row), count)| (seq, row, count))
+            .collect();
+        let mut now = f(rows);
+        now.sort();
+        diff_into(&mut out, at, &previous, &now);
+        previous = now;
+    }
+    out
+}
+
+fn consolidate(mut rows: Vec<(Row, isize)>) -> Vec<(Row, isize)> {
+    rows.sort();
+    let mut out: Vec<(Row, isize)> = Vec::new();
+    for (row, count) in rows {
+        match out.last_mut() {
+            Some((last, c)) if *last == row => *c += count,
+            _ => out.push((row, count)),
+        }
+    }
+    out.retain(|(_, c)| *c != 0);
+    out
+}
+
+/// Appends to `out`, at `time`, the changes that turn the rows `before` into `after`.
+fn diff_into(out: &mut Stream, time: SysTime, before: &[Row], after: &[Row]) {
+    let count = |rows: &[Row]| rows.iter().map(|r| (r.clone(), 1)).collect::<Vec<_>>();
+    diff_counts_into(out, time, &consolidate(count(before)), &consolidate(count(after)));
+}
+
+/// Appends to `out`, at `time`, the changes that turn the multiset `before` into `after`
+/// (both consolidated); inserts carry `seq = time`, as a sink's changelog of a table does.
+fn diff_counts_into(out: &mut Stream, time: SysTime, before: &[(Row, isize)], after: &[(Row, isize)]) {
+    let mut delta: BTreeMap<&Row, isize> = BTreeMap::new();
+    for (row, c) in before {
+        *delta.entry(row).or_insert(0) -= c;
+    }
+    for (row, c) in after {
+        *delta.entry(row).or_insert(0) += c;
+    }
+    for (row, d) in delta {
+        let kind = if d > 0 { RowKind::Insert } else { RowKind::Delete };
+        for _ in 0..d.unsigned_abs() {
+            out.push((time, Change::new(time, kind, row.clone())));
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Rendering: a [`RelExpr`] onto differential collections of packed [`Row`]s.
+//!
+//! A node renders to one of two forms of its dynamic table ([`Collection`]):
+//! * a **changelog**: `Change { seq, kind, row }` records, each with diff `+1`, in which `seq`
+//!   (the source position) and `kind` (`+I -U +U -D`) survive. Sources produce this form and the
+//!   typed operators that need arrival order or row kinds (deduplication, the temporal and
+//!   lookup joins) consume and produce it. An append-only node always renders to this form.
+//! * a **table**: a multiset of rows with native retractions (diff `-1`), the form of
+//!   differential's own `reduce` and `distinct`.
+//!
+//! Either accumulates to the node's table at every system time (`+I`/`+U` count `+1`, `-U`/`-D`
+//! count `-1`), which is what the [reference interpreter](crate::plan::reference) computes and
+//! what the tests compare. Keys, event times and sequence numbers are extracted once, here, and
+//! each generic operator is instantiated with `K = Row`, `V = Row` and `E = Ts`.
+//!
+//! **Modes.** [`ExecutionMode::Incremental`] (the default) is exact at every system time: late
+//! rows retract and re-emit. [`ExecutionMode::Final`] gives Flink's output where it differs: the
+//! temporal join emits each probe row once, when the combined watermark passes it, and reports
+//! probe rows behind the watermark as late. The other nodes behave the same in both modes.
+//!
+//! Rows a node refuses (an expression that fails on them, a NULL event time, a late row in final
+//! mode, a non-insert row into deduplication) are collected with their `seq` and reason in
+//! [`RenderContext::refused`], never silently dropped.
+
+mod join;
+mod nodes;
+
+use std::collections::BTreeMap;
+
+use differential_dataflow::VecCollection;
+use timely::dataflow::operators::Partition;
+use timely::dataflow::Scope;
+
+use crate::plan::{PlanError, RelExpr};
+use crate::repr::Row;
+use differential_temporal_operators::keyed_merge::Rejected;
+use differential_temporal_operators::{Change, RowKind, SysTime};
+
+/// A rendered node's dynamic table (see the [module documentation](self)).
+#[derive(Clone)]
+pub enum Collection<'s> {
+    /// Changes with their `seq` and kind, each with diff `+1`.
+    Changelog(VecCollection<'s, SysTime, Change<Row>>),
+    /// Rows with native retractions.
+    Table(VecCollection<'s, SysTime, Row>),
+}
+
+impl<'s> Collection<'s> {
+    /// This table as a multiset of rows: `+I`/`+U` add the row, `-U`/`-D` retract it.
+    pub fn into_table(self) -> VecCollection<'s, SysTime, Row> {
+        match self {
+            Collection::Table(rows) => rows,
+            Collection::Changelog(changes) => {
+                use differential_dataflow::AsCollection;
+                use timely::dataflow::operators::Map;
+                changes
+                    .inner
+                    .map(|(change, time, diff)| {
+                        let diff = match change.kind {
+                            RowKind::Insert | RowKind::UpdateAfter => diff,
+                            RowKind::UpdateBefore | RowKind::Delete => -diff,
+                        };
+                        (change.row, time, diff)
+                    })
+                    .as_collection()
+            }
+        }
+    }
+
+    /// This table as a changelog. A table's insertion becomes `+I` and its retraction `-D`,
+    /// each with `seq` = its system time (rows computed by an aggregation have no source
+    /// position; within one system time they are ordered by value).
+    pub fn into_changelog(self) -> VecCollection<'s, SysTime, Change<Row>> {
+        match self {
+            Collection::Changelog(changes) => changes,
+            Collection::Table(rows) => {
+                use differential_dataflow::AsCollection;
+                use timely::dataflow::operators::core::Map;
+                rows.inner
+                    .flat_map(|(row, time, diff)| {
+                        let kind = if diff > 0 {
+                            RowKind::Insert
+                        } else {
+                            RowKind::Delete
+                        };
+                        let change = Change::new(time, kind, row);
+                        std::iter::repeat_n(change, diff.unsigned_abs()).map(move |c| (c, time, 1))
+                    })
+                    .as_collection()
+            }
+        }
+    }
+
+    /// Applies `f` to every row, keeping the form (and, for a changelog, `seq` and kind).
+    pub fn map_rows(self, f: impl Fn(Row) -> Row + 'static) -> Collection<'s> {
+        match self {
+            Collection::Changelog(c) => {
+                Collection::Changelog(c.map(move |ch| Change::new(ch.seq, ch.kind, f(ch.row))))
+            }
+            Collection::Table(t) => Collection::Table(t.map(f)),
+        }
+    }
+}
+
+/// Incremental (exact at every system time) or final (Flink's watermark-driven output).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ExecutionMode {
+    /// Exact at every system time; late rows retract and re-emit.
+    #[default]
+    Incremental,
+    /// Results that depend on event-time completeness (the temporal join) are emitted once,
+    /// when the watermark passes them; rows behind the watermark are reported as late.
+    Final,
+}
+
+/// What rendering needs and collects: the scope, the sources' changelogs by table name, the
+/// mode, and the collections of refused rows.
+pub struct RenderContext<'s> {
+    /// The dataflow scope the plan is rendered in.
+    pub scope: Scope<'s, SysTime>,
+    /// Each scanned table's changelog, by name.
+    pub sources: BTreeMap<String, VecCollection<'s, SysTime, Change<Row>>>,
+    /// The execution mode.
+    pub mode: ExecutionMode,
+    /// Rows refused by any node, with their `seq` and reason.
+    pub refused: Vec<VecCollection<'s, SysTime, Rejected>>,
+}
+
+impl<'s> RenderContext<'s> {
+    /// A context over `sources` in `scope`, in `mode`.
+    pub fn new(
+        scope: Scope<'s, SysTime>,
+        sources: BTreeMap<String, VecCollection<'s, SysTime, Change<Row>>>,
+        mode: ExecutionMode,
+    ) -> Self {
+        RenderContext {
+            scope,
+            sources,
+            mode,
+            refused: Vec::new(),
+        }
+    }
+
+    /// Renders `plan` (and its inputs) in this context.
+    pub fn render(&mut self, plan: &RelExpr) -> Result<Collection<'s>, PlanError> {
+        nodes::render(self, plan)
+    }
+}
+
+/// Splits `(Ok(value) | Err(other))` records into the two collections (one operator, each
+/// record moved to its output, no clone).
+pub(crate) fn split<'s, T, E>(
+    results: VecCollection<'s, SysTime, Result<T, E>>,
+) -> (VecCollection<'s, SysTime, T>, VecCollection<'s, SysTime, E>)
+where
+    T: differential_dataflow::ExchangeData,
+    E: differential_dataflow::ExchangeData,
+{
+    use differential_dataflow::AsCollection;
+    use timely::dataflow::operators::core::Map;
+    let mut parts = results
+        .inner
+        .partition(2, |(r, t, d)| (u64::from(r.is_err()), (r, t, d)))
+        .into_iter();
+    let (Some(ok), Some(err)) = (parts.next(), parts.next()) else {
+        unreachable!("partition(2) gives two streams")
+    };
+    let ok = ok
+        .flat_map(|(r, t, d)| r.ok().map(|v| (v, t, d)))
+        .as_collection();
+    let err = err
+        .flat_map(|(r, t, d)| r.err().map(|e| (e, t, d)))
+        .as_collection();
+    (ok, err)
+}

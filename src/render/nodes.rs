@@ -1,0 +1,247 @@
+//! Rendering of the single-input nodes and the dispatch over every node.
+
+use differential_dataflow::AsCollection;
+use timely::dataflow::operators::ToStream;
+
+use crate::expr::{AggregateExpr, CompiledExpr, RowArena};
+use crate::plan::{DedupOrder, Node, PlanError, RelExpr};
+use crate::repr::{Datum, DatumVec, Row, Ts};
+use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
+use differential_temporal_operators::keyed_merge::Rejected;
+use differential_temporal_operators::{Change, RowKind, Seq};
+
+use super::{join, split, Collection, RenderContext};
+
+/// Renders `plan` and its inputs.
+pub(super) fn render<'s>(
+    ctx: &mut RenderContext<'s>,
+    plan: &RelExpr,
+) -> Result<Collection<'s>, PlanError> {
+    Ok(match &plan.node {
+        Node::Scan { name } => {
+            let changes = ctx.sources.get(name).cloned().ok_or_else(|| {
+                PlanError::invalid("Scan", format!("no source named '{name}' was given"))
+            })?;
+            Collection::Changelog(changes)
+        }
+        Node::Values { rows } => {
+            // Worker 0 holds the rows; every worker builds the same operator.
+            let rows = if ctx.scope.index() == 0 {
+                rows.clone()
+            } else {
+                Vec::new()
+            };
+            let changes = rows
+                .into_iter()
+                .enumerate()
+                .map(|(i, row)| (Change::new(i as Seq, RowKind::Insert, row), 0, 1))
+                .to_stream(ctx.scope)
+                .as_collection();
+            Collection::Changelog(changes)
+        }
+        Node::Map { input, exprs } => {
+            let input = render(ctx, input)?;
+            let exprs: Vec<CompiledExpr> = exprs.iter().map(|e| e.compile()).collect();
+            let mut datums = DatumVec::new();
+            let mut arena = RowArena::new();
+            try_flat_map_rows(ctx, input, move |row: Row| {
+                arena.clear();
+                let datums = datums.borrow_with(&row);
+                let mut out = Row::new();
+                let mut packer = out.packer();
+                packer.extend_by_row(row.as_row_ref());
+                for expr in &exprs {
+                    packer.push(expr.eval(&datums, &arena).map_err(|e| e.to_string())?);
+                }
+                Ok(Some(out))
+            })
+        }
+        Node::Filter { input, predicate } => {
+            let input = render(ctx, input)?;
+            let predicate = predicate.compile();
+            let mut datums = DatumVec::new();
+            let mut arena = RowArena::new();
+            try_flat_map_rows(ctx, input, move |row: Row| {
+                arena.clear();
+                let pass = {
+                    let datums = datums.borrow_with(&row);
+                    let value = predicate.eval(&datums, &arena).map_err(|e| e.to_string())?;
+                    matches!(value, Datum::Bool(true))
+                };
+                Ok(pass.then_some(row))
+            })
+        }
+        Node::Project { input, columns } => {
+            let input = render(ctx, input)?;
+            let columns = columns.clone();
+            let mut datums = DatumVec::new();
+            input.map_rows(move |row| project(&row, &columns, &mut datums))
+        }
+        Node::Reduce {
+            input,
+            group,
+            aggregates,
+        } => {
+            let append_only = input.mode.is_append_only();
+            let input = render(ctx, input)?;
+            reduce(ctx, input, append_only, group.clone(), aggregates.clone())
+        }
+        Node::Distinct { input } => {
+            let input = render(ctx, input)?;
+            Collection::Table(input.into_table().distinct())
+        }
+        Node::Dedup {
+            input,
+            key,
+            keep,
+            order,
+        } => {
+            let rowtime = input.schema.rowtime.as_ref().map(|r| r.column);
+            let changes = render(ctx, input)?.into_changelog();
+            let key = key.clone();
+            let by_time = *order == DedupOrder::EventTime;
+            let mut datums = DatumVec::new();
+            let keyed = changes.map(move |ch| {
+                let k = project(&ch.row, &key, &mut datums);
+                (k, ch)
+            });
+            let keyed = if by_time {
+                let column = rowtime.expect("the plan checked the rowtime");
+                let (timed, refused) = split(keyed.map(move |(k, ch)| {
+                    match event_time(&ch.row, column) {
+                        Some(_) => Ok((k, ch)),
+                        None => Err(null_time(ch.seq)),
+                    }
+                }));
+                ctx.refused.push(refused);
+                timed
+            } else {
+                keyed
+            };
+            let config = DedupConfig::new(*keep, *order);
+            let merged = match rowtime {
+                Some(column) if by_time => keyed.deduplicate_named(
+                    config,
+                    move |row: &Row| event_time(row, column).unwrap_or(NO_TIME),
+                    "Dedup",
+                ),
+                _ => keyed.deduplicate_named(config, |_: &Row| (), "Dedup"),
+            };
+            ctx.refused.push(merged.rejected.map(|(_, r)| r));
+            Collection::Changelog(merged.changelog.map(|(_, ch)| ch))
+        }
+        Node::TemporalJoin { .. } | Node::LookupJoin { .. } => join::render(ctx, plan)?,
+        Node::Sink { input, .. } => render(ctx, input)?,
+    })
+}
+
+/// Applies a fallible row function that keeps (`Some`) or drops (`None`) each row, keeping the
+/// form (and a changelog's `seq` and kind); failures become refusals with the row's `seq` (0 in
+/// a table, whose rows have no source position).
+fn try_flat_map_rows<'s>(
+    ctx: &mut RenderContext<'s>,
+    input: Collection<'s>,
+    mut f: impl FnMut(Row) -> Result<Option<Row>, String> + 'static,
+) -> Collection<'s> {
+    match input {
+        Collection::Changelog(c) => {
+            let (changes, refused) = split(c.flat_map(move |ch| {
+                let (seq, kind) = (ch.seq, ch.kind);
+                match f(ch.row) {
+                    Ok(row) => row.map(|row| Ok(Change::new(seq, kind, row))),
+                    Err(reason) => Some(Err(Rejected { seq, reason })),
+                }
+            }));
+            ctx.refused.push(refused);
+            Collection::Changelog(changes)
+        }
+        Collection::Table(t) => {
+            let (rows, refused) = split(t.flat_map(move |row| match f(row) {
+                Ok(row) => row.map(Ok),
+                Err(reason) => Some(Err(Rejected { seq: 0, reason })),
+            }));
+            ctx.refused.push(refused);
+            Collection::Table(rows)
+        }
+    }
+}
+
+/// `GROUP BY group` with `aggregates` over differential's `reduce`: the input becomes
+/// `(group key, (seq, row))` records (seq = arrival on an append-only input, so FIRST_VALUE,
+/// LAST_VALUE and LISTAGG see rows in arrival order; 0 on an updating input, where rows are
+/// seen in value order), and each group's output row is the key then the aggregates.
+fn reduce<'s>(
+    ctx: &mut RenderContext<'s>,
+    input: Collection<'s>,
+    append_only: bool,
+    group: Vec<usize>,
+    aggregates: Vec<AggregateExpr>,
+) -> Collection<'s> {
+    let mut datums = DatumVec::new();
+    let keyed = match input {
+        Collection::Changelog(c) => {
+            use timely::dataflow::operators::core::Map;
+            c.inner
+                .map(move |(ch, time, diff)| {
+                    let key = project(&ch.row, &group, &mut datums);
+                    let seq = if append_only { ch.seq } else { 0 };
+                    let diff = match ch.kind {
+                        RowKind::Insert | RowKind::UpdateAfter => diff,
+                        RowKind::UpdateBefore | RowKind::Delete => -diff,
+                    };
+                    ((key, (seq, ch.row)), time, diff)
+                })
+                .as_collection()
+        }
+        Collection::Table(t) => t.map(move |row| (project(&row, &group, &mut datums), (0, row))),
+    };
+    let reduced = keyed.reduce_named("Reduce", move |key: &Row, rows: &[(&(Seq, Row), isize)], out: &mut Vec<(Result<Row, String>, isize)>| {
+        // Groups whose rows were all retracted have no output; a multiplicity is positive here.
+        let decoded: Vec<Vec<Datum>> = rows.iter().map(|((_, r), _)| r.iter().collect()).collect();
+        let mut row = Row::new();
+        let mut packer = row.packer();
+        packer.extend_by_row(key.as_row_ref());
+        for agg in &aggregates {
+            let group_rows = decoded
+                .iter()
+                .zip(rows)
+                .map(|(d, (_, count))| (d.as_slice(), (*count).max(0) as usize));
+            if let Err(e) = agg.eval_group(group_rows, &mut packer) {
+                out.push((Err(e.to_string()), 1));
+                return;
+            }
+        }
+        out.push((Ok(row), 1));
+    });
+    let (rows, refused) = split(reduced.map(|(_, r)| r.map_err(|reason| Rejected { seq: 0, reason })));
+    ctx.refused.push(refused);
+    Collection::Table(rows)
+}
+
+/// The columns `columns` of `row`, packed.
+pub(super) fn project(row: &Row, columns: &[usize], datums: &mut DatumVec) -> Row {
+    let datums = datums.borrow_with(row);
+    Row::pack(columns.iter().map(|&c| datums[c]))
+}
+
+/// The event time in `column` of `row`, or `None` if it is NULL.
+pub(super) fn event_time(row: &Row, column: usize) -> Option<Ts> {
+    match row.get(column)? {
+        Datum::Timestamp(ts) => Some(ts),
+        _ => None,
+    }
+}
+
+/// The refusal of a row whose event time is NULL.
+pub(super) fn null_time(seq: Seq) -> Rejected {
+    Rejected {
+        seq,
+        reason: "the event time is NULL".to_string(),
+    }
+}
+
+/// The event time given to a row whose time was checked not to be NULL (never read).
+pub(super) const NO_TIME: Ts = Ts {
+    millis: i64::MIN,
+    nanos_of_milli: 0,
+};

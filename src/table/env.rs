@@ -1,0 +1,211 @@
+//! The table environment: registered tables, functions, temporal table functions and how to
+//! run (Flink's `TableEnvironment`).
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use crate::expr::{Expr, FunctionRegistry, ScalarUdf};
+use crate::io::TypedSource;
+use crate::plan::RelExpr;
+use crate::render::ExecutionMode;
+use crate::repr::Schema;
+
+use super::execute::ExecuteOptions;
+use super::{Table, TableError};
+
+/// A registered table: a CSV file read into rows of its schema.
+#[derive(Clone, Debug)]
+pub struct TableSource {
+    /// The file.
+    pub path: String,
+    /// The resolved schema (declared, or every header column as STRING).
+    pub schema: Schema,
+    /// Whether the file is a changelog (it has an `op` column).
+    pub changelog: bool,
+}
+
+/// A temporal table function (Flink's `Table.createTemporalTableFunction(time, key)`): an
+/// append-only history table with a time attribute and a key, called with a probe time in
+/// [`Table::join_lateral`] to give each key's row valid at that time.
+#[derive(Clone, Debug)]
+pub struct TemporalTableFunction {
+    /// The history, as a versioned table (keep-last by its time per key).
+    pub history: RelExpr,
+    /// The key column of the history.
+    pub key: usize,
+}
+
+/// The environment. Cheap to clone (a shared handle): tables keep a handle to the environment
+/// that made them.
+#[derive(Clone, Default)]
+pub struct TableEnv {
+    state: Rc<RefCell<State>>,
+}
+
+#[derive(Default)]
+struct State {
+    tables: BTreeMap<String, Registered>,
+    functions: FunctionRegistry,
+    temporal_functions: BTreeMap<String, TemporalTableFunction>,
+    options: ExecuteOptions,
+}
+
+#[derive(Clone)]
+enum Registered {
+    Source(TableSource),
+    View(RelExpr),
+}
+
+impl TableEnv {
+    /// An environment that runs on one worker thread, in incremental mode.
+    pub fn new() -> TableEnv {
+        TableEnv::default()
+    }
+
+    /// Runs on `workers` threads of this process.
+    pub fn with_workers(self, workers: usize) -> TableEnv {
+        self.state.borrow_mut().options.timely_args = vec!["-w".into(), workers.to_string()];
+        self
+    }
+
+    /// Runs with timely's arguments (`-w N`, `-n N`, `-p I`, `-h FILE`, as the command line
+    /// takes them, without the program name): several processes form one cluster.
+    pub fn with_timely_args(self, args: Vec<String>) -> TableEnv {
+        self.state.borrow_mut().options.timely_args = args;
+        self
+    }
+
+    /// Runs in `mode` (incremental by default; final gives Flink's watermark-driven output).
+    pub fn with_mode(self, mode: ExecutionMode) -> TableEnv {
+        self.state.borrow_mut().options.mode = mode;
+        self
+    }
+
+    /// Cuts each input into blocks of about `bytes` (whole records): block `i` enters the
+    /// dataflow at system time `i`. Smaller blocks show more intermediate updates in a
+    /// changelog; the final table is the same. Default 64 KiB.
+    pub fn with_block_bytes(self, bytes: usize) -> TableEnv {
+        self.state.borrow_mut().options.block_bytes = bytes.max(1);
+        self
+    }
+
+    /// The options the environment runs with.
+    pub fn options(&self) -> ExecuteOptions {
+        self.state.borrow().options.clone()
+    }
+
+    /// Registers the CSV file `path` as table `name`. With a `schema`, each of its columns is
+    /// read from the header column of the same name and parsed as its type (a cell that does
+    /// not parse is a row error `FILE:LINE:COLUMN: column "x": reason`); without one, every
+    /// column is a nullable STRING. A file with an `op` column (`+I -U +U -D`) is a changelog.
+    ///
+    /// Errors: the name is taken, the file cannot be read, a schema column is not in the file.
+    pub fn register_csv(
+        &self,
+        name: &str,
+        path: &str,
+        schema: Option<Schema>,
+    ) -> Result<(), TableError> {
+        let (source, schema) = TypedSource::open(path, schema)?;
+        let table = TableSource {
+            path: path.to_string(),
+            schema,
+            changelog: source.is_changelog(),
+        };
+        self.register(name, Registered::Source(table))
+    }
+
+    /// Registers `table` as the view `name` (Flink's `createTemporaryView`).
+    pub fn create_temporary_view(&self, name: &str, table: &Table) -> Result<(), TableError> {
+        let plan = table.plan.as_ref().map_err(TableError::clone_for_chain)?;
+        self.register(name, Registered::View(plan.clone()))
+    }
+
+    fn register(&self, name: &str, table: Registered) -> Result<(), TableError> {
+        let mut state = self.state.borrow_mut();
+        if state.tables.contains_key(name) {
+            return Err(TableError::AlreadyRegistered(name.to_string()));
+        }
+        state.tables.insert(name.to_string(), table);
+        Ok(())
+    }
+
+    /// The table (or view) `name` (Flink's `from`).
+    pub fn from(&self, name: &str) -> Table {
+        let state = self.state.borrow();
+        let plan = match state.tables.get(name) {
+            Some(Registered::Source(t)) => {
+                Ok(RelExpr::scan(name, t.schema.clone(), t.changelog))
+            }
+            Some(Registered::View(plan)) => Ok(plan.clone()),
+            None => Err(TableError::UnknownTable {
+                name: name.to_string(),
+                registered: state.tables.keys().cloned().collect::<Vec<_>>().join(", "),
+            }),
+        };
+        Table::new(self, plan)
+    }
+
+    /// The source registered as `name`, for execution.
+    pub(super) fn source(&self, name: &str) -> Option<TableSource> {
+        match self.state.borrow().tables.get(name) {
+            Some(Registered::Source(t)) => Some(t.clone()),
+            _ => None,
+        }
+    }
+
+    /// Registers a scalar function, callable as `call(name, args)` (Flink's
+    /// `createTemporarySystemFunction`).
+    pub fn register_function(&self, udf: ScalarUdf) -> Result<(), TableError> {
+        self.state
+            .borrow_mut()
+            .functions
+            .register_scalar(udf)
+            .map_err(|e| TableError::Invalid(e.to_string()))
+    }
+
+    /// The functions expressions are bound with.
+    pub fn functions(&self) -> FunctionRegistry {
+        self.state.borrow().functions.clone()
+    }
+
+    /// Registers `function` under `name`, for [`Table::join_lateral`] (Flink's
+    /// `createTemporarySystemFunction("rates", ratesHistory.createTemporalTableFunction(..))`).
+    pub fn register_temporal_table_function(
+        &self,
+        name: &str,
+        function: TemporalTableFunction,
+    ) -> Result<(), TableError> {
+        let mut state = self.state.borrow_mut();
+        if state.temporal_functions.contains_key(name) {
+            return Err(TableError::AlreadyRegistered(name.to_string()));
+        }
+        state.temporal_functions.insert(name.to_string(), function);
+        Ok(())
+    }
+
+    /// The temporal table function `name`.
+    pub(super) fn temporal_function(&self, name: &str) -> Result<TemporalTableFunction, TableError> {
+        let state = self.state.borrow();
+        state.temporal_functions.get(name).cloned().ok_or_else(|| {
+            TableError::Invalid(format!(
+                "no temporal table function '{name}'; registered: {}",
+                state
+                    .temporal_functions
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+    }
+}
+
+/// `Expr` arguments of a call such as `call("rates", [col("order_time")])`.
+pub(super) fn call_parts(call: &Expr) -> Option<(&str, &[Expr])> {
+    match call.unaliased() {
+        Expr::Call { func, args } => Some((func.as_str(), args.as_slice())),
+        _ => None,
+    }
+}

@@ -1,0 +1,235 @@
+//! Temporal joins in the Table API: `FOR SYSTEM_TIME AS OF` against a versioned table,
+//! temporal table functions with `join_lateral`, and the processing-time lookup join.
+//!
+//! A join condition is split into its conjuncts: each `probe_column = build_column` equality
+//! is an equality key, the rest is the residual condition, checked on the chosen version only
+//! (Flink's rule B5). Columns are named as in the join's output: the probe's columns, then the
+//! build's, a build column whose name is taken getting the suffix `0` (`currency0`).
+
+use crate::expr::{bind_scalar, Expr, FunctionRegistry};
+use crate::plan::{join_schema, JoinKind, PlanError, RelExpr};
+use crate::repr::{Rowtime, Schema};
+
+use super::env::{call_parts, TemporalTableFunction};
+use super::{Table, TableError};
+
+impl Table {
+    /// `self JOIN build FOR SYSTEM_TIME AS OF self.rowtime ON condition`: each row joined with
+    /// the version of `build` (a versioned table: a primary key and a rowtime, e.g. a
+    /// [`deduplicate`](Table::deduplicate) keep-last view or a changelog table) valid at its
+    /// event time; INNER or LEFT (Flink's event-time temporal join, rules B1-B9).
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::{col, lit};
+    /// use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
+    /// use differential_temporal::repr::{DataType, Schema};
+    /// let (env, dir) = doc_env();
+    /// let orders = dir.write("o.csv", "id,cur,t\n1,Euro,2024-01-01 10:00:00\n2,Euro,2024-01-01 11:00:00\n");
+    /// let schema = Schema::builder()
+    ///     .column("id", DataType::BigInt.not_null())
+    ///     .column("cur", DataType::STRING.not_null())
+    ///     .column("t", DataType::Timestamp(3).not_null())
+    ///     .rowtime("t", 0)
+    ///     .build().unwrap();
+    /// env.register_csv("O", &orders, Some(schema)).unwrap();
+    /// let rates = env.from("Rates").deduplicate([col("currency")], Keep::Last, DedupOrder::EventTime);
+    /// let joined = env.from("O")
+    ///     .temporal_join(&rates, col("cur").eq(col("currency")), JoinKind::Left)
+    ///     .select([col("id"), col("rate")]);
+    /// assert_eq!(joined.execute().unwrap().rows_as_text(), vec!["1,114", "2,116"]);
+    /// ```
+    pub fn temporal_join(&self, build: &Table, condition: Expr, kind: JoinKind) -> Table {
+        let registry = self.env.functions();
+        let build = build.plan.as_ref().map(Clone::clone).map_err(TableError::clone_for_chain);
+        match build {
+            Err(e) => Table::new(&self.env, Err(e)),
+            Ok(build) => self.then("temporal_join", move |probe| {
+                let (pk, bk, residual) = split_condition(&probe, &build, &condition, kind, &registry)?;
+                probe.temporal_join(build, pk, bk, kind, residual)
+            }),
+        }
+    }
+
+    /// `self JOIN build FOR SYSTEM_TIME AS OF self.proctime ON condition`: each row joined, when
+    /// it arrives, with the latest row of its key in `build` (Flink's lookup join); earlier
+    /// output is never revised by later build rows.
+    pub fn lookup_join(&self, build: &Table, condition: Expr, kind: JoinKind) -> Table {
+        let registry = self.env.functions();
+        let build = build.plan.as_ref().map(Clone::clone).map_err(TableError::clone_for_chain);
+        match build {
+            Err(e) => Table::new(&self.env, Err(e)),
+            Ok(build) => self.then("lookup_join", move |probe| {
+                let (pk, bk, residual) = split_condition(&probe, &build, &condition, kind, &registry)?;
+                probe.lookup_join(build, pk, bk, kind, residual)
+            }),
+        }
+    }
+
+    /// This append-only history as a temporal table function keyed by `key`, versioned by
+    /// `time` (Flink's `createTemporalTableFunction(time, key)`): every row is a version of its
+    /// key, valid from its `time` until the key's next row. Register it with
+    /// [`TableEnv::register_temporal_table_function`](super::TableEnv::register_temporal_table_function).
+    pub fn temporal_table_function(
+        &self,
+        time: Expr,
+        key: Expr,
+    ) -> Result<TemporalTableFunction, TableError> {
+        let mut history = self.plan.as_ref().map_err(TableError::clone_for_chain)?.clone();
+        let fail = TableError::plan("temporal_table_function");
+        let column = |e: &Expr| super::select::column_indices(&history.schema, std::slice::from_ref(e), "temporal_table_function").map(|c| c[0]);
+        let time = column(&time).map_err(&fail)?;
+        let key = column(&key).map_err(TableError::plan("temporal_table_function"))?;
+        if !history.mode.is_append_only() {
+            return Err(fail(PlanError::invalid(
+                "TemporalTableFunction",
+                "a temporal table function's history must be an append-only table",
+            )));
+        }
+        set_rowtime(&mut history.schema, time).map_err(TableError::plan("temporal_table_function"))?;
+        history.schema.primary_key = Some(vec![key]);
+        Ok(TemporalTableFunction { history, key })
+    }
+
+    /// `self, LATERAL TABLE (f(self.time)) WHERE condition`: joins each row with the version of
+    /// the temporal table function `f` valid at the row's `time` (INNER: rows without a version
+    /// are dropped). `call` is `call("f", [col("time")])`.
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::{call, col};
+    /// use differential_temporal::repr::{DataType, Schema};
+    /// let (env, dir) = doc_env();
+    /// let orders = dir.write("o.csv", "amount,cur,t\n2,Euro,2024-01-01 10:00:00\n");
+    /// let schema = Schema::builder()
+    ///     .column("amount", DataType::BigInt.not_null())
+    ///     .column("cur", DataType::STRING.not_null())
+    ///     .column("t", DataType::Timestamp(3).not_null())
+    ///     .rowtime("t", 0)
+    ///     .build().unwrap();
+    /// env.register_csv("O", &orders, Some(schema)).unwrap();
+    /// let rates = env.from("Rates").temporal_table_function(col("update_time"), col("currency")).unwrap();
+    /// env.register_temporal_table_function("rates", rates).unwrap();
+    /// let converted = env.from("O")
+    ///     .join_lateral(call("rates", [col("t")]), col("cur").eq(col("currency")))
+    ///     .select([col("amount").mul(col("rate")).alias("value")]);
+    /// assert_eq!(converted.execute().unwrap().rows_as_text(), vec!["228"]);
+    /// ```
+    pub fn join_lateral(&self, call: Expr, condition: Expr) -> Table {
+        self.lateral(call, condition, JoinKind::Inner, "join_lateral")
+    }
+
+    /// As [`join_lateral`](Table::join_lateral), keeping rows without a version, padded with
+    /// NULLs (Flink's `leftOuterJoinLateral`).
+    pub fn left_outer_join_lateral(&self, call: Expr, condition: Expr) -> Table {
+        self.lateral(call, condition, JoinKind::Left, "left_outer_join_lateral")
+    }
+
+    fn lateral(&self, call: Expr, condition: Expr, kind: JoinKind, operation: &'static str) -> Table {
+        let Some((name, args)) = call_parts(&call) else {
+            return Table::new(
+                &self.env,
+                Err(TableError::Invalid(format!(
+                    "{operation} takes a call of a temporal table function, call(\"rates\", [col(\"time\")]), not '{call}'"
+                ))),
+            );
+        };
+        let function = match self.env.temporal_function(name) {
+            Ok(f) => f,
+            Err(e) => return Table::new(&self.env, Err(e)),
+        };
+        let args = args.to_vec();
+        let registry = self.env.functions();
+        self.then(operation, move |mut probe| {
+            let [time] = args.as_slice() else {
+                return Err(PlanError::invalid(
+                    "TemporalJoin",
+                    "a temporal table function takes one argument: the probe's time attribute",
+                ));
+            };
+            let time = super::select::column_indices(&probe.schema, std::slice::from_ref(time), operation)?[0];
+            set_rowtime(&mut probe.schema, time)?;
+            let build = function.history;
+            let (pk, bk, residual) = split_condition(&probe, &build, &condition, kind, &registry)?;
+            probe.temporal_join(build, pk, bk, kind, residual)
+        })
+    }
+}
+
+/// Makes `column` the rowtime attribute (keeping the declared watermark delay if it already is
+/// one, else a delay of 0); it must be a TIMESTAMP or TIMESTAMP_LTZ column.
+fn set_rowtime(schema: &mut Schema, column: usize) -> Result<(), PlanError> {
+    if schema.rowtime.as_ref().is_some_and(|r| r.column == column) {
+        return Ok(());
+    }
+    let field = &schema.fields[column];
+    if !field.ty.data_type.is_timestamp() {
+        return Err(PlanError::invalid(
+            "TemporalJoin",
+            format!(
+                "the time attribute '{}' must be of type TIMESTAMP or TIMESTAMP_LTZ, but is of type {}",
+                field.name, field.ty
+            ),
+        ));
+    }
+    schema.rowtime = Some(Rowtime {
+        column,
+        delay_ms: 0,
+    });
+    Ok(())
+}
+
+/// Splits a join condition into equality keys (probe column = build column) and the residual,
+/// bound against the join's output schema.
+fn split_condition(
+    probe: &RelExpr,
+    build: &RelExpr,
+    condition: &Expr,
+    kind: JoinKind,
+    registry: &FunctionRegistry,
+) -> Result<(Vec<usize>, Vec<usize>, Option<crate::expr::ScalarExpr>), PlanError> {
+    let joined = join_schema(&probe.schema, &build.schema, kind);
+    let width = probe.schema.len();
+    let mut conjuncts = Vec::new();
+    flatten_and(condition, &mut conjuncts);
+    let (mut probe_key, mut build_key, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for conjunct in conjuncts {
+        let pair = match conjunct.unaliased() {
+            Expr::Call { func, args } if func == "=" && args.len() == 2 => {
+                match (args[0].unaliased(), args[1].unaliased()) {
+                    (Expr::Column(a), Expr::Column(b)) => {
+                        Some((joined.resolve(a)?, joined.resolve(b)?))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match pair {
+            Some((a, b)) if a < width && b >= width => {
+                probe_key.push(a);
+                build_key.push(b - width);
+            }
+            Some((a, b)) if b < width && a >= width => {
+                probe_key.push(b);
+                build_key.push(a - width);
+            }
+            _ => rest.push(conjunct.clone()),
+        }
+    }
+    let residual = rest
+        .into_iter()
+        .reduce(|a, b| a.and(b))
+        .map(|r| bind_scalar(&r, &joined, registry))
+        .transpose()?;
+    Ok((probe_key, build_key, residual))
+}
+
+fn flatten_and<'a>(expr: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match expr.unaliased() {
+        Expr::Call { func, args } if func.eq_ignore_ascii_case("and") => {
+            args.iter().for_each(|a| flatten_and(a, out))
+        }
+        other => out.push(other),
+    }
+}

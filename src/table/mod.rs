@@ -1,0 +1,298 @@
+//! The Table API: Flink's relational operations over dynamic tables, in Rust.
+//!
+//! A [`TableEnv`] holds the registered tables (CSV files with a schema built in Rust), the
+//! functions and temporal table functions, and how to run (workers, timely's `-w -n -p -h`,
+//! incremental or final mode). A [`Table`] is a lazy plan ([`RelExpr`]) with its schema: each
+//! operation builds a node and defers any error to the one `Result` of [`Table::execute`],
+//! [`Table::explain`] or [`Table::plan`], which names the operation and column that failed.
+//!
+//! ```no_run
+//! use differential_temporal::expr::col;
+//! use differential_temporal::repr::{DataType, Schema};
+//! use differential_temporal::table::TableEnv;
+//!
+//! let env = TableEnv::new().with_workers(2);
+//! let orders = Schema::builder()
+//!     .column("a", DataType::STRING.nullable())
+//!     .column("b", DataType::BigInt.nullable())
+//!     .build()?;
+//! env.register_csv("Orders", "orders.csv", Some(orders))?;
+//! let counts = env
+//!     .from("Orders")
+//!     .group_by([col("a")])
+//!     .select([col("a"), col("b").count().alias("cnt")]);
+//! counts.execute()?.print();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Semantics follow Flink's Table API (`org.apache.flink.table.api.Table`); operation names
+//! are Rust's spelling of Flink's (`group_by`, `add_columns`, `join_lateral`...), and `where`
+//! is [`Table::where_`] (a keyword in Rust).
+
+mod env;
+mod execute;
+mod join;
+mod result;
+mod select;
+#[cfg(test)]
+mod tests;
+
+pub use env::{TableEnv, TableSource, TemporalTableFunction};
+pub use execute::ExecuteOptions;
+pub use result::TableResult;
+pub use select::GroupedTable;
+
+use crate::expr::Expr;
+use crate::plan::{DedupOrder, Keep, PlanError, RelExpr};
+use crate::repr::Schema;
+
+/// A lazy relational expression over the tables of a [`TableEnv`].
+#[derive(Clone)]
+pub struct Table {
+    env: TableEnv,
+    plan: Result<RelExpr, TableError>,
+}
+
+/// Everything the Table API can refuse, when a plan is built or run.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// A table name that is not registered.
+    #[error("table '{name}' not found; registered tables: {registered}")]
+    UnknownTable {
+        /// The name asked for.
+        name: String,
+        /// The registered names, comma separated.
+        registered: String,
+    },
+    /// A table or function registered twice.
+    #[error("'{0}' is already registered")]
+    AlreadyRegistered(String),
+    /// An operation whose arguments do not fit its input; says which operation and why.
+    #[error("{operation}: {source}")]
+    Plan {
+        /// The Table API operation (`select`, `group_by(..).select`, `temporal_join`...).
+        operation: &'static str,
+        /// What the planner refused.
+        source: PlanError,
+    },
+    /// An invalid argument, not about the plan (a bad worker count...).
+    #[error("{0}")]
+    Invalid(String),
+    /// A file that cannot be read or written, a bad timely argument, a worker failure.
+    #[error(transparent)]
+    Run(#[from] crate::error::Error),
+}
+
+impl TableError {
+    fn plan(operation: &'static str) -> impl FnOnce(PlanError) -> TableError {
+        move |source| TableError::Plan { operation, source }
+    }
+}
+
+impl Table {
+    fn new(env: &TableEnv, plan: Result<RelExpr, TableError>) -> Table {
+        Table {
+            env: env.clone(),
+            plan,
+        }
+    }
+
+    /// This table's plan, or the first error met building it.
+    pub fn plan(&self) -> Result<&RelExpr, &TableError> {
+        self.plan.as_ref()
+    }
+
+    /// The output schema (Flink's `Table.getResolvedSchema()`), or the first error.
+    pub fn schema(&self) -> Result<&Schema, &TableError> {
+        self.plan().map(|p| &p.schema)
+    }
+
+    /// The plan as text (Flink's `Table.explain()`), see [`RelExpr::explain`].
+    pub fn explain(&self) -> Result<String, &TableError> {
+        self.plan().map(RelExpr::explain)
+    }
+
+    /// Applies `f` to the plan, or keeps the first error.
+    fn then(
+        &self,
+        operation: &'static str,
+        f: impl FnOnce(RelExpr) -> Result<RelExpr, PlanError>,
+    ) -> Table {
+        let plan = match &self.plan {
+            Ok(plan) => f(plan.clone()).map_err(TableError::plan(operation)),
+            Err(e) => Err(e.clone_for_chain()),
+        };
+        Table::new(&self.env, plan)
+    }
+
+    /// `WHERE predicate`: keeps the rows for which `predicate` is TRUE (Flink's `filter`).
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::{col, lit};
+    /// let (env, _dir) = doc_env();
+    /// let big = env.from("Orders").filter(col("b").gt(lit(1i64)));
+    /// let rows = big.execute().unwrap().rows_as_text();
+    /// assert_eq!(rows, vec!["x,2", "y,3"]);
+    /// ```
+    pub fn filter(&self, predicate: Expr) -> Table {
+        let registry = self.env.functions();
+        self.then("filter", move |plan| plan.filter_expr(&predicate, &registry))
+    }
+
+    /// `WHERE predicate` (Flink's `where`): the same as [`filter`](Table::filter).
+    pub fn where_(&self, predicate: Expr) -> Table {
+        self.filter(predicate)
+    }
+
+    /// Deduplication (`ROW_NUMBER() OVER (PARTITION BY key ORDER BY time ASC|DESC) = 1`): the
+    /// first or last row of each `key` by the rowtime attribute (`DedupOrder::EventTime`) or
+    /// by arrival (`DedupOrder::Arrival`, Flink's proctime order). Keep-last by rowtime is the
+    /// seed's versioned view: its output has `key` as primary key and keeps the rowtime, so it
+    /// can be the build side of [`temporal_join`](Table::temporal_join).
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::col;
+    /// use differential_temporal::plan::{DedupOrder, Keep};
+    /// let (env, _dir) = doc_env();
+    /// let latest = env.from("Rates").deduplicate([col("currency")], Keep::Last, DedupOrder::EventTime);
+    /// assert_eq!(latest.execute().unwrap().rows_as_text(), vec!["Euro,116,2024-01-01 10:30:00.000"]);
+    /// ```
+    pub fn deduplicate(
+        &self,
+        key: impl IntoIterator<Item = Expr>,
+        keep: Keep,
+        order: DedupOrder,
+    ) -> Table {
+        let key: Vec<Expr> = key.into_iter().collect();
+        self.then("deduplicate", move |plan| {
+            let key = select::column_indices(&plan.schema, &key, "deduplicate")?;
+            plan.dedup(key, keep, order)
+        })
+    }
+
+    /// `SELECT DISTINCT *` (Flink's `distinct`).
+    pub fn distinct(&self) -> Table {
+        self.then("distinct", |plan| Ok(plan.distinct()))
+    }
+}
+
+impl TableError {
+    /// A copy of this error for the next operation of a chain (the first error is reported).
+    fn clone_for_chain(&self) -> TableError {
+        match self {
+            TableError::UnknownTable { name, registered } => TableError::UnknownTable {
+                name: name.clone(),
+                registered: registered.clone(),
+            },
+            TableError::AlreadyRegistered(n) => TableError::AlreadyRegistered(n.clone()),
+            TableError::Plan { operation, source } => TableError::Plan {
+                operation,
+                source: source.clone(),
+            },
+            TableError::Invalid(m) => TableError::Invalid(m.clone()),
+            TableError::Run(e) => TableError::Invalid(e.to_string()),
+        }
+    }
+}
+
+/// A small environment for the documentation's examples: `Orders(a STRING, b BIGINT)` with
+/// rows `(x, 2), (y, 3), (x, 1)` and the seed's `Rates` changelog (currency, rate, update_time:
+/// Euro 114 at 09:00, Euro 116 at 10:30). The directory holding the files is returned too; keep
+/// it alive while the environment is used.
+#[doc(hidden)]
+pub fn doc_env() -> (TableEnv, tempfile_dir::Dir) {
+    let dir = tempfile_dir::Dir::new();
+    let orders = dir.write("orders.csv", "a,b\nx,2\ny,3\nx,1\n");
+    let rates = dir.write(
+        "rates.csv",
+        "currency,rate,update_time\nEuro,114,2024-01-01 09:00:00\nEuro,116,2024-01-01 10:30:00\n",
+    );
+    let env = TableEnv::new();
+    let orders_schema = Schema::builder()
+        .column("a", crate::repr::DataType::STRING.nullable())
+        .column("b", crate::repr::DataType::BigInt.nullable())
+        .build()
+        .expect("a valid schema");
+    let rates_schema = Schema::builder()
+        .column("currency", crate::repr::DataType::STRING.not_null())
+        .column("rate", crate::repr::DataType::BigInt.nullable())
+        .column("update_time", crate::repr::DataType::Timestamp(3).not_null())
+        .rowtime("update_time", 0)
+        .build()
+        .expect("a valid schema");
+    env.register_csv("Orders", &orders, Some(orders_schema))
+        .expect("the doc files exist");
+    env.register_csv("Rates", &rates, Some(rates_schema))
+        .expect("the doc files exist");
+    (env, dir)
+}
+
+/// A temporary directory for [`doc_env`], removed on drop.
+#[doc(hidden)]
+pub mod tempfile_dir {
+    use std::path::PathBuf;
+
+    /// A directory under the system's temporary directory, removed on drop.
+    pub struct Dir(PathBuf);
+
+    impl Dir {
+        /// A fresh directory.
+        pub fn new() -> Dir {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let path = std::env::temp_dir().join(format!(
+                "dtemporal-doc-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            std::fs::create_dir_all(&path).expect("a writable temporary directory");
+            Dir(path)
+        }
+
+        /// Writes `text` to `name` in the directory and returns its path.
+        pub fn write(&self, name: &str, text: &str) -> String {
+            let path = self.0.join(name);
+            std::fs::write(&path, text).expect("a writable temporary directory");
+            path.to_string_lossy().into_owned()
+        }
+    }
+
+    impl Default for Dir {
+        fn default() -> Self {
+            Dir::new()
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+impl Table {
+    /// Runs the table on the environment's workers and gathers its changelog, final rows and
+    /// refused rows at worker 0 (Flink's `execute()`; `.print()` on the result is Flink's
+    /// `execute().print()`).
+    ///
+    /// Errors: the first error met building the plan, a source that cannot be read, bad timely
+    /// arguments, a worker failure. Rows that fail are not errors: see
+    /// [`TableResult::refused`] and [`TableResult::malformed`].
+    pub fn execute(&self) -> Result<TableResult, TableError> {
+        let plan = self.plan.as_ref().map_err(TableError::clone_for_chain)?;
+        execute::execute(&self.env, plan)
+    }
+
+    /// Renders the table into a dataflow of the caller's (for use inside a user's own timely
+    /// program): `ctx` holds the scope and the changelog collection of every table the plan
+    /// scans, by name; refused rows are collected in `ctx.refused`.
+    pub fn render<'s>(
+        &self,
+        ctx: &mut crate::render::RenderContext<'s>,
+    ) -> Result<crate::render::Collection<'s>, TableError> {
+        let plan = self.plan.as_ref().map_err(TableError::clone_for_chain)?;
+        ctx.render(plan).map_err(TableError::plan("render"))
+    }
+}

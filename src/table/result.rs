@@ -1,0 +1,202 @@
+//! The result of running a table: its changelog (as Flink's `TableResult` prints it, with the
+//! `op` column), its final rows, and the rows refused on the way.
+
+use std::collections::BTreeMap;
+
+use crate::csv::RowError;
+use crate::plan::Mode;
+use crate::repr::cast::{format_datum, print_datum};
+use crate::repr::{Datum, Row, Schema};
+use differential_dataflow::consolidation::consolidate_updates;
+use differential_temporal_operators::keyed_merge::Rejected;
+use differential_temporal_operators::to_changelog::pair_changes;
+use differential_temporal_operators::{Change, RowKind, SysTime};
+
+/// What worker 0 gathered: output changes with their system times and diffs.
+pub(super) struct Gathered {
+    pub(super) output: Vec<(Change<Row>, SysTime, isize)>,
+    /// Whether the output is a table (rows with retractions) rather than a changelog.
+    pub(super) table_form: bool,
+    pub(super) refused: Vec<(Rejected, SysTime, isize)>,
+    pub(super) malformed: Vec<(RowError, SysTime, isize)>,
+}
+
+/// The result of [`Table::execute`](super::Table::execute).
+#[derive(Clone, Debug)]
+pub struct TableResult {
+    schema: Schema,
+    complete: bool,
+    changelog: Vec<(SysTime, Change<Row>)>,
+    refused: Vec<(SysTime, Rejected)>,
+    malformed: Vec<RowError>,
+}
+
+impl TableResult {
+    pub(super) fn new(schema: Schema, mode: Mode, gathered: Option<Gathered>) -> TableResult {
+        let Some(g) = gathered else {
+            return TableResult {
+                schema,
+                complete: false,
+                changelog: Vec::new(),
+                refused: Vec::new(),
+                malformed: Vec::new(),
+            };
+        };
+        let mut output = g.output;
+        consolidate_updates(&mut output);
+        let changelog = if !g.table_form && output.iter().all(|(_, _, d)| *d > 0) {
+            // A changelog whose every change stands: emit it as it is, in (time, seq) order.
+            let mut changes: Vec<(SysTime, Change<Row>)> = output
+                .into_iter()
+                .flat_map(|(c, t, d)| std::iter::repeat_n((t, c), d as usize))
+                .collect();
+            changes.sort_by(|a, b| (a.0, a.1.seq, a.1.kind).cmp(&(b.0, b.1.seq, b.1.kind)));
+            changes
+        } else {
+            table_changelog(output, mode.upsert_key(), schema.len())
+        };
+        let mut refused: Vec<(SysTime, Rejected)> = expand(g.refused);
+        refused.sort();
+        let malformed = expand(g.malformed).into_iter().map(|(_, e)| e).collect();
+        TableResult {
+            schema,
+            complete: true,
+            changelog,
+            refused,
+            malformed,
+        }
+    }
+
+    /// The result's columns.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// `false` in a process of a cluster that does not host worker 0: its result is empty.
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+
+    /// The changes in emission order, each with the system time it was emitted at.
+    pub fn changelog(&self) -> &[(SysTime, Change<Row>)] {
+        &self.changelog
+    }
+
+    /// The final table: the changelog accumulated, one entry per row (a row held twice is
+    /// listed twice), sorted by column values.
+    pub fn rows(&self) -> Vec<Row> {
+        let mut table: BTreeMap<Row, isize> = BTreeMap::new();
+        for (_, change) in &self.changelog {
+            let delta = match change.kind {
+                RowKind::Insert | RowKind::UpdateAfter => 1,
+                RowKind::UpdateBefore | RowKind::Delete => -1,
+            };
+            *table.entry(change.row.clone()).or_insert(0) += delta;
+        }
+        let mut rows: Vec<Row> = table
+            .into_iter()
+            .flat_map(|(row, n)| std::iter::repeat_n(row, n.max(0) as usize))
+            .collect();
+        rows.sort_by(|a, b| a.iter().cmp(b.iter()));
+        rows
+    }
+
+    /// [`rows`](TableResult::rows) as CSV lines (cells as the CSV sink writes them, NULL empty,
+    /// no quoting): handy in tests and examples.
+    pub fn rows_as_text(&self) -> Vec<String> {
+        self.rows().iter().map(|r| self.csv_line(r)).collect()
+    }
+
+    fn csv_line(&self, row: &Row) -> String {
+        let mut line = String::new();
+        for (i, (datum, field)) in row.iter().zip(&self.schema.fields).enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            format_datum(datum, &field.ty.data_type, &mut line).expect("a String");
+        }
+        line
+    }
+
+    /// Rows refused while running (an expression that failed, a NULL event time, a late row in
+    /// final mode): system time, `seq` (the row's line in its input) and reason.
+    pub fn refused(&self) -> &[(SysTime, Rejected)] {
+        &self.refused
+    }
+
+    /// Input rows that could not be read (`FILE:LINE:COLUMN: column "x": reason`).
+    pub fn malformed(&self) -> &[RowError] {
+        &self.malformed
+    }
+
+    /// The changelog as Flink's `TableResult.print()` shows it: a table with the `op` column.
+    pub fn to_tableau(&self) -> String {
+        let header: Vec<&str> = std::iter::once("op").chain(self.schema.names()).collect();
+        let mut cells: Vec<Vec<String>> = Vec::with_capacity(self.changelog.len());
+        for (_, change) in &self.changelog {
+            let mut line = vec![change.kind.to_string()];
+            for (datum, field) in change.row.iter().zip(&self.schema.fields) {
+                let mut cell = String::new();
+                if let Datum::Null = datum {
+                    cell.push_str("<NULL>");
+                } else {
+                    print_datum(datum, &field.ty.data_type, &mut cell).expect("a String");
+                }
+                line.push(cell);
+            }
+            cells.push(line);
+        }
+        crate::io::tableau::render(&header, &cells)
+    }
+
+    /// Prints [`to_tableau`](TableResult::to_tableau) on standard output.
+    pub fn print(&self) {
+        print!("{}", self.to_tableau());
+    }
+}
+
+/// Updates with positive counts, expanded to one entry per unit, with their times.
+fn expand<D: Ord + Clone>(mut updates: Vec<(D, SysTime, isize)>) -> Vec<(SysTime, D)> {
+    consolidate_updates(&mut updates);
+    updates
+        .into_iter()
+        .flat_map(|(d, t, n)| std::iter::repeat_n((t, d), n.max(0) as usize))
+        .collect()
+}
+
+/// A table's changes as a changelog: per system time and upsert key (the whole row if there
+/// is none), retractions and insertions paired into `-U`/`+U`, the rest `+I` / `-D` (as a sink
+/// of an updating table prints it).
+fn table_changelog(
+    output: Vec<(Change<Row>, SysTime, isize)>,
+    key: Option<&[usize]>,
+    width: usize,
+) -> Vec<(SysTime, Change<Row>)> {
+    let all: Vec<usize> = (0..width).collect();
+    let key = key.unwrap_or(&all);
+    // (time, key) -> the key's changes at that time.
+    let mut changes: BTreeMap<(SysTime, Row), Vec<(Row, isize)>> = BTreeMap::new();
+    for (change, time, diff) in output {
+        let diff = match change.kind {
+            RowKind::Insert | RowKind::UpdateAfter => diff,
+            RowKind::UpdateBefore | RowKind::Delete => -diff,
+        };
+        let datums: Vec<Datum> = change.row.iter().collect();
+        let k = Row::pack(key.iter().map(|&c| datums[c]));
+        changes.entry((time, k)).or_default().push((change.row, diff));
+    }
+    let mut out = Vec::new();
+    for ((time, _), mut rows) in changes {
+        rows.sort();
+        let mut consolidated: Vec<(Row, isize)> = Vec::new();
+        for (row, d) in rows {
+            match consolidated.last_mut() {
+                Some((last, n)) if *last == row => *n += d,
+                _ => consolidated.push((row, d)),
+            }
+        }
+        consolidated.retain(|(_, d)| *d != 0);
+        out.extend(pair_changes(time, &consolidated).into_iter().map(|c| (time, c)));
+    }
+    out
+}

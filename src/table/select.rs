@@ -1,0 +1,320 @@
+//! Projections and aggregations: `select`, `add_columns`, `drop_columns`, `rename_columns`,
+//! `as_`, and `group_by(..).select(..)`, lowered onto `Map`, `Project` and `Reduce`.
+
+use crate::expr::{bind_aggregate, bind_scalar, col, Expr, FunctionRegistry};
+use crate::plan::{PlanError, RelExpr};
+use crate::repr::Schema;
+
+use super::{Table, TableError};
+
+/// A table grouped by keys, waiting for the `select` that names its aggregates (Flink's
+/// `GroupedTable`).
+#[derive(Clone)]
+pub struct GroupedTable {
+    table: Table,
+    keys: Vec<Expr>,
+}
+
+impl GroupedTable {
+    /// `SELECT items ... GROUP BY keys`: each item is a grouping column, an aggregate
+    /// (`col("b").count()`, `col("b").sum().distinct()`...), or an expression over those. One
+    /// output row per group, updated as the group changes.
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::col;
+    /// let (env, _dir) = doc_env();
+    /// let counts = env
+    ///     .from("Orders")
+    ///     .group_by([col("a")])
+    ///     .select([col("a"), col("b").count().alias("cnt")]);
+    /// assert_eq!(counts.execute().unwrap().rows_as_text(), vec!["x,2", "y,1"]);
+    /// ```
+    pub fn select(&self, items: impl IntoIterator<Item = Expr>) -> Table {
+        let items: Vec<Expr> = items.into_iter().collect();
+        let keys = self.keys.clone();
+        let registry = self.table.env.functions();
+        self.table.then("group_by(..).select", move |plan| {
+            aggregate(plan, &keys, &items, &registry)
+        })
+    }
+}
+
+impl Table {
+    /// `SELECT items`: each item an expression over the columns, named by its alias, its
+    /// column, or `EXPR$i` (its position). An item with an aggregate makes this a global
+    /// aggregation (one row over the whole table).
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::{col, lit};
+    /// let (env, _dir) = doc_env();
+    /// let doubled = env.from("Orders").select([col("a").upper(), col("b").mul(lit(2i64)).alias("b2")]);
+    /// let result = doubled.execute().unwrap();
+    /// assert_eq!(result.schema().names().collect::<Vec<_>>(), vec!["EXPR$0", "b2"]);
+    /// assert_eq!(result.rows_as_text(), vec!["X,2", "X,4", "Y,6"]);
+    /// ```
+    pub fn select(&self, items: impl IntoIterator<Item = Expr>) -> Table {
+        let items: Vec<Expr> = items.into_iter().collect();
+        let registry = self.env.functions();
+        self.then("select", move |plan| {
+            if items.iter().any(contains_aggregate) {
+                aggregate(plan, &[], &items, &registry)
+            } else {
+                project(plan, &items, &registry)
+            }
+        })
+    }
+
+    /// Groups by `keys` (columns); the aggregates come with [`GroupedTable::select`].
+    pub fn group_by(&self, keys: impl IntoIterator<Item = Expr>) -> GroupedTable {
+        GroupedTable {
+            table: self.clone(),
+            keys: keys.into_iter().collect(),
+        }
+    }
+
+    /// Appends computed columns (Flink's `addColumns`); a name already taken is an error.
+    pub fn add_columns(&self, items: impl IntoIterator<Item = Expr>) -> Table {
+        let items: Vec<Expr> = items.into_iter().collect();
+        let registry = self.env.functions();
+        self.then("add_columns", move |plan| {
+            let mut all: Vec<Expr> = plan.schema.names().map(col).collect();
+            all.extend(items);
+            project(plan, &all, &registry)
+        })
+    }
+
+    /// Removes the named columns (Flink's `dropColumns`); an unknown name is an error.
+    pub fn drop_columns(&self, names: impl IntoIterator<Item = Expr>) -> Table {
+        let names: Vec<Expr> = names.into_iter().collect();
+        self.then("drop_columns", move |plan| {
+            let dropped = column_indices(&plan.schema, &names, "drop_columns")?;
+            let kept: Vec<usize> = (0..plan.schema.len()).filter(|c| !dropped.contains(c)).collect();
+            plan.project(kept, None)
+        })
+    }
+
+    /// Renames columns: each item is `col("old").alias("new")` (Flink's `renameColumns`).
+    pub fn rename_columns(&self, renames: impl IntoIterator<Item = Expr>) -> Table {
+        let renames: Vec<Expr> = renames.into_iter().collect();
+        self.then("rename_columns", move |plan| {
+            let mut names: Vec<String> = plan.schema.names().map(str::to_string).collect();
+            for rename in &renames {
+                let (Expr::Alias(inner, new), Some(old)) = (rename, rename.unaliased().name()) else {
+                    return Err(PlanError::invalid(
+                        "Project",
+                        format!("'{rename}' is not a rename: write col(\"old\").alias(\"new\")"),
+                    ));
+                };
+                if !matches!(inner.unaliased(), Expr::Column(_)) {
+                    return Err(PlanError::invalid("Project", format!("'{rename}' renames an expression, not a column")));
+                }
+                names[plan.schema.resolve(&old)?] = new.clone();
+            }
+            let all = (0..plan.schema.len()).collect();
+            plan.project(all, Some(names))
+        })
+    }
+
+    /// Renames every column, in order (Flink's `as("x", "y")`).
+    pub fn as_<S: Into<String>>(&self, names: impl IntoIterator<Item = S>) -> Table {
+        let names: Vec<String> = names.into_iter().map(Into::into).collect();
+        self.then("as", move |plan| {
+            if names.len() != plan.schema.len() {
+                return Err(PlanError::invalid(
+                    "Project",
+                    format!(
+                        "as() needs one name per column: {} given for {} columns",
+                        names.len(),
+                        plan.schema.len()
+                    ),
+                ));
+            }
+            let all = (0..plan.schema.len()).collect();
+            plan.project(all, Some(names))
+        })
+    }
+
+    /// The same as [`as_`](Table::as_) (Polars' spelling).
+    pub fn alias<S: Into<String>>(&self, names: impl IntoIterator<Item = S>) -> Table {
+        self.as_(names)
+    }
+}
+
+/// The indices of `columns` (each a column reference) in `schema`.
+pub(super) fn column_indices(
+    schema: &Schema,
+    columns: &[Expr],
+    operation: &'static str,
+) -> Result<Vec<usize>, PlanError> {
+    columns
+        .iter()
+        .map(|c| match c.unaliased() {
+            Expr::Column(name) => Ok(schema.resolve(name)?),
+            other => Err(PlanError::invalid(
+                "Project",
+                format!("{operation} takes columns, but '{other}' is an expression"),
+            )),
+        })
+        .collect()
+}
+
+/// The output name of select item `i`: its alias, its column, or `EXPR$i`.
+fn item_name(item: &Expr, i: usize) -> String {
+    item.name().unwrap_or_else(|| format!("EXPR${i}"))
+}
+
+/// `SELECT items` without aggregates: plain columns are projected, other items computed by one
+/// `Map` first.
+fn project(plan: RelExpr, items: &[Expr], registry: &FunctionRegistry) -> Result<RelExpr, PlanError> {
+    let width = plan.schema.len();
+    let mut computed = Vec::new();
+    let mut columns = Vec::with_capacity(items.len());
+    let mut names = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        names.push(item_name(item, i));
+        match item.unaliased() {
+            Expr::Column(name) => columns.push(plan.schema.resolve(name)?),
+            expr => {
+                let bound = bind_scalar(expr, &plan.schema, registry)?;
+                columns.push(width + computed.len());
+                computed.push((bound, format!("$expr{i}")));
+            }
+        }
+    }
+    let plan = if computed.is_empty() {
+        plan
+    } else {
+        plan.map(computed)?
+    };
+    plan.project(columns, Some(names))
+}
+
+/// `SELECT items GROUP BY keys`: the aggregates inside the items become one `Reduce` (named
+/// `$agg<i>`), then the items are computed over its output.
+fn aggregate(
+    plan: RelExpr,
+    keys: &[Expr],
+    items: &[Expr],
+    registry: &FunctionRegistry,
+) -> Result<RelExpr, PlanError> {
+    let group = column_indices(&plan.schema, keys, "group_by")?;
+    let mut aggregates = Vec::new();
+    let rewritten: Vec<Expr> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let name = item_name(item, i);
+            replace_aggregates(item.unaliased(), &mut aggregates).alias(name)
+        })
+        .collect();
+    let bound = aggregates
+        .iter()
+        .enumerate()
+        .map(|(i, agg)| Ok((bind_aggregate(agg, &plan.schema, registry)?, format!("$agg{i}"))))
+        .collect::<Result<Vec<_>, PlanError>>()?;
+    let reduced = plan.reduce(group, bound)?;
+    for item in &rewritten {
+        let mut missing = None;
+        visit_columns(item, &mut |name| {
+            if missing.is_none() && reduced.schema.index_of(name).is_none() {
+                missing = Some(name.to_string());
+            }
+        });
+        if let Some(name) = missing {
+            return Err(PlanError::invalid(
+                "Reduce",
+                format!("expression '{name}' is neither in the group_by keys nor inside an aggregate function"),
+            ));
+        }
+    }
+    project(reduced, &rewritten, registry)
+}
+
+/// Whether `expr` has an aggregate call anywhere.
+pub(super) fn contains_aggregate(expr: &Expr) -> bool {
+    match expr {
+        Expr::Aggregate { .. } => true,
+        Expr::Column(_) | Expr::Literal(_) => false,
+        Expr::Call { args, .. } => args.iter().any(contains_aggregate),
+        Expr::Cast { expr, .. } | Expr::Alias(expr, _) => contains_aggregate(expr),
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => {
+            operand.as_deref().is_some_and(contains_aggregate)
+                || whens
+                    .iter()
+                    .any(|(w, t)| contains_aggregate(w) || contains_aggregate(t))
+                || otherwise.as_deref().is_some_and(contains_aggregate)
+        }
+    }
+}
+
+/// `expr` with every aggregate call replaced by a reference to column `$agg<i>`, the calls
+/// appended to `aggregates` (an aggregate written twice is computed once).
+fn replace_aggregates(expr: &Expr, aggregates: &mut Vec<Expr>) -> Expr {
+    let mut recurse = |e: &Expr| replace_aggregates(e, aggregates);
+    match expr {
+        Expr::Aggregate { .. } => {
+            let i = match aggregates.iter().position(|a| a == expr) {
+                Some(i) => i,
+                None => {
+                    aggregates.push(expr.clone());
+                    aggregates.len() - 1
+                }
+            };
+            col(format!("$agg{i}"))
+        }
+        Expr::Column(_) | Expr::Literal(_) => expr.clone(),
+        Expr::Call { func, args } => Expr::Call {
+            func: func.clone(),
+            args: args.iter().map(&mut recurse).collect(),
+        },
+        Expr::Cast { expr, to, safe } => Expr::Cast {
+            expr: Box::new(recurse(expr)),
+            to: to.clone(),
+            safe: *safe,
+        },
+        Expr::Alias(inner, name) => Expr::Alias(Box::new(recurse(inner)), name.clone()),
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => Expr::Case {
+            operand: operand.as_deref().map(|o| Box::new(recurse(o))),
+            whens: whens.iter().map(|(w, t)| (recurse(w), recurse(t))).collect(),
+            otherwise: otherwise.as_deref().map(|o| Box::new(recurse(o))),
+        },
+    }
+}
+
+/// Calls `f` with every column name `expr` references.
+fn visit_columns(expr: &Expr, f: &mut impl FnMut(&str)) {
+    match expr {
+        Expr::Column(name) => f(name),
+        Expr::Literal(_) => {}
+        Expr::Call { args, .. } | Expr::Aggregate { args, .. } => {
+            args.iter().for_each(|a| visit_columns(a, f))
+        }
+        Expr::Cast { expr, .. } | Expr::Alias(expr, _) => visit_columns(expr, f),
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => {
+            if let Some(o) = operand {
+                visit_columns(o, f);
+            }
+            for (w, t) in whens {
+                visit_columns(w, f);
+                visit_columns(t, f);
+            }
+            if let Some(o) = otherwise {
+                visit_columns(o, f);
+            }
+        }
+    }
+}
