@@ -5,10 +5,15 @@
 pub mod cli;
 pub mod csv;
 pub mod error;
+pub mod expr;
+pub mod io;
 pub mod merge_options;
+pub mod plan;
+pub mod render;
 pub mod repr;
 pub mod row;
 pub mod run;
+pub mod table;
 pub mod time;
 
 pub use differential_temporal_operators as operators;

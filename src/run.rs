@@ -186,6 +186,19 @@ impl BlockInput for Schema {
     }
 }
 
+impl BlockInput for crate::io::TypedSource {
+    type Record = crate::operators::Change<crate::repr::Row>;
+    fn path(&self) -> &str {
+        crate::io::TypedSource::path(self)
+    }
+    fn blocks(&self, block_bytes: usize) -> Result<Splitter<Box<dyn Read + Send>>, Error> {
+        crate::io::TypedSource::blocks(self, block_bytes)
+    }
+    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Self::Record, RowError>)) {
+        crate::io::TypedSource::parse_block(self, block, out)
+    }
+}
+
 /// Feeds `inputs` into `sessions` (malformed rows into `malformed`), one block per epoch, as
 /// the module documentation says: block `i` of an input is parsed by worker `i % peers` and
 /// entered at epoch `i`; the worker steps after every block and stays at most [`LAG`] epochs

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::expr::{AggregateExpr, AggregateFunc, ScalarExpr, ScalarKind};
 use crate::repr::Schema;
 
 use super::{Mode, Node, RelExpr};
@@ -36,12 +37,12 @@ impl RelExpr {
                 let exprs: Vec<String> = exprs
                     .iter()
                     .zip(&self.schema.fields[width..])
-                    .map(|(e, f)| format!("{} AS {}", e.display(&self.schema), f.name))
+                    .map(|(e, f)| format!("{} AS {}", expr_text(e, &self.schema), f.name))
                     .collect();
                 format!("exprs=[{}]", exprs.join(", "))
             }
             Node::Filter { predicate, .. } => {
-                format!("condition=[{}]", predicate.display(&self.schema))
+                format!("condition=[{}]", expr_text(predicate, &self.schema))
             }
             Node::Project { columns, input } => {
                 format!("columns=[{}]", names(columns, &input.schema))
@@ -54,7 +55,7 @@ impl RelExpr {
                 let aggs: Vec<String> = aggregates
                     .iter()
                     .zip(&self.schema.fields[group.len()..])
-                    .map(|(a, f)| format!("{} AS {}", a.display(&input.schema), f.name))
+                    .map(|(a, f)| format!("{} AS {}", aggregate_text(a, &input.schema), f.name))
                     .collect();
                 format!(
                     "group=[{}], aggs=[{}]",
@@ -97,7 +98,7 @@ impl RelExpr {
                     .collect();
                 let mut args = format!("kind={}, keys=[{}]", kind_name(*kind), keys.join(", "));
                 if let Some(r) = residual {
-                    write!(args, ", residual=[{}]", r.display(&self.schema)).expect("a String");
+                    write!(args, ", residual=[{}]", expr_text(r, &self.schema)).expect("a String");
                 }
                 args
             }
@@ -142,4 +143,70 @@ fn kind_name(kind: super::JoinKind) -> &'static str {
         super::JoinKind::Inner => "INNER",
         super::JoinKind::Left => "LEFT",
     }
+}
+
+/// A bound expression as text: a call as it was written, a column by its name in `schema`.
+fn expr_text(expr: &ScalarExpr, schema: &Schema) -> String {
+    match &expr.kind {
+        ScalarKind::Column(c) => schema
+            .fields
+            .get(*c)
+            .map_or_else(|| format!("${c}"), |f| f.name.clone()),
+        ScalarKind::Literal(row) => match row.get(0) {
+            Some(datum) => {
+                let mut text = String::new();
+                let _ = crate::repr::cast::print_datum(datum, &expr.ty.data_type, &mut text);
+                if datum.is_null() {
+                    "NULL".to_string()
+                } else {
+                    text
+                }
+            }
+            None => "NULL".to_string(),
+        },
+        ScalarKind::Call { text, .. } => text.to_string(),
+        ScalarKind::If {
+            cond,
+            then,
+            otherwise,
+        } => format!(
+            "CASE WHEN {} THEN {} ELSE {} END",
+            expr_text(cond, schema),
+            expr_text(then, schema),
+            expr_text(otherwise, schema)
+        ),
+        ScalarKind::Udf { udf, args } => {
+            let args: Vec<String> = args.iter().map(|a| expr_text(a, schema)).collect();
+            format!("{}({})", udf.name, args.join(", "))
+        }
+    }
+}
+
+/// An aggregate as text: `SUM(DISTINCT b) FILTER (WHERE ...)`.
+fn aggregate_text(agg: &AggregateExpr, schema: &Schema) -> String {
+    let name = match &agg.func {
+        AggregateFunc::Count | AggregateFunc::CountStar => "COUNT".to_string(),
+        AggregateFunc::Sum(_) => "SUM".to_string(),
+        AggregateFunc::Avg(_) => "AVG".to_string(),
+        AggregateFunc::Min => "MIN".to_string(),
+        AggregateFunc::Max => "MAX".to_string(),
+        AggregateFunc::FirstValue => "FIRST_VALUE".to_string(),
+        AggregateFunc::LastValue => "LAST_VALUE".to_string(),
+        AggregateFunc::ListAgg(_) => "LISTAGG".to_string(),
+        AggregateFunc::StddevPop => "STDDEV_POP".to_string(),
+        AggregateFunc::StddevSamp => "STDDEV_SAMP".to_string(),
+        AggregateFunc::VarPop => "VAR_POP".to_string(),
+        AggregateFunc::VarSamp => "VAR_SAMP".to_string(),
+        AggregateFunc::Udaf(udaf) => udaf.name().to_string(),
+    };
+    let mut args: Vec<String> = agg.args.iter().map(|a| expr_text(a, schema)).collect();
+    if matches!(agg.func, AggregateFunc::CountStar) {
+        args = vec!["*".to_string()];
+    }
+    let distinct = if agg.distinct { "DISTINCT " } else { "" };
+    let mut text = format!("{name}({distinct}{})", args.join(", "));
+    if let Some(filter) = &agg.filter {
+        text.push_str(&format!(" FILTER (WHERE {})", expr_text(filter, schema)));
+    }
+    text
 }

@@ -147,7 +147,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             aggregates,
         } => {
             let changes = eval(input, inputs, refused)?;
-            let mut error = None;
+            let error = std::cell::RefCell::new(None);
             let out = as_table_stream(&changes, input.mode.is_append_only(), |rows| {
                 // Groups, rows in arrival order (seq), with multiplicities.
                 let mut groups: BTreeMap<Row, Vec<(Seq, Row, isize)>> = BTreeMap::new();
@@ -169,7 +169,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                             .zip(&rows)
                             .map(|(d, (_, _, c))| (d.as_slice(), *c as usize));
                         if let Err(e) = agg.eval_group(group_rows, &mut packer) {
-                            error.get_or_insert(e.to_string());
+                            error.borrow_mut().get_or_insert(e.to_string());
                             packer.push(Datum::Null);
                         }
                     }
@@ -177,7 +177,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                 }
                 table
             });
-            if let Some(reason) = error {
+            if let Some(reason) = error.into_inner() {
                 return Err(PlanError::invalid("Reduce", reason));
             }
             out

@@ -28,7 +28,7 @@ mod nodes;
 use std::collections::BTreeMap;
 
 use differential_dataflow::VecCollection;
-use timely::dataflow::operators::Partition;
+use timely::dataflow::operators::OkErr;
 use timely::dataflow::Scope;
 
 use crate::plan::{PlanError, RelExpr};
@@ -52,7 +52,7 @@ impl<'s> Collection<'s> {
             Collection::Table(rows) => rows,
             Collection::Changelog(changes) => {
                 use differential_dataflow::AsCollection;
-                use timely::dataflow::operators::Map;
+                use timely::dataflow::operators::vec::Map;
                 changes
                     .inner
                     .map(|(change, time, diff)| {
@@ -75,7 +75,7 @@ impl<'s> Collection<'s> {
             Collection::Changelog(changes) => changes,
             Collection::Table(rows) => {
                 use differential_dataflow::AsCollection;
-                use timely::dataflow::operators::core::Map;
+                use timely::dataflow::operators::vec::Map;
                 rows.inner
                     .flat_map(|(row, time, diff)| {
                         let kind = if diff > 0 {
@@ -147,8 +147,8 @@ impl<'s> RenderContext<'s> {
     }
 }
 
-/// Splits `(Ok(value) | Err(other))` records into the two collections (one operator, each
-/// record moved to its output, no clone).
+/// Splits `(Ok(value) | Err(other))` records into the two collections (one operator with two
+/// outputs: each record is moved to its output, none is cloned).
 pub(crate) fn split<'s, T, E>(
     results: VecCollection<'s, SysTime, Result<T, E>>,
 ) -> (VecCollection<'s, SysTime, T>, VecCollection<'s, SysTime, E>)
@@ -157,19 +157,11 @@ where
     E: differential_dataflow::ExchangeData,
 {
     use differential_dataflow::AsCollection;
-    use timely::dataflow::operators::core::Map;
-    let mut parts = results
+    let (ok, err) = results
         .inner
-        .partition(2, |(r, t, d)| (u64::from(r.is_err()), (r, t, d)))
-        .into_iter();
-    let (Some(ok), Some(err)) = (parts.next(), parts.next()) else {
-        unreachable!("partition(2) gives two streams")
-    };
-    let ok = ok
-        .flat_map(|(r, t, d)| r.ok().map(|v| (v, t, d)))
-        .as_collection();
-    let err = err
-        .flat_map(|(r, t, d)| r.err().map(|e| (e, t, d)))
-        .as_collection();
-    (ok, err)
+        .ok_err::<Vec<_>, _, Vec<_>, _, _>(|(r, t, d)| match r {
+            Ok(v) => Ok((v, t, d)),
+            Err(e) => Err((e, t, d)),
+        });
+    (ok.as_collection(), err.as_collection())
 }

@@ -74,8 +74,8 @@ pub(super) fn render<'s>(
         Node::Project { input, columns } => {
             let input = render(ctx, input)?;
             let columns = columns.clone();
-            let mut datums = DatumVec::new();
-            input.map_rows(move |row| project(&row, &columns, &mut datums))
+            let datums = std::cell::RefCell::new(DatumVec::new());
+            input.map_rows(move |row| project(&row, &columns, &mut datums.borrow_mut()))
         }
         Node::Reduce {
             input,
@@ -180,7 +180,7 @@ fn reduce<'s>(
     let mut datums = DatumVec::new();
     let keyed = match input {
         Collection::Changelog(c) => {
-            use timely::dataflow::operators::core::Map;
+            use timely::dataflow::operators::vec::Map;
             c.inner
                 .map(move |(ch, time, diff)| {
                     let key = project(&ch.row, &group, &mut datums);

@@ -4,6 +4,7 @@
 //! (expressions, the plan, rendering, the Table API, SQL) carries rows as [`Row`]s and reads
 //! them as [`Datum`]s, with the types in a [`Schema`].
 
+pub mod cast;
 pub mod row;
 pub mod time;
 pub mod types;

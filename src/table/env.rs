@@ -118,7 +118,7 @@ impl TableEnv {
 
     /// Registers `table` as the view `name` (Flink's `createTemporaryView`).
     pub fn create_temporary_view(&self, name: &str, table: &Table) -> Result<(), TableError> {
-        let plan = table.plan.as_ref().map_err(TableError::clone_for_chain)?;
+        let plan = table.plan.as_ref().map_err(TableError::clone)?;
         self.register(name, Registered::View(plan.clone()))
     }
 

@@ -41,7 +41,7 @@ impl Table {
     /// ```
     pub fn temporal_join(&self, build: &Table, condition: Expr, kind: JoinKind) -> Table {
         let registry = self.env.functions();
-        let build = build.plan.as_ref().map(Clone::clone).map_err(TableError::clone_for_chain);
+        let build = build.plan.as_ref().map(Clone::clone).map_err(TableError::clone);
         match build {
             Err(e) => Table::new(&self.env, Err(e)),
             Ok(build) => self.then("temporal_join", move |probe| {
@@ -56,7 +56,7 @@ impl Table {
     /// output is never revised by later build rows.
     pub fn lookup_join(&self, build: &Table, condition: Expr, kind: JoinKind) -> Table {
         let registry = self.env.functions();
-        let build = build.plan.as_ref().map(Clone::clone).map_err(TableError::clone_for_chain);
+        let build = build.plan.as_ref().map(Clone::clone).map_err(TableError::clone);
         match build {
             Err(e) => Table::new(&self.env, Err(e)),
             Ok(build) => self.then("lookup_join", move |probe| {
@@ -75,18 +75,24 @@ impl Table {
         time: Expr,
         key: Expr,
     ) -> Result<TemporalTableFunction, TableError> {
-        let mut history = self.plan.as_ref().map_err(TableError::clone_for_chain)?.clone();
-        let fail = TableError::plan("temporal_table_function");
-        let column = |e: &Expr| super::select::column_indices(&history.schema, std::slice::from_ref(e), "temporal_table_function").map(|c| c[0]);
-        let time = column(&time).map_err(&fail)?;
-        let key = column(&key).map_err(TableError::plan("temporal_table_function"))?;
+        let mut history = self.plan.as_ref().map_err(TableError::clone)?.clone();
+        let fail = |source| TableError::Plan {
+            operation: "temporal_table_function",
+            source,
+        };
+        let column = |e: &Expr| {
+            super::select::column_indices(&history.schema, std::slice::from_ref(e), "temporal_table_function")
+                .map(|c| c[0])
+        };
+        let time = column(&time).map_err(fail)?;
+        let key = column(&key).map_err(fail)?;
         if !history.mode.is_append_only() {
             return Err(fail(PlanError::invalid(
                 "TemporalTableFunction",
                 "a temporal table function's history must be an append-only table",
             )));
         }
-        set_rowtime(&mut history.schema, time).map_err(TableError::plan("temporal_table_function"))?;
+        set_rowtime(&mut history.schema, time).map_err(fail)?;
         history.schema.primary_key = Some(vec![key]);
         Ok(TemporalTableFunction { history, key })
     }

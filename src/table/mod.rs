@@ -120,7 +120,7 @@ impl Table {
     ) -> Table {
         let plan = match &self.plan {
             Ok(plan) => f(plan.clone()).map_err(TableError::plan(operation)),
-            Err(e) => Err(e.clone_for_chain()),
+            Err(e) => Err(e.clone()),
         };
         Table::new(&self.env, plan)
     }
@@ -178,9 +178,10 @@ impl Table {
     }
 }
 
-impl TableError {
-    /// A copy of this error for the next operation of a chain (the first error is reported).
-    fn clone_for_chain(&self) -> TableError {
+/// A copy of the error, for the next operation of a chain (the first error is the one
+/// reported); a run error (not `Clone`) is copied as its message.
+impl Clone for TableError {
+    fn clone(&self) -> TableError {
         match self {
             TableError::UnknownTable { name, registered } => TableError::UnknownTable {
                 name: name.clone(),
@@ -281,7 +282,7 @@ impl Table {
     /// arguments, a worker failure. Rows that fail are not errors: see
     /// [`TableResult::refused`] and [`TableResult::malformed`].
     pub fn execute(&self) -> Result<TableResult, TableError> {
-        let plan = self.plan.as_ref().map_err(TableError::clone_for_chain)?;
+        let plan = self.plan.as_ref().map_err(TableError::clone)?;
         execute::execute(&self.env, plan)
     }
 
@@ -292,7 +293,7 @@ impl Table {
         &self,
         ctx: &mut crate::render::RenderContext<'s>,
     ) -> Result<crate::render::Collection<'s>, TableError> {
-        let plan = self.plan.as_ref().map_err(TableError::clone_for_chain)?;
+        let plan = self.plan.as_ref().map_err(TableError::clone)?;
         ctx.render(plan).map_err(TableError::plan("render"))
     }
 }

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use crate::csv::RowError;
 use crate::plan::Mode;
-use crate::repr::cast::{format_datum, print_datum};
+use crate::io::Tableau;
+use crate::repr::cast::format_datum;
 use crate::repr::{Datum, Row, Schema};
 use differential_dataflow::consolidation::consolidate_updates;
 use differential_temporal_operators::keyed_merge::Rejected;
@@ -129,24 +130,18 @@ impl TableResult {
         &self.malformed
     }
 
-    /// The changelog as Flink's `TableResult.print()` shows it: a table with the `op` column.
+    /// The changelog as Flink's `TableResult.print()` shows it in streaming mode: a table with
+    /// the `op` column, widths by type, `N rows in set` (see [`crate::io::Tableau`]).
     pub fn to_tableau(&self) -> String {
-        let header: Vec<&str> = std::iter::once("op").chain(self.schema.names()).collect();
-        let mut cells: Vec<Vec<String>> = Vec::with_capacity(self.changelog.len());
-        for (_, change) in &self.changelog {
-            let mut line = vec![change.kind.to_string()];
-            for (datum, field) in change.row.iter().zip(&self.schema.fields) {
-                let mut cell = String::new();
-                if let Datum::Null = datum {
-                    cell.push_str("<NULL>");
-                } else {
-                    print_datum(datum, &field.ty.data_type, &mut cell).expect("a String");
-                }
-                line.push(cell);
-            }
-            cells.push(line);
-        }
-        crate::io::tableau::render(&header, &cells)
+        let mut out = String::new();
+        Tableau::table_result(true)
+            .print(
+                &self.schema,
+                self.changelog.iter().map(|(_, c)| (c.kind, &c.row)),
+                &mut out,
+            )
+            .expect("a String");
+        out
     }
 
     /// Prints [`to_tableau`](TableResult::to_tableau) on standard output.

@@ -5,7 +5,7 @@ use crate::expr::{bind_aggregate, bind_scalar, col, Expr, FunctionRegistry};
 use crate::plan::{PlanError, RelExpr};
 use crate::repr::Schema;
 
-use super::{Table, TableError};
+use super::Table;
 
 /// A table grouped by keys, waiting for the `select` that names its aggregates (Flink's
 /// `GroupedTable`).
