@@ -6,8 +6,8 @@ pub mod cli;
 pub mod csv;
 pub mod error;
 pub mod merge_options;
+pub mod repr;
 pub mod row;
 pub mod run;
-pub mod time;
 
 pub use differential_temporal_operators as operators;

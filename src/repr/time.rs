@@ -85,7 +85,7 @@ pub enum TimeFormat {
 ///
 /// # Examples
 /// ```
-/// use differential_temporal::time::parse_event_time;
+/// use differential_temporal::repr::time::parse_event_time;
 /// assert_eq!(parse_event_time("1970-01-01 00:00:01.5").unwrap(), 1_500);
 /// assert_eq!(parse_event_time("12:00").unwrap(), 12 * 3_600_000);
 /// assert_eq!(parse_event_time("1970-01-01T01:00:00+01:00").unwrap(), 0);
@@ -245,7 +245,7 @@ impl TimeFormat {
     ///
     /// # Examples
     /// ```
-    /// use differential_temporal::time::parse_with_format;
+    /// use differential_temporal::repr::time::parse_with_format;
     /// let (_, f) = parse_with_format("00:01:00").unwrap();
     /// assert_eq!(f.render(12 * 3_600_000), "12:00:00");
     /// let (_, f) = parse_with_format("2024-01-01T00:00:00.000+01:00").unwrap();

@@ -1,0 +1,3 @@
+//! Values: Flink's logical types, packed rows, decimals, time.
+
+pub mod time;
