@@ -1,6 +1,16 @@
-//! Event time in the CSV layer: `i64` milliseconds since the Unix epoch (UTC).
+//! Time: event times in the CSV layer, and the values of Flink's SQL time types.
 //!
-//! Accepted text forms (see [`parse_event_time`]):
+//! - **Event time** ([`EventTime`], [`parse_event_time`], [`TimeFormat`]): `i64` milliseconds
+//!   since the Unix epoch (UTC), read from any of the text forms below and printed back in the
+//!   form it was read in.
+//! - **SQL types** (Flink semantics): `DATE` is an `i32` of days since 1970-01-01, `TIME(p)` an
+//!   `i64` of nanoseconds of the day, `TIMESTAMP(p)` and `TIMESTAMP_LTZ(p)` a [`Ts`] (Flink's
+//!   `TimestampData`), `p` in 0..=9, years 0000-9999. Parsers ([`parse_date`], [`parse_time`],
+//!   [`parse_timestamp`], [`parse_timestamp_ltz`]) follow Flink's cast from STRING, formatters
+//!   ([`format_date`], [`format_time`], [`format_timestamp`], [`format_timestamp_ltz`]) its cast
+//!   to STRING, which is what the SQL client prints.
+//!
+//! Event-time text forms (see [`parse_event_time`]):
 //!
 //! | form | example | meaning |
 //! |---|---|---|
@@ -21,12 +31,22 @@ use std::fmt::Write as _;
 use chrono::{DateTime, NaiveDate, NaiveTime, Timelike};
 use thiserror::Error;
 
+mod text;
+mod ts;
+
+pub use text::{
+    format_date, format_time, format_timestamp, format_timestamp_ltz, parse_date, parse_time,
+    parse_timestamp, parse_timestamp_ltz,
+};
+pub use ts::{
+    days_in_month, days_to_ymd, is_leap_year, truncate_time_to_precision, truncate_to_precision,
+    ymd_to_days, Ts, MAX_PRECISION, MILLIS_PER_DAY, NANOS_PER_DAY, NANOS_PER_MILLI,
+};
+
 /// An event time: milliseconds since 1970-01-01T00:00:00Z (negative before).
 pub type EventTime = i64;
 
-const MS_PER_DAY: i64 = 86_400_000;
-
-/// An event-time value that could not be parsed.
+/// A time value (an event time or a SQL date/time literal) that could not be parsed.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error("invalid event time {value:?}: {reason}")]
 pub struct TimeError {
@@ -255,7 +275,7 @@ impl TimeFormat {
         match *self {
             TimeFormat::Millis => t.to_string(),
             TimeFormat::TimeOfDay { seconds, fraction } => {
-                if !(0..MS_PER_DAY).contains(&t) {
+                if !(0..MILLIS_PER_DAY).contains(&t) {
                     return t.to_string();
                 }
                 let mut out = String::new();
@@ -263,7 +283,7 @@ impl TimeFormat {
                 out
             }
             TimeFormat::Date => match DateTime::from_timestamp_millis(t) {
-                Some(d) if t.rem_euclid(MS_PER_DAY) == 0 => d.format("%Y-%m-%d").to_string(),
+                Some(d) if t.rem_euclid(MILLIS_PER_DAY) == 0 => d.format("%Y-%m-%d").to_string(),
                 // Not a whole day: show the time of day too.
                 _ => TimeFormat::DateTime {
                     separator: ' ',
@@ -289,7 +309,7 @@ impl TimeFormat {
                 else {
                     return t.to_string();
                 };
-                let day_ms = local.timestamp_millis().rem_euclid(MS_PER_DAY);
+                let day_ms = local.timestamp_millis().rem_euclid(MILLIS_PER_DAY);
                 let mut out = local.date_naive().format("%Y-%m-%d").to_string();
                 out.push(separator);
                 push_clock(&mut out, day_ms, seconds, fraction);
@@ -330,7 +350,10 @@ fn push_clock(out: &mut String, ms: i64, seconds: bool, fraction: u8) {
 }
 
 #[cfg(test)]
-mod tests {
+mod tests;
+
+#[cfg(test)]
+mod event_tests {
     use super::*;
 
     const H: i64 = 3_600_000;
