@@ -1,3 +1,4 @@
 //! Values: Flink's logical types, packed rows, decimals, time.
 
+pub mod decimal;
 pub mod time;
