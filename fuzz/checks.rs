@@ -3,7 +3,7 @@
 //! replayed by the same code in CI.
 
 use differential_temporal::csv::{InputSpec, Schema, Splitter};
-use differential_temporal::time::parse_with_format;
+use differential_temporal::repr::time::parse_with_format;
 
 /// The event-time parser on any text: it does not panic, and a parsed value rendered in its
 /// own form parses back to the same instant; any other instant renders without panicking.

@@ -14,6 +14,5 @@ pub mod repr;
 pub mod row;
 pub mod run;
 pub mod table;
-pub mod time;
 
 pub use differential_temporal_operators as operators;

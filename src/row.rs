@@ -20,7 +20,7 @@ pub type Row = Vec<Cell>;
 )]
 pub struct TimedRow {
     /// The row's event time (0 when the command uses no time column).
-    pub time: crate::time::EventTime,
+    pub time: crate::repr::time::EventTime,
     /// The row's source sequence number (its line in the input).
     pub seq: crate::operators::Seq,
     /// The row's cells, unchanged.

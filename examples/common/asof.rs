@@ -24,7 +24,7 @@ use differential_dataflow::input::InputSession;
 use differential_temporal::csv::{InputSpec, Schema};
 use differential_temporal::operators::temporal_join::{arrange_probe, temporal_join, JoinKind};
 use differential_temporal::operators::{arrange_versions, Change, RowKind, SysTime, Version};
-use differential_temporal::time::{parse_event_time, EventTime};
+use differential_temporal::repr::time::{parse_event_time, EventTime};
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::dataflow::ProbeHandle;
 

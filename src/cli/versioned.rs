@@ -7,9 +7,9 @@ use super::{columns, Cli, CommonArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema};
 use crate::error::Error;
 use crate::operators::versioned::{versions_from_changelog, HistoryRow, VersionedTable};
+use crate::repr::time::{parse_event_time, parse_with_format, EventTime, TimeFormat};
 use crate::row::TimedRow;
 use crate::run::{self as driver, Built, Outcome};
-use crate::time::{parse_event_time, parse_with_format, EventTime, TimeFormat};
 
 /// The example shown by `dtemporal versioned --help`.
 pub(super) const EXAMPLE: &str = "\

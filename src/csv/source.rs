@@ -3,7 +3,7 @@
 //! An input is *append-only* (every row is an insertion, `+I`) or a *changelog* (it has an `op`
 //! column holding `+I`, `-U`, `+U` or `-D`). A header row is required; an empty cell is NULL;
 //! cells pass through unchanged as text. The key columns (the primary key) must not be NULL and
-//! the event-time column must parse (see [`crate::time`]). A row breaking a rule becomes a
+//! the event-time column must parse (see [`crate::repr::time`]). A row breaking a rule becomes a
 //! [`RowError`] naming its line and column; the other rows are unaffected.
 //!
 //! Every row carries its source sequence number `seq`: the line on which it starts. Line
@@ -18,8 +18,8 @@ use super::reject::RowError;
 use super::split::{open_blocks, open_input, Block, Splitter};
 use crate::error::Error;
 use crate::operators::{Change, RowKind, Seq};
+use crate::repr::time::{parse_event_time, EventTime};
 use crate::row::{Row, TimedRow};
-use crate::time::{parse_event_time, EventTime};
 
 /// The name of the column that makes an input a changelog.
 pub const OP_COLUMN: &str = "op";

@@ -1,14 +1,16 @@
-//! Values: Flink's logical types, schemas, packed rows, decimals and time.
+//! Values: Flink's logical types, schemas, packed rows, decimals, time and the text casts.
 //!
 //! The bottom layer of the relational stack (see the crate's README): everything above it
 //! (expressions, the plan, rendering, the Table API, SQL) carries rows as [`Row`]s and reads
 //! them as [`Datum`]s, with the types in a [`Schema`].
 
 pub mod cast;
+pub mod decimal;
 pub mod row;
 pub mod time;
 pub mod types;
 
+pub use cast::{format_datum, parse_datum, print_datum, CastError};
 pub use row::{Datum, DatumIter, DatumVec, DatumVecBorrow, DecodeError, Row, RowPacker, RowRef};
 pub use time::Ts;
 pub use types::{ColumnType, DataType, Field, Rowtime, Schema, SchemaBuilder, SchemaError};
