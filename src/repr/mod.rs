@@ -4,10 +4,12 @@
 //! (expressions, the plan, rendering, the Table API, SQL) carries rows as [`Row`]s and reads
 //! them as [`Datum`]s, with the types in a [`Schema`].
 
+pub mod cast;
 pub mod row;
 pub mod time;
 pub mod types;
 
+pub use cast::{format_datum, parse_datum, print_datum, CastError};
 pub use row::{Datum, DatumIter, DatumVec, DatumVecBorrow, DecodeError, Row, RowPacker, RowRef};
 pub use time::Ts;
 pub use types::{ColumnType, DataType, Field, Rowtime, Schema, SchemaBuilder, SchemaError};
