@@ -9,6 +9,8 @@ mod split;
 mod tests;
 
 pub use reject::{Column, RowError};
-pub use sink::{write_csv, OutputLine};
-pub use source::{InputSpec, Record, Schema, OP_COLUMN};
-pub use split::{open_input, Block, Splitter};
+pub use sink::{into_io, open_output, output_result, write_csv, OutputLine};
+pub use source::{
+    check_header, for_each_record, read_header, InputSpec, Record, Schema, OP_COLUMN,
+};
+pub use split::{open_blocks, open_input, Block, Splitter};

@@ -31,6 +31,30 @@ pub struct RowError {
     pub reason: String,
 }
 
+impl RowError {
+    /// A refusal of the row at `line` of input number `input` (the file `file` with the header
+    /// `header`), naming the header column at position `column` (0-based) if one is at fault.
+    pub fn at(
+        input: usize,
+        file: &str,
+        header: &[String],
+        line: u64,
+        column: Option<usize>,
+        reason: impl Into<String>,
+    ) -> RowError {
+        RowError {
+            input,
+            line,
+            column: column.map(|at| Column {
+                number: at + 1,
+                name: header.get(at).cloned().unwrap_or_default(),
+            }),
+            file: file.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
 impl fmt::Display for RowError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.column {

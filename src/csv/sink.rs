@@ -60,12 +60,7 @@ pub fn write_csv<'a>(
     header: &[String],
     rows: impl IntoIterator<Item = &'a Row>,
 ) -> Result<(), Error> {
-    let name = path.unwrap_or("<stdout>");
-    let sink: Box<dyn Write> = match path {
-        Some(p) => Box::new(File::create(p).map_err(|e| Error::io(p, e))?),
-        None => Box::new(io::stdout().lock()),
-    };
-    let mut writer = csv::Writer::from_writer(BufWriter::new(sink));
+    let mut writer = open_output(path)?;
     let written = (|| -> Result<(), io::Error> {
         writer.write_record(header).map_err(into_io)?;
         for row in rows {
@@ -75,14 +70,34 @@ pub fn write_csv<'a>(
         }
         writer.flush()
     })();
+    output_result(path, written)
+}
+
+/// A CSV writer over the file at `path` (created or truncated), or standard output for `None`,
+/// buffered.
+pub fn open_output(path: Option<&str>) -> Result<csv::Writer<Box<dyn Write>>, Error> {
+    let sink: Box<dyn Write> = match path {
+        Some(p) => Box::new(BufWriter::new(
+            File::create(p).map_err(|e| Error::io(p, e))?,
+        )),
+        None => Box::new(BufWriter::new(io::stdout().lock())),
+    };
+    Ok(csv::WriterBuilder::new()
+        .buffer_capacity(64 * 1024)
+        .from_writer(sink))
+}
+
+/// The outcome of writing to `path` (`None`: standard output) as a run's result: a closed
+/// standard output is a quiet end, not an error (the reader asked for no more).
+pub fn output_result(path: Option<&str>, written: io::Result<()>) -> Result<(), Error> {
     match written {
         Err(e) if path.is_none() && e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(|e| Error::io(name, e)),
+        other => other.map_err(|e| Error::io(path.unwrap_or("<stdout>"), e)),
     }
 }
 
 /// The I/O error inside a CSV writer's error (a writer's only errors are I/O errors).
-fn into_io(e: csv::Error) -> io::Error {
+pub fn into_io(e: csv::Error) -> io::Error {
     match e.into_kind() {
         csv::ErrorKind::Io(e) => e,
         other => io::Error::other(format!("{other:?}")),

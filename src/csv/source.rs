@@ -14,8 +14,8 @@
 use csv::ByteRecord;
 use serde::{Deserialize, Serialize};
 
-use super::reject::{Column, RowError};
-use super::split::{open_input, Block, Splitter};
+use super::reject::RowError;
+use super::split::{open_blocks, open_input, Block, Splitter};
 use crate::error::Error;
 use crate::operators::{Change, RowKind, Seq};
 use crate::row::{Row, TimedRow};
@@ -90,40 +90,13 @@ impl Schema {
     /// Errors: the file cannot be read, is empty, its header is not UTF-8 or repeats a name, or
     /// a named column is missing (the message lists the file's columns).
     pub fn open(spec: &InputSpec, input: usize) -> Result<Schema, Error> {
-        let path = spec.path.as_str();
-        let mut splitter = Splitter::new(open_input(path)?, 1);
-        let header = splitter
-            .header()
-            .map_err(|e| Error::io(path, e))?
-            .ok_or_else(|| Error::input(path, "the file is empty: a header row is required"))?;
-        let mut bytes = header.bytes.as_slice();
-        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .from_reader(bytes);
-        let mut record = ByteRecord::new();
-        reader
-            .read_byte_record(&mut record)
-            .map_err(|e| Error::input(path, format!("unreadable header: {e}")))?;
-        let header = record
-            .iter()
-            .map(|f| String::from_utf8(f.to_vec()))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|_| Error::input(path, "the header is not valid UTF-8"))?;
-        Schema::new(spec, input, header)
+        Schema::new(spec, input, read_header(&spec.path)?)
     }
 
     /// Resolves `spec`'s columns against a header.
     pub fn new(spec: &InputSpec, input: usize, header: Vec<String>) -> Result<Schema, Error> {
         let path = spec.path.as_str();
-        for (i, name) in header.iter().enumerate() {
-            if header[..i].contains(name) {
-                return Err(Error::input(
-                    path,
-                    format!("column {name:?} appears twice in the header"),
-                ));
-            }
-        }
+        check_header(path, &header)?;
         let op = header.iter().position(|h| h == OP_COLUMN);
         let columns: Vec<String> = header.iter().filter(|h| *h != OP_COLUMN).cloned().collect();
         let find = |name: &String| {
@@ -155,23 +128,12 @@ impl Schema {
         &self,
         block_bytes: usize,
     ) -> Result<Splitter<Box<dyn std::io::Read + Send>>, Error> {
-        let mut splitter = Splitter::new(open_input(&self.path)?, block_bytes);
-        splitter.header().map_err(|e| Error::io(&self.path, e))?;
-        Ok(splitter)
+        open_blocks(&self.path, block_bytes)
     }
 
     /// A [`RowError`] of this input.
     pub fn error(&self, line: u64, column: Option<usize>, reason: impl Into<String>) -> RowError {
-        RowError {
-            input: self.input,
-            line,
-            column: column.map(|number| Column {
-                number: number + 1,
-                name: self.header.get(number).cloned().unwrap_or_default(),
-            }),
-            file: self.path.clone(),
-            reason: reason.into(),
-        }
+        RowError::at(self.input, &self.path, &self.header, line, column, reason)
     }
 
     /// Position in the header of the row's column `i`.
@@ -183,59 +145,13 @@ impl Schema {
     }
 
     /// Parses every record of `block`, passing each row or its error to `out` in file order.
-    pub fn parse_block(&self, block: &Block, mut out: impl FnMut(Result<Record, RowError>)) {
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(block.bytes.as_slice());
-        let mut record = ByteRecord::new();
-        // The last record read, with its byte offset in the block.
-        let mut held: Option<Result<Record, RowError>> = None;
-        let mut held_at = 0;
-        loop {
-            let line = block.first_line + reader.position().line() - 1;
-            match reader.read_byte_record(&mut record) {
-                Ok(false) => break,
-                Ok(true) => {
-                    let line = record.position().map_or(line, |p| start_line(block, p));
-                    held_at = record
-                        .position()
-                        .map_or(0, |p| usize::try_from(p.byte()).unwrap_or(usize::MAX));
-                    if let Some(prev) = held.replace(self.parse(&record, line)) {
-                        out(prev);
-                    }
-                }
-                Err(e) => {
-                    if let Some(prev) = held.take() {
-                        out(prev);
-                    }
-                    out(Err(self.error(line, None, format!("unreadable CSV: {e}"))));
-                    return;
-                }
-            }
-        }
-        if let Some(last) = held {
-            // The splitter counts quotes, so a stray quote (`5'6"`) can leave it "in quotes"
-            // at the end: whether the last record really is unterminated is decided here, by
-            // RFC 4180's rule (a quote opens a field only at the field's start).
-            let rest = block.bytes.get(held_at..).unwrap_or_default();
-            match open_quote(rest) {
-                Some(at) => {
-                    let line = block.first_line
-                        + memchr::memchr_iter(b'\n', &block.bytes[..held_at + at]).count() as u64;
-                    let start = match &last {
-                        Ok(r) => r.seq,
-                        Err(e) => e.line,
-                    };
-                    out(Err(self.error(
-                        start,
-                        None,
-                        format!("unterminated quoted field (the quote opened on line {line})"),
-                    )))
-                }
-                None => out(last),
-            }
-        }
+    pub fn parse_block(&self, block: &Block, out: impl FnMut(Result<Record, RowError>)) {
+        for_each_record(
+            block,
+            |record, line| self.parse(record, line),
+            |line, reason| self.error(line, None, reason),
+            out,
+        )
     }
 
     /// Parses one record that starts on `line`.
@@ -296,6 +212,103 @@ impl Schema {
             time,
             row: cells,
         })
+    }
+}
+
+/// Reads the header row of the CSV file at `path` (a leading UTF-8 byte-order mark is skipped).
+///
+/// Errors: the file cannot be read, is empty, or its header is not CSV or not UTF-8.
+pub fn read_header(path: &str) -> Result<Vec<String>, Error> {
+    let mut splitter = Splitter::new(open_input(path)?, 1);
+    let header = splitter
+        .header()
+        .map_err(|e| Error::io(path, e))?
+        .ok_or_else(|| Error::input(path, "the file is empty: a header row is required"))?;
+    let mut bytes = header.bytes.as_slice();
+    bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(bytes);
+    let mut record = ByteRecord::new();
+    reader
+        .read_byte_record(&mut record)
+        .map_err(|e| Error::input(path, format!("unreadable header: {e}")))?;
+    record
+        .iter()
+        .map(|f| String::from_utf8(f.to_vec()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| Error::input(path, "the header is not valid UTF-8"))
+}
+
+/// Refuses a header that names a column twice.
+pub fn check_header(path: &str, header: &[String]) -> Result<(), Error> {
+    for (i, name) in header.iter().enumerate() {
+        if header[..i].contains(name) {
+            return Err(Error::input(
+                path,
+                format!("column {name:?} appears twice in the header"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads every record of `block` with `parse(record, line)` (line: where the record starts),
+/// passing each result to `out` in file order. A block that is not CSV ends with one error
+/// made by `error(line, reason)`, as does a quoted field still open at the end of the input.
+/// Shared by the text rows of [`Schema`] and the typed rows of [`crate::io`].
+pub fn for_each_record<T>(
+    block: &Block,
+    mut parse: impl FnMut(&ByteRecord, u64) -> Result<T, RowError>,
+    error: impl Fn(u64, String) -> RowError,
+    mut out: impl FnMut(Result<T, RowError>),
+) {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(block.bytes.as_slice());
+    let mut record = ByteRecord::new();
+    // The last record read, with the line it starts on and its byte offset in the block.
+    let mut held: Option<(Result<T, RowError>, u64)> = None;
+    let mut held_at = 0;
+    loop {
+        let line = block.first_line + reader.position().line() - 1;
+        match reader.read_byte_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {
+                let line = record.position().map_or(line, |p| start_line(block, p));
+                held_at = record
+                    .position()
+                    .map_or(0, |p| usize::try_from(p.byte()).unwrap_or(usize::MAX));
+                if let Some((prev, _)) = held.replace((parse(&record, line), line)) {
+                    out(prev);
+                }
+            }
+            Err(e) => {
+                if let Some((prev, _)) = held.take() {
+                    out(prev);
+                }
+                out(Err(error(line, format!("unreadable CSV: {e}"))));
+                return;
+            }
+        }
+    }
+    if let Some((last, start)) = held {
+        // The splitter counts quotes, so a stray quote (`5'6"`) can leave it "in quotes"
+        // at the end: whether the last record really is unterminated is decided here, by
+        // RFC 4180's rule (a quote opens a field only at the field's start).
+        let rest = block.bytes.get(held_at..).unwrap_or_default();
+        match open_quote(rest) {
+            Some(at) => {
+                let line = block.first_line
+                    + memchr::memchr_iter(b'\n', &block.bytes[..held_at + at]).count() as u64;
+                out(Err(error(
+                    start,
+                    format!("unterminated quoted field (the quote opened on line {line})"),
+                )))
+            }
+            None => out(last),
+        }
     }
 }
 

@@ -48,6 +48,17 @@ pub fn open_input(path: &str) -> Result<Box<dyn Read + Send>, Error> {
     }
 }
 
+/// A splitter over the CSV file at `path` cutting blocks of at least `block_bytes`, positioned
+/// after the header row.
+pub fn open_blocks(
+    path: &str,
+    block_bytes: usize,
+) -> Result<Splitter<Box<dyn Read + Send>>, Error> {
+    let mut splitter = Splitter::new(open_input(path)?, block_bytes);
+    splitter.header().map_err(|e| Error::io(path, e))?;
+    Ok(splitter)
+}
+
 /// Cuts a byte stream into a header record and then [`Block`]s (see the module docs).
 pub struct Splitter<R> {
     input: R,
