@@ -10,5 +10,7 @@ mod tests;
 
 pub use reject::{Column, RowError};
 pub use sink::{into_io, open_output, output_result, write_csv, OutputLine};
-pub use source::{check_header, for_each_record, read_header, InputSpec, Record, Schema, OP_COLUMN};
+pub use source::{
+    check_header, for_each_record, read_header, InputSpec, Record, Schema, OP_COLUMN,
+};
 pub use split::{open_blocks, open_input, Block, Splitter};

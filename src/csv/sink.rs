@@ -77,7 +77,9 @@ pub fn write_csv<'a>(
 /// buffered.
 pub fn open_output(path: Option<&str>) -> Result<csv::Writer<Box<dyn Write>>, Error> {
     let sink: Box<dyn Write> = match path {
-        Some(p) => Box::new(BufWriter::new(File::create(p).map_err(|e| Error::io(p, e))?)),
+        Some(p) => Box::new(BufWriter::new(
+            File::create(p).map_err(|e| Error::io(p, e))?,
+        )),
         None => Box::new(BufWriter::new(io::stdout().lock())),
     };
     Ok(csv::WriterBuilder::new()

@@ -10,8 +10,7 @@
 use csv::ByteRecord;
 
 use crate::csv::{
-    check_header, for_each_record, open_blocks, read_header, Block, RowError, Splitter,
-    OP_COLUMN,
+    check_header, for_each_record, open_blocks, read_header, Block, RowError, Splitter, OP_COLUMN,
 };
 use crate::error::Error;
 use crate::operators::{Change, RowKind};
@@ -74,7 +73,9 @@ impl TypedSource {
         let schema = match schema {
             Some(schema) => schema,
             None => {
-                let fields = data.iter().map(|h| Field::new(*h, DataType::STRING.nullable()));
+                let fields = data
+                    .iter()
+                    .map(|h| Field::new(*h, DataType::STRING.nullable()));
                 Schema::new(fields.collect()).map_err(|e| Error::input(path, e.to_string()))?
             }
         };

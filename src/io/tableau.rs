@@ -128,7 +128,10 @@ impl Tableau {
                         *w = (*w).max(display_width(cell));
                     }
                 }
-                widths.iter().map(|w| (*w).min(self.max_column_width)).collect()
+                widths
+                    .iter()
+                    .map(|w| (*w).min(self.max_column_width))
+                    .collect()
             }
         };
         border(&widths, out)?;
@@ -143,7 +146,12 @@ impl Tableau {
     }
 
     /// The printed cells of one row, led by its kind when the kinds are printed.
-    fn cells(&self, kind: RowKind, row: &Row, types: &[&DataType]) -> Result<Vec<String>, fmt::Error> {
+    fn cells(
+        &self,
+        kind: RowKind,
+        row: &Row,
+        types: &[&DataType],
+    ) -> Result<Vec<String>, fmt::Error> {
         let mut cells = Vec::with_capacity(types.len() + 1);
         if self.print_row_kind {
             cells.push(kind.as_str().to_string());
@@ -204,7 +212,11 @@ fn border(widths: &[usize], out: &mut impl Write) -> fmt::Result {
 }
 
 /// `| a |  b |`: each cell right-aligned in its column, or cut to fit and ended with `...`.
-fn line<'c>(cells: impl Iterator<Item = &'c str>, widths: &[usize], out: &mut impl Write) -> fmt::Result {
+fn line<'c>(
+    cells: impl Iterator<Item = &'c str>,
+    widths: &[usize],
+    out: &mut impl Write,
+) -> fmt::Result {
     out.write_char('|')?;
     for (cell, &width) in cells.zip(widths) {
         out.write_char(' ')?;

@@ -68,9 +68,15 @@ line\",,x
 fn reads_every_type_with_nulls_in_schema_order() {
     let (schema, rows, errors) = read("t.csv", ALL_TYPES, Some(all_types()), 1);
     assert_eq!(errors, Vec::<String>::new());
-    assert_eq!(rows.iter().map(|c| c.seq).collect::<Vec<_>>(), vec![2, 3, 4]);
+    assert_eq!(
+        rows.iter().map(|c| c.seq).collect::<Vec<_>>(),
+        vec![2, 3, 4]
+    );
     assert!(rows.iter().all(|c| c.kind == RowKind::Insert));
-    assert_eq!(rows[1].row, Row::pack([Datum::Int(2)].into_iter().chain([Datum::Null; 10])));
+    assert_eq!(
+        rows[1].row,
+        Row::pack([Datum::Int(2)].into_iter().chain([Datum::Null; 10]))
+    );
     assert_eq!(
         csv(&schema, &rows, false),
         "\
@@ -196,9 +202,33 @@ fn the_tableau_is_flinks_by_type() {
         .build()
         .unwrap();
     let rows = [
-        (RowKind::Insert, Row::pack([Datum::Str("Zoë"), Datum::Int(-1), Datum::Bool(true), Datum::Bytes(&[1, 255])])),
-        (RowKind::UpdateBefore, Row::pack([Datum::Str("全角"), Datum::Null, Datum::Bool(false), Datum::Null])),
-        (RowKind::Delete, Row::pack([Datum::Str("a very long name that does not fit"), Datum::Int(1), Datum::Null, Datum::Null])),
+        (
+            RowKind::Insert,
+            Row::pack([
+                Datum::Str("Zoë"),
+                Datum::Int(-1),
+                Datum::Bool(true),
+                Datum::Bytes(&[1, 255]),
+            ]),
+        ),
+        (
+            RowKind::UpdateBefore,
+            Row::pack([
+                Datum::Str("全角"),
+                Datum::Null,
+                Datum::Bool(false),
+                Datum::Null,
+            ]),
+        ),
+        (
+            RowKind::Delete,
+            Row::pack([
+                Datum::Str("a very long name that does not fit"),
+                Datum::Int(1),
+                Datum::Null,
+                Datum::Null,
+            ]),
+        ),
     ];
     let mut out = String::new();
     Tableau::table_result(true)
@@ -210,7 +240,7 @@ fn the_tableau_is_flinks_by_type() {
 +----+--------------------------------+----------------------+--------+--------------------------------+
 | op |                           name |                    n |     ok |                            raw |
 +----+--------------------------------+----------------------+--------+--------------------------------+
-| +I |                            Zoë |                   -1 |   TRUE |                       x'01ff' |
+| +I |                            Zoë |                   -1 |   TRUE |                        x'01ff' |
 | -U |                           全角 |               <NULL> |  FALSE |                         <NULL> |
 | -D | a very long name that does ... |                    1 | <NULL> |                         <NULL> |
 +----+--------------------------------+----------------------+--------+--------------------------------+
@@ -232,8 +262,13 @@ fn the_tableau_by_content_and_empty() {
         print_row_kind: false,
     };
     let mut out = String::new();
-    tableau.print(&schema, [(RowKind::Insert, &row)], &mut out).unwrap();
-    assert_eq!(out, "+------+\n| word |\n+------+\n|   hi |\n+------+\n1 row in set\n");
+    tableau
+        .print(&schema, [(RowKind::Insert, &row)], &mut out)
+        .unwrap();
+    assert_eq!(
+        out,
+        "+------+\n| word |\n+------+\n|   hi |\n+------+\n1 row in set\n"
+    );
     out.clear();
     tableau.print(&schema, [], &mut out).unwrap();
     assert_eq!(out, "Empty set\n");

@@ -120,7 +120,14 @@ pub fn parse_datum<'a>(
             .map(Datum::Float)
             .map_err(|_| fail("not a floating-point number")),
         DataType::Char(n) | DataType::Varchar(n) => {
-            check_length(text.len(), || text.chars().count(), *n, "characters", text, ty)?;
+            check_length(
+                text.len(),
+                || text.chars().count(),
+                *n,
+                "characters",
+                text,
+                ty,
+            )?;
             Ok(Datum::Str(text))
         }
         DataType::Binary(n) | DataType::Varbinary(n) => {
@@ -268,7 +275,13 @@ fn write_datum(datum: Datum<'_>, ty: &DataType, style: Style, out: &mut impl Wri
                 let ms = millis.unsigned_abs();
                 let (s, ms) = (ms / 1000, ms % 1000);
                 let (d, s) = (s / 86_400, s % 86_400);
-                write!(out, "{sign}{d} {:02}:{:02}:{:02}.{ms:03}", s / 3600, s / 60 % 60, s % 60)
+                write!(
+                    out,
+                    "{sign}{d} {:02}:{:02}:{:02}.{ms:03}",
+                    s / 3600,
+                    s / 60 % 60,
+                    s % 60
+                )
             }
         },
         Datum::Array(elements) => {
@@ -284,7 +297,12 @@ fn write_datum(datum: Datum<'_>, ty: &DataType, style: Style, out: &mut impl Wri
                 _ => &[],
             };
             let ty_of = |i: usize| types.get(i).map_or(&DataType::Null, |f| &f.ty.data_type);
-            write_nested(fields.iter().enumerate().map(|(i, d)| (d, ty_of(i))), "(", ")", out)
+            write_nested(
+                fields.iter().enumerate().map(|(i, d)| (d, ty_of(i))),
+                "(",
+                ")",
+                out,
+            )
         }
         Datum::Map(entries) => {
             let (k, v) = match ty {

@@ -327,7 +327,9 @@ impl Schema {
             key.push(index);
         }
         if key.is_empty() {
-            return Err(SchemaError::InvalidKey("a primary key needs at least one column".into()));
+            return Err(SchemaError::InvalidKey(
+                "a primary key needs at least one column".into(),
+            ));
         }
         self.primary_key = Some(key);
         Ok(self)
@@ -396,15 +398,30 @@ impl fmt::Display for Schema {
         }
         if let Some(rowtime) = &self.rowtime {
             let name = &self.fields[rowtime.column].name;
-            write!(f, "  WATERMARK FOR `{name}`: {} AS `{name}`", self.fields[rowtime.column].ty.data_type)?;
+            write!(
+                f,
+                "  WATERMARK FOR `{name}`: {} AS `{name}`",
+                self.fields[rowtime.column].ty.data_type
+            )?;
             if rowtime.delay_ms > 0 {
-                write!(f, " - INTERVAL '{}' SECOND", rowtime.delay_ms as f64 / 1000.0)?;
+                write!(
+                    f,
+                    " - INTERVAL '{}' SECOND",
+                    rowtime.delay_ms as f64 / 1000.0
+                )?;
             }
             writeln!(f, "{}", if self.primary_key.is_some() { "," } else { "" })?;
         }
         if let Some(key) = &self.primary_key {
-            let names: Vec<String> = key.iter().map(|&i| format!("`{}`", self.fields[i].name)).collect();
-            writeln!(f, "  CONSTRAINT `PK` PRIMARY KEY ({}) NOT ENFORCED", names.join(", "))?;
+            let names: Vec<String> = key
+                .iter()
+                .map(|&i| format!("`{}`", self.fields[i].name))
+                .collect();
+            writeln!(
+                f,
+                "  CONSTRAINT `PK` PRIMARY KEY ({}) NOT ENFORCED",
+                names.join(", ")
+            )?;
         }
         f.write_str(")")
     }

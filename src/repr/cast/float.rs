@@ -17,7 +17,10 @@ struct Digits {
 impl Write for Digits {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         let end = self.len + s.len();
-        self.buf.get_mut(self.len..end).ok_or(fmt::Error)?.copy_from_slice(s.as_bytes());
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
         self.len = end;
         Ok(())
     }
@@ -28,7 +31,10 @@ pub(super) fn write_double(v: f64, out: &mut impl Write) -> fmt::Result {
     if !v.is_finite() {
         return write_special(v.is_nan(), v < 0.0, out);
     }
-    let mut digits = Digits { buf: [0; 40], len: 0 };
+    let mut digits = Digits {
+        buf: [0; 40],
+        len: 0,
+    };
     write!(digits, "{v:e}")?;
     write_java(&digits.buf[..digits.len], out)
 }
@@ -40,7 +46,10 @@ pub(super) fn write_float(v: f64, out: &mut impl Write) -> fmt::Result {
     if !v.is_finite() {
         return write_special(v.is_nan(), v < 0.0, out);
     }
-    let mut digits = Digits { buf: [0; 40], len: 0 };
+    let mut digits = Digits {
+        buf: [0; 40],
+        len: 0,
+    };
     write!(digits, "{v:e}")?;
     write_java(&digits.buf[..digits.len], out)
 }

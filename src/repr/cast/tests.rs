@@ -47,7 +47,10 @@ fn booleans_take_casts_words_in_any_case() {
 fn integers_are_range_checked_per_type() {
     assert_eq!(round_trip("-128", &DataType::TinyInt).unwrap(), "-128");
     assert_eq!(round_trip("+7", &DataType::SmallInt).unwrap(), "7");
-    assert_eq!(round_trip(" 2147483647", &DataType::Int).unwrap(), "2147483647");
+    assert_eq!(
+        round_trip(" 2147483647", &DataType::Int).unwrap(),
+        "2147483647"
+    );
     assert_eq!(
         round_trip("-9223372036854775808", &DataType::BigInt).unwrap(),
         "-9223372036854775808"
@@ -64,8 +67,14 @@ fn integers_are_range_checked_per_type() {
         error("9223372036854775808", &DataType::BigInt),
         "cannot parse \"9223372036854775808\" as BIGINT: out of range -9223372036854775808..=9223372036854775807"
     );
-    assert_eq!(error("1.5", &DataType::Int), "cannot parse \"1.5\" as INT: not an integer");
-    assert_eq!(error("", &DataType::Int), "cannot parse \"\" as INT: not an integer");
+    assert_eq!(
+        error("1.5", &DataType::Int),
+        "cannot parse \"1.5\" as INT: not an integer"
+    );
+    assert_eq!(
+        error("", &DataType::Int),
+        "cannot parse \"\" as INT: not an integer"
+    );
 }
 
 #[test]
@@ -74,7 +83,10 @@ fn floats_are_written_as_java_does() {
     assert_eq!(round_trip("1e10", &DataType::Double).unwrap(), "1.0E10");
     assert_eq!(round_trip("0.1", &DataType::Float).unwrap(), "0.1");
     assert_eq!(round_trip("NaN", &DataType::Double).unwrap(), "NaN");
-    assert_eq!(round_trip("-Infinity", &DataType::Double).unwrap(), "-Infinity");
+    assert_eq!(
+        round_trip("-Infinity", &DataType::Double).unwrap(),
+        "-Infinity"
+    );
     assert_eq!(
         error("1,5", &DataType::Double),
         "cannot parse \"1,5\" as DOUBLE: not a floating-point number"
@@ -110,9 +122,15 @@ fn bytes_are_base64_in_csv_and_hex_when_printed() {
 
 #[test]
 fn intervals_are_integers_in_csv_and_flinks_form_when_printed() {
-    assert_eq!(round_trip("14", &DataType::IntervalYearMonth).unwrap(), "14");
+    assert_eq!(
+        round_trip("14", &DataType::IntervalYearMonth).unwrap(),
+        "14"
+    );
     assert_eq!(printed("14", &DataType::IntervalYearMonth), "+1-02");
-    assert_eq!(printed("-93784005", &DataType::IntervalDayTime), "-1 02:03:04.005");
+    assert_eq!(
+        printed("-93784005", &DataType::IntervalDayTime),
+        "-1 02:03:04.005"
+    );
 }
 
 #[test]
@@ -128,7 +146,8 @@ fn nested_types_have_no_text_form() {
 fn nested_values_print_as_flink_casts_them() {
     let ty = DataType::Array(Box::new(DataType::Boolean.nullable()));
     let mut row = Row::new();
-    row.packer().push_array(|p| p.extend([Datum::Bool(true), Datum::Null]));
+    row.packer()
+        .push_array(|p| p.extend([Datum::Bool(true), Datum::Null]));
     let mut out = String::new();
     print_datum(row.get(0).unwrap(), &ty, &mut out).unwrap();
     assert_eq!(out, "[TRUE, NULL]");

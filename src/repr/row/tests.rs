@@ -107,7 +107,10 @@ fn malformed_bytes_are_errors_not_panics() {
         (&[INT32, 1, 2], "truncated datum"),
         (&[STR8, 3, b'a'], "truncated datum"),
         (&[STR8, 2, 0xff, 0xfe], "invalid UTF-8 in a string"),
-        (&[TIMESTAMP_NANOS, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x42, 0x0f, 0], "nanoseconds of a millisecond out of range"),
+        (
+            &[TIMESTAMP_NANOS, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x42, 0x0f, 0],
+            "nanoseconds of a millisecond out of range",
+        ),
         (&[ARRAY, 2, 0, 0, 0, 99, 0], "unknown tag"),
         (&[ROW, 9, 0, 0, 0], "truncated datum"),
     ];
@@ -123,12 +126,21 @@ fn datum_order_is_value_order() {
     use std::cmp::Ordering::*;
     assert_eq!(Datum::Null.cmp(&Datum::Int(i64::MIN)), Less);
     assert_eq!(Datum::Int(-1).cmp(&Datum::Int(2)), Less);
-    assert_eq!(Datum::Float(f64::NAN).cmp(&Datum::Float(f64::INFINITY)), Greater);
+    assert_eq!(
+        Datum::Float(f64::NAN).cmp(&Datum::Float(f64::INFINITY)),
+        Greater
+    );
     assert_eq!(Datum::Float(-0.0).cmp(&Datum::Float(0.0)), Less);
     assert_eq!(Datum::Decimal(-5).cmp(&Datum::Decimal(3)), Less);
     assert_eq!(Datum::Str("Z").cmp(&Datum::Str("a")), Less);
-    let early = Ts { millis: 5, nanos_of_milli: 999_999 };
-    let late = Ts { millis: 6, nanos_of_milli: 0 };
+    let early = Ts {
+        millis: 5,
+        nanos_of_milli: 999_999,
+    };
+    let late = Ts {
+        millis: 6,
+        nanos_of_milli: 0,
+    };
     assert_eq!(Datum::Timestamp(early).cmp(&Datum::Timestamp(late)), Less);
     // Byte order is not value order: -1 packs after 2 (two's complement), which is why
     // ORDER BY compares datums.
@@ -156,7 +168,15 @@ fn datum_vec_reuses_its_buffer() {
 }
 
 fn arb_datum() -> impl Strategy<Value = (u8, i64, f64, i128, u32, String, Vec<u8>)> {
-    (0u8..12, any::<i64>(), any::<f64>(), any::<i128>(), 0u32..1_000_000, ".{0,40}", prop::collection::vec(any::<u8>(), 0..300))
+    (
+        0u8..12,
+        any::<i64>(),
+        any::<f64>(),
+        any::<i128>(),
+        0u32..1_000_000,
+        ".{0,40}",
+        prop::collection::vec(any::<u8>(), 0..300),
+    )
 }
 
 fn datum_of(spec: &(u8, i64, f64, i128, u32, String, Vec<u8>)) -> Datum<'_> {
@@ -170,7 +190,10 @@ fn datum_of(spec: &(u8, i64, f64, i128, u32, String, Vec<u8>)) -> Datum<'_> {
         5 => Datum::Decimal(*d),
         6 => Datum::Date(*i as i32),
         7 => Datum::Time(i.rem_euclid(86_400_000_000_000)),
-        8 => Datum::Timestamp(Ts { millis: *i, nanos_of_milli: *n }),
+        8 => Datum::Timestamp(Ts {
+            millis: *i,
+            nanos_of_milli: *n,
+        }),
         9 => Datum::IntervalDayTime(*i),
         10 => Datum::Str(s),
         _ => Datum::Bytes(b),
