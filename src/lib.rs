@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod csv;
 pub mod error;
+pub mod expr;
 pub mod merge_options;
 pub mod repr;
 pub mod row;
