@@ -17,6 +17,9 @@ use super::func::ScalarFunc;
 use super::registry::ScalarUdf;
 use super::scalar::{ScalarExpr, ScalarKind};
 
+#[cfg(test)]
+mod tests;
+
 type EvalFn = dyn for<'a> Fn(&'a Node, &[Datum<'a>], &'a RowArena) -> Result<Datum<'a>, EvalError>
     + Send
     + Sync;

@@ -6,6 +6,7 @@
 mod aggregate;
 mod calls;
 pub mod coerce;
+mod functions;
 
 use std::sync::Arc;
 
