@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::repr::{ColumnType, Datum, DataType, Row};
+use crate::repr::{ColumnType, DataType, Datum, Row};
 
 use super::func::cast::write_datum;
 
@@ -149,7 +149,10 @@ impl fmt::Display for Operand<'_> {
             Expr::Call { func, args }
                 if (infix(func).is_some() && args.len() == 2)
                     || postfix(func).is_some()
-                    || matches!(func.to_ascii_lowercase().as_str(), "like" | "between" | "in" | "not") =>
+                    || matches!(
+                        func.to_ascii_lowercase().as_str(),
+                        "like" | "between" | "in" | "not"
+                    ) =>
             {
                 write!(f, "({})", self.0)
             }
@@ -195,7 +198,13 @@ impl fmt::Display for Expr {
                 let lower = func.to_ascii_lowercase();
                 match (lower.as_str(), args.as_slice()) {
                     (_, [l, r]) if infix(func).is_some() => {
-                        write!(f, "{} {} {}", Operand(l), infix(func).unwrap_or("?"), Operand(r))
+                        write!(
+                            f,
+                            "{} {} {}",
+                            Operand(l),
+                            infix(func).unwrap_or("?"),
+                            Operand(r)
+                        )
                     }
                     (_, [x]) if postfix(func).is_some() => {
                         write!(f, "{} {}", Operand(x), postfix(func).unwrap_or("?"))
@@ -204,10 +213,22 @@ impl fmt::Display for Expr {
                     ("not", [x]) => write!(f, "NOT {}", Operand(x)),
                     ("like", [x, p]) => write!(f, "{} LIKE {}", Operand(x), Operand(p)),
                     ("like", [x, p, e]) => {
-                        write!(f, "{} LIKE {} ESCAPE {}", Operand(x), Operand(p), Operand(e))
+                        write!(
+                            f,
+                            "{} LIKE {} ESCAPE {}",
+                            Operand(x),
+                            Operand(p),
+                            Operand(e)
+                        )
                     }
                     ("between", [x, lo, hi]) => {
-                        write!(f, "{} BETWEEN {} AND {}", Operand(x), Operand(lo), Operand(hi))
+                        write!(
+                            f,
+                            "{} BETWEEN {} AND {}",
+                            Operand(x),
+                            Operand(lo),
+                            Operand(hi)
+                        )
                     }
                     ("in", [x, list @ ..]) => {
                         write!(f, "{} IN (", Operand(x))?;

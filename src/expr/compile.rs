@@ -17,7 +17,12 @@ use super::func::ScalarFunc;
 use super::registry::ScalarUdf;
 use super::scalar::{ScalarExpr, ScalarKind};
 
-type EvalFn = dyn for<'a> Fn(&'a Node, &[Datum<'a>], &'a RowArena) -> Result<Datum<'a>, EvalError> + Send + Sync;
+#[cfg(test)]
+mod tests;
+
+type EvalFn = dyn for<'a> Fn(&'a Node, &[Datum<'a>], &'a RowArena) -> Result<Datum<'a>, EvalError>
+    + Send
+    + Sync;
 
 /// One node of the closure tree.
 struct Node {
@@ -31,13 +36,22 @@ struct Node {
 
 impl Node {
     #[inline]
-    fn run<'a>(&'a self, datums: &[Datum<'a>], arena: &'a RowArena) -> Result<Datum<'a>, EvalError> {
+    fn run<'a>(
+        &'a self,
+        datums: &[Datum<'a>],
+        arena: &'a RowArena,
+    ) -> Result<Datum<'a>, EvalError> {
         (self.eval)(self, datums, arena)
     }
 
     /// Child `i`'s value (NULL if the node has fewer children).
     #[inline]
-    fn child<'a>(&'a self, i: usize, datums: &[Datum<'a>], arena: &'a RowArena) -> Result<Datum<'a>, EvalError> {
+    fn child<'a>(
+        &'a self,
+        i: usize,
+        datums: &[Datum<'a>],
+        arena: &'a RowArena,
+    ) -> Result<Datum<'a>, EvalError> {
         match self.children.get(i) {
             Some(child) => child.run(datums, arena),
             None => Ok(Datum::Null),
@@ -67,7 +81,11 @@ impl CompiledExpr {
 
     /// The value on one row (see [`ScalarExpr::eval`]).
     #[inline]
-    pub fn eval<'a>(&'a self, datums: &[Datum<'a>], arena: &'a RowArena) -> Result<Datum<'a>, EvalError> {
+    pub fn eval<'a>(
+        &'a self,
+        datums: &[Datum<'a>],
+        arena: &'a RowArena,
+    ) -> Result<Datum<'a>, EvalError> {
         self.root.run(datums, arena)
     }
 }
@@ -104,18 +122,26 @@ fn compile(expr: &ScalarExpr) -> Node {
     match &expr.kind {
         ScalarKind::Column(i) => {
             let i = *i;
-            node(Box::new(move |_, datums, _| Ok(datums.get(i).copied().unwrap_or(Datum::Null))))
+            node(Box::new(move |_, datums, _| {
+                Ok(datums.get(i).copied().unwrap_or(Datum::Null))
+            }))
         }
         ScalarKind::Literal(row) => {
             let value = row.get(0).unwrap_or(Datum::Null);
             let mut n = match owned(value) {
                 Some(d) => node(Box::new(move |_, _, _| Ok(d))),
-                None => node(Box::new(|n, _, _| Ok(n.literal.iter().next().unwrap_or(Datum::Null)))),
+                None => node(Box::new(|n, _, _| {
+                    Ok(n.literal.iter().next().unwrap_or(Datum::Null))
+                })),
             };
             n.literal = row.clone();
             n
         }
-        ScalarKind::If { cond, then, otherwise } => {
+        ScalarKind::If {
+            cond,
+            then,
+            otherwise,
+        } => {
             let mut n = node(Box::new(|n, d, a| match n.child(0, d, a)? {
                 Datum::Bool(true) => n.child(1, d, a),
                 _ => n.child(2, d, a),
@@ -183,7 +209,9 @@ fn call_closure(func: &ScalarFunc, arity: usize) -> Box<EvalFn> {
             })
         }
         (ScalarFunc::IsNull, 1) => Box::new(|n, d, a| Ok(Datum::Bool(n.child(0, d, a)?.is_null()))),
-        (ScalarFunc::IsNotNull, 1) => Box::new(|n, d, a| Ok(Datum::Bool(!n.child(0, d, a)?.is_null()))),
+        (ScalarFunc::IsNotNull, 1) => {
+            Box::new(|n, d, a| Ok(Datum::Bool(!n.child(0, d, a)?.is_null())))
+        }
         _ => Box::new(|n, d, a| match &n.func {
             Some(func) => func.call(&n.children, |c| c.run(d, a), a, &n.text),
             None => Ok(Datum::Null),

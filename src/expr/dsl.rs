@@ -31,7 +31,12 @@ pub fn lit(value: impl IntoLiteral) -> Expr {
 /// Text that is not a decimal of at most 38 digits becomes a NULL literal of DECIMAL(38, 0),
 /// which binding reports nowhere; use [`try_lit_decimal`] to check.
 pub fn lit_decimal(text: &str) -> Expr {
-    try_lit_decimal(text).unwrap_or_else(|| null_of(DataType::Decimal { precision: 38, scale: 0 }))
+    try_lit_decimal(text).unwrap_or_else(|| {
+        null_of(DataType::Decimal {
+            precision: 38,
+            scale: 0,
+        })
+    })
 }
 
 /// [`lit_decimal`], or `None` when `text` is not a decimal of at most 38 digits.
@@ -158,6 +163,9 @@ macro_rules! unary_aggregate {
     )*};
 }
 
+// `add`, `neg`, `not` ... are the spec's DSL names (Polars' too): inherent methods need no
+// trait import at the call site, which `std::ops` traits would.
+#[allow(clippy::should_implement_trait)]
 impl Expr {
     binary! {
         /// `self + other`.

@@ -173,8 +173,6 @@ pub(crate) enum Fault {
     },
     /// An argument outside the domain.
     Argument(String),
-    /// An error already complete (from a UDF or a nested call).
-    Eval(EvalError),
 }
 
 impl Fault {
@@ -191,7 +189,6 @@ impl Fault {
                 expr: expr.into(),
                 reason,
             },
-            Fault::Eval(e) => e,
         }
     }
 }

@@ -13,7 +13,8 @@ use super::error::{EvalError, ExprError};
 
 /// The body of a scalar UDF: the result on the argument datums (of the declared types; NULLs
 /// included, the function decides), with computed strings put in the arena, or an error message.
-pub type ScalarUdfFn = dyn for<'a> Fn(&[Datum<'a>], &'a RowArena) -> Result<Datum<'a>, String> + Send + Sync;
+pub type ScalarUdfFn =
+    dyn for<'a> Fn(&[Datum<'a>], &'a RowArena) -> Result<Datum<'a>, String> + Send + Sync;
 
 /// A scalar user-defined function (Flink's `ScalarFunction` with one `eval`): arguments are
 /// cast implicitly to `args` when binding, as Flink does.
@@ -35,7 +36,10 @@ impl ScalarUdf {
         name: impl Into<String>,
         args: Vec<DataType>,
         ret: ColumnType,
-        func: impl for<'a> Fn(&[Datum<'a>], &'a RowArena) -> Result<Datum<'a>, String> + Send + Sync + 'static,
+        func: impl for<'a> Fn(&[Datum<'a>], &'a RowArena) -> Result<Datum<'a>, String>
+            + Send
+            + Sync
+            + 'static,
     ) -> ScalarUdf {
         ScalarUdf {
             name: name.into(),
@@ -46,7 +50,11 @@ impl ScalarUdf {
     }
 
     /// Calls the body; its error names the function.
-    pub fn invoke<'a>(&self, args: &[Datum<'a>], arena: &'a RowArena) -> Result<Datum<'a>, EvalError> {
+    pub fn invoke<'a>(
+        &self,
+        args: &[Datum<'a>],
+        arena: &'a RowArena,
+    ) -> Result<Datum<'a>, EvalError> {
         (self.func)(args, arena).map_err(|message| EvalError::Udf {
             name: self.name.clone(),
             message,
@@ -70,7 +78,10 @@ impl fmt::Debug for ScalarUdf {
 /// Two UDFs are equal when they are the same registration (name, signature and body).
 impl PartialEq for ScalarUdf {
     fn eq(&self, other: &Self) -> bool {
-        self.name == other.name && self.args == other.args && self.ret == other.ret && Arc::ptr_eq(&self.func, &other.func)
+        self.name == other.name
+            && self.args == other.args
+            && self.ret == other.ret
+            && Arc::ptr_eq(&self.func, &other.func)
     }
 }
 
@@ -99,7 +110,8 @@ impl FunctionRegistry {
 
     fn check_free(&self, name: &str) -> Result<String, ExprError> {
         let key = name.to_ascii_lowercase();
-        if is_builtin(&key) || self.scalars.contains_key(&key) || self.aggregates.contains_key(&key) {
+        if is_builtin(&key) || self.scalars.contains_key(&key) || self.aggregates.contains_key(&key)
+        {
             return Err(ExprError::DuplicateFunction { name: name.into() });
         }
         Ok(key)
@@ -131,6 +143,9 @@ impl FunctionRegistry {
 
     /// The registered names, for "did you mean" hints.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.scalars.keys().chain(self.aggregates.keys()).map(String::as_str)
+        self.scalars
+            .keys()
+            .chain(self.aggregates.keys())
+            .map(String::as_str)
     }
 }

@@ -90,12 +90,22 @@ impl ScalarExpr {
     /// let c = e.compile();
     /// assert_eq!(c.eval(&[Datum::Int(41)], &arena), Ok(Datum::Int(42)));
     /// ```
-    pub fn eval<'a>(&'a self, datums: &[Datum<'a>], arena: &'a RowArena) -> Result<Datum<'a>, EvalError> {
+    pub fn eval<'a>(
+        &'a self,
+        datums: &[Datum<'a>],
+        arena: &'a RowArena,
+    ) -> Result<Datum<'a>, EvalError> {
         match &self.kind {
             ScalarKind::Column(i) => Ok(datums.get(*i).copied().unwrap_or(Datum::Null)),
             ScalarKind::Literal(row) => Ok(row.iter().next().unwrap_or(Datum::Null)),
-            ScalarKind::Call { func, args, text } => func.call(args, |e| e.eval(datums, arena), arena, text),
-            ScalarKind::If { cond, then, otherwise } => match cond.eval(datums, arena)? {
+            ScalarKind::Call { func, args, text } => {
+                func.call(args, |e| e.eval(datums, arena), arena, text)
+            }
+            ScalarKind::If {
+                cond,
+                then,
+                otherwise,
+            } => match cond.eval(datums, arena)? {
                 Datum::Bool(true) => then.eval(datums, arena),
                 _ => otherwise.eval(datums, arena),
             },
@@ -122,7 +132,11 @@ impl ScalarExpr {
             ScalarKind::Call { args, .. } | ScalarKind::Udf { args, .. } => {
                 args.iter().for_each(|a| a.columns(out));
             }
-            ScalarKind::If { cond, then, otherwise } => {
+            ScalarKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 cond.columns(out);
                 then.columns(out);
                 otherwise.columns(out);
@@ -139,7 +153,11 @@ impl ScalarExpr {
             ScalarKind::Call { args, .. } | ScalarKind::Udf { args, .. } => {
                 args.iter_mut().for_each(|a| a.permute(map));
             }
-            ScalarKind::If { cond, then, otherwise } => {
+            ScalarKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 cond.permute(map);
                 then.permute(map);
                 otherwise.permute(map);

@@ -31,7 +31,11 @@ enum State {
     /// COUNT, COUNT(*).
     Count(i64),
     /// SUM, AVG: the total (integers and decimals exact in `i128`) and the count of values.
-    Sum { exact: i128, approx: f64, count: i64 },
+    Sum {
+        exact: i128,
+        approx: f64,
+        count: i64,
+    },
     /// MIN, MAX: the multiset of values, in value order.
     Values(BTreeMap<ByValue, u64>),
     /// FIRST_VALUE, LAST_VALUE, LISTAGG: the values with multiplicities in arrival order.
@@ -73,8 +77,13 @@ impl Accumulator {
                 count: 0,
             },
             AggregateFunc::Min | AggregateFunc::Max => State::Values(BTreeMap::new()),
-            AggregateFunc::FirstValue | AggregateFunc::LastValue | AggregateFunc::ListAgg(_) => State::Sequence(Vec::new()),
-            AggregateFunc::StddevPop | AggregateFunc::StddevSamp | AggregateFunc::VarPop | AggregateFunc::VarSamp => State::Moments {
+            AggregateFunc::FirstValue | AggregateFunc::LastValue | AggregateFunc::ListAgg(_) => {
+                State::Sequence(Vec::new())
+            }
+            AggregateFunc::StddevPop
+            | AggregateFunc::StddevSamp
+            | AggregateFunc::VarPop
+            | AggregateFunc::VarSamp => State::Moments {
                 count: 0,
                 sum: 0.0,
                 squares: 0.0,
@@ -125,18 +134,33 @@ impl Accumulator {
         let ty = self.ty.clone();
         match &mut self.state {
             State::Count(n) => {
-                let counted = matches!(self.func, AggregateFunc::CountStar) || args.iter().all(|a| !a.is_null());
+                let counted = matches!(self.func, AggregateFunc::CountStar)
+                    || args.iter().all(|a| !a.is_null());
                 if counted {
                     *n += signed;
                 }
             }
-            State::Sum { exact, approx, count } => {
+            State::Sum {
+                exact,
+                approx,
+                count,
+            } => {
                 match first {
                     Datum::Int(v) => {
-                        *exact = exact.checked_add((v as i128).checked_mul(signed as i128).ok_or_else(|| overflow(&ty))?).ok_or_else(|| overflow(&ty))?;
+                        *exact = exact
+                            .checked_add(
+                                (v as i128)
+                                    .checked_mul(signed as i128)
+                                    .ok_or_else(|| overflow(&ty))?,
+                            )
+                            .ok_or_else(|| overflow(&ty))?;
                     }
                     Datum::Decimal(v) => {
-                        *exact = exact.checked_add(v.checked_mul(signed as i128).ok_or_else(|| overflow(&ty))?).ok_or_else(|| overflow(&ty))?;
+                        *exact = exact
+                            .checked_add(
+                                v.checked_mul(signed as i128).ok_or_else(|| overflow(&ty))?,
+                            )
+                            .ok_or_else(|| overflow(&ty))?;
                     }
                     Datum::Float(v) => *approx += v * signed as f64,
                     _ => return Ok(()),
@@ -185,7 +209,11 @@ impl Accumulator {
                     }
                 }
             }
-            State::Moments { count, sum, squares } => {
+            State::Moments {
+                count,
+                sum,
+                squares,
+            } => {
                 let x = match first {
                     Datum::Float(x) => x,
                     _ => return Ok(()),
@@ -205,7 +233,9 @@ impl Accumulator {
                     } else if udaf.has_retract() {
                         acc.retract(args).map_err(&error)?;
                     } else {
-                        return Err(error("this aggregate function does not support retraction".into()));
+                        return Err(error(
+                            "this aggregate function does not support retraction".into(),
+                        ));
                     }
                 }
             }
@@ -235,7 +265,18 @@ impl Accumulator {
         }
         match (&mut self.state, other.state) {
             (State::Count(a), State::Count(b)) => *a += b,
-            (State::Sum { exact, approx, count }, State::Sum { exact: e, approx: x, count: c }) => {
+            (
+                State::Sum {
+                    exact,
+                    approx,
+                    count,
+                },
+                State::Sum {
+                    exact: e,
+                    approx: x,
+                    count: c,
+                },
+            ) => {
                 *exact = exact.checked_add(e).ok_or_else(|| overflow(&ty))?;
                 *approx += x;
                 *count += c;
@@ -246,7 +287,18 @@ impl Accumulator {
                 }
             }
             (State::Sequence(a), State::Sequence(b)) => a.extend(b),
-            (State::Moments { count, sum, squares }, State::Moments { count: c, sum: s, squares: q }) => {
+            (
+                State::Moments {
+                    count,
+                    sum,
+                    squares,
+                },
+                State::Moments {
+                    count: c,
+                    sum: s,
+                    squares: q,
+                },
+            ) => {
                 *count += c;
                 *sum += s;
                 *squares += q;
@@ -280,25 +332,44 @@ impl Accumulator {
                     Datum::Decimal(*exact)
                 }
             },
-            (AggregateFunc::Avg(kind), State::Sum { exact, approx, count }) => match kind {
+            (
+                AggregateFunc::Avg(kind),
+                State::Sum {
+                    exact,
+                    approx,
+                    count,
+                },
+            ) => match kind {
                 // Java's long division truncates toward zero, as Rust's.
                 Numeric::Int(t) => {
-                    let v = i64::try_from(exact / *count as i128).map_err(|_| overflow(&self.ty))?;
+                    let v =
+                        i64::try_from(exact / *count as i128).map_err(|_| overflow(&self.ty))?;
                     Datum::Int(t.check(v).map_err(|_| overflow(&self.ty))?)
                 }
                 Numeric::Float => Datum::Float((approx / *count as f64) as f32 as f64),
                 Numeric::Double => Datum::Float(approx / *count as f64),
-                Numeric::Decimal { left, scale, precision, .. } => {
-                    match decimal::divide(*exact, *left, *count as i128, 0, *scale) {
-                        Some(v) if decimal::fits(v, *precision) => Datum::Decimal(v),
-                        _ => return Err(overflow(&self.ty)),
-                    }
-                }
+                Numeric::Decimal {
+                    left,
+                    scale,
+                    precision,
+                    ..
+                } => match decimal::divide(*exact, *left, *count as i128, 0, *scale) {
+                    Some(v) if decimal::fits(v, *precision) => Datum::Decimal(v),
+                    _ => return Err(overflow(&self.ty)),
+                },
             },
-            (AggregateFunc::Min, State::Values(values)) => return push_first(packer, values.keys().next().map(|k| &k.0)),
-            (AggregateFunc::Max, State::Values(values)) => return push_first(packer, values.keys().next_back().map(|k| &k.0)),
-            (AggregateFunc::FirstValue, State::Sequence(seq)) => return push_first(packer, seq.first().map(|(r, _)| r)),
-            (AggregateFunc::LastValue, State::Sequence(seq)) => return push_first(packer, seq.last().map(|(r, _)| r)),
+            (AggregateFunc::Min, State::Values(values)) => {
+                return push_first(packer, values.keys().next().map(|k| &k.0))
+            }
+            (AggregateFunc::Max, State::Values(values)) => {
+                return push_first(packer, values.keys().next_back().map(|k| &k.0))
+            }
+            (AggregateFunc::FirstValue, State::Sequence(seq)) => {
+                return push_first(packer, seq.first().map(|(r, _)| r))
+            }
+            (AggregateFunc::LastValue, State::Sequence(seq)) => {
+                return push_first(packer, seq.last().map(|(r, _)| r))
+            }
             (AggregateFunc::ListAgg(separator), State::Sequence(seq)) => {
                 if seq.is_empty() {
                     Datum::Null
@@ -320,14 +391,23 @@ impl Accumulator {
                     return Ok(());
                 }
             }
-            (func, State::Moments { count, sum, squares }) => {
+            (
+                func,
+                State::Moments {
+                    count,
+                    sum,
+                    squares,
+                },
+            ) => {
                 let n = *count as f64;
                 let sample = matches!(func, AggregateFunc::StddevSamp | AggregateFunc::VarSamp);
                 if *count <= 0 || (sample && *count == 1) {
                     Datum::Null
                 } else {
-                    let variance = ((squares - sum * sum / n) / if sample { n - 1.0 } else { n }).max(0.0);
-                    let stddev = matches!(func, AggregateFunc::StddevPop | AggregateFunc::StddevSamp);
+                    let variance =
+                        ((squares - sum * sum / n) / if sample { n - 1.0 } else { n }).max(0.0);
+                    let stddev =
+                        matches!(func, AggregateFunc::StddevPop | AggregateFunc::StddevSamp);
                     Datum::Float(if stddev { variance.sqrt() } else { variance })
                 }
             }

@@ -131,7 +131,13 @@ impl AggregateExpr {
 
     /// Adds (`diff > 0`) or retracts (`diff < 0`) one input row `diff.abs()` times, applying
     /// FILTER; `arena` holds what the arguments compute and may be cleared afterwards.
-    pub fn update(&self, acc: &mut Accumulator, row: &[Datum<'_>], diff: i64, arena: &RowArena) -> Result<(), EvalError> {
+    pub fn update(
+        &self,
+        acc: &mut Accumulator,
+        row: &[Datum<'_>],
+        diff: i64,
+        arena: &RowArena,
+    ) -> Result<(), EvalError> {
         if diff == 0 {
             return Ok(());
         }
@@ -148,7 +154,11 @@ impl AggregateExpr {
     }
 
     /// The argument values on `row`, or `None` when FILTER rejects it.
-    fn arguments<'a>(&'a self, row: &[Datum<'a>], arena: &'a RowArena) -> Result<Option<SmallVec<[Datum<'a>; 2]>>, EvalError> {
+    fn arguments<'a>(
+        &'a self,
+        row: &[Datum<'a>],
+        arena: &'a RowArena,
+    ) -> Result<Option<SmallVec<[Datum<'a>; 2]>>, EvalError> {
         if let Some(filter) = &self.filter {
             if filter.eval(row, arena)? != Datum::Bool(true) {
                 return Ok(None);

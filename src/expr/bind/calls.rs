@@ -8,19 +8,81 @@ use super::{call_node, coerce_to, Binder};
 use crate::expr::ast::Expr;
 use crate::expr::error::ExprError;
 use crate::expr::func::comparison::{escape_char, LikePattern};
-use crate::expr::func::{decimal, CmpOp, IntervalOp, Numeric, RoundOp, ScalarFunc, TimeUnit, TrimSide};
+use crate::expr::func::{decimal, CmpOp, IntervalOp, Numeric, ScalarFunc, TrimSide};
 use crate::expr::scalar::{ScalarExpr, ScalarKind};
 
 /// The built-in scalar names (lower case), for registration clashes and suggestions.
-const BUILTINS: &[&str] = &[
-    "+", "-", "*", "/", "%", "mod", "abs", "=", "<>", "<", "<=", ">", ">=", "is_distinct_from",
-    "is_not_distinct_from", "between", "not_between", "in", "like", "and", "or", "not", "is_null",
-    "is_not_null", "is_true", "is_not_true", "is_false", "is_not_false", "coalesce", "if", "nullif",
-    "lower", "upper", "trim", "ltrim", "rtrim", "char_length", "substring", "concat", "||",
-    "concat_ws", "replace", "split_index", "position", "round", "floor", "ceil", "power", "sqrt",
-    "ln", "log10", "exp", "extract", "floor_to", "ceil_to", "date_format", "to_timestamp", "to_date",
-    "count", "sum", "avg", "min", "max", "first_value", "last_value", "listagg",
-    "stddev_pop", "stddev_samp", "var_pop", "var_samp",
+pub(super) const BUILTINS: &[&str] = &[
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "mod",
+    "abs",
+    "=",
+    "<>",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "is_distinct_from",
+    "is_not_distinct_from",
+    "between",
+    "not_between",
+    "in",
+    "like",
+    "and",
+    "or",
+    "not",
+    "is_null",
+    "is_not_null",
+    "is_true",
+    "is_not_true",
+    "is_false",
+    "is_not_false",
+    "coalesce",
+    "if",
+    "nullif",
+    "lower",
+    "upper",
+    "trim",
+    "ltrim",
+    "rtrim",
+    "char_length",
+    "substring",
+    "concat",
+    "||",
+    "concat_ws",
+    "replace",
+    "split_index",
+    "position",
+    "round",
+    "floor",
+    "ceil",
+    "power",
+    "sqrt",
+    "ln",
+    "log10",
+    "exp",
+    "extract",
+    "floor_to",
+    "ceil_to",
+    "date_format",
+    "to_timestamp",
+    "to_date",
+    "count",
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "first_value",
+    "last_value",
+    "listagg",
+    "stddev_pop",
+    "stddev_samp",
+    "var_pop",
+    "var_samp",
 ];
 
 /// Whether `name` (lower case) is a built-in function.
@@ -33,31 +95,25 @@ fn nullable(args: &[ScalarExpr]) -> bool {
 }
 
 fn ty(data_type: DataType, nullable: bool) -> ColumnType {
-    ColumnType { data_type, nullable }
+    ColumnType {
+        data_type,
+        nullable,
+    }
 }
 
 fn is_string_or_null(t: &DataType) -> bool {
     t.is_string() || *t == DataType::Null
 }
 
-/// The edit distance of two short names, for "did you mean".
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for j in 0..b.len() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != b[j])).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
 impl Binder<'_> {
-    fn count(&self, func: &str, args: &[Expr], ok: bool, expected: &str, e: &Expr) -> Result<(), ExprError> {
+    pub(super) fn count(
+        &self,
+        func: &str,
+        args: &[Expr],
+        ok: bool,
+        expected: &str,
+        e: &Expr,
+    ) -> Result<(), ExprError> {
         if ok {
             Ok(())
         } else {
@@ -71,7 +127,12 @@ impl Binder<'_> {
     }
 
     /// A literal argument's text (units, formats, separators).
-    fn literal_text(&self, arg: &ScalarExpr, what: &str, e: &Expr) -> Result<String, ExprError> {
+    pub(super) fn literal_text(
+        &self,
+        arg: &ScalarExpr,
+        what: &str,
+        e: &Expr,
+    ) -> Result<String, ExprError> {
         match arg.as_literal() {
             Some(Datum::Str(s)) => Ok(s.to_string()),
             _ => Err(ExprError::InvalidArgument {
@@ -82,12 +143,20 @@ impl Binder<'_> {
     }
 
     /// Binds `func(args)`.
-    pub(crate) fn call(&self, func: &str, args: &[Expr], e: &Expr) -> Result<ScalarExpr, ExprError> {
+    pub(crate) fn call(
+        &self,
+        func: &str,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<ScalarExpr, ExprError> {
         let name = func.to_ascii_lowercase();
         if name == "distinct" || name == "filter" {
             return Err(ExprError::InvalidArgument {
                 expr: e.to_string(),
-                reason: format!("{} applies only to an aggregate function call", name.to_ascii_uppercase()),
+                reason: format!(
+                    "{} applies only to an aggregate function call",
+                    name.to_ascii_uppercase()
+                ),
             });
         }
         if !is_builtin(&name) {
@@ -99,10 +168,23 @@ impl Binder<'_> {
             "+" | "*" | "/" | "%" | "mod" => arity(n == 2, "2")?,
             "-" => arity(n == 1 || n == 2, "1 or 2")?,
             "abs" | "not" | "is_null" | "is_not_null" | "is_true" | "is_not_true" | "is_false"
-            | "is_not_false" | "lower" | "upper" | "trim" | "ltrim" | "rtrim" | "char_length" | "floor"
-            | "ceil" | "sqrt" | "ln" | "log10" | "exp" => arity(n == 1, "1")?,
-            "=" | "<>" | "<" | "<=" | ">" | ">=" | "is_distinct_from" | "is_not_distinct_from" | "nullif"
-            | "power" | "extract" | "floor_to" | "ceil_to" | "date_format" | "position" => arity(n == 2, "2")?,
+            | "is_not_false" | "lower" | "upper" | "trim" | "ltrim" | "rtrim" | "char_length"
+            | "floor" | "ceil" | "sqrt" | "ln" | "log10" | "exp" => arity(n == 1, "1")?,
+            "="
+            | "<>"
+            | "<"
+            | "<="
+            | ">"
+            | ">="
+            | "is_distinct_from"
+            | "is_not_distinct_from"
+            | "nullif"
+            | "power"
+            | "extract"
+            | "floor_to"
+            | "ceil_to"
+            | "date_format"
+            | "position" => arity(n == 2, "2")?,
             "between" | "not_between" | "if" | "replace" | "split_index" => arity(n == 3, "3")?,
             "like" => arity(n == 2 || n == 3, "2 or 3")?,
             "substring" => arity(n == 2 || n == 3, "2 or 3")?,
@@ -119,35 +201,77 @@ impl Binder<'_> {
         if name == "between" || name == "not_between" {
             // a BETWEEN lo AND hi is a >= lo AND a <= hi (NOT BETWEEN: a < lo OR a > hi).
             let (x, lo, hi) = (&args[0], &args[1], &args[2]);
-            let (ge, le, join) = if name == "between" { (">=", "<=", "and") } else { ("<", ">", "or") };
+            let (ge, le, join) = if name == "between" {
+                (">=", "<=", "and")
+            } else {
+                ("<", ">", "or")
+            };
             let low = self.call(ge, &[x.clone(), lo.clone()], e)?;
             let high = self.call(le, &[x.clone(), hi.clone()], e)?;
             let nullable = low.ty.nullable || high.ty.nullable;
-            let func = if join == "and" { ScalarFunc::And } else { ScalarFunc::Or };
-            return Ok(call_node(func, vec![low, high], ty(DataType::Boolean, nullable), e));
+            let func = if join == "and" {
+                ScalarFunc::And
+            } else {
+                ScalarFunc::Or
+            };
+            return Ok(call_node(
+                func,
+                vec![low, high],
+                ty(DataType::Boolean, nullable),
+                e,
+            ));
         }
-        let bound = args.iter().map(|a| self.scalar(a)).collect::<Result<Vec<_>, _>>()?;
+        let bound = args
+            .iter()
+            .map(|a| self.scalar(a))
+            .collect::<Result<Vec<_>, _>>()?;
         self.builtin(&name, bound, e)
     }
 
-    fn builtin(&self, name: &str, args: Vec<ScalarExpr>, e: &Expr) -> Result<ScalarExpr, ExprError> {
+    fn builtin(
+        &self,
+        name: &str,
+        args: Vec<ScalarExpr>,
+        e: &Expr,
+    ) -> Result<ScalarExpr, ExprError> {
         let types: Vec<&DataType> = args.iter().map(|a| &a.ty.data_type).collect();
         let null = nullable(&args);
         let op_name = name.to_ascii_uppercase();
         match name {
-            "+" | "-" | "*" | "/" | "%" | "mod" if args.len() == 2 => self.arithmetic(name, args, e),
+            "+" | "-" | "*" | "/" | "%" | "mod" if args.len() == 2 => {
+                self.arithmetic(name, args, e)
+            }
             "-" | "abs" => {
                 let t = types[0].clone();
                 let kind = match coerce::arithmetic(ArithOp::Add, &t, &t) {
-                    Some((Numeric::Decimal { scale, precision, .. }, _, _)) if t != DataType::Null => {
+                    Some((
+                        Numeric::Decimal {
+                            scale, precision, ..
+                        },
+                        _,
+                        _,
+                    )) if t != DataType::Null => {
                         let (p, s) = decimal::integer_precision(&t).unwrap_or((precision, scale));
-                        Numeric::Decimal { left: s, right: s, precision: p, scale: s }
+                        Numeric::Decimal {
+                            left: s,
+                            right: s,
+                            precision: p,
+                            scale: s,
+                        }
                     }
                     Some((kind, _, _)) => kind,
                     None => return Err(self.mismatch(&op_name, &args, e, "'<NUMERIC>'")),
                 };
-                let t = if t == DataType::Null { DataType::Int } else { t };
-                let func = if name == "-" { ScalarFunc::Neg(kind) } else { ScalarFunc::Abs(kind) };
+                let t = if t == DataType::Null {
+                    DataType::Int
+                } else {
+                    t
+                };
+                let func = if name == "-" {
+                    ScalarFunc::Neg(kind)
+                } else {
+                    ScalarFunc::Abs(kind)
+                };
                 Ok(call_node(func, args, ty(t, null), e))
             }
             "=" | "<>" | "<" | "<=" | ">" | ">=" => {
@@ -159,37 +283,75 @@ impl Binder<'_> {
                     ">" => CmpOp::Gt,
                     _ => CmpOp::Ge,
                 };
-                let args = self.common(name, args, e, "'<COMPARABLE_TYPE> op <COMPARABLE_TYPE>'")?;
-                Ok(call_node(ScalarFunc::Cmp(op), args, ty(DataType::Boolean, null), e))
+                let args =
+                    self.common(name, args, e, "'<COMPARABLE_TYPE> op <COMPARABLE_TYPE>'")?;
+                Ok(call_node(
+                    ScalarFunc::Cmp(op),
+                    args,
+                    ty(DataType::Boolean, null),
+                    e,
+                ))
             }
             "is_distinct_from" | "is_not_distinct_from" => {
-                let args = self.common(name, args, e, "'<COMPARABLE_TYPE> IS DISTINCT FROM <COMPARABLE_TYPE>'")?;
+                let args = self.common(
+                    name,
+                    args,
+                    e,
+                    "'<COMPARABLE_TYPE> IS DISTINCT FROM <COMPARABLE_TYPE>'",
+                )?;
                 let func = ScalarFunc::IsDistinctFrom(name == "is_distinct_from");
                 Ok(call_node(func, args, ty(DataType::Boolean, false), e))
             }
             "in" => {
                 let args = self.common("IN", args, e, "'<T> IN (<T>, ...)'")?;
-                Ok(call_node(ScalarFunc::In, args, ty(DataType::Boolean, null), e))
+                Ok(call_node(
+                    ScalarFunc::In,
+                    args,
+                    ty(DataType::Boolean, null),
+                    e,
+                ))
             }
             "like" => {
                 if !types.iter().all(|t| is_string_or_null(t)) {
-                    return Err(self.mismatch("LIKE", &args, e, "'<STRING> LIKE <STRING> [ESCAPE <STRING>]'"));
+                    return Err(self.mismatch(
+                        "LIKE",
+                        &args,
+                        e,
+                        "'<STRING> LIKE <STRING> [ESCAPE <STRING>]'",
+                    ));
                 }
-                let invalid = |reason: String| ExprError::InvalidArgument { expr: e.to_string(), reason };
+                let invalid = |reason: String| ExprError::InvalidArgument {
+                    expr: e.to_string(),
+                    reason,
+                };
                 let escape = match args.get(2).map(|a| a.as_literal()) {
                     Some(Some(Datum::Str(s))) => Some(Some(escape_char(s).map_err(invalid)?)),
                     Some(_) => None,
                     None => Some(None),
                 };
                 let compiled = match (args[1].as_literal(), escape) {
-                    (Some(Datum::Str(p)), Some(escape)) => Some(LikePattern::new(p, escape).map_err(invalid)?),
+                    (Some(Datum::Str(p)), Some(escape)) => {
+                        Some(LikePattern::new(p, escape).map_err(invalid)?)
+                    }
                     _ => None,
                 };
-                Ok(call_node(ScalarFunc::Like(compiled), args, ty(DataType::Boolean, null), e))
+                Ok(call_node(
+                    ScalarFunc::Like(compiled),
+                    args,
+                    ty(DataType::Boolean, null),
+                    e,
+                ))
             }
             "and" | "or" | "not" => {
-                if !types.iter().all(|t| matches!(t, DataType::Boolean | DataType::Null)) {
-                    let form = if name == "not" { "'NOT <BOOLEAN>'".to_string() } else { format!("'<BOOLEAN> {op_name} <BOOLEAN>'") };
+                if !types
+                    .iter()
+                    .all(|t| matches!(t, DataType::Boolean | DataType::Null))
+                {
+                    let form = if name == "not" {
+                        "'NOT <BOOLEAN>'".to_string()
+                    } else {
+                        format!("'<BOOLEAN> {op_name} <BOOLEAN>'")
+                    };
                     return Err(self.mismatch(&op_name, &args, e, &form));
                 }
                 let func = match name {
@@ -200,12 +362,21 @@ impl Binder<'_> {
                 Ok(call_node(func, args, ty(DataType::Boolean, null), e))
             }
             "is_null" | "is_not_null" => {
-                let func = if name == "is_null" { ScalarFunc::IsNull } else { ScalarFunc::IsNotNull };
+                let func = if name == "is_null" {
+                    ScalarFunc::IsNull
+                } else {
+                    ScalarFunc::IsNotNull
+                };
                 Ok(call_node(func, args, ty(DataType::Boolean, false), e))
             }
             "is_true" | "is_not_true" | "is_false" | "is_not_false" => {
                 if !matches!(types[0], DataType::Boolean | DataType::Null) {
-                    return Err(self.mismatch(&op_name, &args, e, "'<BOOLEAN> IS [NOT] TRUE|FALSE'"));
+                    return Err(self.mismatch(
+                        &op_name,
+                        &args,
+                        e,
+                        "'<BOOLEAN> IS [NOT] TRUE|FALSE'",
+                    ));
                 }
                 let func = ScalarFunc::IsBool {
                     value: name.ends_with("true"),
@@ -220,7 +391,12 @@ impl Binder<'_> {
                 if args.len() == 1 {
                     return Ok(args.remove(0));
                 }
-                Ok(call_node(ScalarFunc::Coalesce, args, ty(t, all_nullable), e))
+                Ok(call_node(
+                    ScalarFunc::Coalesce,
+                    args,
+                    ty(t, all_nullable),
+                    e,
+                ))
             }
             "nullif" => {
                 let args = self.common("NULLIF", args, e, "'NULLIF(<T>, <T>)'")?;
@@ -229,27 +405,50 @@ impl Binder<'_> {
             }
             "if" => {
                 let mut args = args.into_iter();
-                let (Some(cond), Some(then), Some(otherwise)) = (args.next(), args.next(), args.next()) else {
-                    return Err(ExprError::InvalidArgument { expr: e.to_string(), reason: "IF takes 3 arguments".into() });
+                let (Some(cond), Some(then), Some(otherwise)) =
+                    (args.next(), args.next(), args.next())
+                else {
+                    return Err(ExprError::InvalidArgument {
+                        expr: e.to_string(),
+                        reason: "IF takes 3 arguments".into(),
+                    });
                 };
                 if !matches!(cond.ty.data_type, DataType::Boolean | DataType::Null) {
-                    return Err(self.mismatch("IF", &[cond, then, otherwise], e, "'IF(<BOOLEAN>, <T>, <T>)'"));
+                    return Err(self.mismatch(
+                        "IF",
+                        &[cond, then, otherwise],
+                        e,
+                        "'IF(<BOOLEAN>, <T>, <T>)'",
+                    ));
                 }
-                let branches = self.common("IF", vec![then, otherwise], e, "'IF(<BOOLEAN>, <T>, <T>)'")?;
+                let branches =
+                    self.common("IF", vec![then, otherwise], e, "'IF(<BOOLEAN>, <T>, <T>)'")?;
                 let t = ty(branches[0].ty.data_type.clone(), nullable(&branches));
                 let mut branches = branches.into_iter();
                 let (Some(then), Some(otherwise)) = (branches.next(), branches.next()) else {
-                    return Err(ExprError::InvalidArgument { expr: e.to_string(), reason: "IF takes 3 arguments".into() });
+                    return Err(ExprError::InvalidArgument {
+                        expr: e.to_string(),
+                        reason: "IF takes 3 arguments".into(),
+                    });
                 };
                 Ok(ScalarExpr {
-                    kind: ScalarKind::If { cond: Box::new(cond), then: Box::new(then), otherwise: Box::new(otherwise) },
+                    kind: ScalarKind::If {
+                        cond: Box::new(cond),
+                        then: Box::new(then),
+                        otherwise: Box::new(otherwise),
+                    },
                     ty: t,
                 })
             }
-            "lower" | "upper" | "trim" | "ltrim" | "rtrim" | "char_length" | "concat" | "||" | "concat_ws"
-            | "replace" | "position" => {
+            "lower" | "upper" | "trim" | "ltrim" | "rtrim" | "char_length" | "concat" | "||"
+            | "concat_ws" | "replace" | "position" => {
                 if !types.iter().all(|t| is_string_or_null(t)) {
-                    return Err(self.mismatch(&op_name, &args, e, &format!("'{op_name}(<STRING>, ...)'")));
+                    return Err(self.mismatch(
+                        &op_name,
+                        &args,
+                        e,
+                        &format!("'{op_name}(<STRING>, ...)'"),
+                    ));
                 }
                 let (func, result) = match name {
                     "lower" => (ScalarFunc::Lower, coerce::string()),
@@ -263,26 +462,50 @@ impl Binder<'_> {
                     "concat_ws" => (ScalarFunc::ConcatWs, coerce::string()),
                     _ => (ScalarFunc::Concat, coerce::string()),
                 };
-                let null = if name == "concat_ws" { args[0].ty.nullable } else { null };
+                let null = if name == "concat_ws" {
+                    args[0].ty.nullable
+                } else {
+                    null
+                };
                 Ok(call_node(func, args, ty(result, null), e))
             }
             "substring" | "split_index" => {
                 let ints_at = if name == "substring" { 1 } else { 2 };
                 let ok = types.iter().enumerate().all(|(i, t)| {
-                    if i >= ints_at { t.is_integer() || **t == DataType::Null } else { is_string_or_null(t) }
+                    if i >= ints_at {
+                        t.is_integer() || **t == DataType::Null
+                    } else {
+                        is_string_or_null(t)
+                    }
                 });
                 if !ok {
-                    let form = if name == "substring" { "'SUBSTRING(<STRING>, <INTEGER> [, <INTEGER>])'" } else { "'SPLIT_INDEX(<STRING>, <STRING>, <INTEGER>)'" };
+                    let form = if name == "substring" {
+                        "'SUBSTRING(<STRING>, <INTEGER> [, <INTEGER>])'"
+                    } else {
+                        "'SPLIT_INDEX(<STRING>, <STRING>, <INTEGER>)'"
+                    };
                     return Err(self.mismatch(&op_name, &args, e, form));
                 }
-                let func = if name == "substring" { ScalarFunc::Substring } else { ScalarFunc::SplitIndex };
+                let func = if name == "substring" {
+                    ScalarFunc::Substring
+                } else {
+                    ScalarFunc::SplitIndex
+                };
                 let null = null || name == "split_index";
                 Ok(call_node(func, args, ty(coerce::string(), null), e))
             }
             "round" | "floor" | "ceil" => self.round(name, args, e),
             "power" | "sqrt" | "ln" | "log10" | "exp" => {
-                if !types.iter().all(|t| t.is_numeric() || **t == DataType::Null) {
-                    return Err(self.mismatch(&op_name, &args, e, &format!("'{op_name}(<NUMERIC>)'")));
+                if !types
+                    .iter()
+                    .all(|t| t.is_numeric() || **t == DataType::Null)
+                {
+                    return Err(self.mismatch(
+                        &op_name,
+                        &args,
+                        e,
+                        &format!("'{op_name}(<NUMERIC>)'"),
+                    ));
                 }
                 let func = match name {
                     "power" => ScalarFunc::Power,
@@ -291,7 +514,10 @@ impl Binder<'_> {
                     "log10" => ScalarFunc::Log10,
                     _ => ScalarFunc::Exp,
                 };
-                let args = args.into_iter().map(|a| coerce_to(a, &DataType::Double)).collect();
+                let args = args
+                    .into_iter()
+                    .map(|a| coerce_to(a, &DataType::Double))
+                    .collect();
                 Ok(call_node(func, args, ty(DataType::Double, null), e))
             }
             _ => self.time(name, args, e),
@@ -299,22 +525,41 @@ impl Binder<'_> {
     }
 
     /// Casts `args` to their common type, or the "Cannot apply" error.
-    fn common(&self, func: &str, args: Vec<ScalarExpr>, e: &Expr, supported: &str) -> Result<Vec<ScalarExpr>, ExprError> {
+    fn common(
+        &self,
+        func: &str,
+        args: Vec<ScalarExpr>,
+        e: &Expr,
+        supported: &str,
+    ) -> Result<Vec<ScalarExpr>, ExprError> {
         match coerce::common_of(args.iter().map(|a| &a.ty.data_type)) {
             Some(t) => Ok(args.into_iter().map(|a| coerce_to(a, &t)).collect()),
             None => Err(self.mismatch(&func.to_ascii_uppercase(), &args, e, supported)),
         }
     }
 
-    fn arithmetic(&self, name: &str, args: Vec<ScalarExpr>, e: &Expr) -> Result<ScalarExpr, ExprError> {
+    fn arithmetic(
+        &self,
+        name: &str,
+        args: Vec<ScalarExpr>,
+        e: &Expr,
+    ) -> Result<ScalarExpr, ExprError> {
         let symbol = if name == "mod" { "MOD" } else { name };
         let (a, b) = (args[0].ty.data_type.clone(), args[1].ty.data_type.clone());
         let (a, b) = (&a, &b);
         let null = nullable(&args);
         // Datetime +/- interval (and interval + datetime).
-        let interval = |t: &DataType| matches!(t, DataType::IntervalDayTime | DataType::IntervalYearMonth);
-        let datetime = |t: &DataType| matches!(t, DataType::Date | DataType::Timestamp(_) | DataType::TimestampLtz(_));
-        if (name == "+" || name == "-") && ((datetime(a) && interval(b)) || (name == "+" && interval(a) && datetime(b))) {
+        let interval =
+            |t: &DataType| matches!(t, DataType::IntervalDayTime | DataType::IntervalYearMonth);
+        let datetime = |t: &DataType| {
+            matches!(
+                t,
+                DataType::Date | DataType::Timestamp(_) | DataType::TimestampLtz(_)
+            )
+        };
+        if (name == "+" || name == "-")
+            && ((datetime(a) && interval(b)) || (name == "+" && interval(a) && datetime(b)))
+        {
             let mut args = args;
             if interval(a) {
                 args.swap(0, 1);
@@ -325,7 +570,12 @@ impl Binder<'_> {
                 negate: name == "-",
             };
             let result = args[0].ty.data_type.clone();
-            return Ok(call_node(ScalarFunc::Interval(op), args, ty(result, null), e));
+            return Ok(call_node(
+                ScalarFunc::Interval(op),
+                args,
+                ty(result, null),
+                e,
+            ));
         }
         let op = match name {
             "+" | "-" => ArithOp::Add,
@@ -335,7 +585,9 @@ impl Binder<'_> {
         };
         let Some((kind, casts, result)) = coerce::arithmetic(op, a, b) else {
             let supported = match op {
-                ArithOp::Add => format!("'<NUMERIC> {symbol} <NUMERIC>', '<DATETIME> {symbol} <INTERVAL>'"),
+                ArithOp::Add => {
+                    format!("'<NUMERIC> {symbol} <NUMERIC>', '<DATETIME> {symbol} <INTERVAL>'")
+                }
                 ArithOp::Mod => format!("'{symbol}(<EXACT_NUMERIC>, <EXACT_NUMERIC>)'"),
                 _ => format!("'<NUMERIC> {symbol} <NUMERIC>'"),
             };
@@ -357,129 +609,9 @@ impl Binder<'_> {
             _ => ScalarFunc::Mod(kind),
         };
         // DECIMAL division by zero is NULL.
-        let null = null || (matches!(kind, Numeric::Decimal { .. }) && matches!(op, ArithOp::Div | ArithOp::Mod));
+        let null = null
+            || (matches!(kind, Numeric::Decimal { .. })
+                && matches!(op, ArithOp::Div | ArithOp::Mod));
         Ok(call_node(func, args, ty(result, null), e))
-    }
-
-    fn round(&self, name: &str, args: Vec<ScalarExpr>, e: &Expr) -> Result<ScalarExpr, ExprError> {
-        let op_name = name.to_ascii_uppercase();
-        let t = args[0].ty.data_type.clone();
-        let digits = match args.get(1) {
-            None => Some(0),
-            Some(d) => match d.as_literal() {
-                Some(Datum::Int(v)) if d.ty.data_type.is_integer() => i32::try_from(v).ok(),
-                _ => None,
-            },
-        };
-        let (Some(digits), true) = (digits, t.is_numeric()) else {
-            return Err(self.mismatch(&op_name, &args, e, &format!("'{op_name}(<NUMERIC> [, <INTEGER literal>])'")));
-        };
-        let null = nullable(&args);
-        let input = match coerce::arithmetic(ArithOp::Add, &t, &t) {
-            Some((Numeric::Decimal { .. }, _, _)) | None => {
-                let (p, s) = decimal::integer_precision(&t).unwrap_or((38, 0));
-                Numeric::Decimal { left: s, right: s, precision: p, scale: s }
-            }
-            Some((kind, _, _)) => kind,
-        };
-        let (op, result) = match (name, &t) {
-            ("round", DataType::Decimal { precision, scale }) => {
-                // LogicalTypeMerging.findRoundDecimalType.
-                let (p, s) = if digits >= *scale as i32 {
-                    (*precision, *scale)
-                } else if digits < 0 {
-                    ((1 + precision - scale).min(decimal::MAX_PRECISION), 0)
-                } else {
-                    (1 + precision - scale + digits as u8, digits as u8)
-                };
-                (RoundOp::Round { input, digits, out_scale: s }, DataType::Decimal { precision: p, scale: s })
-            }
-            ("round", _) => (RoundOp::Round { input, digits, out_scale: 0 }, t.clone()),
-            (_, DataType::Decimal { precision, scale }) => {
-                let op = if name == "floor" { RoundOp::Floor(input) } else { RoundOp::Ceil(input) };
-                let p = if *scale == 0 { *precision } else { (precision - scale + 1).min(decimal::MAX_PRECISION) };
-                (op, DataType::Decimal { precision: p, scale: 0 })
-            }
-            _ => (if name == "floor" { RoundOp::Floor(input) } else { RoundOp::Ceil(input) }, t.clone()),
-        };
-        Ok(call_node(ScalarFunc::Round(op), args, ty(result, null), e))
-    }
-
-    fn time(&self, name: &str, args: Vec<ScalarExpr>, e: &Expr) -> Result<ScalarExpr, ExprError> {
-        let op_name = name.to_ascii_uppercase();
-        let null = nullable(&args[1.min(args.len() - 1)..]);
-        let invalid = |reason: String| ExprError::InvalidArgument { expr: e.to_string(), reason };
-        match name {
-            "extract" | "floor_to" | "ceil_to" => {
-                let unit_text = self.literal_text(&args[0], "the time unit", e)?;
-                let unit = TimeUnit::parse(&unit_text).ok_or_else(|| invalid(format!("unknown time unit '{unit_text}'")))?;
-                let t = args[1].ty.data_type.clone();
-                if name == "extract" {
-                    if !matches!(t, DataType::Date | DataType::Timestamp(_) | DataType::TimestampLtz(_)) {
-                        return Err(self.mismatch("EXTRACT", &args[1..], e, "'EXTRACT(<TIME UNIT> FROM <DATETIME>)'"));
-                    }
-                    let func = ScalarFunc::Extract(unit, t == DataType::Date);
-                    return Ok(call_node(func, args, ty(DataType::BigInt, null), e));
-                }
-                if !t.is_timestamp() || !unit.floorable() {
-                    return Err(self.mismatch(&op_name, &args[1..], e, &format!("'{op_name}(<TIMESTAMP> TO <TIME UNIT>)'")));
-                }
-                let func = if name == "floor_to" { ScalarFunc::FloorTo(unit) } else { ScalarFunc::CeilTo(unit) };
-                Ok(call_node(func, args, ty(t, null), e))
-            }
-            "date_format" => {
-                if !args[0].ty.data_type.is_timestamp() || !is_string_or_null(&args[1].ty.data_type) {
-                    return Err(self.mismatch("DATE_FORMAT", &args, e, "'DATE_FORMAT(<TIMESTAMP>, <STRING>)'"));
-                }
-                let null = nullable(&args);
-                Ok(call_node(ScalarFunc::DateFormat, args, ty(coerce::string(), null), e))
-            }
-            _ => {
-                // to_timestamp, to_date: NULL when the text does not parse.
-                if !args.iter().all(|a| is_string_or_null(&a.ty.data_type)) {
-                    return Err(self.mismatch(&op_name, &args, e, &format!("'{op_name}(<STRING> [, <STRING>])'")));
-                }
-                let (func, result) = if name == "to_date" {
-                    (ScalarFunc::ToDate, DataType::Date)
-                } else {
-                    (ScalarFunc::ToTimestamp, DataType::Timestamp(3))
-                };
-                Ok(call_node(func, args, ty(result, true), e))
-            }
-        }
-    }
-
-    fn udf_call(&self, func: &str, name: &str, args: &[Expr], e: &Expr) -> Result<ScalarExpr, ExprError> {
-        if self.registry.aggregate(name).is_some() {
-            return Err(ExprError::AggregateNotAllowed { aggregate: e.to_string(), expr: self.root.clone() });
-        }
-        let Some(udf) = self.registry.scalar(name) else {
-            let mut close: Vec<&str> = BUILTINS
-                .iter()
-                .copied()
-                .chain(self.registry.names())
-                .filter(|c| c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') && distance(name, c) <= 2)
-                .collect();
-            close.sort_by_key(|c| distance(name, c));
-            let suggestions = if close.is_empty() {
-                String::new()
-            } else {
-                format!("; did you mean: {}", close.iter().map(|c| c.to_ascii_uppercase()).collect::<Vec<_>>().join(", "))
-            };
-            return Err(ExprError::UnknownFunction { name: func.into(), expr: e.to_string(), suggestions });
-        };
-        self.count(func, args, args.len() == udf.args.len(), &udf.args.len().to_string(), e)?;
-        let bound = args.iter().map(|a| self.scalar(a)).collect::<Result<Vec<_>, _>>()?;
-        let mut cast = Vec::with_capacity(bound.len());
-        for (arg, want) in bound.iter().zip(&udf.args) {
-            match coerce::common_type(&arg.ty.data_type, want) {
-                Some(t) if t == *want => cast.push(coerce_to(arg.clone(), want)),
-                _ => {
-                    let forms = udf.args.iter().map(|t| format!("<{t}>")).collect::<Vec<_>>().join(", ");
-                    return Err(self.mismatch(&udf.name, &bound, e, &format!("'{}({forms})'", udf.name)));
-                }
-            }
-        }
-        Ok(ScalarExpr { kind: ScalarKind::Udf { udf: udf.clone(), args: cast }, ty: udf.ret.clone() })
     }
 }

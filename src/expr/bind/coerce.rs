@@ -12,7 +12,9 @@ use crate::expr::func::decimal;
 /// The length of a string or binary type.
 fn length(t: &DataType) -> Option<u32> {
     match t {
-        DataType::Char(n) | DataType::Varchar(n) | DataType::Binary(n) | DataType::Varbinary(n) => Some(*n),
+        DataType::Char(n) | DataType::Varchar(n) | DataType::Binary(n) | DataType::Varbinary(n) => {
+            Some(*n)
+        }
         _ => None,
     }
 }
@@ -42,7 +44,9 @@ pub fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
                 _ => Varchar(n),
             }
         }
-        (Binary(_) | Varbinary(_), Binary(_) | Varbinary(_)) => Varbinary(length(a)?.max(length(b)?)),
+        (Binary(_) | Varbinary(_), Binary(_) | Varbinary(_)) => {
+            Varbinary(length(a)?.max(length(b)?))
+        }
         (x, y) if x.is_integer() && y.is_integer() => {
             if int_rank(x) >= int_rank(y) {
                 x.clone()
@@ -104,7 +108,11 @@ pub enum ArithOp {
 /// How `a op b` computes and the type both operands are cast to (`None`: they stay) and the
 /// result type; `None` when the operands are not numbers (or MOD of approximate numbers,
 /// which Flink does not accept).
-pub fn arithmetic(op: ArithOp, a: &DataType, b: &DataType) -> Option<(Numeric, [Option<DataType>; 2], DataType)> {
+pub fn arithmetic(
+    op: ArithOp,
+    a: &DataType,
+    b: &DataType,
+) -> Option<(Numeric, [Option<DataType>; 2], DataType)> {
     use DataType::*;
     let (a, b) = match (a, b) {
         (Null, Null) => (&Int, &Int),
@@ -116,7 +124,11 @@ pub fn arithmetic(op: ArithOp, a: &DataType, b: &DataType) -> Option<(Numeric, [
     }
     if a.is_integer() && b.is_integer() {
         // MOD takes the type of its second operand (Flink's MOD output strategy).
-        let result = if op == ArithOp::Mod { b.clone() } else { common_type(a, b)? };
+        let result = if op == ArithOp::Mod {
+            b.clone()
+        } else {
+            common_type(a, b)?
+        };
         return Some((Numeric::Int(IntType::of(&result)?), [None, None], result));
     }
     let approximate = |t: &DataType| matches!(t, Float | Double);
@@ -125,7 +137,11 @@ pub fn arithmetic(op: ArithOp, a: &DataType, b: &DataType) -> Option<(Numeric, [
             return None;
         }
         let result = common_type(a, b)?;
-        let kind = if result == Float { Numeric::Float } else { Numeric::Double };
+        let kind = if result == Float {
+            Numeric::Float
+        } else {
+            Numeric::Double
+        };
         let cast = |t: &DataType| (*t != result).then(|| result.clone());
         return Some((kind, [cast(a), cast(b)], result));
     }

@@ -6,6 +6,7 @@
 mod aggregate;
 mod calls;
 pub mod coerce;
+mod functions;
 
 use std::sync::Arc;
 
@@ -36,13 +37,21 @@ pub(crate) use calls::is_builtin;
 ///      Supported form(s): '<NUMERIC> + <NUMERIC>', '<DATETIME> + <INTERVAL>'"
 /// );
 /// ```
-pub fn bind_scalar(expr: &Expr, schema: &Schema, registry: &FunctionRegistry) -> Result<ScalarExpr, ExprError> {
+pub fn bind_scalar(
+    expr: &Expr,
+    schema: &Schema,
+    registry: &FunctionRegistry,
+) -> Result<ScalarExpr, ExprError> {
     Binder::new(schema, registry, expr).scalar(expr)
 }
 
 /// Binds an aggregate call (`expr` must be one, under any aliases): its arguments and FILTER
 /// are scalar expressions over the input's columns.
-pub fn bind_aggregate(expr: &Expr, schema: &Schema, registry: &FunctionRegistry) -> Result<AggregateExpr, ExprError> {
+pub fn bind_aggregate(
+    expr: &Expr,
+    schema: &Schema,
+    registry: &FunctionRegistry,
+) -> Result<AggregateExpr, ExprError> {
     Binder::new(schema, registry, expr).aggregate(expr.unaliased())
 }
 
@@ -97,7 +106,10 @@ impl<'s> Binder<'s> {
         let matches: Vec<usize> = (0..fields.len())
             .filter(|&i| {
                 let field = fields[i].name.as_str();
-                field == unqualified || field.rsplit_once('.').is_some_and(|(_, f)| f == unqualified && !name.contains('.'))
+                field == unqualified
+                    || field
+                        .rsplit_once('.')
+                        .is_some_and(|(_, f)| f == unqualified && !name.contains('.'))
             })
             .collect();
         match matches.as_slice() {
@@ -110,13 +122,23 @@ impl<'s> Binder<'s> {
             many => Err(ExprError::AmbiguousColumn {
                 name: name.into(),
                 expr: self.root.clone(),
-                candidates: many.iter().map(|&i| fields[i].name.as_str()).collect::<Vec<_>>().join(", "),
+                candidates: many
+                    .iter()
+                    .map(|&i| fields[i].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             }),
         }
     }
 
     /// `CAST(inner AS to)` / `TRY_CAST`.
-    fn cast(&self, inner: ScalarExpr, to: &DataType, safe: bool, e: &Expr) -> Result<ScalarExpr, ExprError> {
+    fn cast(
+        &self,
+        inner: ScalarExpr,
+        to: &DataType,
+        safe: bool,
+        e: &Expr,
+    ) -> Result<ScalarExpr, ExprError> {
         let from = inner.ty.data_type.clone();
         if !can_cast(&from, to) {
             return Err(ExprError::InvalidCast {
@@ -166,7 +188,12 @@ impl<'s> Binder<'s> {
                 None => self.scalar(when)?,
             };
             if !matches!(condition.ty.data_type, DataType::Boolean | DataType::Null) {
-                return Err(self.mismatch("CASE", &[condition], e, "'CASE WHEN <BOOLEAN> THEN <ANY> END'"));
+                return Err(self.mismatch(
+                    "CASE",
+                    &[condition],
+                    e,
+                    "'CASE WHEN <BOOLEAN> THEN <ANY> END'",
+                ));
             }
             conditions.push(condition);
             results.push(self.scalar(then)?);
@@ -177,11 +204,21 @@ impl<'s> Binder<'s> {
         };
         results.push(otherwise);
         let Some(ty) = coerce::common_of(results.iter().map(|r| &r.ty.data_type)) else {
-            return Err(self.mismatch("CASE", &results, e, "'CASE WHEN <BOOLEAN> THEN <T> ELSE <T> END'"));
+            return Err(self.mismatch(
+                "CASE",
+                &results,
+                e,
+                "'CASE WHEN <BOOLEAN> THEN <T> ELSE <T> END'",
+            ));
         };
         let nullable = results.iter().any(|r| r.ty.nullable);
-        let mut results = results.into_iter().map(|r| coerce_to(r, &ty)).collect::<Vec<_>>();
-        let mut acc = results.pop().unwrap_or_else(|| ScalarExpr::literal(crate::repr::Datum::Null, ty.clone().nullable()));
+        let mut results = results
+            .into_iter()
+            .map(|r| coerce_to(r, &ty))
+            .collect::<Vec<_>>();
+        let mut acc = results.pop().unwrap_or_else(|| {
+            ScalarExpr::literal(crate::repr::Datum::Null, ty.clone().nullable())
+        });
         while let (Some(cond), Some(then)) = (conditions.pop(), results.pop()) {
             acc = ScalarExpr {
                 kind: ScalarKind::If {
@@ -199,10 +236,20 @@ impl<'s> Binder<'s> {
     }
 
     /// The "Cannot apply" error for `func` on `args`.
-    pub(crate) fn mismatch(&self, func: &str, args: &[ScalarExpr], e: &Expr, supported: &str) -> ExprError {
+    pub(crate) fn mismatch(
+        &self,
+        func: &str,
+        args: &[ScalarExpr],
+        e: &Expr,
+        supported: &str,
+    ) -> ExprError {
         ExprError::TypeMismatch {
             func: func.into(),
-            types: args.iter().map(|a| format!("<{}>", a.ty.data_type)).collect::<Vec<_>>().join(", "),
+            types: args
+                .iter()
+                .map(|a| format!("<{}>", a.ty.data_type))
+                .collect::<Vec<_>>()
+                .join(", "),
             expr: e.to_string(),
             supported: supported.into(),
         }
@@ -210,7 +257,12 @@ impl<'s> Binder<'s> {
 }
 
 /// A call node of `func` on `args` with result type `ty`, named by `e`'s text.
-pub(crate) fn call_node(func: ScalarFunc, args: Vec<ScalarExpr>, ty: ColumnType, e: &Expr) -> ScalarExpr {
+pub(crate) fn call_node(
+    func: ScalarFunc,
+    args: Vec<ScalarExpr>,
+    ty: ColumnType,
+    e: &Expr,
+) -> ScalarExpr {
     ScalarExpr {
         kind: ScalarKind::Call {
             func,
@@ -230,7 +282,10 @@ pub(crate) fn coerce_to(arg: ScalarExpr, to: &DataType) -> ScalarExpr {
         || (from.is_integer() && to.is_integer())
         || (from.is_string() && to.is_string())
         || (from.is_timestamp() && to.is_timestamp())
-        || matches!((from, to), (DataType::Float, DataType::Double) | (DataType::Time(_), DataType::Time(_)));
+        || matches!(
+            (from, to),
+            (DataType::Float, DataType::Double) | (DataType::Time(_), DataType::Time(_))
+        );
     let ty = ColumnType {
         data_type: to.clone(),
         nullable: arg.ty.nullable,

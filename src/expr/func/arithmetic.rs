@@ -52,7 +52,7 @@ impl IntType {
 
     /// `v` if it is in range, else an overflow.
     #[inline]
-    pub fn check(self, v: i64) -> Result<i64, Fault> {
+    pub(crate) fn check(self, v: i64) -> Result<i64, Fault> {
         let fits = match self {
             IntType::TinyInt => i8::try_from(v).is_ok(),
             IntType::SmallInt => i16::try_from(v).is_ok(),
@@ -131,14 +131,17 @@ impl Numeric {
         match *self {
             Numeric::Decimal {
                 left, right, scale, ..
-            } => Some((decimal::rescale(a, left, scale)?, decimal::rescale(b, right, scale)?)),
+            } => Some((
+                decimal::rescale(a, left, scale)?,
+                decimal::rescale(b, right, scale)?,
+            )),
             _ => None,
         }
     }
 
     /// `a + b`.
     #[inline]
-    pub fn add<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn add<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
         match (self, a, b) {
             (Numeric::Int(t), Datum::Int(a), Datum::Int(b)) => match a.checked_add(b) {
                 Some(v) => t.check(v).map(Datum::Int),
@@ -154,7 +157,7 @@ impl Numeric {
 
     /// `a - b`.
     #[inline]
-    pub fn sub<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn sub<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
         match (self, a, b) {
             (Numeric::Int(t), Datum::Int(a), Datum::Int(b)) => match a.checked_sub(b) {
                 Some(v) => t.check(v).map(Datum::Int),
@@ -170,7 +173,7 @@ impl Numeric {
 
     /// `a * b`.
     #[inline]
-    pub fn mul<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn mul<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
         match (*self, a, b) {
             (Numeric::Int(t), Datum::Int(a), Datum::Int(b)) => match a.checked_mul(b) {
                 Some(v) => t.check(v).map(Datum::Int),
@@ -193,7 +196,7 @@ impl Numeric {
 
     /// `a / b`.
     #[inline]
-    pub fn div<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn div<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
         match (*self, a, b) {
             (Numeric::Int(_), Datum::Int(_), Datum::Int(0)) => Err(Fault::DivisionByZero),
             (Numeric::Int(t), Datum::Int(a), Datum::Int(b)) => match a.checked_div(b) {
@@ -215,7 +218,7 @@ impl Numeric {
 
     /// `a % b` (the sign of `a`, as Java's `%`).
     #[inline]
-    pub fn rem<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn rem<'a>(&self, a: Datum<'a>, b: Datum<'a>) -> Result<Datum<'a>, Fault> {
         match (self, a, b) {
             (Numeric::Int(_), Datum::Int(_), Datum::Int(0)) => Err(Fault::DivisionByZero),
             (Numeric::Int(t), Datum::Int(a), Datum::Int(b)) => {
@@ -233,7 +236,7 @@ impl Numeric {
     }
 
     /// `-a`.
-    pub fn neg<'a>(&self, a: Datum<'a>) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn neg<'a>(&self, a: Datum<'a>) -> Result<Datum<'a>, Fault> {
         match (self, a) {
             (Numeric::Int(t), Datum::Int(a)) => match a.checked_neg() {
                 Some(v) => t.check(v).map(Datum::Int),
@@ -246,7 +249,7 @@ impl Numeric {
     }
 
     /// `ABS(a)`.
-    pub fn abs<'a>(&self, a: Datum<'a>) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn abs<'a>(&self, a: Datum<'a>) -> Result<Datum<'a>, Fault> {
         match (self, a) {
             (Numeric::Int(t), Datum::Int(a)) => match a.checked_abs() {
                 Some(v) => t.check(v).map(Datum::Int),

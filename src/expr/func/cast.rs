@@ -19,7 +19,7 @@ use crate::repr::{DataType, Datum, Ts};
 
 use super::arithmetic::IntType;
 use super::decimal;
-use super::time::{date_of_days, naive_of_ts, ts_of_naive, truncate_ts, EPOCH_DAYS_CE};
+use super::time::{date_of_days, naive_of_ts, truncate_ts, ts_of_naive, EPOCH_DAYS_CE};
 use crate::expr::arena::RowArena;
 use crate::expr::error::Fault;
 
@@ -44,13 +44,19 @@ pub fn can_cast(from: &DataType, to: &DataType) -> bool {
         || from.is_string()
         || to.is_string()
         || (numeric_or_bool(from) && numeric_or_bool(to))
-        || (datetime(from) && datetime(to) && !matches!((from, to), (Date, Time(_)) | (Time(_), Date)))
+        || (datetime(from)
+            && datetime(to)
+            && !matches!((from, to), (Date, Time(_)) | (Time(_), Date)))
         || (matches!(from, Binary(_) | Varbinary(_)) && matches!(to, Binary(_) | Varbinary(_)))
 }
 
 impl CastOp {
     /// The cast of `datum` (of type `from`); NULL stays NULL.
-    pub fn apply<'a>(&self, datum: Datum<'a>, arena: &'a RowArena) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn apply<'a>(
+        &self,
+        datum: Datum<'a>,
+        arena: &'a RowArena,
+    ) -> Result<Datum<'a>, Fault> {
         if datum.is_null() {
             return Ok(Datum::Null);
         }
@@ -73,15 +79,26 @@ impl CastOp {
 fn int_of(ty: &DataType, v: i128) -> Result<Datum<'static>, String> {
     let t = IntType::of(ty).ok_or("not an integer type")?;
     let v = i64::try_from(v).map_err(|_| format!("out of the range of {ty}"))?;
-    t.check(v).map(Datum::Int).map_err(|_| format!("out of the range of {ty}"))
+    t.check(v)
+        .map(Datum::Int)
+        .map_err(|_| format!("out of the range of {ty}"))
 }
 
 fn float_of(ty: &DataType, v: f64) -> Datum<'static> {
-    Datum::Float(if *ty == DataType::Float { v as f32 as f64 } else { v })
+    Datum::Float(if *ty == DataType::Float {
+        v as f32 as f64
+    } else {
+        v
+    })
 }
 
 /// The cast proper, of a non-NULL datum; the error is the reason.
-fn cast<'a>(datum: Datum<'a>, from: &DataType, to: &DataType, arena: &'a RowArena) -> Result<Datum<'a>, String> {
+fn cast<'a>(
+    datum: Datum<'a>,
+    from: &DataType,
+    to: &DataType,
+    arena: &'a RowArena,
+) -> Result<Datum<'a>, String> {
     use DataType as T;
     if to.is_string() {
         let mut out = arena.string();
@@ -97,7 +114,9 @@ fn cast<'a>(datum: Datum<'a>, from: &DataType, to: &DataType, arena: &'a RowAren
         (_, t) if t == from => Ok(datum),
         (Datum::Bool(b), t) if t.is_integer() => Ok(Datum::Int(b as i64)),
         (Datum::Bool(b), T::Float | T::Double) => Ok(Datum::Float(b as i64 as f64)),
-        (Datum::Bool(b), T::Decimal { scale, .. }) => Ok(Datum::Decimal(decimal::rescale(b as i128, 0, *scale).ok_or_else(range)?)),
+        (Datum::Bool(b), T::Decimal { scale, .. }) => Ok(Datum::Decimal(
+            decimal::rescale(b as i128, 0, *scale).ok_or_else(range)?,
+        )),
         (Datum::Int(v), T::Boolean) => Ok(Datum::Bool(v != 0)),
         (Datum::Float(v), T::Boolean) => Ok(Datum::Bool(v != 0.0)),
         (Datum::Decimal(v), T::Boolean) => Ok(Datum::Bool(v != 0)),
@@ -114,9 +133,11 @@ fn cast<'a>(datum: Datum<'a>, from: &DataType, to: &DataType, arena: &'a RowAren
             int_of(t, v.trunc() as i128)
         }
         (Datum::Float(v), T::Float | T::Double) => Ok(float_of(to, v)),
-        (Datum::Float(v), T::Decimal { precision, scale }) => decimal::from_f64(v, *precision, *scale)
-            .map(Datum::Decimal)
-            .ok_or_else(range),
+        (Datum::Float(v), T::Decimal { precision, scale }) => {
+            decimal::from_f64(v, *precision, *scale)
+                .map(Datum::Decimal)
+                .ok_or_else(range)
+        }
         (Datum::Decimal(v), t) if t.is_integer() => {
             let (_, s) = decimal::integer_precision(from).unwrap_or((0, 0));
             int_of(t, v / decimal::pow10(s as u32).unwrap_or(1))
@@ -137,19 +158,23 @@ fn cast<'a>(datum: Datum<'a>, from: &DataType, to: &DataType, arena: &'a RowAren
             let nanos = ts.millis.rem_euclid(86_400_000) * 1_000_000 + ts.nanos_of_milli as i64;
             Ok(Datum::Time(truncate_nanos(nanos, *p)))
         }
-        (Datum::Timestamp(ts), T::Timestamp(p) | T::TimestampLtz(p)) => Ok(Datum::Timestamp(truncate_ts(ts, *p))),
+        (Datum::Timestamp(ts), T::Timestamp(p) | T::TimestampLtz(p)) => {
+            Ok(Datum::Timestamp(truncate_ts(ts, *p)))
+        }
         (Datum::Date(days), T::Timestamp(_) | T::TimestampLtz(_)) => Ok(Datum::Timestamp(Ts {
             millis: days as i64 * 86_400_000,
             nanos_of_milli: 0,
         })),
         (Datum::Time(nanos), T::Time(p)) => Ok(Datum::Time(truncate_nanos(nanos, *p))),
-        (Datum::Time(nanos), T::Timestamp(p) | T::TimestampLtz(p)) => Ok(Datum::Timestamp(truncate_ts(
-            Ts {
-                millis: nanos.div_euclid(1_000_000),
-                nanos_of_milli: nanos.rem_euclid(1_000_000) as u32,
-            },
-            *p,
-        ))),
+        (Datum::Time(nanos), T::Timestamp(p) | T::TimestampLtz(p)) => {
+            Ok(Datum::Timestamp(truncate_ts(
+                Ts {
+                    millis: nanos.div_euclid(1_000_000),
+                    nanos_of_milli: nanos.rem_euclid(1_000_000) as u32,
+                },
+                *p,
+            )))
+        }
         (Datum::Bytes(b), T::Binary(_) | T::Varbinary(_)) => Ok(Datum::Bytes(b)),
         _ => Err(format!("no cast from {from} to {to}")),
     }
@@ -201,7 +226,8 @@ fn parse<'a>(text: &'a str, to: &DataType, arena: &'a RowArena) -> Result<Datum<
         T::Time(p) => NaiveTime::parse_from_str(t, "%H:%M:%S%.f")
             .or_else(|_| NaiveTime::parse_from_str(t, "%H:%M"))
             .map(|time| {
-                let nanos = time.num_seconds_from_midnight() as i64 * 1_000_000_000 + time.nanosecond() as i64;
+                let nanos = time.num_seconds_from_midnight() as i64 * 1_000_000_000
+                    + time.nanosecond() as i64;
                 Datum::Time(truncate_nanos(nanos, *p))
             })
             .map_err(|_| bad()),
@@ -216,7 +242,9 @@ fn parse<'a>(text: &'a str, to: &DataType, arena: &'a RowArena) -> Result<Datum<
 /// `yyyy-MM-dd` as days since 1970-01-01 (years 0000-9999).
 pub fn parse_date(text: &str) -> Option<i32> {
     let date = NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
-    (0..=9999).contains(&date.year()).then(|| date.num_days_from_ce() - EPOCH_DAYS_CE)
+    (0..=9999)
+        .contains(&date.year())
+        .then(|| date.num_days_from_ce() - EPOCH_DAYS_CE)
 }
 
 /// `yyyy-MM-dd[ HH:mm[:ss[.fffffffff]]]` (or with `T`) as a timestamp.
@@ -226,8 +254,10 @@ pub fn parse_timestamp(text: &str) -> Option<Ts> {
         .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f"))
         .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M"))
         .ok()
-        .or_else(|| parse_date(text).map(|d| date_of_days(d).and_hms_opt(0, 0, 0)).flatten())?;
-    (0..=9999).contains(&naive.year()).then(|| ts_of_naive(naive))
+        .or_else(|| parse_date(text).and_then(|d| date_of_days(d).and_hms_opt(0, 0, 0)))?;
+    (0..=9999)
+        .contains(&naive.year())
+        .then(|| ts_of_naive(naive))
 }
 
 /// Writes `datum` (of type `ty`) as Flink prints it; NULL as `NULL`.
@@ -253,7 +283,13 @@ fn try_write_datum(out: &mut impl Write, datum: Datum<'_>, ty: &DataType) -> std
         Datum::Time(nanos) => {
             let p = if let DataType::Time(p) = ty { *p } else { 0 };
             let secs = nanos.div_euclid(1_000_000_000);
-            write!(out, "{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)?;
+            write!(
+                out,
+                "{:02}:{:02}:{:02}",
+                secs / 3600,
+                secs / 60 % 60,
+                secs % 60
+            )?;
             write_fraction(out, nanos.rem_euclid(1_000_000_000) as u32, p)
         }
         Datum::Timestamp(ts) => {
@@ -308,7 +344,12 @@ fn write_fraction(out: &mut impl Write, nanos: u32, p: u8) -> std::fmt::Result {
         return Ok(());
     }
     let p = p.min(9) as u32;
-    write!(out, ".{:0width$}", nanos / 10u32.pow(9 - p), width = p as usize)
+    write!(
+        out,
+        ".{:0width$}",
+        nanos / 10u32.pow(9 - p),
+        width = p as usize
+    )
 }
 
 /// Writes a DOUBLE (or FLOAT) as Java's `Double.toString` (`Float.toString`): the shortest
@@ -358,7 +399,10 @@ pub(crate) struct StackText {
 impl StackText {
     /// An empty buffer.
     pub(crate) fn new() -> StackText {
-        StackText { buf: [0; 64], len: 0 }
+        StackText {
+            buf: [0; 64],
+            len: 0,
+        }
     }
 
     /// The text written.

@@ -146,7 +146,9 @@ impl LikePattern {
         while let Some(c) = chars.next() {
             if Some(c) == escape {
                 match chars.next() {
-                    Some(n) if n == '%' || n == '_' || Some(n) == escape => tokens.push(Token::Char(n)),
+                    Some(n) if n == '%' || n == '_' || Some(n) == escape => {
+                        tokens.push(Token::Char(n))
+                    }
                     _ => return Err(format!("Invalid escape sequence '{pattern}'")),
                 }
             } else {
@@ -208,7 +210,10 @@ impl LikePattern {
 }
 
 /// `s LIKE pattern [ESCAPE e]`; `compiled` when the pattern and escape were literals.
-pub fn like<'a>(args: &[Datum<'a>], compiled: Option<&LikePattern>) -> Result<Datum<'a>, Fault> {
+pub(crate) fn like<'a>(
+    args: &[Datum<'a>],
+    compiled: Option<&LikePattern>,
+) -> Result<Datum<'a>, Fault> {
     let Datum::Str(text) = super::arg(args, 0) else {
         return Ok(Datum::Null);
     };

@@ -175,7 +175,11 @@ pub fn parse_literal(text: &str) -> Option<(i128, u8, u8)> {
     if precision > MAX_PRECISION as usize {
         return None;
     }
-    Some((if negative { -value } else { value }, precision as u8, scale))
+    Some((
+        if negative { -value } else { value },
+        precision as u8,
+        scale,
+    ))
 }
 
 /// Parses decimal text, optionally with an exponent as Java's `BigDecimal` reads it
@@ -221,5 +225,11 @@ pub fn write(out: &mut impl std::fmt::Write, v: i128, s: u8) -> std::fmt::Result
         return write!(out, "{magnitude}");
     }
     let d = 10u128.pow(s as u32);
-    write!(out, "{}.{:0width$}", magnitude / d, magnitude % d, width = s as usize)
+    write!(
+        out,
+        "{}.{:0width$}",
+        magnitude / d,
+        magnitude % d,
+        width = s as usize
+    )
 }

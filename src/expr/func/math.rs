@@ -28,7 +28,7 @@ pub enum RoundOp {
 
 impl RoundOp {
     /// The kernel.
-    pub fn apply<'a>(&self, args: &[Datum<'a>]) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn apply<'a>(&self, args: &[Datum<'a>]) -> Result<Datum<'a>, Fault> {
         let x = arg(args, 0);
         match (*self, x) {
             (RoundOp::Round { digits, .. }, Datum::Int(v)) => {
@@ -46,7 +46,11 @@ impl RoundOp {
             }
             (RoundOp::Round { input, digits, .. }, Datum::Float(v)) => {
                 let rounded = round_double(v, digits);
-                Ok(Datum::Float(if input == Numeric::Float { rounded as f32 as f64 } else { rounded }))
+                Ok(Datum::Float(if input == Numeric::Float {
+                    rounded as f32 as f64
+                } else {
+                    rounded
+                }))
             }
             (
                 RoundOp::Round {
@@ -68,7 +72,9 @@ impl RoundOp {
                 } else {
                     decimal::rescale(rounded, at, out_scale)
                 };
-                value.map(Datum::Decimal).ok_or(Fault::Overflow(self.input().result_type()))
+                value
+                    .map(Datum::Decimal)
+                    .ok_or(Fault::Overflow(self.input().result_type()))
             }
             (RoundOp::Floor(_) | RoundOp::Ceil(_), Datum::Int(v)) => Ok(Datum::Int(v)),
             (RoundOp::Floor(_), Datum::Float(v)) => Ok(Datum::Float(v.floor())),
@@ -80,7 +86,11 @@ impl RoundOp {
             (RoundOp::Ceil(Numeric::Decimal { scale, .. }), Datum::Decimal(v)) => {
                 let unit = decimal::pow10(scale as u32).unwrap_or(1);
                 let floor = v.div_euclid(unit);
-                Ok(Datum::Decimal(if v.rem_euclid(unit) == 0 { floor } else { floor + 1 }))
+                Ok(Datum::Decimal(if v.rem_euclid(unit) == 0 {
+                    floor
+                } else {
+                    floor + 1
+                }))
             }
             _ => Ok(Datum::Null),
         }

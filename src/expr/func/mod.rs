@@ -159,7 +159,11 @@ impl ScalarFunc {
                         _ => {}
                     }
                 }
-                Ok(if null { Datum::Null } else { Datum::Bool(!decisive) })
+                Ok(if null {
+                    Datum::Null
+                } else {
+                    Datum::Bool(!decisive)
+                })
             }
             ScalarFunc::Coalesce => {
                 for arg in args {
@@ -186,7 +190,11 @@ impl ScalarFunc {
 
     /// The kernel: the result on evaluated operands (NULLs already handled for strict
     /// functions).
-    pub(crate) fn apply<'a>(&self, args: &[Datum<'a>], arena: &'a RowArena) -> Result<Datum<'a>, Fault> {
+    pub(crate) fn apply<'a>(
+        &self,
+        args: &[Datum<'a>],
+        arena: &'a RowArena,
+    ) -> Result<Datum<'a>, Fault> {
         use ScalarFunc::*;
         match self {
             Add(n) => n.add(arg(args, 0), arg(args, 1)),
@@ -216,9 +224,8 @@ impl ScalarFunc {
             | SplitIndex | Position => string::apply(self, args, arena),
             Round(op) => op.apply(args),
             Power | Sqrt | Ln | Log10 | Exp => Ok(math::apply_double(self, args)),
-            Extract(..) | FloorTo(_) | CeilTo(_) | Interval(_) | DateFormat | ToTimestamp | ToDate => {
-                time::apply(self, args, arena)
-            }
+            Extract(..) | FloorTo(_) | CeilTo(_) | Interval(_) | DateFormat | ToTimestamp
+            | ToDate => time::apply(self, args, arena),
             // Evaluated lazily by `call`; reached only through `apply` on evaluated operands.
             And | Or | Coalesce => Ok(lazy_on_values(self, args)),
         }
@@ -228,7 +235,11 @@ impl ScalarFunc {
 /// AND, OR and COALESCE on operands already evaluated.
 fn lazy_on_values<'a>(func: &ScalarFunc, args: &[Datum<'a>]) -> Datum<'a> {
     match func {
-        ScalarFunc::Coalesce => args.iter().copied().find(|d| !d.is_null()).unwrap_or(Datum::Null),
+        ScalarFunc::Coalesce => args
+            .iter()
+            .copied()
+            .find(|d| !d.is_null())
+            .unwrap_or(Datum::Null),
         _ => {
             let decisive = matches!(func, ScalarFunc::Or);
             if args.contains(&Datum::Bool(decisive)) {

@@ -33,7 +33,11 @@ fn int_arg(args: &[Datum<'_>], i: usize) -> Option<i64> {
 }
 
 /// The string functions' kernel.
-pub(crate) fn apply<'a>(func: &ScalarFunc, args: &[Datum<'a>], arena: &'a RowArena) -> Result<Datum<'a>, Fault> {
+pub(crate) fn apply<'a>(
+    func: &ScalarFunc,
+    args: &[Datum<'a>],
+    arena: &'a RowArena,
+) -> Result<Datum<'a>, Fault> {
     let s = str_arg(args, 0);
     Ok(match (func, s) {
         (ScalarFunc::Lower, Some(s)) => Datum::Str(map_chars(s, arena, char::to_lowercase)),
@@ -87,9 +91,10 @@ pub(crate) fn apply<'a>(func: &ScalarFunc, args: &[Datum<'a>], arena: &'a RowAre
             _ => Datum::Null,
         },
         (ScalarFunc::SplitIndex, Some(s)) => match (str_arg(args, 1), int_arg(args, 2)) {
-            (Some(sep), Some(index)) if index >= 0 && !sep.is_empty() => {
-                s.split(sep).nth(index as usize).map_or(Datum::Null, Datum::Str)
-            }
+            (Some(sep), Some(index)) if index >= 0 && !sep.is_empty() => s
+                .split(sep)
+                .nth(index as usize)
+                .map_or(Datum::Null, Datum::Str),
             _ => Datum::Null,
         },
         (ScalarFunc::Position, Some(needle)) => match str_arg(args, 1) {
@@ -104,7 +109,11 @@ pub(crate) fn apply<'a>(func: &ScalarFunc, args: &[Datum<'a>], arena: &'a RowAre
 }
 
 /// Each character of `s` mapped through `f` into the arena (no copy when nothing changes).
-fn map_chars<'a, I: Iterator<Item = char>>(s: &'a str, arena: &'a RowArena, f: impl Fn(char) -> I) -> &'a str {
+fn map_chars<'a, I: Iterator<Item = char>>(
+    s: &'a str,
+    arena: &'a RowArena,
+    f: impl Fn(char) -> I,
+) -> &'a str {
     let mut out = arena.string();
     for c in s.chars() {
         for m in f(c) {
@@ -130,14 +139,21 @@ fn substring(s: &str, pos: i64, len: Option<i64>) -> Datum<'_> {
     };
     let chars = s.chars().count() as i64;
     let start = match pos {
-        p if p > 0 && p - 1 >= chars => return Datum::Str(""),
+        p if p > chars => return Datum::Str(""),
         p if p > 0 => p - 1,
         p if p < 0 && chars + p < 0 => return Datum::Str(""),
         p if p < 0 => chars + p,
         _ => 0,
     };
-    let end = if chars - start < len { chars } else { start + len };
-    let begin = s.char_indices().nth(start as usize).map_or(s.len(), |(i, _)| i);
+    let end = if chars - start < len {
+        chars
+    } else {
+        start + len
+    };
+    let begin = s
+        .char_indices()
+        .nth(start as usize)
+        .map_or(s.len(), |(i, _)| i);
     let rest = &s[begin..];
     let stop = rest
         .char_indices()

@@ -78,7 +78,11 @@ impl TimeUnit {
     pub fn floorable(self) -> bool {
         !matches!(
             self,
-            TimeUnit::DayOfYear | TimeUnit::DayOfWeek | TimeUnit::Microsecond | TimeUnit::Nanosecond | TimeUnit::Epoch
+            TimeUnit::DayOfYear
+                | TimeUnit::DayOfWeek
+                | TimeUnit::Microsecond
+                | TimeUnit::Nanosecond
+                | TimeUnit::Epoch
         )
     }
 }
@@ -96,7 +100,8 @@ pub struct IntervalOp {
 
 /// The calendar date `days` after 1970-01-01 (clamped to chrono's range).
 pub fn date_of_days(days: i32) -> NaiveDate {
-    NaiveDate::from_num_days_from_ce_opt(days.saturating_add(EPOCH_DAYS_CE)).unwrap_or(NaiveDate::MIN)
+    NaiveDate::from_num_days_from_ce_opt(days.saturating_add(EPOCH_DAYS_CE))
+        .unwrap_or(NaiveDate::MIN)
 }
 
 /// The wall-clock date and time of `ts`, if chrono can represent it.
@@ -140,15 +145,25 @@ fn out_of_range() -> Fault {
 }
 
 /// The time functions' kernel.
-pub(crate) fn apply<'a>(func: &ScalarFunc, args: &[Datum<'a>], arena: &'a RowArena) -> Result<Datum<'a>, Fault> {
+pub(crate) fn apply<'a>(
+    func: &ScalarFunc,
+    args: &[Datum<'a>],
+    arena: &'a RowArena,
+) -> Result<Datum<'a>, Fault> {
     // The unit is operand 0 (a literal the binder read); the value is operand 1.
     match (func, arg(args, 0), arg(args, 1)) {
-        (ScalarFunc::Extract(unit, _), _, Datum::Date(days)) => Ok(Datum::Int(extract(*unit, date_of_days(days).and_time(chrono::NaiveTime::MIN), 0))),
+        (ScalarFunc::Extract(unit, _), _, Datum::Date(days)) => Ok(Datum::Int(extract(
+            *unit,
+            date_of_days(days).and_time(chrono::NaiveTime::MIN),
+            0,
+        ))),
         (ScalarFunc::Extract(unit, _), _, Datum::Timestamp(ts)) => {
             let n = naive_of_ts(ts).ok_or_else(out_of_range)?;
             Ok(Datum::Int(extract(*unit, n, ts.millis.div_euclid(1000))))
         }
-        (ScalarFunc::FloorTo(unit), _, Datum::Timestamp(ts)) => floor(*unit, ts).map(Datum::Timestamp),
+        (ScalarFunc::FloorTo(unit), _, Datum::Timestamp(ts)) => {
+            floor(*unit, ts).map(Datum::Timestamp)
+        }
         (ScalarFunc::CeilTo(unit), _, Datum::Timestamp(ts)) => {
             let down = floor(*unit, ts)?;
             if down == ts {
@@ -166,7 +181,8 @@ pub(crate) fn apply<'a>(func: &ScalarFunc, args: &[Datum<'a>], arena: &'a RowAre
                 TimeUnit::Second => n.checked_add_signed(Duration::seconds(1)),
                 _ => n.checked_add_signed(Duration::milliseconds(1)),
             };
-            up.map(|n| Datum::Timestamp(ts_of_naive(n))).ok_or_else(out_of_range)
+            up.map(|n| Datum::Timestamp(ts_of_naive(n)))
+                .ok_or_else(out_of_range)
         }
         (ScalarFunc::Interval(op), t, i) => add_interval(*op, t, i),
         (ScalarFunc::DateFormat, Datum::Timestamp(ts), Datum::Str(format)) => {
@@ -188,7 +204,9 @@ pub(crate) fn apply<'a>(func: &ScalarFunc, args: &[Datum<'a>], arena: &'a RowAre
                 Datum::Str(f) => NaiveDate::parse_from_str(text.trim(), &chrono_format(f)).ok(),
                 _ => NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok(),
             };
-            Ok(parsed.map_or(Datum::Null, |d| Datum::Date(d.num_days_from_ce() - EPOCH_DAYS_CE)))
+            Ok(parsed.map_or(Datum::Null, |d| {
+                Datum::Date(d.num_days_from_ce() - EPOCH_DAYS_CE)
+            }))
         }
         _ => Ok(Datum::Null),
     }
@@ -242,7 +260,8 @@ fn floor(unit: TimeUnit, ts: Ts) -> Result<Ts, Fault> {
                 TimeUnit::Quarter => n.month0() / 3 * 3,
                 _ => n.month0(),
             };
-            let first = NaiveDate::from_ymd_opt(n.year(), month0 + 1, 1).ok_or_else(out_of_range)?;
+            let first =
+                NaiveDate::from_ymd_opt(n.year(), month0 + 1, 1).ok_or_else(out_of_range)?;
             ts_of_naive(first.and_time(chrono::NaiveTime::MIN))
         }
         _ => ts,
@@ -253,19 +272,31 @@ fn add_interval<'a>(op: IntervalOp, t: Datum<'a>, i: Datum<'a>) -> Result<Datum<
     let overflow = || Fault::Argument("the result is outside the range of timestamps".into());
     match (op.date, op.months, t, i) {
         (false, false, Datum::Timestamp(ts), Datum::IntervalDayTime(ms)) => {
-            let ms = if op.negate { ms.checked_neg().ok_or_else(overflow)? } else { ms };
+            let ms = if op.negate {
+                ms.checked_neg().ok_or_else(overflow)?
+            } else {
+                ms
+            };
             let millis = ts.millis.checked_add(ms).ok_or_else(overflow)?;
             Ok(Datum::Timestamp(Ts { millis, ..ts }))
         }
         (true, false, Datum::Date(days), Datum::IntervalDayTime(ms)) => {
             let delta = ms.div_euclid(MILLIS_PER_DAY);
             let delta = if op.negate { -delta } else { delta };
-            i32::try_from(days as i64 + delta).map(Datum::Date).map_err(|_| overflow())
+            i32::try_from(days as i64 + delta)
+                .map(Datum::Date)
+                .map_err(|_| overflow())
         }
         (date, true, t, Datum::IntervalYearMonth(months)) => {
-            let months = if op.negate { -(months as i64) } else { months as i64 };
+            let months = if op.negate {
+                -(months as i64)
+            } else {
+                months as i64
+            };
             let (n, ts) = match (date, t) {
-                (true, Datum::Date(days)) => (date_of_days(days).and_time(chrono::NaiveTime::MIN), None),
+                (true, Datum::Date(days)) => {
+                    (date_of_days(days).and_time(chrono::NaiveTime::MIN), None)
+                }
                 (false, Datum::Timestamp(ts)) => (naive_of_ts(ts).ok_or_else(overflow)?, Some(ts)),
                 _ => return Ok(Datum::Null),
             };
@@ -300,7 +331,14 @@ fn java_runs(format: &str, mut each: impl FnMut(Option<(char, usize)>, &str)) {
                     break;
                 }
             }
-            each(None, if end == start { "'" } else { &format[start..end] });
+            each(
+                None,
+                if end == start {
+                    "'"
+                } else {
+                    &format[start..end]
+                },
+            );
         } else if c.is_ascii_alphabetic() {
             let mut n = 1;
             while chars.peek().is_some_and(|&(_, d)| d == c) {
@@ -331,7 +369,11 @@ fn format_java(out: &mut crate::expr::arena::ArenaString<'_>, n: NaiveDateTime, 
             Some(('s', w)) => write!(out, "{:0w$}", n.second()),
             Some(('S', w)) => {
                 let digits = w.min(9);
-                write!(out, "{:0digits$}", n.nanosecond() / 10u32.pow(9 - digits as u32))
+                write!(
+                    out,
+                    "{:0digits$}",
+                    n.nanosecond() / 10u32.pow(9 - digits as u32)
+                )
             }
             Some(('a', _)) => out.write_str(if n.hour12().0 { "PM" } else { "AM" }),
             Some(('E', w)) if w >= 4 => write!(out, "{}", n.format("%A")),
