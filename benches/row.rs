@@ -6,7 +6,9 @@
 //! builds a row from values (the text row formats each cell), `unpack` reads every field back
 //! as a value (the text row parses its cells), `clone` and `hash` (SipHash) are per row.
 //! `csv_parse` reads 100k lines of that shape from a file's blocks: typed rows by the schema
-//! (`io::TypedSource`) vs text rows (`csv::Schema`, today's pass-through).
+//! (`io::TypedSource`) vs text rows (`csv::Schema`, today's pass-through). Until the text forms
+//! of DECIMAL and TIMESTAMP land with `repr::decimal` / `repr::time`, the file's price is read
+//! as DOUBLE and its time as BIGINT epoch milliseconds.
 //!
 //! ```text
 //! cargo bench --bench row -- --quick
@@ -162,14 +164,13 @@ fn csv_parse(c: &mut Criterion) {
     let path = dir.path().join("rows.csv");
     let mut file = String::from("id,qty,price,ts,code\n");
     for i in 0..LINES as i64 {
-        let (h, m, s) = (i / 3600 % 24, i / 60 % 60, i % 60);
         file.push_str(&format!(
-            "{},{},{}.{:02},2024-03-01 {h:02}:{m:02}:{s:02}.{:03},C{:07}\n",
+            "{},{},{}.{:02},{},C{:07}\n",
             i * 7919,
             i % 1000,
             i % 10_000,
             i % 100,
-            i % 1000,
+            1_700_000_000_000 + i * 1000,
             i
         ));
     }
@@ -178,8 +179,8 @@ fn csv_parse(c: &mut Criterion) {
     let schema = Schema::builder()
         .column("id", DataType::BigInt.not_null())
         .column("qty", DataType::BigInt.nullable())
-        .column("price", DataType::decimal(10, 2).unwrap().nullable())
-        .column("ts", DataType::Timestamp(3).nullable())
+        .column("price", DataType::Double.nullable())
+        .column("ts", DataType::BigInt.nullable())
         .column("code", DataType::STRING.nullable())
         .build()
         .unwrap();
