@@ -258,6 +258,13 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             let probe_time = probe.schema.rowtime.as_ref().map(|r| r.column);
             let build_time = build.schema.rowtime.as_ref().map(|r| r.column);
             let build_width = build.schema.len();
+            // Build rows with a key but no event time cannot be versions: refused.
+            for (time, b) in &build_changes {
+                let key = project(&b.row, build_key, &mut datums);
+                if !has_null(&key) && build_time.and_then(|c| event_time(&b.row, c)).is_none() {
+                    refused.push(refuse(*time, b.seq, "NULL event time"));
+                }
+            }
             let mut out = Vec::new();
             let all_times = times(
                 probe_changes
@@ -269,16 +276,17 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             for at in all_times {
                 let mut now = Vec::new();
                 for (time, change) in probe_changes.iter().filter(|(t, _)| *t <= at) {
-                    let Some(t) = probe_time.and_then(|c| event_time(&change.row, c)) else {
-                        if at == *time {
-                            refused.push(refuse(*time, change.seq, "NULL event time"));
-                        }
-                        continue;
-                    };
+                    // A NULL key never matches (and is not checked for its time).
                     let k = project(&change.row, probe_key, &mut datums);
                     let version = if has_null(&k) {
                         None
                     } else {
+                        let Some(t) = probe_time.and_then(|c| event_time(&change.row, c)) else {
+                            if at == *time {
+                                refused.push(refuse(*time, change.seq, "NULL event time"));
+                            }
+                            continue;
+                        };
                         build_changes
                             .iter()
                             .filter(|(bt, b)| {

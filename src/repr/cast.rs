@@ -47,6 +47,7 @@ use std::num::IntErrorKind;
 use base64::Engine as _;
 
 use super::row::Datum;
+use super::time;
 use super::types::DataType;
 
 mod float;
@@ -139,12 +140,29 @@ pub fn parse_datum<'a>(
             check_length(bytes.len(), || bytes.len(), *n, "bytes", text, ty)?;
             Ok(Datum::Bytes(bytes))
         }
+        DataType::Decimal { precision, scale } => {
+            let to = super::decimal::DecimalType {
+                precision: *precision,
+                scale: *scale,
+            };
+            super::decimal::parse_decimal(trimmed, to)
+                .map(Datum::Decimal)
+                .map_err(|e| fail(&decimal_reason(e)))
+        }
+        DataType::Date => time::parse_date(trimmed)
+            .map(Datum::Date)
+            .map_err(|e| fail(&e.reason)),
+        DataType::Time(p) => time::parse_time(trimmed, *p)
+            .map(Datum::Time)
+            .map_err(|e| fail(&e.reason)),
+        DataType::Timestamp(p) => time::parse_timestamp(trimmed, *p)
+            .map(Datum::Timestamp)
+            .map_err(|e| fail(&e.reason)),
+        // The session time zone is UTC (`table.local-time-zone` is not configurable yet).
+        DataType::TimestampLtz(p) => time::parse_timestamp_ltz(trimmed, *p, 0)
+            .map(Datum::Timestamp)
+            .map_err(|e| fail(&e.reason)),
         DataType::Null
-        | DataType::Decimal { .. }
-        | DataType::Date
-        | DataType::Time(_)
-        | DataType::Timestamp(_)
-        | DataType::TimestampLtz(_)
         | DataType::Array(_)
         | DataType::Map(..)
         | DataType::Row(_) => Err(fail("this type has no text form here")),
@@ -323,9 +341,19 @@ fn write_datum(datum: Datum<'_>, ty: &DataType, style: Style, out: &mut impl Wri
             }
             out.write_char('}')
         }
-        Datum::Decimal(_) | Datum::Date(_) | Datum::Time(_) | Datum::Timestamp(_) => {
-            write!(out, "{datum:?}")
+        Datum::Decimal(v) => {
+            let scale = match ty {
+                DataType::Decimal { scale, .. } => *scale,
+                _ => 0,
+            };
+            super::decimal::format_decimal(out, v, scale)
         }
+        Datum::Date(days) => time::format_date(out, days),
+        Datum::Time(nanos) => time::format_time(out, nanos, precision_of(ty)),
+        Datum::Timestamp(ts) => match ty {
+            DataType::TimestampLtz(p) => time::format_timestamp_ltz(out, ts, *p, 0),
+            _ => time::format_timestamp(out, ts, precision_of(ty)),
+        },
     }
 }
 
@@ -364,4 +392,20 @@ fn write_base64(bytes: &[u8], out: &mut impl Write) -> fmt::Result {
         out.write_str(std::str::from_utf8(&buf[..n]).map_err(|_| fmt::Error)?)?;
     }
     Ok(())
+}
+
+/// The fractional-second precision of a time type (3 for anything else).
+fn precision_of(ty: &DataType) -> u8 {
+    match ty {
+        DataType::Time(p) | DataType::Timestamp(p) | DataType::TimestampLtz(p) => *p,
+        _ => 3,
+    }
+}
+
+/// Why a decimal text did not parse, without repeating the value.
+fn decimal_reason(e: super::decimal::DecimalError) -> String {
+    match e {
+        super::decimal::DecimalError::Parse { reason, .. } => reason.to_string(),
+        other => other.to_string(),
+    }
 }
