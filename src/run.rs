@@ -120,7 +120,14 @@ where
             gather(reasons, &skipped).probe_with(&probe);
         });
 
-        let fed = feed(worker, &inputs, &mut sessions, &mut malformed, block_bytes, &probe);
+        let fed = feed(
+            worker,
+            &inputs,
+            &mut sessions,
+            &mut malformed,
+            block_bytes,
+            &probe,
+        );
         drop(sessions);
         drop(malformed);
         while worker.step() {}
@@ -218,7 +225,8 @@ pub fn feed<I: BlockInput>(
         .iter()
         .map(|i| i.blocks(block_bytes))
         .collect::<Result<Vec<_>, _>>()?;
-    let read = |s: &mut Splitter<_>, input: &I| s.next_owned(owns).map_err(|e| Error::io(input.path(), e));
+    let read =
+        |s: &mut Splitter<_>, input: &I| s.next_owned(owns).map_err(|e| Error::io(input.path(), e));
     let mut next: Vec<Option<Block>> = splitters
         .iter_mut()
         .zip(inputs)

@@ -14,7 +14,9 @@ use proptest::prelude::*;
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::dataflow::ProbeHandle;
 
-use differential_temporal::expr::{bind_aggregate, bind_scalar, col, count_star, lit, Expr, FunctionRegistry};
+use differential_temporal::expr::{
+    bind_aggregate, bind_scalar, col, count_star, lit, Expr, FunctionRegistry,
+};
 use differential_temporal::operators::{Change, RowKind, Seq, SysTime};
 use differential_temporal::plan::reference::{evaluate, snapshot, Inputs};
 use differential_temporal::plan::{DedupOrder, JoinKind, Keep, RelExpr};
@@ -109,7 +111,10 @@ fn append_only(max_rows: usize) -> impl Strategy<Value = Vec<(SysTime, Change<Ro
             .enumerate()
             .map(|(i, (spec, step))| {
                 epoch += step;
-                (epoch, Change::new(i as Seq + 2, RowKind::Insert, spec.row()))
+                (
+                    epoch,
+                    Change::new(i as Seq + 2, RowKind::Insert, spec.row()),
+                )
             })
             .collect()
     })
@@ -117,33 +122,36 @@ fn append_only(max_rows: usize) -> impl Strategy<Value = Vec<(SysTime, Change<Ro
 
 /// A changelog: inserts, and retractions (`-D`, or a `-U` then `+U` update) of live rows.
 fn changelog(max_rows: usize) -> impl Strategy<Value = Vec<(SysTime, Change<Row>)>> {
-    prop::collection::vec((row_spec(), 0u64..3, 0u8..4, any::<prop::sample::Index>()), 0..max_rows)
-        .prop_map(|steps| {
-            let (mut epoch, mut seq) = (0, 1);
-            let mut live: Vec<Row> = Vec::new();
-            let mut out = Vec::new();
-            let mut push = |epoch, kind, row: Row, out: &mut Vec<_>| {
-                seq += 1;
-                out.push((epoch, Change::new(seq, kind, row)));
-            };
-            for (spec, step, action, which) in steps {
-                epoch += step;
-                if live.is_empty() || action < 2 {
-                    live.push(spec.row());
-                    push(epoch, RowKind::Insert, spec.row(), &mut out);
+    prop::collection::vec(
+        (row_spec(), 0u64..3, 0u8..4, any::<prop::sample::Index>()),
+        0..max_rows,
+    )
+    .prop_map(|steps| {
+        let (mut epoch, mut seq) = (0, 1);
+        let mut live: Vec<Row> = Vec::new();
+        let mut out = Vec::new();
+        let mut push = |epoch, kind, row: Row, out: &mut Vec<_>| {
+            seq += 1;
+            out.push((epoch, Change::new(seq, kind, row)));
+        };
+        for (spec, step, action, which) in steps {
+            epoch += step;
+            if live.is_empty() || action < 2 {
+                live.push(spec.row());
+                push(epoch, RowKind::Insert, spec.row(), &mut out);
+            } else {
+                let old = live.remove(which.index(live.len()));
+                if action == 2 {
+                    push(epoch, RowKind::Delete, old, &mut out);
                 } else {
-                    let old = live.remove(which.index(live.len()));
-                    if action == 2 {
-                        push(epoch, RowKind::Delete, old, &mut out);
-                    } else {
-                        push(epoch, RowKind::UpdateBefore, old, &mut out);
-                        live.push(spec.row());
-                        push(epoch, RowKind::UpdateAfter, spec.row(), &mut out);
-                    }
+                    push(epoch, RowKind::UpdateBefore, old, &mut out);
+                    live.push(spec.row());
+                    push(epoch, RowKind::UpdateAfter, spec.row(), &mut out);
                 }
             }
-            out
-        })
+        }
+        out
+    })
 }
 
 fn scan_a() -> RelExpr {
@@ -162,7 +170,10 @@ fn bind(plan: &RelExpr, e: Expr) -> differential_temporal::expr::ScalarExpr {
     bind_scalar(&e, &plan.schema, &FunctionRegistry::new()).unwrap()
 }
 
-fn aggs(plan: &RelExpr, exprs: Vec<Expr>) -> Vec<(differential_temporal::expr::AggregateExpr, String)> {
+fn aggs(
+    plan: &RelExpr,
+    exprs: Vec<Expr>,
+) -> Vec<(differential_temporal::expr::AggregateExpr, String)> {
     exprs
         .into_iter()
         .enumerate()
@@ -188,7 +199,11 @@ fn grouped(input: RelExpr, append_only: bool) -> RelExpr {
         col("v").count().filter(col("v").gt(lit(0i64))),
     ];
     if append_only {
-        exprs.extend([col("v").first_value(), col("s").last_value(), col("s").listagg(";")]);
+        exprs.extend([
+            col("v").first_value(),
+            col("s").last_value(),
+            col("s").listagg(";"),
+        ]);
     }
     let aggregates = aggs(&input, exprs);
     let group = vec![input.schema.index_of("s").unwrap()];
@@ -200,13 +215,19 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
     match template {
         0 => {
             let a = scan_a();
-            let filtered = a.clone().filter(bind(&a, col("v").gt(lit(threshold)))).unwrap();
+            let filtered = a
+                .clone()
+                .filter(bind(&a, col("v").gt(lit(threshold))))
+                .unwrap();
             filtered.project(vec![1, 2, 4], None).unwrap()
         }
         1 => {
             let input = if flag { scan_a() } else { scan_c() };
             let exprs = vec![
-                (bind(&input, col("v").mul(lit(2i64)).add(col("k"))), "x".to_string()),
+                (
+                    bind(&input, col("v").mul(lit(2i64)).add(col("k"))),
+                    "x".to_string(),
+                ),
                 (bind(&input, col("s").upper()), "u".to_string()),
                 (bind(&input, lit(100i64).div(col("v"))), "q".to_string()),
             ];
@@ -224,16 +245,26 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
         }
         5 | 6 => {
             let keep = if flag { Keep::Last } else { Keep::First };
-            let order = if template == 5 { DedupOrder::EventTime } else { DedupOrder::Arrival };
+            let order = if template == 5 {
+                DedupOrder::EventTime
+            } else {
+                DedupOrder::Arrival
+            };
             let key = vec![if threshold > 0 { 0 } else { 1 }];
             scan_a().dedup(key, keep, order).unwrap()
         }
         7 => {
-            let dedup = scan_a().dedup(vec![0], Keep::Last, DedupOrder::EventTime).unwrap();
+            let dedup = scan_a()
+                .dedup(vec![0], Keep::Last, DedupOrder::EventTime)
+                .unwrap();
             grouped(dedup, false)
         }
         8 | 9 => {
-            let kind = if flag { JoinKind::Left } else { JoinKind::Inner };
+            let kind = if flag {
+                JoinKind::Left
+            } else {
+                JoinKind::Inner
+            };
             let build = if template == 8 {
                 scan_b()
             } else {
@@ -245,11 +276,19 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             let residual = (threshold > 0).then(|| {
                 bind_scalar(&col("v").le(col("v0")), &joined, &FunctionRegistry::new()).unwrap()
             });
-            scan_a().temporal_join(build, vec![0], vec![0], kind, residual).unwrap()
+            scan_a()
+                .temporal_join(build, vec![0], vec![0], kind, residual)
+                .unwrap()
         }
         _ => {
-            let kind = if flag { JoinKind::Left } else { JoinKind::Inner };
-            scan_a().lookup_join(scan_b(), vec![0], vec![0], kind, None).unwrap()
+            let kind = if flag {
+                JoinKind::Left
+            } else {
+                JoinKind::Inner
+            };
+            scan_a()
+                .lookup_join(scan_b(), vec![0], vec![0], kind, None)
+                .unwrap()
         }
     }
 }
@@ -262,7 +301,13 @@ type Captured = (Vec<(Row, SysTime, isize)>, Vec<(Seq, SysTime, isize)>);
 fn run(plan: &RelExpr, inputs: &Inputs, workers: usize, mode: ExecutionMode) -> Captured {
     let plan = plan.clone();
     let inputs = inputs.clone();
-    let last = inputs.values().flatten().map(|(t, _)| *t).max().unwrap_or(0) + 1;
+    let last = inputs
+        .values()
+        .flatten()
+        .map(|(t, _)| *t)
+        .max()
+        .unwrap_or(0)
+        + 1;
     let guards = timely::execute(timely::Config::process(workers), move |worker| {
         let names: Vec<String> = inputs.keys().cloned().collect();
         let mut sessions: Vec<InputSession<SysTime, Change<Row>, isize>> =
@@ -338,20 +383,36 @@ fn refused_seqs(updates: &[(Seq, SysTime, isize)]) -> Vec<Seq> {
         .collect()
 }
 
-fn check(template: u8, flag: bool, threshold: i64, a: Vec<(SysTime, Change<Row>)>, b: Vec<(SysTime, Change<Row>)>, c: Vec<(SysTime, Change<Row>)>) -> Result<(), TestCaseError> {
+fn check(
+    template: u8,
+    flag: bool,
+    threshold: i64,
+    a: Vec<(SysTime, Change<Row>)>,
+    b: Vec<(SysTime, Change<Row>)>,
+    c: Vec<(SysTime, Change<Row>)>,
+) -> Result<(), TestCaseError> {
     let plan = plan(template, flag, threshold);
     let mut inputs: Inputs = BTreeMap::new();
     for name in plan.scans() {
         let stream = match name {
             "A" => a.clone(),
             "B" => b.clone(),
-            "B2" => b.iter().filter(|(_, ch)| ch.kind == RowKind::Insert).cloned().collect(),
+            "B2" => b
+                .iter()
+                .filter(|(_, ch)| ch.kind == RowKind::Insert)
+                .cloned()
+                .collect(),
             _ => c.clone(),
         };
         inputs.insert(name.to_string(), stream);
     }
     let expected = evaluate(&plan, &inputs).unwrap();
-    let last = inputs.values().flatten().map(|(t, _)| *t).max().unwrap_or(0);
+    let last = inputs
+        .values()
+        .flatten()
+        .map(|(t, _)| *t)
+        .max()
+        .unwrap_or(0);
     let mut expected_refused: Vec<Seq> = expected.refused.iter().map(|r| r.seq).collect();
     expected_refused.sort_unstable();
     for workers in [1, 2, 4] {
@@ -361,13 +422,26 @@ fn check(template: u8, flag: bool, threshold: i64, a: Vec<(SysTime, Change<Row>)
                 table_at(&out, at),
                 snapshot(&expected.stream, at),
                 "template {} at system time {} on {} workers\n{}",
-                template, at, workers, plan.explain()
+                template,
+                at,
+                workers,
+                plan.explain()
             );
         }
-        prop_assert_eq!(refused_seqs(&refused), expected_refused.clone(), "refused rows, template {}", template);
+        prop_assert_eq!(
+            refused_seqs(&refused),
+            expected_refused.clone(),
+            "refused rows, template {}",
+            template
+        );
     }
     let (out, _) = run(&plan, &inputs, 2, ExecutionMode::Final);
-    prop_assert_eq!(table_at(&out, SysTime::MAX), snapshot(&expected.stream, SysTime::MAX), "final mode, template {}", template);
+    prop_assert_eq!(
+        table_at(&out, SysTime::MAX),
+        snapshot(&expected.stream, SysTime::MAX),
+        "final mode, template {}",
+        template
+    );
     Ok(())
 }
 
@@ -390,14 +464,33 @@ proptest! {
 /// Each template once over fixed inputs, so a template that cannot build fails here by name.
 #[test]
 fn every_template_builds_and_runs() {
-    let spec = |k, s, v, t| RowSpec { k: Some(k), s: Some(s), v: Some(v), d: Some(125), ts: Some(t) };
+    let spec = |k, s, v, t| RowSpec {
+        k: Some(k),
+        s: Some(s),
+        v: Some(v),
+        d: Some(125),
+        ts: Some(t),
+    };
     let a: Vec<_> = [spec(1, "a", 2, 5), spec(2, "b", 0, 3), spec(1, "a", -1, 7)]
         .iter()
         .enumerate()
-        .map(|(i, r)| (i as SysTime, Change::new(i as Seq + 2, RowKind::Insert, r.row())))
+        .map(|(i, r)| {
+            (
+                i as SysTime,
+                Change::new(i as Seq + 2, RowKind::Insert, r.row()),
+            )
+        })
         .collect();
     let b = vec![(0, Change::new(2, RowKind::Insert, spec(1, "x", 9, 1).row()))];
     for template in 0..11 {
-        check(template, template % 2 == 0, 1, a.clone(), b.clone(), a.clone()).unwrap();
+        check(
+            template,
+            template % 2 == 0,
+            1,
+            a.clone(),
+            b.clone(),
+            a.clone(),
+        )
+        .unwrap();
     }
 }

@@ -138,7 +138,10 @@ fn seed_temporal_table_function_sum_is_1238() {
     let rates_schema = Schema::builder()
         .column("update_time", DataType::Timestamp(3).not_null())
         .column("currency", DataType::STRING.not_null())
-        .column("conversion_rate", DataType::decimal(10, 4).unwrap().not_null())
+        .column(
+            "conversion_rate",
+            DataType::decimal(10, 4).unwrap().not_null(),
+        )
         .rowtime("update_time", 0)
         .build()
         .unwrap();
@@ -153,14 +156,18 @@ fn seed_temporal_table_function_sum_is_1238() {
                 .from("currency_rates")
                 .temporal_table_function(col("update_time"), col("currency"))
                 .unwrap();
-            env.register_temporal_table_function("rates", rates).unwrap();
+            env.register_temporal_table_function("rates", rates)
+                .unwrap();
             let converted = env
                 .from("orders")
                 .join_lateral(
                     call("rates", [col("order_time")]),
                     col("currency").eq(col("currency0")),
                 )
-                .select([col("amount").mul(col("conversion_rate")).sum().alias("amount")]);
+                .select([col("amount")
+                    .mul(col("conversion_rate"))
+                    .sum()
+                    .alias("amount")]);
             let result = converted.execute().unwrap();
             let schema = result.schema();
             assert_eq!(
@@ -168,7 +175,11 @@ fn seed_temporal_table_function_sum_is_1238() {
                 DataType::decimal(38, 6).unwrap(),
                 "SUM of DECIMAL(10,2) * DECIMAL(10,4) = DECIMAL(21,6) is DECIMAL(38,6)"
             );
-            assert_eq!(result.rows_as_text(), vec!["1238.000000"], "{workers} {mode:?}");
+            assert_eq!(
+                result.rows_as_text(),
+                vec!["1238.000000"],
+                "{workers} {mode:?}"
+            );
         }
     }
 }
@@ -230,7 +241,12 @@ fn seed_versioned_products_as_of_10_and_13() {
                     col("product_id").eq(col("product_id0")),
                     JoinKind::Left,
                 )
-                .select([col("t"), col("product_id"), col("product_name"), col("price")]);
+                .select([
+                    col("t"),
+                    col("product_id"),
+                    col("product_name"),
+                    col("price"),
+                ]);
             let result = snapshot.execute().unwrap();
             assert_eq!(
                 result.rows_as_text(),
@@ -322,7 +338,10 @@ fn bad_input_is_reported() {
         .select([col("a").add(lit(1i64))])
         .execute()
         .unwrap_err();
-    assert!(err.to_string().contains("a + 1") || err.to_string().contains("'+'"), "{err}");
+    assert!(
+        err.to_string().contains("a + 1") || err.to_string().contains("'+'"),
+        "{err}"
+    );
     // Integer division by zero: the row is refused with its line, the others are computed.
     let result = env
         .from("T")
@@ -334,5 +353,8 @@ fn bad_input_is_reported() {
     assert_eq!(result.refused()[0].1.seq, 4);
     // An unknown table.
     let err = env.from("Nope").execute().unwrap_err();
-    assert_eq!(err.to_string(), "table 'Nope' not found; registered tables: T");
+    assert_eq!(
+        err.to_string(),
+        "table 'Nope' not found; registered tables: T"
+    );
 }

@@ -29,7 +29,10 @@ impl RelExpr {
         if let Some(row) = rows.iter().find(|r| r.iter().count() != schema.len()) {
             return Err(PlanError::invalid(
                 "Values",
-                format!("row {row:?} does not have the {} columns of the schema", schema.len()),
+                format!(
+                    "row {row:?} does not have the {} columns of the schema",
+                    schema.len()
+                ),
             ));
         }
         let schema = Schema {
@@ -114,7 +117,10 @@ impl RelExpr {
             ));
         }
         if names.as_ref().is_some_and(|n| n.len() != columns.len()) {
-            return Err(PlanError::invalid("Project", "one name per column is needed"));
+            return Err(PlanError::invalid(
+                "Project",
+                "one name per column is needed",
+            ));
         }
         let fields = columns
             .iter()
@@ -239,7 +245,12 @@ impl RelExpr {
     /// (`DedupOrder::EventTime`) or by arrival (`DedupOrder::Arrival`, Flink's proctime order).
     /// The input must be append-only and, for event time, have a rowtime attribute. The output
     /// has `key` as its primary key: keep-last by rowtime is Flink's versioned view.
-    pub fn dedup(self, key: Vec<usize>, keep: Keep, order: DedupOrder) -> Result<RelExpr, PlanError> {
+    pub fn dedup(
+        self,
+        key: Vec<usize>,
+        keep: Keep,
+        order: DedupOrder,
+    ) -> Result<RelExpr, PlanError> {
         if !self.mode.is_append_only() {
             return Err(PlanError::invalid(
                 "Dedup",
@@ -312,7 +323,10 @@ impl RelExpr {
         let mut sorted_pk = pk.clone();
         sorted_pk.sort_unstable();
         if sorted_key != sorted_pk {
-            let names: Vec<&str> = pk.iter().map(|&c| build.schema.fields[c].name.as_str()).collect();
+            let names: Vec<&str> = pk
+                .iter()
+                .map(|&c| build.schema.fields[c].name.as_str())
+                .collect();
             return Err(PlanError::invalid(
                 NODE,
                 format!(
@@ -335,7 +349,15 @@ impl RelExpr {
         kind: JoinKind,
         residual: Option<ScalarExpr>,
     ) -> Result<RelExpr, PlanError> {
-        join(self, build, probe_key, build_key, kind, residual, "LookupJoin")
+        join(
+            self,
+            build,
+            probe_key,
+            build_key,
+            kind,
+            residual,
+            "LookupJoin",
+        )
     }
 
     /// Writes this plan's output to the sink `name`.
@@ -397,7 +419,10 @@ fn join(
         ));
     }
     for (&p, &b) in probe_key.iter().zip(&build_key) {
-        let (pt, bt) = (&probe.schema.fields[p].ty.data_type, &build.schema.fields[b].ty.data_type);
+        let (pt, bt) = (
+            &probe.schema.fields[p].ty.data_type,
+            &build.schema.fields[b].ty.data_type,
+        );
         if !comparable(pt, bt) {
             return Err(PlanError::invalid(
                 node,
@@ -412,7 +437,10 @@ fn join(
         if !matches!(r.ty.data_type, DataType::Boolean | DataType::Null) {
             return Err(PlanError::invalid(
                 node,
-                format!("the join condition must be of type BOOLEAN, but is of type {}", r.ty),
+                format!(
+                    "the join condition must be of type BOOLEAN, but is of type {}",
+                    r.ty
+                ),
             ));
         }
     }
@@ -454,7 +482,10 @@ fn check_columns(node: &'static str, columns: &[usize], schema: &Schema) -> Resu
     match columns.iter().find(|&&c| c >= schema.len()) {
         Some(c) => Err(PlanError::invalid(
             node,
-            format!("column {c} out of range: the input has {} columns", schema.len()),
+            format!(
+                "column {c} out of range: the input has {} columns",
+                schema.len()
+            ),
         )),
         None => Ok(()),
     }

@@ -93,7 +93,10 @@ impl RelExpr {
                     .iter()
                     .zip(build_key)
                     .map(|(&p, &b)| {
-                        format!("{}={}", probe.schema.fields[p].name, build.schema.fields[b].name)
+                        format!(
+                            "{}={}",
+                            probe.schema.fields[p].name, build.schema.fields[b].name
+                        )
                     })
                     .collect();
                 let mut args = format!("kind={}, keys=[{}]", kind_name(*kind), keys.join(", "));

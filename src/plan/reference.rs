@@ -64,7 +64,7 @@ pub struct Evaluated {
 pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError> {
     let mut refused = Vec::new();
     let mut stream = eval(plan, inputs, &mut refused)?;
-    stream.sort_by(|a, b| (a.0, a.1.seq).cmp(&(b.0, b.1.seq)));
+    stream.sort_by_key(|a| (a.0, a.1.seq));
     refused.sort();
     Ok(Evaluated { stream, refused })
 }
@@ -124,7 +124,9 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                 arena.clear();
                 let keep = {
                     let datums = datums.borrow_with(&change.row);
-                    predicate.eval(&datums, &arena).map(|d| matches!(d, Datum::Bool(true)))
+                    predicate
+                        .eval(&datums, &arena)
+                        .map(|d| matches!(d, Datum::Bool(true)))
                 };
                 match keep {
                     Ok(true) => out.push((time, change)),
@@ -266,12 +268,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                 }
             }
             let mut out = Vec::new();
-            let all_times = times(
-                probe_changes
-                    .iter()
-                    .chain(&build_changes)
-                    .map(|(t, _)| *t),
-            );
+            let all_times = times(probe_changes.iter().chain(&build_changes).map(|(t, _)| *t));
             let mut previous = Vec::new();
             for at in all_times {
                 let mut now = Vec::new();
@@ -301,7 +298,14 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                             .max_by(|a, b| a.0.cmp(&b.0))
                             .and_then(|(_, b)| (b.kind != RowKind::Delete).then_some(&b.row))
                     };
-                    let joined = joined_row(&change.row, version, build_width, *kind, residual.as_ref(), &mut arena);
+                    let joined = joined_row(
+                        &change.row,
+                        version,
+                        build_width,
+                        *kind,
+                        residual.as_ref(),
+                        &mut arena,
+                    );
                     match joined {
                         Ok(Some(row)) => now.push((row, sign(change.kind))),
                         Ok(None) => {}
@@ -345,7 +349,14 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                         .max_by_key(|(_, b)| b.seq)
                         .and_then(|(_, b)| (b.kind != RowKind::Delete).then_some(&b.row))
                 };
-                match joined_row(&change.row, version, build_width, *kind, residual.as_ref(), &mut arena) {
+                match joined_row(
+                    &change.row,
+                    version,
+                    build_width,
+                    *kind,
+                    residual.as_ref(),
+                    &mut arena,
+                ) {
                     Ok(Some(row)) => out.push((*time, Change::new(change.seq, change.kind, row))),
                     Ok(None) => {}
                     Err(e) => refused.push(refuse(*time, change.seq, e.to_string())),
@@ -474,12 +485,22 @@ fn consolidate(mut rows: Vec<(Row, isize)>) -> Vec<(Row, isize)> {
 /// Appends to `out`, at `time`, the changes that turn the rows `before` into `after`.
 fn diff_into(out: &mut Stream, time: SysTime, before: &[Row], after: &[Row]) {
     let count = |rows: &[Row]| rows.iter().map(|r| (r.clone(), 1)).collect::<Vec<_>>();
-    diff_counts_into(out, time, &consolidate(count(before)), &consolidate(count(after)));
+    diff_counts_into(
+        out,
+        time,
+        &consolidate(count(before)),
+        &consolidate(count(after)),
+    );
 }
 
 /// Appends to `out`, at `time`, the changes that turn the multiset `before` into `after`
 /// (both consolidated); inserts carry `seq = time`, as a sink's changelog of a table does.
-fn diff_counts_into(out: &mut Stream, time: SysTime, before: &[(Row, isize)], after: &[(Row, isize)]) {
+fn diff_counts_into(
+    out: &mut Stream,
+    time: SysTime,
+    before: &[(Row, isize)],
+    after: &[(Row, isize)],
+) {
     let mut delta: BTreeMap<&Row, isize> = BTreeMap::new();
     for (row, c) in before {
         *delta.entry(row).or_insert(0) -= c;
@@ -488,7 +509,11 @@ fn diff_counts_into(out: &mut Stream, time: SysTime, before: &[(Row, isize)], af
         *delta.entry(row).or_insert(0) += c;
     }
     for (row, d) in delta {
-        let kind = if d > 0 { RowKind::Insert } else { RowKind::Delete };
+        let kind = if d > 0 {
+            RowKind::Insert
+        } else {
+            RowKind::Delete
+        };
         for _ in 0..d.unsigned_abs() {
             out.push((time, Change::new(time, kind, row.clone())));
         }

@@ -56,9 +56,10 @@ pub(super) fn render<'s>(
 
     let (probe_keyed, null_keyed) = key_rows(probe_changes, probe_key.clone());
     let padded = match kind {
-        JoinKind::Left => Some(null_keyed.map(move |ch| {
-            Change::new(ch.seq, ch.kind, joined(&ch.row, None, build_width))
-        })),
+        JoinKind::Left => Some(
+            null_keyed
+                .map(move |ch| Change::new(ch.seq, ch.kind, joined(&ch.row, None, build_width))),
+        ),
         JoinKind::Inner => None,
     };
     let (build_keyed, _never_matched) = key_rows(build_changes, build_key.clone());
@@ -72,8 +73,7 @@ pub(super) fn render<'s>(
         let probe_keyed = refuse_null_times(ctx, probe_keyed, pt.column);
         let build_keyed = refuse_null_times(ctx, build_keyed, bt.column);
         let (p_col, b_col) = (pt.column, bt.column);
-        let versions =
-            versions_from_changelog(build_keyed, move |row: &Row| time_of(row, b_col));
+        let versions = versions_from_changelog(build_keyed, move |row: &Row| time_of(row, b_col));
         match ctx.mode {
             ExecutionMode::Incremental => {
                 let probe = arrange_probe(
@@ -120,7 +120,11 @@ pub(super) fn render<'s>(
     };
     let mut out = joined_changes.map(move |(_, ch)| {
         let (probe_row, build_row) = ch.row;
-        Change::new(ch.seq, ch.kind, joined(&probe_row, build_row.as_ref(), build_width))
+        Change::new(
+            ch.seq,
+            ch.kind,
+            joined(&probe_row, build_row.as_ref(), build_width),
+        )
     });
     if let Some(padded) = padded {
         out = out.concat(padded);
@@ -146,7 +150,11 @@ fn key_rows<'s>(
 }
 
 /// Refuses, with their `seq`, the keyed changes whose event time (in `column`) is NULL.
-fn refuse_null_times<'s>(ctx: &mut RenderContext<'s>, keyed: Keyed<'s>, column: usize) -> Keyed<'s> {
+fn refuse_null_times<'s>(
+    ctx: &mut RenderContext<'s>,
+    keyed: Keyed<'s>,
+    column: usize,
+) -> Keyed<'s> {
     let (timed, refused) = split(keyed.map(move |(k, ch)| match event_time(&ch.row, column) {
         Some(_) => Ok((k, ch)),
         None => Err(null_time(ch.seq)),

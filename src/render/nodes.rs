@@ -107,12 +107,11 @@ pub(super) fn render<'s>(
             });
             let keyed = if by_time {
                 let column = rowtime.expect("the plan checked the rowtime");
-                let (timed, refused) = split(keyed.map(move |(k, ch)| {
-                    match event_time(&ch.row, column) {
+                let (timed, refused) =
+                    split(keyed.map(move |(k, ch)| match event_time(&ch.row, column) {
                         Some(_) => Ok((k, ch)),
                         None => Err(null_time(ch.seq)),
-                    }
-                }));
+                    }));
                 ctx.refused.push(refused);
                 timed
             } else {
@@ -182,7 +181,10 @@ fn reduce<'s>(
     // The columns the aggregates read, and the aggregates renumbered onto them.
     let mut read = Vec::new();
     for agg in &aggregates {
-        agg.args.iter().chain(&agg.filter).for_each(|e| e.columns(&mut read));
+        agg.args
+            .iter()
+            .chain(&agg.filter)
+            .for_each(|e| e.columns(&mut read));
     }
     read.sort_unstable();
     read.dedup();
@@ -192,7 +194,10 @@ fn reduce<'s>(
         position[old] = new;
     }
     for agg in &mut aggregates {
-        agg.args.iter_mut().chain(&mut agg.filter).for_each(|e| e.permute(&position));
+        agg.args
+            .iter_mut()
+            .chain(&mut agg.filter)
+            .for_each(|e| e.permute(&position));
     }
     let by_arrival = append_only && aggregates.iter().any(|a| order_sensitive(&a.func));
     let mut datums = DatumVec::new();
@@ -224,10 +229,13 @@ fn reduce<'s>(
     };
     let reduced = keyed.reduce_named(
         "Reduce",
-        move |key: &Row, rows: &[(&(Seq, Row), isize)], out: &mut Vec<(Result<Row, String>, isize)>| {
+        move |key: &Row,
+              rows: &[(&(Seq, Row), isize)],
+              out: &mut Vec<(Result<Row, String>, isize)>| {
             // A group's records are positive here (a group whose rows were all retracted has
             // no input and no output).
-            let decoded: Vec<Vec<Datum>> = rows.iter().map(|((_, r), _)| r.iter().collect()).collect();
+            let decoded: Vec<Vec<Datum>> =
+                rows.iter().map(|((_, r), _)| r.iter().collect()).collect();
             let mut row = Row::new();
             let mut packer = row.packer();
             packer.extend_by_row(key.as_row_ref());
@@ -244,7 +252,8 @@ fn reduce<'s>(
             out.push((Ok(row), 1));
         },
     );
-    let (rows, refused) = split(reduced.map(|(_, r)| r.map_err(|reason| Rejected { seq: 0, reason })));
+    let (rows, refused) =
+        split(reduced.map(|(_, r)| r.map_err(|reason| Rejected { seq: 0, reason })));
     ctx.refused.push(refused);
     Collection::Table(rows)
 }

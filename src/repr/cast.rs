@@ -162,10 +162,9 @@ pub fn parse_datum<'a>(
         DataType::TimestampLtz(p) => time::parse_timestamp_ltz(trimmed, *p, 0)
             .map(Datum::Timestamp)
             .map_err(|e| fail(&e.reason)),
-        DataType::Null
-        | DataType::Array(_)
-        | DataType::Map(..)
-        | DataType::Row(_) => Err(fail("this type has no text form here")),
+        DataType::Null | DataType::Array(_) | DataType::Map(..) | DataType::Row(_) => {
+            Err(fail("this type has no text form here"))
+        }
     }
 }
 

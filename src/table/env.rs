@@ -135,9 +135,7 @@ impl TableEnv {
     pub fn from(&self, name: &str) -> Table {
         let state = self.state.borrow();
         let plan = match state.tables.get(name) {
-            Some(Registered::Source(t)) => {
-                Ok(RelExpr::scan(name, t.schema.clone(), t.changelog))
-            }
+            Some(Registered::Source(t)) => Ok(RelExpr::scan(name, t.schema.clone(), t.changelog)),
             Some(Registered::View(plan)) => Ok(plan.clone()),
             None => Err(TableError::UnknownTable {
                 name: name.to_string(),
@@ -186,7 +184,10 @@ impl TableEnv {
     }
 
     /// The temporal table function `name`.
-    pub(super) fn temporal_function(&self, name: &str) -> Result<TemporalTableFunction, TableError> {
+    pub(super) fn temporal_function(
+        &self,
+        name: &str,
+    ) -> Result<TemporalTableFunction, TableError> {
         let state = self.state.borrow();
         state.temporal_functions.get(name).cloned().ok_or_else(|| {
             TableError::Invalid(format!(

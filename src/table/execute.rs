@@ -51,7 +51,9 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let mut inputs = Vec::new();
     for name in plan.scans() {
         let source = env.source(name).ok_or_else(|| {
-            TableError::Invalid(format!("the plan scans '{name}', which is not a registered source"))
+            TableError::Invalid(format!(
+                "the plan scans '{name}', which is not a registered source"
+            ))
         })?;
         let (typed, _) = TypedSource::open(&source.path, Some(source.schema.clone()))?;
         names.push(name.to_string());
@@ -100,7 +102,14 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
                 source: e,
             });
         }
-        let fed = feed(worker, &inputs, &mut sessions, &mut malformed, block_bytes, &probe);
+        let fed = feed(
+            worker,
+            &inputs,
+            &mut sessions,
+            &mut malformed,
+            block_bytes,
+            &probe,
+        );
         drop(sessions);
         drop(malformed);
         while worker.step() {}
@@ -119,7 +128,11 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             gathered = Some(g);
         }
     }
-    Ok(TableResult::new(plan.schema.clone(), plan.mode.clone(), gathered))
+    Ok(TableResult::new(
+        plan.schema.clone(),
+        plan.mode.clone(),
+        gathered,
+    ))
 }
 
 /// Exchanges a collection's updates to worker 0 and keeps them there with their system times.

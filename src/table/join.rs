@@ -41,11 +41,12 @@ impl Table {
     /// ```
     pub fn temporal_join(&self, build: &Table, condition: Expr, kind: JoinKind) -> Table {
         let registry = self.env.functions();
-        let build = build.plan.as_ref().map(Clone::clone).map_err(TableError::clone);
+        let build = build.plan.clone();
         match build {
             Err(e) => Table::new(&self.env, Err(e)),
             Ok(build) => self.then("temporal_join", move |probe| {
-                let (pk, bk, residual) = split_condition(&probe, &build, &condition, kind, &registry)?;
+                let (pk, bk, residual) =
+                    split_condition(&probe, &build, &condition, kind, &registry)?;
                 probe.temporal_join(build, pk, bk, kind, residual)
             }),
         }
@@ -56,11 +57,12 @@ impl Table {
     /// output is never revised by later build rows.
     pub fn lookup_join(&self, build: &Table, condition: Expr, kind: JoinKind) -> Table {
         let registry = self.env.functions();
-        let build = build.plan.as_ref().map(Clone::clone).map_err(TableError::clone);
+        let build = build.plan.clone();
         match build {
             Err(e) => Table::new(&self.env, Err(e)),
             Ok(build) => self.then("lookup_join", move |probe| {
-                let (pk, bk, residual) = split_condition(&probe, &build, &condition, kind, &registry)?;
+                let (pk, bk, residual) =
+                    split_condition(&probe, &build, &condition, kind, &registry)?;
                 probe.lookup_join(build, pk, bk, kind, residual)
             }),
         }
@@ -81,8 +83,12 @@ impl Table {
             source,
         };
         let column = |e: &Expr| {
-            super::select::column_indices(&history.schema, std::slice::from_ref(e), "temporal_table_function")
-                .map(|c| c[0])
+            super::select::column_indices(
+                &history.schema,
+                std::slice::from_ref(e),
+                "temporal_table_function",
+            )
+            .map(|c| c[0])
         };
         let time = column(&time).map_err(fail)?;
         let key = column(&key).map_err(fail)?;
@@ -131,7 +137,13 @@ impl Table {
         self.lateral(call, condition, JoinKind::Left, "left_outer_join_lateral")
     }
 
-    fn lateral(&self, call: Expr, condition: Expr, kind: JoinKind, operation: &'static str) -> Table {
+    fn lateral(
+        &self,
+        call: Expr,
+        condition: Expr,
+        kind: JoinKind,
+        operation: &'static str,
+    ) -> Table {
         let Some((name, args)) = call_parts(&call) else {
             return Table::new(
                 &self.env,
@@ -153,7 +165,11 @@ impl Table {
                     "a temporal table function takes one argument: the probe's time attribute",
                 ));
             };
-            let time = super::select::column_indices(&probe.schema, std::slice::from_ref(time), operation)?[0];
+            let time = super::select::column_indices(
+                &probe.schema,
+                std::slice::from_ref(time),
+                operation,
+            )?[0];
             set_rowtime(&mut probe.schema, time)?;
             let build = function.history;
             let (pk, bk, residual) = split_condition(&probe, &build, &condition, kind, &registry)?;

@@ -34,8 +34,6 @@ mod execute;
 mod join;
 mod result;
 mod select;
-#[cfg(test)]
-mod tests;
 
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
 pub use execute::ExecuteOptions;
@@ -137,7 +135,9 @@ impl Table {
     /// ```
     pub fn filter(&self, predicate: Expr) -> Table {
         let registry = self.env.functions();
-        self.then("filter", move |plan| plan.filter_expr(&predicate, &registry))
+        self.then("filter", move |plan| {
+            plan.filter_expr(&predicate, &registry)
+        })
     }
 
     /// `WHERE predicate` (Flink's `where`): the same as [`filter`](Table::filter).
@@ -219,7 +219,10 @@ pub fn doc_env() -> (TableEnv, tempfile_dir::Dir) {
     let rates_schema = Schema::builder()
         .column("currency", crate::repr::DataType::STRING.not_null())
         .column("rate", crate::repr::DataType::BigInt.nullable())
-        .column("update_time", crate::repr::DataType::Timestamp(3).not_null())
+        .column(
+            "update_time",
+            crate::repr::DataType::Timestamp(3).not_null(),
+        )
         .rowtime("update_time", 0)
         .build()
         .expect("a valid schema");

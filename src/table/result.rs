@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::csv::RowError;
-use crate::plan::Mode;
 use crate::io::Tableau;
+use crate::plan::Mode;
 use crate::repr::cast::format_datum;
 use crate::repr::{Datum, Row, Schema};
 use differential_dataflow::consolidation::consolidate_updates;
@@ -51,7 +51,7 @@ impl TableResult {
                 .into_iter()
                 .flat_map(|(c, t, d)| std::iter::repeat_n((t, c), d as usize))
                 .collect();
-            changes.sort_by(|a, b| (a.0, a.1.seq, a.1.kind).cmp(&(b.0, b.1.seq, b.1.kind)));
+            changes.sort_by_key(|a| (a.0, a.1.seq, a.1.kind));
             changes
         } else {
             table_changelog(output, mode.upsert_key(), schema.len())
@@ -178,7 +178,10 @@ fn table_changelog(
         };
         let datums: Vec<Datum> = change.row.iter().collect();
         let k = Row::pack(key.iter().map(|&c| datums[c]));
-        changes.entry((time, k)).or_default().push((change.row, diff));
+        changes
+            .entry((time, k))
+            .or_default()
+            .push((change.row, diff));
     }
     let mut out = Vec::new();
     for ((time, _), mut rows) in changes {
@@ -191,7 +194,11 @@ fn table_changelog(
             }
         }
         consolidated.retain(|(_, d)| *d != 0);
-        out.extend(pair_changes(time, &consolidated).into_iter().map(|c| (time, c)));
+        out.extend(
+            pair_changes(time, &consolidated)
+                .into_iter()
+                .map(|c| (time, c)),
+        );
     }
     out
 }

@@ -90,7 +90,9 @@ impl Table {
         let names: Vec<Expr> = names.into_iter().collect();
         self.then("drop_columns", move |plan| {
             let dropped = column_indices(&plan.schema, &names, "drop_columns")?;
-            let kept: Vec<usize> = (0..plan.schema.len()).filter(|c| !dropped.contains(c)).collect();
+            let kept: Vec<usize> = (0..plan.schema.len())
+                .filter(|c| !dropped.contains(c))
+                .collect();
             plan.project(kept, None)
         })
     }
@@ -101,14 +103,18 @@ impl Table {
         self.then("rename_columns", move |plan| {
             let mut names: Vec<String> = plan.schema.names().map(str::to_string).collect();
             for rename in &renames {
-                let (Expr::Alias(inner, new), Some(old)) = (rename, rename.unaliased().name()) else {
+                let (Expr::Alias(inner, new), Some(old)) = (rename, rename.unaliased().name())
+                else {
                     return Err(PlanError::invalid(
                         "Project",
                         format!("'{rename}' is not a rename: write col(\"old\").alias(\"new\")"),
                     ));
                 };
                 if !matches!(inner.unaliased(), Expr::Column(_)) {
-                    return Err(PlanError::invalid("Project", format!("'{rename}' renames an expression, not a column")));
+                    return Err(PlanError::invalid(
+                        "Project",
+                        format!("'{rename}' renames an expression, not a column"),
+                    ));
                 }
                 names[plan.schema.resolve(&old)?] = new.clone();
             }
@@ -167,7 +173,11 @@ fn item_name(item: &Expr, i: usize) -> String {
 
 /// `SELECT items` without aggregates: plain columns are projected, other items computed by one
 /// `Map` first.
-fn project(plan: RelExpr, items: &[Expr], registry: &FunctionRegistry) -> Result<RelExpr, PlanError> {
+fn project(
+    plan: RelExpr,
+    items: &[Expr],
+    registry: &FunctionRegistry,
+) -> Result<RelExpr, PlanError> {
     let width = plan.schema.len();
     let mut computed = Vec::new();
     let mut columns = Vec::with_capacity(items.len());
@@ -212,7 +222,12 @@ fn aggregate(
     let bound = aggregates
         .iter()
         .enumerate()
-        .map(|(i, agg)| Ok((bind_aggregate(agg, &plan.schema, registry)?, format!("$agg{i}"))))
+        .map(|(i, agg)| {
+            Ok((
+                bind_aggregate(agg, &plan.schema, registry)?,
+                format!("$agg{i}"),
+            ))
+        })
         .collect::<Result<Vec<_>, PlanError>>()?;
     let reduced = plan.reduce(group, bound)?;
     for item in &rewritten {
@@ -285,7 +300,10 @@ fn replace_aggregates(expr: &Expr, aggregates: &mut Vec<Expr>) -> Expr {
             otherwise,
         } => Expr::Case {
             operand: operand.as_deref().map(|o| Box::new(recurse(o))),
-            whens: whens.iter().map(|(w, t)| (recurse(w), recurse(t))).collect(),
+            whens: whens
+                .iter()
+                .map(|(w, t)| (recurse(w), recurse(t)))
+                .collect(),
             otherwise: otherwise.as_deref().map(|o| Box::new(recurse(o))),
         },
     }

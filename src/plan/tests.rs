@@ -1,0 +1,129 @@
+use crate::expr::{bind_aggregate, bind_scalar, col, lit, FunctionRegistry};
+use crate::repr::{DataType, Schema};
+
+use super::*;
+
+fn orders() -> Schema {
+    Schema::builder()
+        .column("a", DataType::STRING.nullable())
+        .column("b", DataType::BigInt.nullable())
+        .column("ts", DataType::Timestamp(3).not_null())
+        .rowtime("ts", 1000)
+        .build()
+        .unwrap()
+}
+
+fn rates(with_key: bool) -> Schema {
+    let builder = Schema::builder()
+        .column("a", DataType::STRING.not_null())
+        .column("rate", DataType::BigInt.nullable())
+        .column("ts", DataType::Timestamp(3).not_null())
+        .rowtime("ts", 0);
+    let builder = if with_key {
+        builder.primary_key(["a"])
+    } else {
+        builder
+    };
+    builder.build().unwrap()
+}
+
+#[test]
+fn explain_shows_arguments_schema_mode_and_time_attributes() {
+    let registry = FunctionRegistry::new();
+    let scan = RelExpr::scan("Orders", orders(), false);
+    let filtered = scan
+        .filter_expr(&col("b").gt(lit(1i64)), &registry)
+        .unwrap();
+    let count = bind_aggregate(&col("b").count(), &filtered.schema, &registry).unwrap();
+    let plan = filtered
+        .reduce(vec![0], vec![(count, "cnt".into())])
+        .unwrap();
+    assert_eq!(
+        plan.explain(),
+        "Reduce(group=[a], aggs=[COUNT(b) AS cnt]) -> [a STRING, cnt BIGINT NOT NULL] updating(key=[a])
+  Filter(condition=[b > 1]) -> [a STRING, b BIGINT, ts TIMESTAMP(3) NOT NULL] append-only rowtime=ts
+    Scan(table=[Orders]) -> [a STRING, b BIGINT, ts TIMESTAMP(3) NOT NULL] append-only rowtime=ts
+"
+    );
+    assert_eq!(plan.schema.primary_key, Some(vec![0]));
+    assert_eq!(plan.scans(), vec!["Orders"]);
+}
+
+#[test]
+fn temporal_join_schema_renames_taken_build_columns_and_pads_left() {
+    let probe = RelExpr::scan("Orders", orders(), false);
+    let build = RelExpr::scan("Rates", rates(true), true);
+    let joined = probe
+        .temporal_join(build, vec![0], vec![0], JoinKind::Left, None)
+        .unwrap();
+    let names: Vec<&str> = joined.schema.names().collect();
+    assert_eq!(names, vec!["a", "b", "ts", "a0", "rate", "ts0"]);
+    assert!(
+        joined.schema.fields[3].ty.nullable,
+        "LEFT pads the build side"
+    );
+    assert_eq!(joined.schema.rowtime.as_ref().unwrap().column, 2);
+    assert_eq!(joined.mode, Mode::AppendOnly);
+}
+
+#[test]
+fn invalid_plans_are_refused_with_flinks_reasons() {
+    let registry = FunctionRegistry::new();
+    let probe = || RelExpr::scan("Orders", orders(), false);
+    // A build side without a primary key is not a versioned table.
+    let err = probe()
+        .temporal_join(
+            RelExpr::scan("R", rates(false), false),
+            vec![0],
+            vec![0],
+            JoinKind::Inner,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "TemporalJoin: Temporal Table Join requires primary key in versioned table, but no primary key can be found"
+    );
+    // The primary key must be in the equality condition.
+    let build = RelExpr::scan("R", rates(true), true);
+    let err = probe()
+        .temporal_join(build, vec![1], vec![1], JoinKind::Inner, None)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "TemporalJoin: Temporal table's primary key [a] must be included in the equivalence condition of temporal join"
+    );
+    // Deduplication needs an append-only input.
+    let updating = RelExpr::scan("R", rates(true), true);
+    let err = updating
+        .dedup(vec![0], Keep::Last, DedupOrder::EventTime)
+        .unwrap_err();
+    assert!(err.to_string().contains("append-only"), "{err}");
+    // FIRST_VALUE over an updating input has no arrival order.
+    let updating = RelExpr::scan("R", rates(true), true);
+    let first = bind_aggregate(&col("rate").first_value(), &updating.schema, &registry).unwrap();
+    let err = updating
+        .reduce(vec![0], vec![(first, "f".into())])
+        .unwrap_err();
+    assert!(err.to_string().contains("arrival order"), "{err}");
+    // A filter must be BOOLEAN.
+    let scan = probe();
+    let not_bool = bind_scalar(&col("b"), &scan.schema, &registry).unwrap();
+    let err = scan.filter(not_bool).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Filter: the filter condition must be of type BOOLEAN, but is of type BIGINT"
+    );
+}
+
+#[test]
+fn project_keeps_attributes_of_kept_columns_only() {
+    let scan = RelExpr::scan("Orders", orders(), false);
+    let kept = scan
+        .clone()
+        .project(vec![2, 0], Some(vec!["t".into(), "x".into()]))
+        .unwrap();
+    assert_eq!(kept.schema.rowtime.as_ref().unwrap().column, 0);
+    let dropped = scan.project(vec![0, 1], None).unwrap();
+    assert_eq!(dropped.schema.rowtime, None);
+}
