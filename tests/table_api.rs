@@ -358,3 +358,34 @@ fn bad_input_is_reported() {
         "table 'Nope' not found; registered tables: T"
     );
 }
+
+/// `execute_insert` writes an updating table as its CSV changelog (with `op`) and an
+/// append-only one as its rows.
+#[test]
+fn execute_insert_writes_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let orders = write(&dir, "orders.csv", ORDERS);
+    let env = env(2, ExecutionMode::Incremental);
+    env.register_csv("Orders", &orders, Some(orders_schema()))
+        .unwrap();
+    let counts_path = dir.path().join("counts.csv");
+    env.from("Orders")
+        .group_by([col("a")])
+        .select([col("a"), col("b").sum().alias("total")])
+        .execute_insert(counts_path.to_str().unwrap())
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&counts_path).unwrap(),
+        "op,a,total\n+I,x,1\n+I,y,2\n-U,x,1\n+U,x,4\n"
+    );
+    let rows_path = dir.path().join("rows.csv");
+    env.from("Orders")
+        .filter(col("b").is_not_null())
+        .select([col("a"), col("rowtime")])
+        .execute_insert(rows_path.to_str().unwrap())
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&rows_path).unwrap(),
+        "a,rowtime\nx,2024-01-01 10:00:00.000\nx,2024-01-01 10:10:00.000\ny,2024-01-01 10:05:00.000\n"
+    );
+}

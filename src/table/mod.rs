@@ -289,6 +289,24 @@ impl Table {
         execute::execute(&self.env, plan)
     }
 
+    /// Runs the table and writes it as CSV to `path` (Flink's `executeInsert` into a filesystem
+    /// sink): the changelog with an `op` column if the table is updating, else its rows.
+    ///
+    /// Errors: as [`execute`](Table::execute), and the file cannot be written.
+    pub fn execute_insert(&self, path: &str) -> Result<TableResult, TableError> {
+        let result = self.execute()?;
+        if result.is_complete() {
+            let updating = !self
+                .plan
+                .as_ref()
+                .map_err(TableError::clone)?
+                .mode
+                .is_append_only();
+            result.write_csv(Some(path), updating)?;
+        }
+        Ok(result)
+    }
+
     /// Renders the table into a dataflow of the caller's (for use inside a user's own timely
     /// program): `ctx` holds the scope and the changelog collection of every table the plan
     /// scans, by name; refused rows are collected in `ctx.refused`.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::csv::RowError;
-use crate::io::Tableau;
+use crate::io::{CsvSink, Tableau};
 use crate::plan::Mode;
 use crate::repr::cast::format_datum;
 use crate::repr::{Datum, Row, Schema};
@@ -85,7 +85,7 @@ impl TableResult {
 
     /// The final table: the changelog accumulated, one entry per row (a row held twice is
     /// listed twice), sorted by column values.
-    pub fn rows(&self) -> Vec<Row> {
+    pub fn collect(&self) -> Vec<Row> {
         let mut table: BTreeMap<Row, isize> = BTreeMap::new();
         for (_, change) in &self.changelog {
             let delta = match change.kind {
@@ -102,10 +102,10 @@ impl TableResult {
         rows
     }
 
-    /// [`rows`](TableResult::rows) as CSV lines (cells as the CSV sink writes them, NULL empty,
+    /// [`collect`](TableResult::collect) as CSV lines (cells as the CSV sink writes them, NULL empty,
     /// no quoting): handy in tests and examples.
     pub fn rows_as_text(&self) -> Vec<String> {
-        self.rows().iter().map(|r| self.csv_line(r)).collect()
+        self.collect().iter().map(|r| self.csv_line(r)).collect()
     }
 
     fn csv_line(&self, row: &Row) -> String {
@@ -142,6 +142,32 @@ impl TableResult {
             )
             .expect("a String");
         out
+    }
+
+    /// Writes the result as CSV to `path` (`None`: standard output): the changelog with its
+    /// `op` column when `changelog`, else the final table (Flink's `executeInsert` into a
+    /// filesystem sink). A closed standard output ends the output quietly.
+    ///
+    /// Errors: the file cannot be created or written.
+    pub fn write_csv(
+        &self,
+        path: Option<&str>,
+        changelog: bool,
+    ) -> Result<(), crate::error::Error> {
+        let mut sink = CsvSink::create(path, &self.schema, changelog)?;
+        let written = (|| -> std::io::Result<()> {
+            if changelog {
+                for (_, change) in &self.changelog {
+                    sink.write_change(change.kind, &change.row)?;
+                }
+            } else {
+                for row in self.collect() {
+                    sink.write_row(&row)?;
+                }
+            }
+            sink.finish().map(drop)
+        })();
+        crate::csv::output_result(path, written)
     }
 
     /// Prints [`to_tableau`](TableResult::to_tableau) on standard output.
