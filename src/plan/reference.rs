@@ -219,31 +219,41 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                 };
                 admitted.push((time, rank_time, change));
             }
+            // Rows are applied one by one in arrival order, as the operator applies them: a
+            // key's first row is `+I`, a row that replaces the kept one is `-U old, +U new`
+            // (with the new row's seq), so every intermediate version is in the changelog.
+            admitted.sort_by_key(|(t, _, c)| (*t, c.seq));
             let mut out = Vec::new();
-            let mut previous: Vec<Row> = Vec::new();
-            for at in times(admitted.iter().map(|(t, _, _)| *t)) {
-                let mut best: BTreeMap<Row, (Option<Ts>, Seq, &Row)> = BTreeMap::new();
-                for (_, rank_time, change) in admitted.iter().filter(|(t, _, _)| *t <= at) {
-                    let k = project(&change.row, key, &mut datums);
-                    let candidate = (*rank_time, change.seq, &change.row);
-                    let replace = match best.get(&k) {
-                        None => true,
-                        Some(current) => {
-                            let ord = (candidate.0, candidate.1).cmp(&(current.0, current.1));
-                            match keep {
-                                Keep::First => ord.is_lt(),
-                                Keep::Last => ord.is_gt(),
-                            }
+            let mut kept: BTreeMap<Row, (Option<Ts>, Seq, Row)> = BTreeMap::new();
+            for (time, rank_time, change) in admitted {
+                let k = project(&change.row, key, &mut datums);
+                match kept.get(&k) {
+                    None => {
+                        out.push((
+                            time,
+                            Change::new(change.seq, RowKind::Insert, change.row.clone()),
+                        ));
+                        kept.insert(k, (rank_time, change.seq, change.row));
+                    }
+                    Some((t, seq, old)) => {
+                        let ord = (rank_time, change.seq).cmp(&(*t, *seq));
+                        let replace = match keep {
+                            Keep::First => ord.is_lt(),
+                            Keep::Last => ord.is_gt(),
+                        };
+                        if replace {
+                            out.push((
+                                time,
+                                Change::new(change.seq, RowKind::UpdateBefore, old.clone()),
+                            ));
+                            out.push((
+                                time,
+                                Change::new(change.seq, RowKind::UpdateAfter, change.row.clone()),
+                            ));
+                            kept.insert(k, (rank_time, change.seq, change.row));
                         }
-                    };
-                    if replace {
-                        best.insert(k, candidate);
                     }
                 }
-                let mut now: Vec<Row> = best.into_values().map(|(_, _, r)| r.clone()).collect();
-                now.sort();
-                diff_into(&mut out, at, &previous, &now);
-                previous = now;
             }
             out
         }
