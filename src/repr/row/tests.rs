@@ -158,13 +158,13 @@ fn datum_vec_reuses_its_buffer() {
         let datums = buffer.borrow_with(&a);
         assert_eq!(&datums[..], &[Datum::Int(1), Datum::Str("x")]);
     }
-    let capacity = buffer.buffer.capacity();
+    let capacity = buffer.capacity();
     {
         let datums = buffer.borrow_with(&b);
         assert_eq!(&datums[..], &[Datum::Null]);
     }
-    assert_eq!(buffer.buffer.capacity(), capacity);
-    assert!(buffer.buffer.is_empty());
+    assert_eq!(buffer.capacity(), capacity);
+    assert!(buffer.is_idle());
 }
 
 fn arb_datum() -> impl Strategy<Value = (u8, i64, f64, i128, u32, String, Vec<u8>)> {
