@@ -186,7 +186,12 @@ fn aggs(
         .collect()
 }
 
-fn grouped(input: RelExpr, append_only: bool) -> RelExpr {
+/// GROUP BY s with the order-independent aggregates (rendered with accumulators), and with
+/// `order_dependent` also those that follow arrival order (FIRST_VALUE, LAST_VALUE, LISTAGG over
+/// an append-only input, with accumulators too) or value order (LISTAGG over an updating input,
+/// recomputed per group).
+fn grouped(input: RelExpr, order_dependent: bool) -> RelExpr {
+    let append_only = input.mode.is_append_only();
     let mut exprs = vec![
         count_star(),
         col("v").count(),
@@ -198,12 +203,11 @@ fn grouped(input: RelExpr, append_only: bool) -> RelExpr {
         col("v").sum().distinct(),
         col("v").count().filter(col("v").gt(lit(0i64))),
     ];
-    if append_only {
-        exprs.extend([
-            col("v").first_value(),
-            col("s").last_value(),
-            col("s").listagg(";"),
-        ]);
+    if order_dependent && append_only {
+        exprs.extend([col("v").first_value(), col("s").last_value()]);
+    }
+    if order_dependent {
+        exprs.push(col("s").listagg(";"));
     }
     let aggregates = aggs(&input, exprs);
     let group = vec![input.schema.index_of("s").unwrap()];
@@ -257,7 +261,7 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             let dedup = scan_a()
                 .dedup(vec![0], Keep::Last, DedupOrder::EventTime)
                 .unwrap();
-            grouped(dedup, false)
+            grouped(dedup, flag)
         }
         8 | 9 => {
             let kind = if flag {

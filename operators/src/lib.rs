@@ -19,6 +19,7 @@
 
 pub mod changelog;
 pub mod dedup;
+pub mod group_aggregate;
 pub mod keyed_merge;
 pub mod merge_engine;
 mod pending;

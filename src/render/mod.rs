@@ -24,6 +24,7 @@
 
 mod join;
 mod nodes;
+mod reduce;
 
 use std::collections::BTreeMap;
 

@@ -3,14 +3,14 @@
 use differential_dataflow::AsCollection;
 use timely::dataflow::operators::ToStream;
 
-use crate::expr::{AggregateExpr, AggregateFunc, CompiledExpr, RowArena};
+use crate::expr::{CompiledExpr, RowArena};
 use crate::plan::{DedupOrder, Node, PlanError, RelExpr};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
-use super::{join, split, Collection, RenderContext};
+use super::{join, reduce, split, Collection, RenderContext};
 
 /// Renders `plan` and its inputs.
 pub(super) fn render<'s>(
@@ -84,7 +84,7 @@ pub(super) fn render<'s>(
         } => {
             let append_only = input.mode.is_append_only();
             let input = render(ctx, input)?;
-            reduce(ctx, input, append_only, group.clone(), aggregates.clone())
+            reduce::reduce(ctx, input, append_only, group.clone(), aggregates.clone())
         }
         Node::Distinct { input } => {
             let input = render(ctx, input)?;
@@ -163,111 +163,6 @@ fn try_flat_map_rows<'s>(
             Collection::Table(rows)
         }
     }
-}
-
-/// `GROUP BY group` with `aggregates` over differential's `reduce`. The input becomes
-/// `(group key, (seq, values))` records where `values` are only the columns the aggregates read
-/// (so equal values collapse into one record with a count: `COUNT(*)` over a million rows of a
-/// group is one record), and `seq` is the arrival (source position) only when an aggregate
-/// depends on arrival order (FIRST_VALUE, LAST_VALUE, LISTAGG over an append-only input), else
-/// 0. Each group's output row is the key, then the aggregates.
-fn reduce<'s>(
-    ctx: &mut RenderContext<'s>,
-    input: Collection<'s>,
-    append_only: bool,
-    group: Vec<usize>,
-    mut aggregates: Vec<AggregateExpr>,
-) -> Collection<'s> {
-    // The columns the aggregates read, and the aggregates renumbered onto them.
-    let mut read = Vec::new();
-    for agg in &aggregates {
-        agg.args
-            .iter()
-            .chain(&agg.filter)
-            .for_each(|e| e.columns(&mut read));
-    }
-    read.sort_unstable();
-    read.dedup();
-    let width = read.iter().max().map_or(0, |m| m + 1);
-    let mut position = vec![0; width];
-    for (new, &old) in read.iter().enumerate() {
-        position[old] = new;
-    }
-    for agg in &mut aggregates {
-        agg.args
-            .iter_mut()
-            .chain(&mut agg.filter)
-            .for_each(|e| e.permute(&position));
-    }
-    let by_arrival = append_only && aggregates.iter().any(|a| order_sensitive(&a.func));
-    let mut datums = DatumVec::new();
-    let mut split_row = move |row: &Row| {
-        let datums = datums.borrow_with(row);
-        let key = Row::pack(group.iter().map(|&c| datums[c]));
-        let values = Row::pack(read.iter().map(|&c| datums[c]));
-        (key, values)
-    };
-    let keyed = match input {
-        Collection::Changelog(c) => {
-            use timely::dataflow::operators::vec::Map;
-            c.inner
-                .map(move |(ch, time, diff)| {
-                    let (key, values) = split_row(&ch.row);
-                    let seq = if by_arrival { ch.seq } else { 0 };
-                    let diff = match ch.kind {
-                        RowKind::Insert | RowKind::UpdateAfter => diff,
-                        RowKind::UpdateBefore | RowKind::Delete => -diff,
-                    };
-                    ((key, (seq, values)), time, diff)
-                })
-                .as_collection()
-        }
-        Collection::Table(t) => t.map(move |row| {
-            let (key, values) = split_row(&row);
-            (key, (0, values))
-        }),
-    };
-    let reduced = keyed.reduce_named(
-        "Reduce",
-        move |key: &Row,
-              rows: &[(&(Seq, Row), isize)],
-              out: &mut Vec<(Result<Row, String>, isize)>| {
-            // A group's records are positive here (a group whose rows were all retracted has
-            // no input and no output).
-            let decoded: Vec<Vec<Datum>> =
-                rows.iter().map(|((_, r), _)| r.iter().collect()).collect();
-            let mut row = Row::new();
-            let mut packer = row.packer();
-            packer.extend_by_row(key.as_row_ref());
-            for agg in &aggregates {
-                let group_rows = decoded
-                    .iter()
-                    .zip(rows)
-                    .map(|(d, (_, count))| (d.as_slice(), (*count).max(0) as usize));
-                if let Err(e) = agg.eval_group(group_rows, &mut packer) {
-                    out.push((Err(e.to_string()), 1));
-                    return;
-                }
-            }
-            out.push((Ok(row), 1));
-        },
-    );
-    let (rows, refused) =
-        split(reduced.map(|(_, r)| r.map_err(|reason| Rejected { seq: 0, reason })));
-    ctx.refused.push(refused);
-    Collection::Table(rows)
-}
-
-/// Whether an aggregate's value depends on the order it sees its rows in: FIRST_VALUE,
-/// LAST_VALUE, LISTAGG and user aggregates (which may).
-fn order_sensitive(func: &AggregateFunc) -> bool {
-    matches!(
-        func,
-        AggregateFunc::FirstValue
-            | AggregateFunc::LastValue
-            | AggregateFunc::ListAgg(_)
-            | AggregateFunc::Udaf(_)
-    )
 }
 
 /// The columns `columns` of `row`, packed.

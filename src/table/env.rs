@@ -55,6 +55,9 @@ struct State {
 enum Registered {
     Source(TableSource),
     View(RelExpr),
+    /// A table whose changelog the caller's dataflow supplies: its schema, and whether it is
+    /// a changelog (`false`: append-only).
+    Collection(Schema, bool),
 }
 
 impl TableEnv {
@@ -116,6 +119,36 @@ impl TableEnv {
         self.register(name, Registered::Source(table))
     }
 
+    /// Registers `name` as a table whose rows come from the caller's own dataflow (Flink's
+    /// `fromDataStream` / `fromChangelogStream` with a schema): plans over it are rendered with
+    /// [`Table::render`], which takes its `Change<Row>` collection (rows packed in `schema`'s
+    /// column order) from [`RenderContext::sources`](crate::render::RenderContext::sources)
+    /// under `name`. `changelog = false` declares it append-only (every change a `+I`), which
+    /// the planner relies on (deduplication, temporal-join probe sides); `true` admits `-U`,
+    /// `+U` and `-D`. [`Table::execute`] refuses a plan that scans it.
+    ///
+    /// Errors: the name is taken.
+    ///
+    /// ```
+    /// use differential_temporal::expr::col;
+    /// use differential_temporal::repr::{DataType, Schema};
+    /// use differential_temporal::table::TableEnv;
+    ///
+    /// let env = TableEnv::new();
+    /// let schema = Schema::builder().column("k", DataType::BigInt.not_null()).build().unwrap();
+    /// env.register_collection("events", schema, false).unwrap();
+    /// let counts = env.from("events").group_by([col("k")]).select([col("k"), col("k").count().alias("n")]);
+    /// assert_eq!(counts.schema().unwrap().names().collect::<Vec<_>>(), ["k", "n"]);
+    /// ```
+    pub fn register_collection(
+        &self,
+        name: &str,
+        schema: Schema,
+        changelog: bool,
+    ) -> Result<(), TableError> {
+        self.register(name, Registered::Collection(schema, changelog))
+    }
+
     /// Registers `table` as the view `name` (Flink's `createTemporaryView`).
     pub fn create_temporary_view(&self, name: &str, table: &Table) -> Result<(), TableError> {
         let plan = table.plan.as_ref().map_err(TableError::clone)?;
@@ -137,6 +170,9 @@ impl TableEnv {
         let plan = match state.tables.get(name) {
             Some(Registered::Source(t)) => Ok(RelExpr::scan(name, t.schema.clone(), t.changelog)),
             Some(Registered::View(plan)) => Ok(plan.clone()),
+            Some(Registered::Collection(schema, changelog)) => {
+                Ok(RelExpr::scan(name, schema.clone(), *changelog))
+            }
             None => Err(TableError::UnknownTable {
                 name: name.to_string(),
                 registered: state.tables.keys().cloned().collect::<Vec<_>>().join(", "),
@@ -145,11 +181,17 @@ impl TableEnv {
         Table::new(self, plan)
     }
 
-    /// The source registered as `name`, for execution.
-    pub(super) fn source(&self, name: &str) -> Option<TableSource> {
+    /// The file source registered as `name`, for execution.
+    pub(super) fn source(&self, name: &str) -> Result<TableSource, TableError> {
         match self.state.borrow().tables.get(name) {
-            Some(Registered::Source(t)) => Some(t.clone()),
-            _ => None,
+            Some(Registered::Source(t)) => Ok(t.clone()),
+            Some(Registered::Collection(..)) => Err(TableError::Invalid(format!(
+                "the plan scans '{name}', whose rows come from the caller's dataflow \
+                 (register_collection): render it with Table::render"
+            ))),
+            _ => Err(TableError::Invalid(format!(
+                "the plan scans '{name}', which is not a registered source"
+            ))),
         }
     }
 

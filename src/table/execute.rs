@@ -50,11 +50,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let mut names = Vec::new();
     let mut inputs = Vec::new();
     for name in plan.scans() {
-        let source = env.source(name).ok_or_else(|| {
-            TableError::Invalid(format!(
-                "the plan scans '{name}', which is not a registered source"
-            ))
-        })?;
+        let source = env.source(name)?;
         let (typed, _) = TypedSource::open(&source.path, Some(source.schema.clone()))?;
         names.push(name.to_string());
         inputs.push(typed);

@@ -82,6 +82,25 @@ impl PartialEq for AggregateFunc {
     }
 }
 
+impl AggregateFunc {
+    /// Whether the value depends only on the multiset of rows, not on the order they were
+    /// accumulated and retracted in: COUNT, MIN, MAX, and SUM / AVG in exact arithmetic
+    /// (integers, DECIMAL). Floating-point sums round differently in another order, and
+    /// FIRST_VALUE, LAST_VALUE, LISTAGG and user aggregates follow arrival order.
+    pub fn is_order_independent(&self) -> bool {
+        match self {
+            AggregateFunc::Count
+            | AggregateFunc::CountStar
+            | AggregateFunc::Min
+            | AggregateFunc::Max => true,
+            AggregateFunc::Sum(kind) | AggregateFunc::Avg(kind) => {
+                !matches!(kind, Numeric::Float | Numeric::Double)
+            }
+            _ => false,
+        }
+    }
+}
+
 /// A bound aggregate call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AggregateExpr {

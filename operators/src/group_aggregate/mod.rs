@@ -1,0 +1,211 @@
+//! Group aggregation: per key, an accumulator folded over the group's rows with signed
+//! multiplicities, and the aggregated table (one row per group with rows) with retractions.
+//!
+//! This is Flink's `GroupAggFunction` (an accumulator per key, `accumulate` on `+I`/`+U`,
+//! `retract` on `-U`/`-D`, the group removed when its row count returns to zero), applied per
+//! system time: all of a time's updates of a key are folded, then the group's output row is
+//! compared with the one emitted before and, when it differs, retracted and re-inserted. So the
+//! output changes once per changed group and system time, whatever the number of input rows.
+//!
+//! Shapes: input `(K, (Seq, V))` records with signed diffs (a table, or a changelog whose `-U`/
+//! `-D` were turned into diff `-1`); output the aggregated table `O` (each group's row, diff
+//! `+1` when inserted and `-1` when retracted) and the refused rows as [`Rejected`].
+//!
+//! Order: per key, a time's updates are consolidated and folded in `(seq, value)` order after
+//! those of earlier times; with `seq` growing with system time (as every source here
+//! guarantees), an append-only input is folded in input order, so order-sensitive aggregates
+//! (FIRST_VALUE, LISTAGG) see arrival order. The output never depends on the number of workers.
+//!
+//! Cost: per update one hash probe (by key run) and one [`GroupFold::update`]; the sort of each
+//! system time's updates; one [`GroupFold::output`] per changed group and time. State: one
+//! `State` and the last output row per group with rows; a group whose count returns to zero is
+//! freed.
+
+#[cfg(test)]
+mod reference;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
+use foldhash::fast::RandomState;
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Exchange;
+use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
+use timely::dataflow::operators::generic::OutputBuilder;
+
+use crate::keyed_merge::Rejected;
+use crate::pending::{Pending, Update};
+use crate::{Seq, SysTime};
+
+/// How a group's rows fold into its accumulator and what row the group outputs.
+///
+/// `update` receives each distinct `(seq, value)` of a key once per system time with its net
+/// multiplicity (`diff > 0` accumulates `diff` copies, `diff < 0` retracts `-diff` copies). It
+/// returns `Err(reason)` to refuse the row, and must then leave the state as it was.
+pub trait GroupFold<K>: 'static {
+    /// The values aggregated (the columns the aggregates read).
+    type Value: ExchangeData;
+    /// The accumulator of one group.
+    type State: 'static;
+    /// A group's output row.
+    type Output: ExchangeData;
+
+    /// The accumulator of a group with no rows.
+    fn init(&self) -> Self::State;
+
+    /// Adds (`diff > 0`) or retracts (`diff < 0`) `|diff|` copies of `value`.
+    fn update(
+        &self,
+        state: &mut Self::State,
+        value: &Self::Value,
+        diff: isize,
+    ) -> Result<(), String>;
+
+    /// The output row of group `key` (called only while it has a positive number of rows), or
+    /// `Err(reason)` when it cannot be computed (an overflow): the group then has no row.
+    fn output(&self, key: &K, state: &Self::State) -> Result<Self::Output, String>;
+}
+
+/// The outputs of [`group_aggregate`].
+pub struct Aggregated<'s, O: 'static> {
+    /// The aggregated table: each group's current row.
+    pub table: VecCollection<'s, SysTime, O>,
+    /// Rows `update` refused and groups `output` refused (with the `seq` of the group's last
+    /// update at that time), each with diff `+1`.
+    pub rejected: VecCollection<'s, SysTime, Rejected>,
+}
+
+/// One group's accumulator, its net row count and the row it last emitted.
+struct Group<S, O> {
+    state: S,
+    rows: isize,
+    emitted: Option<O>,
+}
+
+/// Aggregates `input` per key with `fold` (see the [module docs](self)).
+///
+/// # Examples
+///
+/// Count and sum per key, with a retraction:
+///
+/// ```
+/// use differential_temporal_operators::group_aggregate::{group_aggregate, GroupFold};
+/// use differential_temporal_operators::testing::run_unary;
+///
+/// struct CountSum;
+/// impl GroupFold<u8> for CountSum {
+///     type Value = i64;
+///     type State = (isize, i64);
+///     type Output = (u8, isize, i64);
+///     fn init(&self) -> (isize, i64) { (0, 0) }
+///     fn update(&self, s: &mut (isize, i64), v: &i64, diff: isize) -> Result<(), String> {
+///         *s = (s.0 + diff, s.1 + v * diff as i64);
+///         Ok(())
+///     }
+///     fn output(&self, k: &u8, s: &(isize, i64)) -> Result<(u8, isize, i64), String> {
+///         Ok((*k, s.0, s.1))
+///     }
+/// }
+///
+/// let epochs = vec![
+///     vec![((1u8, (0u64, 5i64)), 1), ((1, (1, 7)), 1)],
+///     vec![((1, (0, 5)), -1)],
+/// ];
+/// let out = run_unary(2, epochs, |rows| group_aggregate(rows, CountSum, "Agg").table);
+/// assert_eq!(out, vec![((1, 1, 7), 1, 1), ((1, 2, 12), 0, 1), ((1, 2, 12), 1, -1)]);
+/// ```
+pub fn group_aggregate<'s, K, F>(
+    input: VecCollection<'s, SysTime, (K, (Seq, F::Value))>,
+    fold: F,
+    name: &str,
+) -> Aggregated<'s, F::Output>
+where
+    K: ExchangeData + Hash,
+    F: GroupFold<K>,
+{
+    type Builder<D> = CapacityContainerBuilder<Vec<Update<D>>>;
+    let mut builder = OperatorBuilder::new(name.to_owned(), input.inner.scope());
+    let exchange = Exchange::new(|u: &Update<(K, (Seq, F::Value))>| (u.0).0.hashed());
+    let mut input = builder.new_input(input.inner, exchange);
+    let (table_out, table) = builder.new_output();
+    let (rejected_out, rejected) = builder.new_output();
+    let mut table_out = OutputBuilder::<_, Builder<F::Output>>::from(table_out);
+    let mut rejected_out = OutputBuilder::<_, Builder<Rejected>>::from(rejected_out);
+    builder.build(move |_initial_caps| {
+        let mut pending = Pending::new();
+        let mut groups: HashMap<K, Group<F::State, F::Output>, RandomState> = HashMap::default();
+        move |frontiers| {
+            let frontier = &frontiers[0];
+            let mut table_out = table_out.activate();
+            let mut rejected_out = rejected_out.activate();
+            input.for_each(|cap, data| {
+                pending.stash(data, |t| [cap.delayed(t, 0), cap.delayed(t, 1)])
+            });
+            while let Some(([table_cap, rejected_cap], mut updates)) =
+                pending.next_complete(frontier)
+            {
+                let time = *table_cap.time();
+                let mut rows = table_out.session(&table_cap);
+                let mut refusals = rejected_out.session(&rejected_cap);
+                differential_dataflow::consolidation::consolidate_updates(&mut updates);
+                // Consolidated updates are sorted by key, then `(seq, value)`: one run per key.
+                let mut updates = updates.into_iter().peekable();
+                while let Some(((key, (seq, value)), _, diff)) = updates.next() {
+                    if !groups.contains_key(&key) {
+                        let group = Group {
+                            state: fold.init(),
+                            rows: 0,
+                            emitted: None,
+                        };
+                        groups.insert(key.clone(), group);
+                    }
+                    let group = groups.get_mut(&key).expect("inserted above");
+                    let mut last = seq;
+                    let mut apply = |seq: Seq, value: &F::Value, diff: isize| {
+                        last = seq;
+                        match fold.update(&mut group.state, value, diff) {
+                            Ok(()) => group.rows += diff,
+                            Err(reason) => refusals.give((Rejected { seq, reason }, time, 1)),
+                        }
+                    };
+                    apply(seq, &value, diff);
+                    while let Some(((_, (seq, value)), _, diff)) =
+                        updates.next_if(|((k, _), _, _)| *k == key)
+                    {
+                        apply(seq, &value, diff);
+                    }
+                    let now = if group.rows > 0 {
+                        match fold.output(&key, &group.state) {
+                            Ok(row) => Some(row),
+                            Err(reason) => {
+                                refusals.give((Rejected { seq: last, reason }, time, 1));
+                                None
+                            }
+                        }
+                    } else {
+                        None
+                    };
+                    if now != group.emitted {
+                        if let Some(old) = group.emitted.take() {
+                            rows.give((old, time, -1));
+                        }
+                        if let Some(row) = &now {
+                            rows.give((row.clone(), time, 1));
+                        }
+                        group.emitted = now;
+                    }
+                    if group.rows == 0 {
+                        groups.remove(&key);
+                    }
+                }
+            }
+        }
+    });
+    Aggregated {
+        table: table.as_collection(),
+        rejected: rejected.as_collection(),
+    }
+}

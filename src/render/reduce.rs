@@ -1,0 +1,189 @@
+//! Rendering of `Reduce` (GROUP BY with aggregates), in one of two ways:
+//!
+//! * **Accumulators** (Flink's `GroupAggFunction`): per group one [`Accumulator`] per
+//!   aggregate, updated by each change and retraction, with the operator
+//!   [`group_aggregate`]: cost per input row is one hash probe and one update, output once per
+//!   changed group and system time. Used when the input is append-only (rows are folded in
+//!   arrival order, so FIRST_VALUE, LAST_VALUE and LISTAGG see it) or when every aggregate is
+//!   [order independent](crate::expr::AggregateFunc::is_order_independent) (COUNT, MIN, MAX, exact SUM /
+//!   AVG), where retracting a row in any order gives the value of the remaining multiset.
+//! * **Recomputation** with differential's `reduce`: a group's value recomputed from its
+//!   consolidated rows whenever it changes. Used for an updating input with an order-dependent
+//!   aggregate (a DOUBLE SUM, LISTAGG, a user aggregate), whose value over a multiset is then
+//!   defined by value order, as the reference interpreter defines it.
+//!
+//! Either way the input becomes `(group key, (seq, values))` records where `values` are only the
+//! columns the aggregates read, and each group's output row is the key, then the aggregates.
+
+use std::cell::RefCell;
+
+use differential_dataflow::AsCollection;
+
+use crate::expr::{Accumulator, AggregateExpr, RowArena};
+use crate::repr::{Datum, DatumVec, Row};
+use differential_temporal_operators::group_aggregate::{group_aggregate, GroupFold};
+use differential_temporal_operators::keyed_merge::Rejected;
+use differential_temporal_operators::{RowKind, Seq};
+
+use super::{split, Collection, RenderContext};
+
+/// `GROUP BY group` with `aggregates` over `input` (see the [module docs](self)).
+pub(super) fn reduce<'s>(
+    ctx: &mut RenderContext<'s>,
+    input: Collection<'s>,
+    append_only: bool,
+    group: Vec<usize>,
+    mut aggregates: Vec<AggregateExpr>,
+) -> Collection<'s> {
+    // The columns the aggregates read, and the aggregates renumbered onto them.
+    let mut read = Vec::new();
+    for agg in &aggregates {
+        agg.args
+            .iter()
+            .chain(&agg.filter)
+            .for_each(|e| e.columns(&mut read));
+    }
+    read.sort_unstable();
+    read.dedup();
+    let width = read.iter().max().map_or(0, |m| m + 1);
+    let mut position = vec![0; width];
+    for (new, &old) in read.iter().enumerate() {
+        position[old] = new;
+    }
+    for agg in &mut aggregates {
+        agg.args
+            .iter_mut()
+            .chain(&mut agg.filter)
+            .for_each(|e| e.permute(&position));
+    }
+    let order_independent = aggregates.iter().all(|a| a.func.is_order_independent());
+    let accumulate = append_only || order_independent;
+    let mut datums = DatumVec::new();
+    let mut split_row = move |row: &Row| {
+        let datums = datums.borrow_with(row);
+        let key = Row::pack(group.iter().map(|&c| datums[c]));
+        let values = Row::pack(read.iter().map(|&c| datums[c]));
+        (key, values)
+    };
+    let keyed = match input {
+        Collection::Changelog(c) => {
+            use timely::dataflow::operators::vec::Map;
+            c.inner
+                .map(move |(ch, time, diff)| {
+                    let (key, values) = split_row(&ch.row);
+                    // Accumulators fold in arrival order and report a refused row by its
+                    // position; recomputation over a multiset lets equal values collapse.
+                    let seq = if accumulate { ch.seq } else { 0 };
+                    let diff = match ch.kind {
+                        RowKind::Insert | RowKind::UpdateAfter => diff,
+                        RowKind::UpdateBefore | RowKind::Delete => -diff,
+                    };
+                    ((key, (seq, values)), time, diff)
+                })
+                .as_collection()
+        }
+        Collection::Table(t) => t.map(move |row| {
+            let (key, values) = split_row(&row);
+            (key, (0, values))
+        }),
+    };
+    if accumulate {
+        let aggregated = group_aggregate(keyed, RowFold::new(aggregates), "GroupAggregate");
+        ctx.refused.push(aggregated.rejected);
+        return Collection::Table(aggregated.table);
+    }
+    let reduced = keyed.reduce_named(
+        "Reduce",
+        move |key: &Row,
+              rows: &[(&(Seq, Row), isize)],
+              out: &mut Vec<(Result<Row, String>, isize)>| {
+            // A group's records are positive here (a group whose rows were all retracted has
+            // no input and no output).
+            let decoded: Vec<Vec<Datum>> =
+                rows.iter().map(|((_, r), _)| r.iter().collect()).collect();
+            let mut row = Row::new();
+            let mut packer = row.packer();
+            packer.extend_by_row(key.as_row_ref());
+            for agg in &aggregates {
+                let group_rows = decoded
+                    .iter()
+                    .zip(rows)
+                    .map(|(d, (_, count))| (d.as_slice(), (*count).max(0) as usize));
+                if let Err(e) = agg.eval_group(group_rows, &mut packer) {
+                    out.push((Err(e.to_string()), 1));
+                    return;
+                }
+            }
+            out.push((Ok(row), 1));
+        },
+    );
+    let (rows, refused) =
+        split(reduced.map(|(_, r)| r.map_err(|reason| Rejected { seq: 0, reason })));
+    ctx.refused.push(refused);
+    Collection::Table(rows)
+}
+
+/// The aggregates of a group as accumulators over its rows' values (the columns they read).
+struct RowFold {
+    aggregates: Vec<AggregateExpr>,
+    datums: RefCell<DatumVec>,
+    arena: RefCell<RowArena>,
+}
+
+impl RowFold {
+    fn new(aggregates: Vec<AggregateExpr>) -> RowFold {
+        RowFold {
+            aggregates,
+            datums: RefCell::new(DatumVec::new()),
+            arena: RefCell::new(RowArena::new()),
+        }
+    }
+}
+
+impl GroupFold<Row> for RowFold {
+    type Value = Row;
+    type State = Vec<Accumulator>;
+    type Output = Row;
+
+    fn init(&self) -> Vec<Accumulator> {
+        self.aggregates
+            .iter()
+            .map(AggregateExpr::create_accumulator)
+            .collect()
+    }
+
+    /// Updates every aggregate; when one refuses the row, those before it are rolled back, so
+    /// a refused row leaves the group as it was.
+    fn update(
+        &self,
+        state: &mut Vec<Accumulator>,
+        values: &Row,
+        diff: isize,
+    ) -> Result<(), String> {
+        let mut datums = self.datums.borrow_mut();
+        let datums = datums.borrow_with(values);
+        let mut arena = self.arena.borrow_mut();
+        arena.clear();
+        let diff = diff as i64;
+        for i in 0..self.aggregates.len() {
+            if let Err(e) = self.aggregates[i].update(&mut state[i], &datums, diff, &arena) {
+                for j in 0..i {
+                    // Undoing what was just applied cannot fail.
+                    let _ = self.aggregates[j].update(&mut state[j], &datums, -diff, &arena);
+                }
+                return Err(e.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn output(&self, key: &Row, state: &Vec<Accumulator>) -> Result<Row, String> {
+        let mut row = Row::new();
+        let mut packer = row.packer();
+        packer.extend_by_row(key.as_row_ref());
+        for acc in state {
+            acc.get_value(&mut packer).map_err(|e| e.to_string())?;
+        }
+        Ok(row)
+    }
+}
