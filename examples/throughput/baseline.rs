@@ -172,7 +172,35 @@ pub fn run(op: Op, shape: Shape) -> Base {
                 keys,
             }
         }
-        Op::TemporalJoinFinal | Op::TemporalJoinIncremental => {
+        Op::GroupBy | Op::TableGroupBy => {
+            // Per key (count, sum); at the end of each epoch, each changed key's previous row
+            // retracted and its new row inserted.
+            let mut groups: HashMap<u64, (u64, u64)> = HashMap::new();
+            let mut changed: HashMap<u64, Option<(u64, u64)>> = HashMap::new();
+            let clock = timed(&shape, keyed(Stream::Dedup, keys), |rows| {
+                for (_, e) in rows {
+                    let group = groups.entry(e.key).or_insert((0, 0));
+                    changed
+                        .entry(e.key)
+                        .or_insert_with(|| (group.0 > 0).then_some(*group));
+                    group.0 += 1;
+                    group.1 += e.payload;
+                }
+                for (key, before) in changed.drain() {
+                    if let Some((cnt, total)) = before {
+                        digest.add([key, cnt, total], -1);
+                    }
+                    let (cnt, total) = groups[&key];
+                    digest.add([key, cnt, total], 1);
+                }
+            });
+            Base {
+                digest,
+                clock,
+                keys: groups.len() as u64,
+            }
+        }
+        Op::TemporalJoinFinal | Op::TemporalJoinIncremental | Op::TableTemporalJoin => {
             // The build side as one array sorted by (key, time): key k's versions are
             // `VERSIONS_PER_KEY` consecutive entries (generated in that order), loaded untimed.
             let per_key = workload::VERSIONS_PER_KEY as usize;

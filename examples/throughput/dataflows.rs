@@ -17,6 +17,7 @@ use std::sync::{Arc, Barrier};
 use differential_dataflow::input::{Input, InputSession};
 use differential_dataflow::{Data, ExchangeData, VecCollection};
 use differential_temporal::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
+use differential_temporal::operators::group_aggregate::{group_aggregate, GroupFold};
 use differential_temporal::operators::merge_engine::{
     merge_engine, Deletes, MergeEngine, OrderField, OrderType, Row, Versioned,
 };
@@ -25,14 +26,14 @@ use differential_temporal::operators::temporal_join::{
 };
 use differential_temporal::operators::watermark::watermarks;
 use differential_temporal::operators::{
-    arrange_versions, Change, RowKind, SysTime, Version, VersionedTable,
+    arrange_versions, Change, RowKind, Seq, SysTime, Version, VersionedTable,
 };
 use timely::dataflow::ProbeHandle;
 
 use crate::clock::Stopwatch;
 use crate::report::{kind_code, Digest, REFUSED};
 use crate::workload::{self, share, Shape, Stream, JITTER_MS};
-use crate::Op;
+use crate::{relational, Op};
 
 /// A dataflow's result: the digest of its output and the seconds it took.
 pub struct Run {
@@ -143,6 +144,23 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
                 });
             })
         }
+        Op::GroupBy => {
+            let generate = move |range, index, peers, out: &mut Vec<(u64, (Seq, u64))>| {
+                out.extend(share(range, index, peers).map(|i| {
+                    let e = workload::event(Stream::Dedup, i, keys);
+                    (e.key, (i, e.payload))
+                }))
+            };
+            drive(workers, shape, generate, |rows, sink| {
+                let counts = group_aggregate(rows, CountSum, "GroupAggregate");
+                sink.observe(counts.table, |&(k, cnt, total): &(u64, u64, u64)| {
+                    [k, cnt, total]
+                });
+                sink.observe(counts.rejected, |r| [REFUSED, r.seq]);
+            })
+        }
+        Op::TableGroupBy => relational::group_by(workers, shape),
+        Op::TableTemporalJoin => relational::temporal_join(workers, shape),
         Op::AsofSnapshot => {
             let generate = move |range, index, peers, out: &mut Vec<(u64, Version<i64, u64>)>| {
                 out.extend(share(range, index, peers).map(|i| {
@@ -189,6 +207,31 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
     }
 }
 
+/// `COUNT(*)` and `SUM(payload)` per key, hand-typed: the fold `table_group_by` renders with
+/// accumulators over packed rows.
+struct CountSum;
+
+impl GroupFold<u64> for CountSum {
+    type Value = u64;
+    type State = (u64, u64);
+    type Output = (u64, u64, u64);
+
+    fn init(&self) -> (u64, u64) {
+        (0, 0)
+    }
+
+    fn update(&self, state: &mut (u64, u64), payload: &u64, diff: isize) -> Result<(), String> {
+        let diff = diff as i64;
+        state.0 = state.0.wrapping_add_signed(diff);
+        state.1 = state.1.wrapping_add_signed(*payload as i64 * diff);
+        Ok(())
+    }
+
+    fn output(&self, key: &u64, &(cnt, total): &(u64, u64)) -> Result<(u64, u64, u64), String> {
+        Ok((*key, cnt, total))
+    }
+}
+
 /// The versioned merge engine with the BIGINT version column 2 (`[key, payload, version]`).
 fn versioned_engine() -> MergeEngine {
     MergeEngine::Versioned(Versioned {
@@ -230,7 +273,7 @@ fn build_side<'s>(
 }
 
 /// Runs a dataflow built by `build` over rows made by `generate` (see the module docs).
-fn drive<D, G, B>(workers: usize, shape: Shape, generate: G, build: B) -> Run
+pub fn drive<D, G, B>(workers: usize, shape: Shape, generate: G, build: B) -> Run
 where
     D: ExchangeData,
     G: Fn(Range<u64>, usize, usize, &mut Vec<D>) + Send + Sync + 'static,

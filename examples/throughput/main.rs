@@ -59,6 +59,13 @@
 //! * `nexmark_q18`: `N` bids from the `nexmark` crate's default generator; keep-last per
 //!   `(bidder, auction)` by `date_time` (Nexmark q18, `ROW_NUMBER() .. ORDER BY dateTime DESC =
 //!   1`), the library's dedup as above. Baseline: the `HashMap` fold.
+//! * `group_by`: the dedup workload's rows, `COUNT(*)` and `SUM(payload)` per key with the
+//!   typed `group_aggregate`. Output: per epoch and changed key, the retraction of its previous
+//!   `(key, count, sum)` and the new one. Baseline: a `HashMap` fold, the changed keys' rows
+//!   emitted at the end of each epoch.
+//! * `table_group_by`, `table_temporal_join`: `group_by` and `temporal_join_final` as Table API
+//!   plans over packed rows ([`relational`]), against the same baselines: the price of the
+//!   relational layer over the hand-typed operator.
 
 /// The allocator of the measured runs and their baselines (the crate's default `mimalloc` feature).
 #[cfg(feature = "mimalloc")]
@@ -68,6 +75,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod baseline;
 mod clock;
 mod dataflows;
+mod relational;
 mod report;
 mod rss;
 mod workload;
@@ -100,6 +108,15 @@ pub enum Op {
     /// Nexmark q18 over the `nexmark` generator's bids.
     #[value(name = "nexmark_q18")]
     NexmarkQ18,
+    /// `COUNT(*)`, `SUM` per key with the typed group aggregation.
+    #[value(name = "group_by")]
+    GroupBy,
+    /// The same GROUP BY as a Table API plan over packed rows.
+    #[value(name = "table_group_by")]
+    TableGroupBy,
+    /// `temporal_join_final` as a Table API plan over packed rows.
+    #[value(name = "table_temporal_join")]
+    TableTemporalJoin,
 }
 
 impl Op {
@@ -112,6 +129,9 @@ impl Op {
             Op::TemporalJoinIncremental => "temporal_join_incremental",
             Op::AsofSnapshot => "asof_snapshot",
             Op::NexmarkQ18 => "nexmark_q18",
+            Op::GroupBy => "group_by",
+            Op::TableGroupBy => "table_group_by",
+            Op::TableTemporalJoin => "table_temporal_join",
         }
     }
 }

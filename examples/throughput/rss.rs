@@ -27,7 +27,8 @@ pub fn live_state(op: Op, shape: &Shape, keys: u64) -> (u64, &'static str) {
             keys * 40,
             "(bidder, auction) pairs x 40 B (bidder, auction, date_time, price, seq)",
         ),
-        Op::TemporalJoinFinal => (
+        Op::GroupBy | Op::TableGroupBy => (keys * 24, "keys x 24 B (key, count, sum)"),
+        Op::TemporalJoinFinal | Op::TableTemporalJoin => (
             (build + shape.epoch_rows) * 32,
             "(build versions + one epoch of probe rows awaiting the watermark) x 32 B \
              (key, time, seq, rate | payload)",

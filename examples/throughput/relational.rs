@@ -1,0 +1,169 @@
+//! The relational forms of the measured operations: the same workloads as packed [`Row`]s
+//! through a plan built with the Table API and rendered with [`RenderContext`], against the
+//! same baselines as their hand-typed forms.
+//!
+//! * `table_group_by`: `events(k BIGINT, ts TIMESTAMP(3), payload BIGINT)` (the dedup
+//!   workload's rows), `SELECT k, COUNT(*) AS cnt, SUM(payload) AS total GROUP BY k`.
+//! * `table_temporal_join`: probes `(k, ts, payload)` with rowtime `ts` (watermark delay
+//!   5 s) joined `FOR SYSTEM_TIME AS OF ts` with `rates(k, ts, rate)` (primary key `k`,
+//!   rowtime `ts`), INNER, final mode: the workload of `temporal_join_final`.
+
+use std::collections::BTreeMap;
+
+use differential_dataflow::VecCollection;
+use differential_temporal::expr::{col, count_star, Expr};
+use differential_temporal::operators::keyed_merge::Rejected;
+use differential_temporal::operators::{Change, RowKind, SysTime};
+use differential_temporal::plan::{JoinKind, RelExpr};
+use differential_temporal::render::{Collection, ExecutionMode, RenderContext};
+use differential_temporal::repr::{DataType, Datum, Row, Schema, Ts};
+use differential_temporal::table::TableEnv;
+use timely::dataflow::Scope;
+
+use crate::dataflows::{drive, Run, Sink};
+use crate::report::{kind_code, REFUSED};
+use crate::workload::{self, share, Shape, Stream, JITTER_MS};
+
+/// `(k BIGINT, ts TIMESTAMP(3), <value> BIGINT)` with rowtime `ts` delayed by `delay_ms`, and
+/// primary key `k` if `keyed`.
+fn schema(value: &str, delay_ms: i64, keyed: bool) -> Schema {
+    let mut builder = Schema::builder()
+        .column("k", DataType::BigInt.not_null())
+        .column("ts", DataType::Timestamp(3).not_null())
+        .column(value, DataType::BigInt.not_null())
+        .rowtime("ts", delay_ms);
+    if keyed {
+        builder = builder.primary_key(["k"]);
+    }
+    builder.build().expect("a valid schema")
+}
+
+/// The row `(k, ts, value)`.
+fn row(k: u64, time_ms: i64, value: u64) -> Row {
+    let ts = Ts {
+        millis: time_ms,
+        nanos_of_milli: 0,
+    };
+    Row::pack([
+        Datum::Int(k as i64),
+        Datum::Timestamp(ts),
+        Datum::Int(value as i64),
+    ])
+}
+
+/// The integers of `row`'s columns (a timestamp as its milliseconds).
+fn integers<const N: usize>(row: &Row) -> [u64; N] {
+    let mut out = [REFUSED; N];
+    for (slot, datum) in out.iter_mut().zip(row.iter()) {
+        *slot = match datum {
+            Datum::Int(v) => v as u64,
+            Datum::Timestamp(ts) => ts.millis as u64,
+            _ => REFUSED,
+        };
+    }
+    out
+}
+
+/// Builds `query` over a fresh environment with `tables` registered as collections.
+fn plan(
+    tables: &[(&str, Schema)],
+    query: impl Fn(&TableEnv) -> differential_temporal::table::Table,
+) -> RelExpr {
+    let env = TableEnv::new();
+    for (name, schema) in tables {
+        env.register_collection(name, schema.clone(), false)
+            .expect("distinct names");
+    }
+    query(&env).plan().expect("the query binds").clone()
+}
+
+/// Renders `plan` over `sources` in `mode`; the refused rows are digested as `[REFUSED, seq]`.
+fn render<'s>(
+    scope: Scope<'s, SysTime>,
+    sources: BTreeMap<String, VecCollection<'s, SysTime, Change<Row>>>,
+    mode: ExecutionMode,
+    plan: &RelExpr,
+    sink: &Sink,
+) -> Collection<'s> {
+    let mut ctx = RenderContext::new(scope, sources, mode);
+    let output = ctx.render(plan).expect("the plan renders");
+    let refused = differential_dataflow::collection::concatenate(scope, ctx.refused);
+    sink.observe(refused, |r: &Rejected| [REFUSED, r.seq]);
+    output
+}
+
+/// `table_group_by` (see the module docs).
+pub fn group_by(workers: usize, shape: Shape) -> Run {
+    let keys = shape.keys();
+    let plan = plan(&[("events", schema("payload", 0, false))], |env| {
+        env.from("events").group_by([col("k")]).select([
+            col("k"),
+            count_star().alias("cnt"),
+            col("payload").sum().alias("total"),
+        ])
+    });
+    let generate = move |range, index, peers, out: &mut Vec<Change<Row>>| {
+        out.extend(share(range, index, peers).map(|i| {
+            let e = workload::event(Stream::Dedup, i, keys);
+            Change::new(i, RowKind::Insert, row(e.key, e.time, e.payload))
+        }))
+    };
+    drive(workers, shape, generate, move |events, sink| {
+        let scope = events.scope();
+        let sources = BTreeMap::from([("events".to_string(), events)]);
+        let table = render(scope, sources, ExecutionMode::Incremental, &plan, sink);
+        // Each group's row `(k, cnt, total)`, inserted and retracted as it changes.
+        sink.observe(table.into_table(), integers::<3>);
+    })
+}
+
+/// `table_temporal_join` (see the module docs).
+pub fn temporal_join(workers: usize, shape: Shape) -> Run {
+    let probe_keys = shape.build_keys();
+    let on: Expr = col("k").eq(col("k0"));
+    let plan = plan(
+        &[
+            ("probes", schema("payload", JITTER_MS, false)),
+            ("rates", schema("rate", 0, true)),
+        ],
+        |env| {
+            env.from("probes")
+                .temporal_join(&env.from("rates"), on.clone(), JoinKind::Inner)
+                .select([col("k"), col("ts"), col("payload"), col("rate")])
+        },
+    );
+    let generate = move |range, index, peers, out: &mut Vec<Change<Row>>| {
+        out.extend(share(range, index, peers).map(|i| {
+            let e = workload::event(Stream::Probe, i, probe_keys);
+            Change::new(i, RowKind::Insert, row(e.key, e.time, e.payload))
+        }))
+    };
+    drive(workers, shape, generate, move |probes, sink| {
+        let scope = probes.scope();
+        let rates = build_side(scope, shape);
+        let sources =
+            BTreeMap::from([("probes".to_string(), probes), ("rates".to_string(), rates)]);
+        let joined = render(scope, sources, ExecutionMode::Final, &plan, sink);
+        // The digest of the hand-typed join: key, seq, kind, time, payload, rate.
+        sink.observe(joined.into_changelog(), |c: &Change<Row>| {
+            let [k, time, payload, rate] = integers::<4>(&c.row);
+            [k, c.seq, kind_code(c.kind), time, payload, rate]
+        });
+    })
+}
+
+/// The rates, this worker's share, entered at epoch 0 (as the hand-typed join's build side).
+fn build_side<'s>(
+    scope: Scope<'s, SysTime>,
+    shape: Shape,
+) -> VecCollection<'s, SysTime, Change<Row>> {
+    use differential_dataflow::input::Input;
+    let (index, peers) = (scope.index(), scope.peers());
+    let versions = share(0..workload::build_versions(&shape), index, peers).map(move |v| {
+        let (key, time, rate) = workload::build_version(v, &shape);
+        Change::new(v, RowKind::Insert, row(key, time, rate))
+    });
+    let (input, rates) = scope.new_collection_from(versions);
+    drop(input);
+    rates
+}
