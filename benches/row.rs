@@ -6,9 +6,8 @@
 //! builds a row from values (the text row formats each cell), `unpack` reads every field back
 //! as a value (the text row parses its cells), `clone` and `hash` (SipHash) are per row.
 //! `csv_parse` reads 100k lines of that shape from a file's blocks: typed rows by the schema
-//! (`io::TypedSource`) vs text rows (`csv::Schema`, today's pass-through). Until the text forms
-//! of DECIMAL and TIMESTAMP land with `repr::decimal` / `repr::time`, the file's price is read
-//! as DOUBLE and its time as BIGINT epoch milliseconds.
+//! (`io::TypedSource`: BIGINT, DECIMAL(10, 2), TIMESTAMP(3) as `2023-11-14 22:13:20.000`,
+//! STRING) vs text rows (`csv::Schema`, the commands' pass-through of cells).
 //!
 //! ```text
 //! cargo bench --bench row -- --quick
@@ -170,7 +169,9 @@ fn csv_parse(c: &mut Criterion) {
             i % 1000,
             i % 10_000,
             i % 100,
-            1_700_000_000_000 + i * 1000,
+            chrono::DateTime::from_timestamp_millis(1_700_000_000_000 + i * 1000)
+                .unwrap()
+                .format("%Y-%m-%d %H:%M:%S%.3f"),
             i
         ));
     }
@@ -179,8 +180,8 @@ fn csv_parse(c: &mut Criterion) {
     let schema = Schema::builder()
         .column("id", DataType::BigInt.not_null())
         .column("qty", DataType::BigInt.nullable())
-        .column("price", DataType::Double.nullable())
-        .column("ts", DataType::BigInt.nullable())
+        .column("price", DataType::decimal(10, 2).unwrap().nullable())
+        .column("ts", DataType::Timestamp(3).nullable())
         .column("code", DataType::STRING.nullable())
         .build()
         .unwrap();

@@ -280,9 +280,14 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             let residual = (threshold > 0).then(|| {
                 bind_scalar(&col("v").le(col("v0")), &joined, &FunctionRegistry::new()).unwrap()
             });
-            scan_a()
+            let join = scan_a()
                 .temporal_join(build, vec![0], vec![0], kind, residual)
-                .unwrap()
+                .unwrap();
+            // A projection over the join (build columns first) is fused into it when rendered.
+            match threshold < 0 {
+                true => join.project(vec![6, 2, 0, 9], None).unwrap(),
+                false => join,
+            }
         }
         _ => {
             let kind = if flag {
@@ -290,9 +295,13 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             } else {
                 JoinKind::Inner
             };
-            scan_a()
+            let join = scan_a()
                 .lookup_join(scan_b(), vec![0], vec![0], kind, None)
-                .unwrap()
+                .unwrap();
+            match threshold < 0 {
+                true => join.project(vec![8, 1], None).unwrap(),
+                false => join,
+            }
         }
     }
 }

@@ -230,6 +230,10 @@ impl GroupFold<u64> for CountSum {
     fn output(&self, key: &u64, &(cnt, total): &(u64, u64)) -> Result<(u64, u64, u64), String> {
         Ok((*key, cnt, total))
     }
+
+    fn order_independent(&self) -> bool {
+        true
+    }
 }
 
 /// The versioned merge engine with the BIGINT version column 2 (`[key, payload, version]`).

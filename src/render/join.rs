@@ -24,10 +24,12 @@ use super::{split, Collection, ExecutionMode, RenderContext};
 
 type Keyed<'s> = VecCollection<'s, SysTime, (Row, Change<Row>)>;
 
-/// Renders a `TemporalJoin` or `LookupJoin` node.
+/// Renders a `TemporalJoin` or `LookupJoin` node; with `projection`, the columns of the joined
+/// row to output (a `Project` over the join, fused so that each output row is packed once).
 pub(super) fn render<'s>(
     ctx: &mut RenderContext<'s>,
     plan: &RelExpr,
+    projection: Option<&[usize]>,
 ) -> Result<Collection<'s>, PlanError> {
     let (probe, build, probe_key, build_key, kind, residual, temporal) = match &plan.node {
         Node::TemporalJoin {
@@ -48,30 +50,36 @@ pub(super) fn render<'s>(
         } => (probe, build, probe_key, build_key, *kind, residual, false),
         _ => unreachable!("join::render is called on joins only"),
     };
-    let build_width = build.schema.len();
-    let probe_rowtime = probe.schema.rowtime.clone();
-    let build_rowtime = build.schema.rowtime.clone();
+    let output = Output {
+        probe_width: probe.schema.len(),
+        build_width: build.schema.len(),
+        projection: projection.map(<[usize]>::to_vec),
+    };
+    let times = match (&probe.schema.rowtime, &build.schema.rowtime) {
+        (Some(p), Some(b)) if temporal => Some((p.clone(), b.clone())),
+        _ if temporal => unreachable!("the plan checked both rowtimes"),
+        _ => None,
+    };
     let probe_changes = render_node(ctx, probe)?.into_changelog();
     let build_changes = render_node(ctx, build)?.into_changelog();
 
-    let (probe_keyed, null_keyed) = key_rows(probe_changes, probe_key.clone());
+    let probe_time = times.as_ref().map(|(p, _)| p.column);
+    let (probe_keyed, null_keyed) = key_rows(ctx, probe_changes, probe_key.clone(), probe_time);
     let padded = match kind {
-        JoinKind::Left => Some(
-            null_keyed
-                .map(move |ch| Change::new(ch.seq, ch.kind, joined(&ch.row, None, build_width))),
-        ),
+        JoinKind::Left => {
+            let output = output.clone();
+            let mut datums = DatumVec::new();
+            Some(null_keyed.map(move |ch| {
+                Change::new(ch.seq, ch.kind, output.row(&ch.row, None, &mut datums))
+            }))
+        }
         JoinKind::Inner => None,
     };
-    let (build_keyed, _never_matched) = key_rows(build_changes, build_key.clone());
+    let build_time = times.as_ref().map(|(_, b)| b.column);
+    let (build_keyed, _never_matched) = key_rows(ctx, build_changes, build_key.clone(), build_time);
     let residual = residual_fn(residual.as_ref().map(|r| r.compile()));
 
-    let joined_changes = if temporal {
-        let (pt, bt) = match (probe_rowtime, build_rowtime) {
-            (Some(p), Some(b)) => (p, b),
-            _ => unreachable!("the plan checked both rowtimes"),
-        };
-        let probe_keyed = refuse_null_times(ctx, probe_keyed, pt.column);
-        let build_keyed = refuse_null_times(ctx, build_keyed, bt.column);
+    let joined_changes = if let Some((pt, bt)) = times {
         let (p_col, b_col) = (pt.column, bt.column);
         let versions = versions_from_changelog(build_keyed, move |row: &Row| time_of(row, b_col));
         match ctx.mode {
@@ -118,13 +126,11 @@ pub(super) fn render<'s>(
         let build = arrange_versions(versions, "LookupJoin: versions");
         lookup_join(probe_keyed, build, kind, residual, "LookupJoin")
     };
+    let mut datums = DatumVec::new();
     let mut out = joined_changes.map(move |(_, ch)| {
         let (probe_row, build_row) = ch.row;
-        Change::new(
-            ch.seq,
-            ch.kind,
-            joined(&probe_row, build_row.as_ref(), build_width),
-        )
+        let row = output.row(&probe_row, build_row.as_ref(), &mut datums);
+        Change::new(ch.seq, ch.kind, row)
     });
     if let Some(padded) = padded {
         out = out.concat(padded);
@@ -132,35 +138,29 @@ pub(super) fn render<'s>(
     Ok(Collection::Changelog(out))
 }
 
-/// Keys each change by its key columns; changes with a NULL key column go to the second
-/// collection (they never match).
+/// Keys each change by its key columns. Changes with a NULL key column go to the second
+/// collection (they never match); with an event-time `column`, changes whose time is NULL are
+/// refused with their `seq`. One pass over the changes.
 fn key_rows<'s>(
+    ctx: &mut RenderContext<'s>,
     changes: VecCollection<'s, SysTime, Change<Row>>,
     key: Vec<usize>,
+    time: Option<usize>,
 ) -> (Keyed<'s>, VecCollection<'s, SysTime, Change<Row>>) {
     let mut datums = DatumVec::new();
-    split(changes.map(move |ch| {
+    let (keyed, other) = split(changes.map(move |ch| {
         let k = project(&ch.row, &key, &mut datums);
         if k.iter().any(|d| d.is_null()) {
-            Err(ch)
+            Err(Ok(ch))
+        } else if time.is_some_and(|c| event_time(&ch.row, c).is_none()) {
+            Err(Err(null_time(ch.seq)))
         } else {
             Ok((k, ch))
         }
-    }))
-}
-
-/// Refuses, with their `seq`, the keyed changes whose event time (in `column`) is NULL.
-fn refuse_null_times<'s>(
-    ctx: &mut RenderContext<'s>,
-    keyed: Keyed<'s>,
-    column: usize,
-) -> Keyed<'s> {
-    let (timed, refused) = split(keyed.map(move |(k, ch)| match event_time(&ch.row, column) {
-        Some(_) => Ok((k, ch)),
-        None => Err(null_time(ch.seq)),
     }));
+    let (null_keyed, refused) = split(other);
     ctx.refused.push(refused);
-    timed
+    (keyed, null_keyed)
 }
 
 /// The event time of a row whose time was checked not to be NULL.
@@ -176,16 +176,44 @@ fn minus_millis(ts: Ts, millis: i64) -> Ts {
     }
 }
 
-/// The output row: the probe row, then the build row or `width` NULLs.
-fn joined(probe: &Row, build: Option<&Row>, width: usize) -> Row {
-    let mut row = Row::new();
-    let mut packer = row.packer();
-    packer.extend_by_row(probe.as_row_ref());
-    match build {
-        Some(b) => packer.extend_by_row(b.as_row_ref()),
-        None => packer.extend(std::iter::repeat_n(Datum::Null, width)),
+/// How a joined row is output: the probe row, then the build row or NULLs for its columns,
+/// or only the `projection` of that.
+#[derive(Clone)]
+struct Output {
+    probe_width: usize,
+    build_width: usize,
+    projection: Option<Vec<usize>>,
+}
+
+impl Output {
+    /// The output row of `probe` joined with `build` (`None`: padded with NULLs).
+    fn row(&self, probe: &Row, build: Option<&Row>, datums: &mut DatumVec) -> Row {
+        let mut row = Row::new();
+        let mut packer = row.packer();
+        match (&self.projection, build) {
+            (None, Some(b)) => {
+                packer.extend_by_row(probe.as_row_ref());
+                packer.extend_by_row(b.as_row_ref());
+            }
+            (None, None) => {
+                packer.extend_by_row(probe.as_row_ref());
+                packer.extend(std::iter::repeat_n(Datum::Null, self.build_width));
+            }
+            (Some(columns), Some(b)) => {
+                let datums = datums.borrow_with_all([probe.as_row_ref(), b.as_row_ref()]);
+                packer.extend(columns.iter().map(|&c| datums[c]));
+            }
+            (Some(columns), None) => {
+                let datums = datums.borrow_with(probe);
+                let probe_width = self.probe_width;
+                packer.extend(columns.iter().map(|&c| match c < probe_width {
+                    true => datums[c],
+                    false => Datum::Null,
+                }));
+            }
+        }
+        row
     }
-    row
 }
 
 /// The residual condition as the operators take it: TRUE passes; FALSE, NULL and an evaluation

@@ -72,6 +72,16 @@ pub(super) fn render<'s>(
             })
         }
         Node::Project { input, columns } => {
+            if columns.iter().copied().eq(0..input.schema.len()) {
+                // Only names change.
+                return render(ctx, input);
+            }
+            if matches!(
+                input.node,
+                Node::TemporalJoin { .. } | Node::LookupJoin { .. }
+            ) {
+                return join::render(ctx, input, Some(columns));
+            }
             let input = render(ctx, input)?;
             let columns = columns.clone();
             let datums = std::cell::RefCell::new(DatumVec::new());
@@ -129,7 +139,7 @@ pub(super) fn render<'s>(
             ctx.refused.push(merged.rejected.map(|(_, r)| r));
             Collection::Changelog(merged.changelog.map(|(_, ch)| ch))
         }
-        Node::TemporalJoin { .. } | Node::LookupJoin { .. } => join::render(ctx, plan)?,
+        Node::TemporalJoin { .. } | Node::LookupJoin { .. } => join::render(ctx, plan, None)?,
         Node::Sink { input, .. } => render(ctx, input)?,
     })
 }

@@ -126,6 +126,7 @@ pub(super) fn reduce<'s>(
 /// The aggregates of a group as accumulators over its rows' values (the columns they read).
 struct RowFold {
     aggregates: Vec<AggregateExpr>,
+    order_independent: bool,
     datums: RefCell<DatumVec>,
     arena: RefCell<RowArena>,
 }
@@ -133,6 +134,7 @@ struct RowFold {
 impl RowFold {
     fn new(aggregates: Vec<AggregateExpr>) -> RowFold {
         RowFold {
+            order_independent: aggregates.iter().all(|a| a.func.is_order_independent()),
             aggregates,
             datums: RefCell::new(DatumVec::new()),
             arena: RefCell::new(RowArena::new()),
@@ -175,6 +177,10 @@ impl GroupFold<Row> for RowFold {
             }
         }
         Ok(())
+    }
+
+    fn order_independent(&self) -> bool {
+        self.order_independent
     }
 
     fn output(&self, key: &Row, state: &Vec<Accumulator>) -> Result<Row, String> {

@@ -14,12 +14,14 @@
 //! Order: per key, a time's updates are consolidated and folded in `(seq, value)` order after
 //! those of earlier times; with `seq` growing with system time (as every source here
 //! guarantees), an append-only input is folded in input order, so order-sensitive aggregates
-//! (FIRST_VALUE, LISTAGG) see arrival order. The output never depends on the number of workers.
+//! (FIRST_VALUE, LISTAGG) see arrival order. A fold that declares itself
+//! [order independent](GroupFold::order_independent) gets a time's updates unsorted, as they
+//! arrive. The output never depends on the number of workers.
 //!
-//! Cost: per update one hash probe (by key run) and one [`GroupFold::update`]; the sort of each
-//! system time's updates; one [`GroupFold::output`] per changed group and time. State: one
-//! `State` and the last output row per group with rows; a group whose count returns to zero is
-//! freed.
+//! Cost: per update one hash probe and one [`GroupFold::update`]; the sort of each system
+//! time's updates unless the fold is order independent; one [`GroupFold::output`] per changed
+//! group and time. State: one `State` and the last output row per group with rows; a group
+//! whose count returns to zero is freed.
 
 #[cfg(test)]
 mod reference;
@@ -67,6 +69,14 @@ pub trait GroupFold<K>: 'static {
     /// The output row of group `key` (called only while it has a positive number of rows), or
     /// `Err(reason)` when it cannot be computed (an overflow): the group then has no row.
     fn output(&self, key: &K, state: &Self::State) -> Result<Self::Output, String>;
+
+    /// Whether the output depends only on the multiset of values, whatever the order of
+    /// updates, retractions before the insertions they cancel included (COUNT, SUM over
+    /// integers, a multiset with signed counts). Then a system time's updates are folded as
+    /// they arrive, without sorting them. Default `false`: consolidated, in `(seq, value)` order.
+    fn order_independent(&self) -> bool {
+        false
+    }
 }
 
 /// The outputs of [`group_aggregate`].
@@ -78,11 +88,45 @@ pub struct Aggregated<'s, O: 'static> {
     pub rejected: VecCollection<'s, SysTime, Rejected>,
 }
 
-/// One group's accumulator, its net row count and the row it last emitted.
+/// One group's accumulator, its net row count, the row it last emitted, the `seq` of its last
+/// update and whether it changed at the system time being applied.
 struct Group<S, O> {
     state: S,
     rows: isize,
     emitted: Option<O>,
+    last: Seq,
+    changed: bool,
+}
+
+impl<S, O> Group<S, O> {
+    /// A group with no rows, changed (it is being created).
+    fn new(state: S) -> Self {
+        Group {
+            state,
+            rows: 0,
+            emitted: None,
+            last: 0,
+            changed: true,
+        }
+    }
+
+    /// Folds one update in, or reports it refused.
+    fn apply<K, F>(
+        &mut self,
+        fold: &F,
+        seq: Seq,
+        value: &F::Value,
+        diff: isize,
+        refuse: &mut impl FnMut(Seq, String),
+    ) where
+        F: GroupFold<K, State = S, Output = O>,
+    {
+        self.last = seq;
+        match fold.update(&mut self.state, value, diff) {
+            Ok(()) => self.rows += diff,
+            Err(reason) => refuse(seq, reason),
+        }
+    }
 }
 
 /// Aggregates `input` per key with `fold` (see the [module docs](self)).
@@ -137,6 +181,8 @@ where
     builder.build(move |_initial_caps| {
         let mut pending = Pending::new();
         let mut groups: HashMap<K, Group<F::State, F::Output>, RandomState> = HashMap::default();
+        let mut changed: Vec<K> = Vec::new();
+        let arrival_order = fold.order_independent();
         move |frontiers| {
             let frontier = &frontiers[0];
             let mut table_out = table_out.activate();
@@ -150,43 +196,40 @@ where
                 let time = *table_cap.time();
                 let mut rows = table_out.session(&table_cap);
                 let mut refusals = rejected_out.session(&rejected_cap);
-                differential_dataflow::consolidation::consolidate_updates(&mut updates);
-                // Consolidated updates are sorted by key, then `(seq, value)`: one run per key.
-                let mut updates = updates.into_iter().peekable();
-                while let Some(((key, (seq, value)), _, diff)) = updates.next() {
-                    if !groups.contains_key(&key) {
-                        let group = Group {
-                            state: fold.init(),
-                            rows: 0,
-                            emitted: None,
-                        };
-                        groups.insert(key.clone(), group);
-                    }
-                    let group = groups.get_mut(&key).expect("inserted above");
-                    let mut last = seq;
-                    let mut apply = |seq: Seq, value: &F::Value, diff: isize| {
-                        last = seq;
-                        match fold.update(&mut group.state, value, diff) {
-                            Ok(()) => group.rows += diff,
-                            Err(reason) => refusals.give((Rejected { seq, reason }, time, 1)),
-                        }
-                    };
-                    apply(seq, &value, diff);
-                    while let Some(((_, (seq, value)), _, diff)) =
-                        updates.next_if(|((k, _), _, _)| *k == key)
-                    {
-                        apply(seq, &value, diff);
-                    }
-                    let now = if group.rows > 0 {
-                        match fold.output(&key, &group.state) {
-                            Ok(row) => Some(row),
-                            Err(reason) => {
-                                refusals.give((Rejected { seq: last, reason }, time, 1));
-                                None
+                let mut refuse = |seq, reason| refusals.give((Rejected { seq, reason }, time, 1));
+                if !arrival_order {
+                    // Sorted by key, then `(seq, value)`: one run per key, in fold order.
+                    differential_dataflow::consolidation::consolidate_updates(&mut updates);
+                }
+                for ((key, (seq, value)), _, diff) in updates {
+                    match groups.get_mut(&key) {
+                        Some(group) => {
+                            group.apply(&fold, seq, &value, diff, &mut refuse);
+                            if !group.changed {
+                                group.changed = true;
+                                changed.push(key);
                             }
                         }
-                    } else {
-                        None
+                        None => {
+                            let mut group = Group::new(fold.init());
+                            group.apply(&fold, seq, &value, diff, &mut refuse);
+                            groups.insert(key.clone(), group);
+                            changed.push(key);
+                        }
+                    }
+                }
+                for key in changed.drain(..) {
+                    let group = groups.get_mut(&key).expect("a changed group is stored");
+                    group.changed = false;
+                    let now = match group.rows > 0 {
+                        true => match fold.output(&key, &group.state) {
+                            Ok(row) => Some(row),
+                            Err(reason) => {
+                                refuse(group.last, reason);
+                                None
+                            }
+                        },
+                        false => None,
                     };
                     if now != group.emitted {
                         if let Some(old) = group.emitted.take() {

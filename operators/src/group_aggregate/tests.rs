@@ -9,9 +9,12 @@ use super::{group_aggregate, reference, GroupFold};
 use crate::testing::{content_at, run_unary, Epoch};
 use crate::Seq;
 
-/// COUNT, SUM and MAX (over a multiset, so it can retract) per key.
+/// COUNT, SUM and MAX (over a multiset with signed counts, so it can retract in any order) per
+/// key; folded unsorted when `unsorted`.
 #[derive(Clone)]
-struct CountSumMax;
+struct CountSumMax {
+    unsorted: bool,
+}
 
 impl GroupFold<u8> for CountSumMax {
     type Value = i64;
@@ -36,6 +39,10 @@ impl GroupFold<u8> for CountSumMax {
     fn output(&self, k: &u8, s: &Self::State) -> Result<Self::Output, String> {
         let max = s.2.iter().rev().find(|(_, n)| **n > 0).map(|(v, _)| *v);
         Ok((*k, s.0, s.1, max))
+    }
+
+    fn order_independent(&self) -> bool {
+        self.unsorted
     }
 }
 
@@ -116,8 +123,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn retracting_fold_matches_model(epochs in changes(true), workers in prop::sample::select(vec![1usize, 2, 4])) {
-        check(CountSumMax, epochs, workers);
+    fn retracting_fold_matches_model(
+        epochs in changes(true),
+        workers in prop::sample::select(vec![1usize, 2, 4]),
+        unsorted in any::<bool>(),
+    ) {
+        check(CountSumMax { unsorted }, epochs, workers);
     }
 
     #[test]

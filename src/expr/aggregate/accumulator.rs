@@ -36,8 +36,9 @@ enum State {
         approx: f64,
         count: i64,
     },
-    /// MIN, MAX: the multiset of values, in value order.
-    Values(BTreeMap<ByValue, u64>),
+    /// MIN, MAX: the multiset of values, in value order, with signed multiplicities (a
+    /// retraction applied before its insertion leaves a negative count, never a lost value).
+    Values(BTreeMap<ByValue, i64>),
     /// FIRST_VALUE, LAST_VALUE, LISTAGG: the values with multiplicities in arrival order.
     Sequence(Vec<(Row, u64)>),
     /// STDDEV/VAR: count, sum and sum of squares.
@@ -54,9 +55,9 @@ enum State {
 pub struct Accumulator {
     func: AggregateFunc,
     ty: ColumnType,
-    /// DISTINCT: how many times each argument tuple is present; the function sees a tuple when
-    /// its count becomes positive and loses it when it returns to zero.
-    distinct: Option<BTreeMap<Row, u64>>,
+    /// DISTINCT: how many times each argument tuple is present (signed, as `Values`); the
+    /// function sees a tuple when its count becomes positive and loses it when it no longer is.
+    distinct: Option<BTreeMap<Row, i64>>,
     state: State,
 }
 
@@ -100,42 +101,47 @@ impl Accumulator {
 
     /// Adds the argument values of `times` input rows.
     pub fn accumulate(&mut self, args: &[Datum<'_>], times: u64) -> Result<(), EvalError> {
-        if let Some(seen) = &mut self.distinct {
-            let count = seen.entry(Row::pack(args.iter().copied())).or_insert(0);
-            *count += times;
-            if *count != times {
-                return Ok(());
-            }
-            return self.apply(args, 1, true);
-        }
-        self.apply(args, times, true)
+        self.update(args, times, true)
     }
 
-    /// Removes the argument values of `times` input rows.
+    /// Removes the argument values of `times` input rows. Retractions may come before the
+    /// insertions they cancel (within one system time, in any order): COUNT, SUM, MIN, MAX and
+    /// DISTINCT keep signed counts, so the value once both are applied is the same.
     pub fn retract(&mut self, args: &[Datum<'_>], times: u64) -> Result<(), EvalError> {
-        if let Some(seen) = &mut self.distinct {
-            let key = Row::pack(args.iter().copied());
-            let Some(count) = seen.get_mut(&key) else {
-                return Ok(());
-            };
-            *count = count.saturating_sub(times);
-            if *count > 0 {
-                return Ok(());
-            }
+        self.update(args, times, false)
+    }
+
+    fn update(&mut self, args: &[Datum<'_>], times: u64, add: bool) -> Result<(), EvalError> {
+        let Some(seen) = &mut self.distinct else {
+            return self.apply(args, times, add);
+        };
+        let key = Row::pack(args.iter().copied());
+        let signed = if add { times as i64 } else { -(times as i64) };
+        let before = seen.get(&key).copied().unwrap_or(0);
+        let after = before + signed;
+        if after == 0 {
             seen.remove(&key);
-            return self.apply(args, 1, false);
+        } else {
+            seen.insert(key, after);
         }
-        self.apply(args, times, false)
+        match (before > 0, after > 0) {
+            (false, true) => self.apply(args, 1, true),
+            (true, false) => self.apply(args, 1, false),
+            _ => Ok(()),
+        }
     }
 
     fn apply(&mut self, args: &[Datum<'_>], times: u64, add: bool) -> Result<(), EvalError> {
         let first = args.first().copied().unwrap_or(Datum::Null);
         let signed = if add { times as i64 } else { -(times as i64) };
-        let ty = self.ty.clone();
-        match &mut self.state {
+        let Accumulator {
+            func, ty, state, ..
+        } = self;
+        let ty = &*ty;
+        match state {
             State::Count(n) => {
-                let counted = matches!(self.func, AggregateFunc::CountStar)
-                    || args.iter().all(|a| !a.is_null());
+                let counted =
+                    matches!(func, AggregateFunc::CountStar) || args.iter().all(|a| !a.is_null());
                 if counted {
                     *n += signed;
                 }
@@ -172,13 +178,11 @@ impl Accumulator {
                     return Ok(());
                 }
                 let key = ByValue(Row::pack_one(first));
-                if add {
-                    *values.entry(key).or_insert(0) += times;
-                } else if let Some(n) = values.get_mut(&key) {
-                    *n = n.saturating_sub(times);
-                    if *n == 0 {
-                        values.remove(&key);
-                    }
+                let n = values.get(&key).copied().unwrap_or(0) + signed;
+                if n == 0 {
+                    values.remove(&key);
+                } else {
+                    values.insert(key, n);
                 }
             }
             State::Sequence(seq) => {
@@ -223,7 +227,7 @@ impl Accumulator {
                 *squares += x * x * signed as f64;
             }
             State::Udaf(acc) => {
-                let AggregateFunc::Udaf(udaf) = &self.func else {
+                let AggregateFunc::Udaf(udaf) = &*func else {
                     return Ok(());
                 };
                 let error = udaf_error(udaf.name());
@@ -252,7 +256,7 @@ impl Accumulator {
             let mut fresh = Vec::new();
             for (key, n) in theirs {
                 let count = mine.entry(key.clone()).or_insert(0);
-                if *count == 0 {
+                if *count <= 0 && *count + n > 0 {
                     fresh.push(key.clone());
                 }
                 *count += n;
@@ -359,10 +363,12 @@ impl Accumulator {
                 },
             },
             (AggregateFunc::Min, State::Values(values)) => {
-                return push_first(packer, values.keys().next().map(|k| &k.0))
+                let min = values.iter().find(|(_, n)| **n > 0);
+                return push_first(packer, min.map(|(k, _)| &k.0));
             }
             (AggregateFunc::Max, State::Values(values)) => {
-                return push_first(packer, values.keys().next_back().map(|k| &k.0))
+                let max = values.iter().rev().find(|(_, n)| **n > 0);
+                return push_first(packer, max.map(|(k, _)| &k.0));
             }
             (AggregateFunc::FirstValue, State::Sequence(seq)) => {
                 return push_first(packer, seq.first().map(|(r, _)| r))
