@@ -4,7 +4,7 @@
 use crate::expr::{bind_scalar, AggregateExpr, AggregateFunc, Expr, FunctionRegistry, ScalarExpr};
 use crate::repr::{DataType, Field, Row, Schema};
 
-use super::{DedupOrder, JoinKind, Keep, Mode, Node, PlanError, RelExpr};
+use super::{DedupOrder, Join, JoinKind, Keep, Mode, Node, PlanError, RelExpr};
 
 impl RelExpr {
     /// A registered table `name` with its schema. A changelog source is `Mode::Updating` (with
@@ -449,25 +449,18 @@ fn join(
         Mode::AppendOnly => Mode::AppendOnly,
         Mode::Updating { .. } => Mode::Updating { upsert_key: None },
     };
-    let (probe, build) = (Box::new(probe), Box::new(build));
+    let join = Join {
+        probe: Box::new(probe),
+        build: Box::new(build),
+        probe_key,
+        build_key,
+        kind,
+        residual,
+    };
     let node = if node == "TemporalJoin" {
-        Node::TemporalJoin {
-            probe,
-            build,
-            probe_key,
-            build_key,
-            kind,
-            residual,
-        }
+        Node::TemporalJoin(join)
     } else {
-        Node::LookupJoin {
-            probe,
-            build,
-            probe_key,
-            build_key,
-            kind,
-            residual,
-        }
+        Node::LookupJoin(join)
     };
     Ok(RelExpr { node, schema, mode })
 }

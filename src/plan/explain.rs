@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::expr::{AggregateExpr, AggregateFunc, ScalarExpr, ScalarKind};
 use crate::repr::Schema;
 
-use super::{Mode, Node, RelExpr};
+use super::{Join, Mode, Node, RelExpr};
 
 impl RelExpr {
     /// The plan as text: one line per node, inputs indented below the node that reads them.
@@ -73,22 +73,22 @@ impl RelExpr {
                 "key=[{}], keep={keep:?}, order={order:?}",
                 names(key, &input.schema)
             ),
-            Node::TemporalJoin {
+            Node::TemporalJoin(Join {
                 probe,
                 build,
                 probe_key,
                 build_key,
                 kind,
                 residual,
-            }
-            | Node::LookupJoin {
+            })
+            | Node::LookupJoin(Join {
                 probe,
                 build,
                 probe_key,
                 build_key,
                 kind,
                 residual,
-            } => {
+            }) => {
                 let keys: Vec<String> = probe_key
                     .iter()
                     .zip(build_key)

@@ -150,37 +150,12 @@ pub enum Node {
     },
     /// `probe JOIN build FOR SYSTEM_TIME AS OF probe.rowtime ON keys [AND residual]`: each
     /// probe row joined with the build version valid at its event time (Flink's event-time
-    /// temporal join). Output columns: the probe's, then the build's.
-    TemporalJoin {
-        /// The probe side.
-        probe: Box<RelExpr>,
-        /// The build side: a versioned table (primary key and rowtime).
-        build: Box<RelExpr>,
-        /// The probe's equality-key columns.
-        probe_key: Vec<usize>,
-        /// The build's primary key columns, in the order of `probe_key`.
-        build_key: Vec<usize>,
-        /// INNER or LEFT.
-        kind: JoinKind,
-        /// A condition on the chosen version, over the output columns.
-        residual: Option<ScalarExpr>,
-    },
+    /// temporal join). The build side is a versioned table (primary key and rowtime), keyed by
+    /// its primary key.
+    TemporalJoin(Join),
     /// `probe JOIN build FOR SYSTEM_TIME AS OF probe.proctime ON keys`: each probe row joined,
     /// when it arrives, with the build side's current row of its key (Flink's lookup join).
-    LookupJoin {
-        /// The probe side.
-        probe: Box<RelExpr>,
-        /// The build side, keyed by `build_key`.
-        build: Box<RelExpr>,
-        /// The probe's equality-key columns.
-        probe_key: Vec<usize>,
-        /// The build's key columns, in the order of `probe_key`.
-        build_key: Vec<usize>,
-        /// INNER or LEFT.
-        kind: JoinKind,
-        /// A condition on the chosen row, over the output columns.
-        residual: Option<ScalarExpr>,
-    },
+    LookupJoin(Join),
     /// Writes its input to the registered sink `name`; its output is its input.
     Sink {
         /// The input.
@@ -188,6 +163,23 @@ pub enum Node {
         /// The sink's name.
         name: String,
     },
+}
+
+/// The parts of a temporal or lookup join. Output columns: the probe's, then the build's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Join {
+    /// The probe side.
+    pub probe: Box<RelExpr>,
+    /// The build side.
+    pub build: Box<RelExpr>,
+    /// The probe's equality-key columns.
+    pub probe_key: Vec<usize>,
+    /// The build's key columns, in the order of `probe_key`.
+    pub build_key: Vec<usize>,
+    /// INNER or LEFT.
+    pub kind: JoinKind,
+    /// A condition on the chosen version or row, over the output columns.
+    pub residual: Option<ScalarExpr>,
 }
 
 /// A plan that cannot be built: the node, and what is wrong.
@@ -230,9 +222,7 @@ impl RelExpr {
             | Node::Distinct { input }
             | Node::Dedup { input, .. }
             | Node::Sink { input, .. } => vec![input],
-            Node::TemporalJoin { probe, build, .. } | Node::LookupJoin { probe, build, .. } => {
-                vec![probe, build]
-            }
+            Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
         }
     }
 
@@ -268,8 +258,8 @@ impl RelExpr {
             Node::Reduce { .. } => "Reduce",
             Node::Distinct { .. } => "Distinct",
             Node::Dedup { .. } => "Dedup",
-            Node::TemporalJoin { .. } => "TemporalJoin",
-            Node::LookupJoin { .. } => "LookupJoin",
+            Node::TemporalJoin(_) => "TemporalJoin",
+            Node::LookupJoin(_) => "LookupJoin",
             Node::Sink { .. } => "Sink",
         }
     }

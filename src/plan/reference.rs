@@ -32,7 +32,7 @@ use crate::expr::{EvalError, RowArena};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
-use super::{DedupOrder, JoinKind, Keep, Node, PlanError, RelExpr};
+use super::{DedupOrder, Join, JoinKind, Keep, Node, PlanError, RelExpr};
 
 /// Changes with their system times, sorted by `(system time, seq)`.
 pub type Stream = Vec<(SysTime, Change<Row>)>;
@@ -257,14 +257,14 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             }
             out
         }
-        Node::TemporalJoin {
+        Node::TemporalJoin(Join {
             probe,
             build,
             probe_key,
             build_key,
             kind,
             residual,
-        } => {
+        }) => {
             let probe_changes = eval(probe, inputs, refused)?;
             let build_changes = eval(build, inputs, refused)?;
             let probe_time = probe.schema.rowtime.as_ref().map(|r| r.column);
@@ -332,14 +332,14 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             }
             out
         }
-        Node::LookupJoin {
+        Node::LookupJoin(Join {
             probe,
             build,
             probe_key,
             build_key,
             kind,
             residual,
-        } => {
+        }) => {
             let probe_changes = eval(probe, inputs, refused)?;
             let build_changes = eval(build, inputs, refused)?;
             let build_width = build.schema.len();

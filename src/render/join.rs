@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use differential_dataflow::VecCollection;
 
 use crate::expr::{CompiledExpr, RowArena};
-use crate::plan::{JoinKind, Node, PlanError, RelExpr};
+use crate::plan::{Join, JoinKind, Node, PlanError, RelExpr};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::temporal_join::{
     arrange_probe, lookup_join, temporal_join, temporal_join_final, FinalJoin,
@@ -31,25 +31,20 @@ pub(super) fn render<'s>(
     plan: &RelExpr,
     projection: Option<&[usize]>,
 ) -> Result<Collection<'s>, PlanError> {
-    let (probe, build, probe_key, build_key, kind, residual, temporal) = match &plan.node {
-        Node::TemporalJoin {
-            probe,
-            build,
-            probe_key,
-            build_key,
-            kind,
-            residual,
-        } => (probe, build, probe_key, build_key, *kind, residual, true),
-        Node::LookupJoin {
-            probe,
-            build,
-            probe_key,
-            build_key,
-            kind,
-            residual,
-        } => (probe, build, probe_key, build_key, *kind, residual, false),
+    let (join, temporal) = match &plan.node {
+        Node::TemporalJoin(join) => (join, true),
+        Node::LookupJoin(join) => (join, false),
         _ => unreachable!("join::render is called on joins only"),
     };
+    let Join {
+        probe,
+        build,
+        probe_key,
+        build_key,
+        kind,
+        residual,
+    } = join;
+    let kind = *kind;
     let output = Output {
         probe_width: probe.schema.len(),
         build_width: build.schema.len(),

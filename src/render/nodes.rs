@@ -76,10 +76,7 @@ pub(super) fn render<'s>(
                 // Only names change.
                 return render(ctx, input);
             }
-            if matches!(
-                input.node,
-                Node::TemporalJoin { .. } | Node::LookupJoin { .. }
-            ) {
+            if matches!(input.node, Node::TemporalJoin(_) | Node::LookupJoin(_)) {
                 return join::render(ctx, input, Some(columns));
             }
             let input = render(ctx, input)?;
@@ -139,7 +136,7 @@ pub(super) fn render<'s>(
             ctx.refused.push(merged.rejected.map(|(_, r)| r));
             Collection::Changelog(merged.changelog.map(|(_, ch)| ch))
         }
-        Node::TemporalJoin { .. } | Node::LookupJoin { .. } => join::render(ctx, plan, None)?,
+        Node::TemporalJoin(_) | Node::LookupJoin(_) => join::render(ctx, plan, None)?,
         Node::Sink { input, .. } => render(ctx, input)?,
     })
 }

@@ -167,11 +167,12 @@ impl GroupFold<Row> for RowFold {
         let mut arena = self.arena.borrow_mut();
         arena.clear();
         let diff = diff as i64;
-        for i in 0..self.aggregates.len() {
-            if let Err(e) = self.aggregates[i].update(&mut state[i], &datums, diff, &arena) {
-                for j in 0..i {
+        for (i, (agg, acc)) in self.aggregates.iter().zip(state.iter_mut()).enumerate() {
+            if let Err(e) = agg.update(acc, &datums, diff, &arena) {
+                let applied = self.aggregates.iter().zip(state.iter_mut()).take(i);
+                for (agg, acc) in applied {
                     // Undoing what was just applied cannot fail.
-                    let _ = self.aggregates[j].update(&mut state[j], &datums, -diff, &arena);
+                    let _ = agg.update(acc, &datums, -diff, &arena);
                 }
                 return Err(e.to_string());
             }

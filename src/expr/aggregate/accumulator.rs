@@ -157,16 +157,16 @@ impl Accumulator {
                             .checked_add(
                                 (v as i128)
                                     .checked_mul(signed as i128)
-                                    .ok_or_else(|| overflow(&ty))?,
+                                    .ok_or_else(|| overflow(ty))?,
                             )
-                            .ok_or_else(|| overflow(&ty))?;
+                            .ok_or_else(|| overflow(ty))?;
                     }
                     Datum::Decimal(v) => {
                         *exact = exact
                             .checked_add(
-                                v.checked_mul(signed as i128).ok_or_else(|| overflow(&ty))?,
+                                v.checked_mul(signed as i128).ok_or_else(|| overflow(ty))?,
                             )
-                            .ok_or_else(|| overflow(&ty))?;
+                            .ok_or_else(|| overflow(ty))?;
                     }
                     Datum::Float(v) => *approx += v * signed as f64,
                     _ => return Ok(()),
