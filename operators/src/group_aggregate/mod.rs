@@ -44,9 +44,11 @@ use crate::{Seq, SysTime};
 
 /// How a group's rows fold into its accumulator and what row the group outputs.
 ///
-/// `update` receives each distinct `(seq, value)` of a key once per system time with its net
-/// multiplicity (`diff > 0` accumulates `diff` copies, `diff < 0` retracts `-diff` copies). It
-/// returns `Err(reason)` to refuse the row, and must then leave the state as it was.
+/// `update` receives a key's updates of one system time in fold order (see the
+/// [module docs](self)): each distinct `(seq, value)` once with its net multiplicity, or, for an
+/// [order-independent](GroupFold::order_independent) fold, each update as it arrives
+/// (`diff > 0` accumulates `diff` copies, `diff < 0` retracts `-diff` copies). It returns
+/// `Err(reason)` to refuse the row, and must then leave the state as it was.
 pub trait GroupFold<K>: 'static {
     /// The values aggregated (the columns the aggregates read).
     type Value: ExchangeData;
