@@ -40,7 +40,7 @@ pub enum ExprError {
         suggestions: String,
     },
     /// Arguments whose types the function does not accept (Calcite: "Cannot apply '+' to
-    /// arguments of type '<VARCHAR(2147483647)> + <INTEGER>'. Supported form(s): ...", with
+    /// arguments of type `'<VARCHAR(2147483647)> + <INTEGER>'`. Supported form(s): ...", with
     /// Flink's type names).
     #[error("Cannot apply '{func}' to arguments of type '{types}' in '{expr}'. Supported form(s): {supported}")]
     TypeMismatch {

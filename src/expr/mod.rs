@@ -9,8 +9,8 @@
 //! closure tree [`ScalarExpr::compile`] builds once ([`CompiledExpr`]); computed strings go into
 //! a reused [`RowArena`], so evaluation allocates nothing beyond its output.
 //!
-//! SQL's three-valued logic holds throughout: NULL in, NULL out, except IS [NOT] NULL,
-//! IS [NOT] TRUE/FALSE, IS [NOT] DISTINCT FROM, COALESCE, IF, CASE, AND (FALSE AND NULL is
+//! SQL's three-valued logic holds throughout: NULL in, NULL out, except IS \[NOT\] NULL,
+//! IS \[NOT\] TRUE/FALSE, IS \[NOT\] DISTINCT FROM, COALESCE, IF, CASE, AND (FALSE AND NULL is
 //! FALSE), OR (TRUE OR NULL is TRUE) and IN. A filter keeps a row when its predicate is TRUE.
 //!
 //! ```

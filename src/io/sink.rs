@@ -14,7 +14,7 @@ use crate::operators::RowKind;
 use crate::repr::cast::format_datum;
 use crate::repr::{DataType, Row, Schema};
 
-/// Writes typed rows as CSV. See the [module documentation](self).
+/// Writes typed rows as CSV. See the [module documentation](crate::io).
 ///
 /// ```
 /// use differential_temporal::io::CsvSink;

@@ -17,7 +17,7 @@ use crate::operators::{Change, RowKind};
 use crate::repr::cast::parse_datum;
 use crate::repr::{ColumnType, DataType, Datum, Field, Row, Schema};
 
-/// A CSV file read as typed rows. See the [module documentation](self).
+/// A CSV file read as typed rows. See the [module documentation](crate::io).
 #[derive(Clone, Debug)]
 pub struct TypedSource {
     path: String,

@@ -8,7 +8,7 @@
 //! return a [`PlanError`] naming the node and column, so a plan that exists can be rendered.
 //!
 //! Semantics, node by node, are those of Flink SQL over dynamic tables: a node's output is a
-//! multiset of rows that changes over system time. [`reference`] evaluates a plan sequentially
+//! multiset of rows that changes over system time. [`reference`](mod@reference) evaluates a plan sequentially
 //! over plain vectors (no timely): the model every rendered plan is checked against.
 //!
 //! ```

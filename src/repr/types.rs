@@ -67,7 +67,7 @@ pub enum DataType {
     IntervalDayTime,
     /// INTERVAL YEAR TO MONTH: a number of months.
     IntervalYearMonth,
-    /// ARRAY<T>.
+    /// `ARRAY<T>`.
     Array(Box<ColumnType>),
     /// MAP<K, V>.
     Map(Box<ColumnType>, Box<ColumnType>),

@@ -5,7 +5,7 @@
 //! makes the operation approximate; a DECIMAL operand with an integer makes it DECIMAL, with
 //! the result precision and scale of `LogicalTypeMerging` (see [`super::decimal`]).
 //!
-//! Errors and NULLs: an integer `/` or `%` by zero is [`Fault::DivisionByZero`] (Flink throws
+//! Errors and NULLs: an integer `/` or `%` by zero is `Fault::DivisionByZero` (Flink throws
 //! `ArithmeticException`); DECIMAL by zero is NULL (Flink's `DecimalDataUtils`); DOUBLE by zero
 //! is IEEE infinity or NaN. Integer overflow is an error (deliberately unlike Flink, which wraps
 //! as Java does); a DECIMAL past its precision is an error (Flink gives NULL).
