@@ -357,6 +357,18 @@ fn bad_input_is_reported() {
         err.to_string(),
         "table 'Nope' not found; registered tables: T"
     );
+    // A table fed by the caller's dataflow cannot be executed from files.
+    let schema = Schema::builder()
+        .column("k", DataType::BigInt.not_null())
+        .build()
+        .unwrap();
+    env.register_collection("Events", schema, false).unwrap();
+    let err = env.from("Events").execute().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the plan scans 'Events', whose rows come from the caller's dataflow \
+         (register_collection): render it with Table::render"
+    );
 }
 
 /// `execute_insert` writes an updating table as its CSV changelog (with `op`) and an
