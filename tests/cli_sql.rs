@@ -21,7 +21,15 @@ fn dtemporal(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn seed_temporal_table_function_final() {
     for workers in ["1", "2"] {
-        let run = dtemporal(&["sql", "-f", "temporal_table_function.sql", "--emit", "final", "-w", workers]);
+        let run = dtemporal(&[
+            "sql",
+            "-f",
+            "temporal_table_function.sql",
+            "--emit",
+            "final",
+            "-w",
+            workers,
+        ]);
         assert_eq!(run, (0, "amount\n1238.000000\n".into(), String::new()));
     }
 }
@@ -49,7 +57,15 @@ fn seed_versioned_rates_changelog() {
 
 #[test]
 fn seed_products_as_table() {
-    let run = dtemporal(&["sql", "-f", "products.sql", "--emit", "final", "--format", "table"]);
+    let run = dtemporal(&[
+        "sql",
+        "-f",
+        "products.sql",
+        "--emit",
+        "final",
+        "--format",
+        "table",
+    ]);
     assert_eq!(run.0, 0, "{}", run.2);
     assert_eq!(
         run.1,
@@ -71,13 +87,14 @@ fn seed_products_as_table() {
 fn statements_on_the_command_line_and_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.csv");
-    let sql = "CREATE TABLE orders (order_time TIMESTAMP(3), amount DECIMAL(10, 2), currency STRING)
+    let sql =
+        "CREATE TABLE orders (order_time TIMESTAMP(3), amount DECIMAL(10, 2), currency STRING)
         WITH ('connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
         SELECT currency, amount FROM orders WHERE amount >= 5";
     let run = dtemporal(&["sql", "-e", sql, "--output", out.to_str().unwrap()]);
     assert_eq!(run, (0, String::new(), String::new()));
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
-        "currency,amount\nYen,50.00\nUS Dollar,5.00\n"
+        "op,currency,amount\n+I,Yen,50.00\n+I,US Dollar,5.00\n"
     );
 }

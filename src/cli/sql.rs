@@ -34,7 +34,13 @@ Tables are CSV files ('connector' = 'filesystem', 'path', 'format' = 'csv'); a f
 #[derive(Args, Debug)]
 pub struct SqlArgs {
     /// A file of `;`-separated Flink SQL statements.
-    #[arg(short = 'f', long = "file", value_name = "FILE.sql", conflicts_with = "execute", required_unless_present = "execute")]
+    #[arg(
+        short = 'f',
+        long = "file",
+        value_name = "FILE.sql",
+        conflicts_with = "execute",
+        required_unless_present = "execute"
+    )]
     pub file: Option<String>,
     /// Statements given on the command line.
     #[arg(short = 'e', long = "execute", value_name = "SQL")]
@@ -64,9 +70,15 @@ pub enum SqlFormat {
 pub(super) fn run(cli: &Cli, args: &SqlArgs) -> Result<Outcome, Error> {
     let options = args.common.run_options(cli)?;
     let sql = match (&args.file, &args.execute) {
-        (Some(file), _) => std::fs::read_to_string(file).map_err(|e| Error::Usage(format!("{file}: {e}")))?,
+        (Some(file), _) => {
+            std::fs::read_to_string(file).map_err(|e| Error::Usage(format!("{file}: {e}")))?
+        }
         (None, Some(sql)) => sql.clone(),
-        (None, None) => return Err(Error::Usage("give statements with -f FILE.sql or -e \"SQL\"".into())),
+        (None, None) => {
+            return Err(Error::Usage(
+                "give statements with -f FILE.sql or -e \"SQL\"".into(),
+            ))
+        }
     };
     let env = TableEnv::new()
         .with_timely_args(options.timely_args.clone())
@@ -90,7 +102,10 @@ pub(super) fn run(cli: &Cli, args: &SqlArgs) -> Result<Outcome, Error> {
             }
             StatementResult::Inserted(rows, path) => {
                 report(rows, &mut outcome);
-                eprintln!("dtemporal: {} change(s) written to {path}", rows.changelog().len());
+                eprintln!(
+                    "dtemporal: {} change(s) written to {path}",
+                    rows.changelog().len()
+                );
             }
         }
     }
@@ -130,7 +145,10 @@ fn write(result: &TableResult, args: &SqlArgs, output: Option<&str>) -> Result<(
             text
         }
         SqlFormat::Csv => {
-            let mut text = format!("op,{}\n", result.schema().names().collect::<Vec<_>>().join(","));
+            let mut text = format!(
+                "op,{}\n",
+                result.schema().names().collect::<Vec<_>>().join(",")
+            );
             for (kind, row) in changes(result, emit) {
                 let mut line = kind.to_string();
                 for (datum, field) in row.iter().zip(&result.schema().fields) {

@@ -32,7 +32,8 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
     let name = &t.name.value;
     let at = |e: crate::table::TableError| SqlError::at(t.name.span, e.to_string());
     if Path::new(&path).exists() {
-        env.register_csv(name, &path, Some(schema.clone())).map_err(at)?;
+        env.register_csv(name, &path, Some(schema.clone()))
+            .map_err(at)?;
     }
     env.register_csv_sink(name, &path, schema).map_err(at)
 }
@@ -40,7 +41,11 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
 /// The table's file, from its options.
 fn connector_path(t: &CreateTable) -> Result<String, SqlError> {
     let get = |key: &str| t.options.iter().find(|o| o.key == key);
-    if let Some(bad) = t.options.iter().find(|o| !OPTIONS.contains(&o.key.as_str())) {
+    if let Some(bad) = t
+        .options
+        .iter()
+        .find(|o| !OPTIONS.contains(&o.key.as_str()))
+    {
         return Err(SqlError::at(bad.span, unsupported(bad)));
     }
     let value = |key: &str, valid: &str| -> Result<(), SqlError> {
@@ -55,9 +60,15 @@ fn connector_path(t: &CreateTable) -> Result<String, SqlError> {
     };
     value("connector", "filesystem")?;
     value("format", "csv")?;
-    get("path")
-        .map(|o| o.value.clone())
-        .ok_or_else(|| SqlError::at(t.name.span, format!("table '{}' needs the option 'path' (its CSV file)", t.name.value)))
+    get("path").map(|o| o.value.clone()).ok_or_else(|| {
+        SqlError::at(
+            t.name.span,
+            format!(
+                "table '{}' needs the option 'path' (its CSV file)",
+                t.name.value
+            ),
+        )
+    })
 }
 
 fn unsupported(option: &TableOption) -> String {
@@ -81,7 +92,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
         let mut diagonal = row[0];
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
             diagonal = row[j + 1];
             row[j + 1] = next;
         }
@@ -93,22 +106,35 @@ fn edit_distance(a: &str, b: &str) -> usize {
 fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
     let mut fields = Vec::new();
     for column in &t.columns {
-        let (ty, not_null) = match &column.kind {
-            ColumnKind::Physical { ty, not_null } => (ty, *not_null),
-            ColumnKind::Metadata { ty, .. } => (ty, false),
-            ColumnKind::Computed(expr) => {
-                return Err(SqlError::at(
+        let (ty, not_null) =
+            match &column.kind {
+                ColumnKind::Physical { ty, not_null } => (ty, *not_null),
+                ColumnKind::Metadata { ty, .. } => (ty, false),
+                ColumnKind::Computed(expr) => return Err(SqlError::at(
                     column.name.span,
-                    format!("computed column '{}' AS {expr} is not supported yet; compute it in a view", column.name.value),
-                ))
-            }
-        };
+                    format!(
+                        "computed column '{}' AS {expr} is not supported yet; compute it in a view",
+                        column.name.value
+                    ),
+                )),
+            };
         let ty = data_type(ty).map_err(|m| SqlError::at(column.name.span, m))?;
-        fields.push(Field::new(column.name.value.clone(), if not_null { ty.not_null() } else { ty.nullable() }));
+        fields.push(Field::new(
+            column.name.value.clone(),
+            if not_null {
+                ty.not_null()
+            } else {
+                ty.nullable()
+            },
+        ));
     }
     let mut schema = Schema::new(fields).map_err(|e| SqlError::at(t.name.span, e.to_string()))?;
     if let Some(key) = &t.primary_key {
-        let span = key.iter().map(|k| k.span).reduce(|a, b| a.union(&b)).unwrap_or(t.name.span);
+        let span = key
+            .iter()
+            .map(|k| k.span)
+            .reduce(|a, b| a.union(&b))
+            .unwrap_or(t.name.span);
         schema = schema
             .with_primary_key(key.iter().map(|k| k.value.as_str()))
             .map_err(|e| SqlError::at(span, e.to_string()))?;
@@ -125,7 +151,8 @@ fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
 /// The delay of `WATERMARK FOR c AS c [- INTERVAL 'n' unit]` in milliseconds (Flink's bounded
 /// out-of-orderness strategy).
 fn watermark_delay(column: &ast::Ident, expr: &ast::Expr) -> Result<i64, SqlError> {
-    let is_column = |e: &ast::Expr| matches!(e, ast::Expr::Identifier(i) if i.value == column.value);
+    let is_column =
+        |e: &ast::Expr| matches!(e, ast::Expr::Identifier(i) if i.value == column.value);
     match expr {
         e if is_column(e) => Ok(0),
         ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Minus, right } if is_column(left) => match right.as_ref() {

@@ -47,7 +47,10 @@ pub(super) fn recognize<'q>(
     let [from] = outer.from.as_slice() else {
         return Ok(None);
     };
-    let TableFactor::Derived { subquery, alias, .. } = &from.relation else {
+    let TableFactor::Derived {
+        subquery, alias, ..
+    } = &from.relation
+    else {
         return Ok(None);
     };
     if !from.joins.is_empty() {
@@ -57,19 +60,21 @@ pub(super) fn recognize<'q>(
         return Ok(None);
     };
     let Some((rownum, call, window)) = inner.projection.iter().find_map(|item| match item {
-        SelectItem::ExprWithAlias { expr: call @ ast::Expr::Function(f), alias }
-            if f.name.to_string().eq_ignore_ascii_case("ROW_NUMBER") =>
-        {
-            match &f.over {
-                Some(WindowType::WindowSpec(spec)) => Some((alias, call, spec)),
-                _ => None,
-            }
-        }
+        SelectItem::ExprWithAlias {
+            expr: call @ ast::Expr::Function(f),
+            alias,
+        } if f.name.to_string().eq_ignore_ascii_case("ROW_NUMBER") => match &f.over {
+            Some(WindowType::WindowSpec(spec)) => Some((alias, call, spec)),
+            _ => None,
+        },
         _ => None,
     }) else {
         return Ok(None);
     };
-    let Some(position) = conjuncts.iter().position(|c| is_first_row(c, &rownum.value)) else {
+    let Some(position) = conjuncts
+        .iter()
+        .position(|c| is_first_row(c, &rownum.value))
+    else {
         return Err(SqlError::at(
             call.span(),
             format!(
@@ -121,7 +126,10 @@ fn is_first_row(c: &ast::Expr, rownum: &str) -> bool {
     use ast::BinaryOperator as B;
     match (is_rn(left), number(right), op) {
         (true, Some(1), B::Eq | B::LtEq) | (true, Some(2), B::Lt) => true,
-        _ => matches!((is_rn(right), number(left), op), (true, Some(1), B::Eq | B::GtEq) | (true, Some(2), B::Gt)),
+        _ => matches!(
+            (is_rn(right), number(left), op),
+            (true, Some(1), B::Eq | B::GtEq) | (true, Some(2), B::Gt)
+        ),
     }
 }
 
@@ -134,7 +142,10 @@ pub(super) fn plan(
     let column = |e: &ast::Expr| -> Result<usize, SqlError> {
         match tr.expr(e)? {
             Expr::Column(name) => Ok(input.schema.index_of(&name).unwrap_or(usize::MAX)),
-            _ => Err(SqlError::at(e.span(), format!("deduplication partitions and orders by columns, not by '{e}'"))),
+            _ => Err(SqlError::at(
+                e.span(),
+                format!("deduplication partitions and orders by columns, not by '{e}'"),
+            )),
         }
     };
     let key = pattern
@@ -143,7 +154,12 @@ pub(super) fn plan(
         .map(column)
         .collect::<Result<Vec<_>, _>>()?;
     let time = column(&pattern.order.expr)?;
-    let order = if input.schema.rowtime.as_ref().is_some_and(|r| r.column == time) {
+    let order = if input
+        .schema
+        .rowtime
+        .as_ref()
+        .is_some_and(|r| r.column == time)
+    {
         DedupOrder::EventTime
     } else if input.schema.proctime == Some(time) {
         DedupOrder::Arrival

@@ -92,7 +92,12 @@ impl TableEnv {
                     .map_err(|e| SqlError::at(name.span, e.to_string()))?;
                 Ok(StatementResult::Ok)
             }
-            Statement::CreateTemporalTableFunction { name, history, time, key } => {
+            Statement::CreateTemporalTableFunction {
+                name,
+                history,
+                time,
+                key,
+            } => {
                 let function = self
                     .from(&history.value)
                     .temporal_table_function(col(&time.value), col(&key.value))
@@ -105,7 +110,9 @@ impl TableEnv {
                 self.set(key, value).map_err(|m| SqlError::at(*span, m))?;
                 Ok(StatementResult::Ok)
             }
-            Statement::Explain(inner) => Ok(StatementResult::Explain(self.plan_of(inner)?.explain())),
+            Statement::Explain(inner) => {
+                Ok(StatementResult::Explain(self.plan_of(inner)?.explain()))
+            }
             Statement::Query(q) => {
                 let plan = self.binder().query(q)?;
                 Ok(StatementResult::Rows(Table::new(self, Ok(plan)).execute()?))
@@ -147,7 +154,11 @@ impl TableEnv {
                     .zip(&sink.schema.fields)
                     .map(|(from, to)| {
                         let column = col(&from.name);
-                        let column = if from.ty.data_type == to.ty.data_type { column } else { column.cast(to.ty.data_type.clone()) };
+                        let column = if from.ty.data_type == to.ty.data_type {
+                            column
+                        } else {
+                            column.cast(to.ty.data_type.clone())
+                        };
                         column.alias(&to.name)
                     })
                     .collect();
@@ -169,17 +180,20 @@ impl TableEnv {
     fn set(&self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "parallelism.default" => {
-                let workers: usize = value
-                    .parse()
-                    .ok()
-                    .filter(|&w| w > 0)
-                    .ok_or_else(|| format!("'{key}' takes a positive number of workers, not '{value}'"))?;
+                let workers: usize = value.parse().ok().filter(|&w| w > 0).ok_or_else(|| {
+                    format!("'{key}' takes a positive number of workers, not '{value}'")
+                })?;
                 self.clone().with_workers(workers);
                 Ok(())
             }
             "execution.runtime-mode" if value.eq_ignore_ascii_case("streaming") => Ok(()),
-            "execution.runtime-mode" => Err(format!("'{key}' = '{value}' is not supported: only 'streaming'")),
-            _ => Err(format!("Unsupported option '{key}'; SET takes: {}", SET_OPTIONS.join(", "))),
+            "execution.runtime-mode" => Err(format!(
+                "'{key}' = '{value}' is not supported: only 'streaming'"
+            )),
+            _ => Err(format!(
+                "Unsupported option '{key}'; SET takes: {}",
+                SET_OPTIONS.join(", ")
+            )),
         }
     }
 }

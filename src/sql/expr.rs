@@ -43,9 +43,12 @@ impl Translator<'_> {
     /// crate does not compute (subqueries, OVER windows outside deduplication...).
     pub(super) fn expr(&self, e: &ast::Expr) -> Result<Expr, SqlError> {
         use ast::Expr as E;
-        let unsupported = |what: &str| SqlError::at(e.span(), format!("{what} is not supported: {e}"));
+        let unsupported =
+            |what: &str| SqlError::at(e.span(), format!("{what} is not supported: {e}"));
         Ok(match e {
-            E::Identifier(ident) => crate::expr::col(self.scope.resolve(std::slice::from_ref(ident))?.0),
+            E::Identifier(ident) => {
+                crate::expr::col(self.scope.resolve(std::slice::from_ref(ident))?.0)
+            }
             E::CompoundIdentifier(parts) => crate::expr::col(self.scope.resolve(parts)?.0),
             E::Nested(inner) => self.expr(inner)?,
             E::Value(v) => literal(&v.value).ok_or_else(|| unsupported("this literal"))?,
@@ -57,8 +60,9 @@ impl Translator<'_> {
                 };
                 lit(text.as_str()).cast(ty)
             }
-            E::Interval(interval) => interval_literal(interval)
-                .map_err(|m| SqlError::at(e.span(), m))?,
+            E::Interval(interval) => {
+                interval_literal(interval).map_err(|m| SqlError::at(e.span(), m))?
+            }
             E::BinaryOp { left, op, right } => {
                 let name = match op {
                     BinaryOperator::Plus => "+",
@@ -93,14 +97,34 @@ impl Translator<'_> {
             E::IsNotFalse(x) => call("is_not_false", [self.expr(x)?]),
             E::IsDistinctFrom(a, b) => self.expr(a)?.is_distinct_from(self.expr(b)?),
             E::IsNotDistinctFrom(a, b) => self.expr(a)?.is_not_distinct_from(self.expr(b)?),
-            E::Between { expr, negated, low, high } => {
-                negate(*negated, self.expr(expr)?.between(self.expr(low)?, self.expr(high)?))
-            }
-            E::In { expr, target: ast::InTarget::List(list), negated, .. } => {
-                let list = list.iter().map(|x| self.expr(x)).collect::<Result<Vec<_>, _>>()?;
+            E::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => negate(
+                *negated,
+                self.expr(expr)?.between(self.expr(low)?, self.expr(high)?),
+            ),
+            E::In {
+                expr,
+                target: ast::InTarget::List(list),
+                negated,
+                ..
+            } => {
+                let list = list
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Result<Vec<_>, _>>()?;
                 negate(*negated, self.expr(expr)?.in_list(list))
             }
-            E::Like { negated, any: false, expr, pattern, escape_char } => {
+            E::Like {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char,
+            } => {
                 let (x, p) = (self.expr(expr)?, self.expr(pattern)?);
                 let like = match escape_char {
                     Some(esc) => x.like_escape(p, self.expr(esc)?),
@@ -108,7 +132,12 @@ impl Translator<'_> {
                 };
                 negate(*negated, like)
             }
-            E::Cast { kind, expr, data_type: ty, format: None } => {
+            E::Cast {
+                kind,
+                expr,
+                data_type: ty,
+                format: None,
+            } => {
                 let to = data_type(ty).map_err(|m| SqlError::at(e.span(), m))?;
                 let x = self.expr(expr)?;
                 match kind {
@@ -116,24 +145,48 @@ impl Translator<'_> {
                     CastKind::TryCast | CastKind::SafeCast => x.try_cast(to),
                 }
             }
-            E::Case { operand, conditions, else_result, .. } => Expr::Case {
-                operand: operand.as_deref().map(|o| self.expr(o)).transpose()?.map(Box::new),
+            E::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => Expr::Case {
+                operand: operand
+                    .as_deref()
+                    .map(|o| self.expr(o))
+                    .transpose()?
+                    .map(Box::new),
                 whens: conditions
                     .iter()
                     .map(|w| Ok((self.expr(&w.condition)?, self.expr(&w.result)?)))
                     .collect::<Result<_, SqlError>>()?,
-                otherwise: else_result.as_deref().map(|o| self.expr(o)).transpose()?.map(Box::new),
+                otherwise: else_result
+                    .as_deref()
+                    .map(|o| self.expr(o))
+                    .transpose()?
+                    .map(Box::new),
             },
             E::Extract { field, expr, .. } => self.expr(expr)?.extract(&field.to_string()),
-            E::Floor { expr, field: ast::CeilFloorKind::DateTimeField(f) } if !matches!(f, ast::DateTimeField::NoDateTime) => {
+            E::Floor {
+                expr,
+                field: ast::CeilFloorKind::DateTimeField(f),
+            } if !matches!(f, ast::DateTimeField::NoDateTime) => {
                 self.expr(expr)?.floor_to(&f.to_string())
             }
-            E::Ceil { expr, field: ast::CeilFloorKind::DateTimeField(f) } if !matches!(f, ast::DateTimeField::NoDateTime) => {
+            E::Ceil {
+                expr,
+                field: ast::CeilFloorKind::DateTimeField(f),
+            } if !matches!(f, ast::DateTimeField::NoDateTime) => {
                 self.expr(expr)?.ceil_to(&f.to_string())
             }
             E::Floor { expr, .. } => self.expr(expr)?.floor(),
             E::Ceil { expr, .. } => self.expr(expr)?.ceil(),
-            E::Substring { expr, substring_from, substring_for, .. } => {
+            E::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
                 let start = match substring_from {
                     Some(s) => self.expr(s)?,
                     None => lit(1),
@@ -141,9 +194,12 @@ impl Translator<'_> {
                 let len = substring_for.as_deref().map(|l| self.expr(l)).transpose()?;
                 self.expr(expr)?.substring(start, len)
             }
-            E::Trim { expr, trim_where: None, trim_what: None, trim_characters: None } => {
-                self.expr(expr)?.trim()
-            }
+            E::Trim {
+                expr,
+                trim_where: None,
+                trim_what: None,
+                trim_characters: None,
+            } => self.expr(expr)?.trim(),
             E::Function(f) => self.function(f, e)?,
             _ => return Err(unsupported("this expression")),
         })
@@ -162,14 +218,18 @@ impl Translator<'_> {
         let (args, distinct) = match &f.args {
             FunctionArguments::None => (Vec::new(), false),
             FunctionArguments::List(list) => {
-                let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
+                let distinct =
+                    matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
                 let mut args = Vec::new();
                 for arg in &list.args {
                     match arg {
                         FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(self.expr(x)?),
                         FunctionArg::Unnamed(FunctionArgExpr::Wildcard) if name == "count" => {}
                         _ => {
-                            return Err(SqlError::at(e.span(), format!("unsupported argument {arg} of {}", f.name)))
+                            return Err(SqlError::at(
+                                e.span(),
+                                format!("unsupported argument {arg} of {}", f.name),
+                            ))
                         }
                     }
                 }
@@ -179,10 +239,17 @@ impl Translator<'_> {
                 return Err(SqlError::at(e.span(), "subqueries are not supported"))
             }
         };
-        let is_aggregate = AGGREGATES.contains(&name.as_str()) || self.registry.aggregate(&name).is_some();
+        let is_aggregate =
+            AGGREGATES.contains(&name.as_str()) || self.registry.aggregate(&name).is_some();
         if !is_aggregate {
             if distinct || f.filter.is_some() {
-                return Err(SqlError::at(e.span(), format!("DISTINCT and FILTER apply to aggregate functions only, and {} is not one", f.name)));
+                return Err(SqlError::at(
+                    e.span(),
+                    format!(
+                        "DISTINCT and FILTER apply to aggregate functions only, and {} is not one",
+                        f.name
+                    ),
+                ));
             }
             return Ok(call(name, args));
         }
@@ -190,7 +257,12 @@ impl Translator<'_> {
             func: name,
             args,
             distinct,
-            filter: f.filter.as_deref().map(|c| self.expr(c)).transpose()?.map(Box::new),
+            filter: f
+                .filter
+                .as_deref()
+                .map(|c| self.expr(c))
+                .transpose()?
+                .map(Box::new),
         })
     }
 }
@@ -253,7 +325,9 @@ pub(super) fn interval_millis(interval: &ast::Interval) -> Result<i64, String> {
         _ => return Err(format!("only single-unit day-time intervals (INTERVAL 'n' SECOND | MINUTE | HOUR | DAY) are supported, not {interval}")),
     };
     if interval.last_field.is_some() {
-        return Err(format!("only single-unit day-time intervals are supported, not {interval}"));
+        return Err(format!(
+            "only single-unit day-time intervals are supported, not {interval}"
+        ));
     }
     let n: f64 = text
         .trim()

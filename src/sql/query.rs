@@ -43,9 +43,8 @@ impl Binder<'_> {
     }
 
     fn bind_query(&self, query: &ast::Query) -> Result<Bound, SqlError> {
-        let refuse = |span: Span, what: &str| {
-            Err(SqlError::at(span, format!("{what} is not supported")))
-        };
+        let refuse =
+            |span: Span, what: &str| Err(SqlError::at(span, format!("{what} is not supported")));
         if let Some(with) = &query.with {
             return refuse(with.span(), "WITH (common table expressions)");
         }
@@ -85,21 +84,33 @@ impl Binder<'_> {
                 .map(|e| tr.expr(e))
                 .collect::<Result<Vec<_>, _>>()?,
             other => {
-                return Err(SqlError::at(other.span(), "GROUP BY ALL and grouping modifiers are not supported"))
+                return Err(SqlError::at(
+                    other.span(),
+                    "GROUP BY ALL and grouping modifiers are not supported",
+                ))
             }
         };
         let mut items = self.select_list(&input.scope, &select.projection, None)?;
-        let span = select.projection.first().map_or(Span::empty(), |i| i.span());
+        let span = select
+            .projection
+            .first()
+            .map_or(Span::empty(), |i| i.span());
         let width = items.len();
-        let having = select.having.as_ref().map(|h| Ok::<_, SqlError>((tr.expr(h)?, h.span()))).transpose()?;
+        let having = select
+            .having
+            .as_ref()
+            .map(|h| Ok::<_, SqlError>((tr.expr(h)?, h.span())))
+            .transpose()?;
         let grouped = !keys.is_empty() || having.is_some() || items.iter().any(contains_aggregate);
         let mut plan = if grouped {
             if let Some((h, _)) = &having {
                 items.push(h.clone().alias("$having"));
             }
-            aggregate(input.plan, &keys, &items, &self.registry).map_err(|e| SqlError::at(span, e.to_string()))?
+            aggregate(input.plan, &keys, &items, &self.registry)
+                .map_err(|e| SqlError::at(span, e.to_string()))?
         } else {
-            project(input.plan, &items, &self.registry).map_err(|e| SqlError::at(span, e.to_string()))?
+            project(input.plan, &items, &self.registry)
+                .map_err(|e| SqlError::at(span, e.to_string()))?
         };
         if let Some((_, at)) = having {
             plan = plan
@@ -123,7 +134,11 @@ impl Binder<'_> {
 
     /// Keeps the rows for which every conjunct is TRUE.
     fn filter(&self, input: Bound, conjuncts: Vec<ast::Expr>) -> Result<Bound, SqlError> {
-        let Some(span) = conjuncts.iter().map(|c| c.span()).reduce(|a, b| a.union(&b)) else {
+        let Some(span) = conjuncts
+            .iter()
+            .map(|c| c.span())
+            .reduce(|a, b| a.union(&b))
+        else {
             return Ok(input);
         };
         let tr = self.translator(&input.scope);
@@ -158,29 +173,54 @@ impl Binder<'_> {
         for item in projection {
             match item {
                 SelectItem::Wildcard(_) => named.extend(
-                    scope.star(None).into_iter().map(|(plan, sql)| (col(plan), sql)),
+                    scope
+                        .star(None)
+                        .into_iter()
+                        .map(|(plan, sql)| (col(plan), sql)),
                 ),
-                SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(q), _) => {
+                SelectItem::QualifiedWildcard(
+                    SelectItemQualifiedWildcardKind::ObjectName(q),
+                    _,
+                ) => {
                     let q = q.to_string();
                     if !scope.has_qualifier(&q) {
-                        return Err(SqlError::at(item.span(), format!("Table '{q}' not found in FROM")));
+                        return Err(SqlError::at(
+                            item.span(),
+                            format!("Table '{q}' not found in FROM"),
+                        ));
                     }
-                    named.extend(scope.star(Some(&q)).into_iter().map(|(plan, sql)| (col(plan), sql)));
+                    named.extend(
+                        scope
+                            .star(Some(&q))
+                            .into_iter()
+                            .map(|(plan, sql)| (col(plan), sql)),
+                    );
                 }
-                SelectItem::ExprWithAlias { expr, alias } if Some(alias.value.as_str()) == rownum => {
+                SelectItem::ExprWithAlias { expr, alias }
+                    if Some(alias.value.as_str()) == rownum =>
+                {
                     let _ = expr;
                     named.push((lit(1i64), alias.value.clone()));
                 }
-                SelectItem::ExprWithAlias { expr, alias } => named.push((tr.expr(expr)?, alias.value.clone())),
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    named.push((tr.expr(expr)?, alias.value.clone()))
+                }
                 SelectItem::UnnamedExpr(expr) => {
                     let name = match expr {
                         ast::Expr::Identifier(i) => i.value.clone(),
-                        ast::Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.clone()).unwrap_or_default(),
+                        ast::Expr::CompoundIdentifier(parts) => {
+                            parts.last().map(|p| p.value.clone()).unwrap_or_default()
+                        }
                         _ => format!("EXPR${}", named.len()),
                     };
                     named.push((tr.expr(expr)?, name));
                 }
-                other => return Err(SqlError::at(other.span(), format!("unsupported select item {other}"))),
+                other => {
+                    return Err(SqlError::at(
+                        other.span(),
+                        format!("unsupported select item {other}"),
+                    ))
+                }
             }
         }
         let mut taken: Vec<String> = Vec::new();
@@ -188,7 +228,10 @@ impl Binder<'_> {
             .into_iter()
             .map(|(expr, name)| {
                 let unique = if taken.contains(&name) {
-                    (0..).map(|i| format!("{name}{i}")).find(|n| !taken.contains(n)).unwrap_or(name)
+                    (0..)
+                        .map(|i| format!("{name}{i}"))
+                        .find(|n| !taken.contains(n))
+                        .unwrap_or(name)
                 } else {
                     name
                 };
@@ -207,7 +250,10 @@ impl Binder<'_> {
         conjuncts: &mut Vec<ast::Expr>,
     ) -> Result<Bound, SqlError> {
         let Some((first, rest)) = from.split_first() else {
-            return Err(SqlError::at(Span::empty(), "a SELECT without FROM is not supported"));
+            return Err(SqlError::at(
+                Span::empty(),
+                "a SELECT without FROM is not supported",
+            ));
         };
         let mut bound = self.factor(&first.relation)?;
         for join in &first.joins {
@@ -258,22 +304,24 @@ impl Binder<'_> {
         join: &ast::Join,
         conjuncts: &mut Vec<ast::Expr>,
     ) -> Result<Bound, SqlError> {
-        let (kind, constraint) = match &join.join_operator {
-            JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
-            JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, Some(c)),
-            JoinOperator::CrossJoin(_) => (JoinKind::Inner, None),
-            _ => {
-                return Err(SqlError::at(
+        let (kind, constraint) =
+            match &join.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
+                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, Some(c)),
+                JoinOperator::CrossJoin(_) => (JoinKind::Inner, None),
+                _ => return Err(SqlError::at(
                     join.relation.span(),
                     "only INNER and LEFT joins are supported (temporal joins and LATERAL TABLE)",
-                ))
-            }
-        };
+                )),
+            };
         let on = match constraint {
             Some(JoinConstraint::On(on)) => Some(on),
             Some(JoinConstraint::None) | None => None,
             Some(_) => {
-                return Err(SqlError::at(join.relation.span(), "a join takes an ON condition (USING and NATURAL are not supported)"))
+                return Err(SqlError::at(
+                    join.relation.span(),
+                    "a join takes an ON condition (USING and NATURAL are not supported)",
+                ))
             }
         };
         match &join.relation {
@@ -324,8 +372,15 @@ impl Binder<'_> {
         let joined = join_schema(schema, &build.plan.schema, kind);
         let scope = left.scope.join(&build.scope, &joined);
         let condition = self.translator(&scope).expr(on)?;
-        let plan = plan_join(left.plan, build.plan, &condition, kind, lookup, &self.registry)
-            .map_err(|e| SqlError::at(time.span().union(&on.span()), e.to_string()))?;
+        let plan = plan_join(
+            left.plan,
+            build.plan,
+            &condition,
+            kind,
+            lookup,
+            &self.registry,
+        )
+        .map_err(|e| SqlError::at(time.span().union(&on.span()), e.to_string()))?;
         Ok(Bound { plan, scope })
     }
 
@@ -340,7 +395,14 @@ impl Binder<'_> {
         on: Option<&ast::Expr>,
         conjuncts: &mut Vec<ast::Expr>,
     ) -> Result<Bound, SqlError> {
-        let TableFactor::Function { lateral: true, name, args, alias, .. } = factor else {
+        let TableFactor::Function {
+            lateral: true,
+            name,
+            args,
+            alias,
+            ..
+        } = factor
+        else {
             return Err(SqlError::at(
                 factor.span(),
                 "regular joins are not supported: after ',' FROM takes LATERAL TABLE (temporal_table_function(time))",
@@ -348,8 +410,16 @@ impl Binder<'_> {
         };
         let call = match args.as_slice() {
             [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Function(f)))]
-                if name.to_string().eq_ignore_ascii_case("TABLE") => f,
-            _ => return Err(SqlError::at(factor.span(), "expected LATERAL TABLE (function(time_attribute))")),
+                if name.to_string().eq_ignore_ascii_case("TABLE") =>
+            {
+                f
+            }
+            _ => {
+                return Err(SqlError::at(
+                    factor.span(),
+                    "expected LATERAL TABLE (function(time_attribute))",
+                ))
+            }
         };
         let fname = call.name.to_string();
         let function = self
@@ -359,15 +429,34 @@ impl Binder<'_> {
         let time = match &call.args {
             ast::FunctionArguments::List(list) => match list.args.as_slice() {
                 [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(t))] => t,
-                _ => return Err(SqlError::at(call.span(), "a temporal table function takes one argument: the left table's time attribute")),
+                _ => return Err(SqlError::at(
+                    call.span(),
+                    "a temporal table function takes one argument: the left table's time attribute",
+                )),
             },
-            _ => return Err(SqlError::at(call.span(), "a temporal table function takes one argument: the left table's time attribute")),
+            _ => {
+                return Err(SqlError::at(
+                    call.span(),
+                    "a temporal table function takes one argument: the left table's time attribute",
+                ))
+            }
         };
         let time_column = match self.translator(&left.scope).expr(time)? {
-            Expr::Column(n) => left.plan.schema.resolve(&n).map_err(|e| SqlError::at(time.span(), e.to_string()))?,
-            _ => return Err(SqlError::at(time.span(), "the argument of a temporal table function is a time attribute column")),
+            Expr::Column(n) => left
+                .plan
+                .schema
+                .resolve(&n)
+                .map_err(|e| SqlError::at(time.span(), e.to_string()))?,
+            _ => {
+                return Err(SqlError::at(
+                    time.span(),
+                    "the argument of a temporal table function is a time attribute column",
+                ))
+            }
         };
-        let qualifier = alias.as_ref().map_or(fname.clone(), |a| a.name.value.clone());
+        let qualifier = alias
+            .as_ref()
+            .map_or(fname.clone(), |a| a.name.value.clone());
         let build_scope = Scope::of(&function.history, Some(&qualifier));
         let joined = join_schema(&left.plan.schema, &function.history.schema, kind);
         let scope = left.scope.join(&build_scope, &joined);
@@ -381,9 +470,19 @@ impl Binder<'_> {
             }
         }
         *conjuncts = kept;
-        let condition = condition.into_iter().reduce(Expr::and).unwrap_or_else(|| lit(true));
-        let plan = plan_lateral(left.plan, function, time_column, &condition, kind, &self.registry)
-            .map_err(|e| SqlError::at(factor.span(), e.to_string()))?;
+        let condition = condition
+            .into_iter()
+            .reduce(Expr::and)
+            .unwrap_or_else(|| lit(true));
+        let plan = plan_lateral(
+            left.plan,
+            function,
+            time_column,
+            &condition,
+            kind,
+            &self.registry,
+        )
+        .map_err(|e| SqlError::at(factor.span(), e.to_string()))?;
         Ok(Bound { plan, scope })
     }
 
@@ -399,8 +498,13 @@ impl Binder<'_> {
         let plan = dedup::plan(input.plan, &pattern, &self.translator(&input.scope))?;
         let scope = input.scope;
         let items = self.select_list(&scope, &pattern.inner.projection, Some(&pattern.rownum))?;
-        let span = pattern.inner.projection.first().map_or(Span::empty(), |i| i.span());
-        let plan = project(plan, &items, &self.registry).map_err(|e| SqlError::at(span, e.to_string()))?;
+        let span = pattern
+            .inner
+            .projection
+            .first()
+            .map_or(Span::empty(), |i| i.span());
+        let plan =
+            project(plan, &items, &self.registry).map_err(|e| SqlError::at(span, e.to_string()))?;
         let scope = Scope::of(&plan, pattern.alias);
         Ok(Bound { plan, scope })
     }
@@ -409,11 +513,23 @@ impl Binder<'_> {
 /// The conjuncts of `e` (`a AND b AND c`), in order.
 pub(super) fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
     match e {
-        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => {
+        ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::And,
+            right,
+        } => {
             split_and(left, out);
             split_and(right, out);
         }
-        ast::Expr::Nested(inner) if matches!(inner.as_ref(), ast::Expr::BinaryOp { op: ast::BinaryOperator::And, .. }) => {
+        ast::Expr::Nested(inner)
+            if matches!(
+                inner.as_ref(),
+                ast::Expr::BinaryOp {
+                    op: ast::BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
             split_and(inner, out)
         }
         other => out.push(other.clone()),

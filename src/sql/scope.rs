@@ -94,7 +94,11 @@ impl Scope {
                     span,
                     format!(
                         "'{}' is not a column: write column or table.column",
-                        parts.iter().map(|p| p.value.as_str()).collect::<Vec<_>>().join(".")
+                        parts
+                            .iter()
+                            .map(|p| p.value.as_str())
+                            .collect::<Vec<_>>()
+                            .join(".")
                     ),
                 ))
             }
@@ -111,7 +115,10 @@ impl Scope {
                 if let Some(q) = qualifier.filter(|q| !self.has_qualifier(q)) {
                     return Err(SqlError::at(
                         parts[0].span,
-                        format!("Table '{q}' not found; the tables in scope are: {}", self.qualifiers()),
+                        format!(
+                            "Table '{q}' not found; the tables in scope are: {}",
+                            self.qualifiers()
+                        ),
                     ));
                 }
                 Err(SqlError::at(

@@ -38,16 +38,16 @@ pub fn data_type(ty: &ast::DataType) -> Result<DataType, String> {
             let (p, s) = match info {
                 ExactNumberInfo::None => (10, 0),
                 ExactNumberInfo::Precision(p) => (*p, 0),
-                ExactNumberInfo::PrecisionAndScale(p, s) => (*p, u64::try_from(*s).unwrap_or(u64::MAX)),
+                ExactNumberInfo::PrecisionAndScale(p, s) => {
+                    (*p, u64::try_from(*s).unwrap_or(u64::MAX))
+                }
             };
             let p = u8::try_from(p).unwrap_or(u8::MAX);
             let s = u8::try_from(s).unwrap_or(u8::MAX);
             DataType::decimal(p, s).map_err(|e| e.to_string())?
         }
         T::Char(l) | T::Character(l) => DataType::Char(length(l)?),
-        T::Varchar(l) | T::CharVarying(l) | T::CharacterVarying(l) => {
-            DataType::Varchar(length(l)?)
-        }
+        T::Varchar(l) | T::CharVarying(l) | T::CharacterVarying(l) => DataType::Varchar(length(l)?),
         T::String(_) | T::Text => DataType::STRING,
         T::Bytes(_) => DataType::Varbinary(MAX_LENGTH),
         T::Binary(n) => DataType::Binary(n.map_or(1, |n| n.min(MAX_LENGTH as u64) as u32)),
@@ -62,9 +62,10 @@ pub fn data_type(ty: &ast::DataType) -> Result<DataType, String> {
         T::Custom(name, modifiers) if name.to_string().eq_ignore_ascii_case("TIMESTAMP_LTZ") => {
             let p = match modifiers.as_slice() {
                 [] => None,
-                [TypeModifier::Number(n, _)] => Some(n.parse::<u64>().map_err(|_| {
-                    format!("the precision of {ty} must be between 0 and 9")
-                })?),
+                [TypeModifier::Number(n, _)] => Some(
+                    n.parse::<u64>()
+                        .map_err(|_| format!("the precision of {ty} must be between 0 and 9"))?,
+                ),
                 _ => return Err(format!("{ty} takes one precision")),
             };
             DataType::TimestampLtz(time_precision(&p, 6)?)
@@ -88,7 +89,10 @@ mod tests {
     #[test]
     fn flink_type_names() {
         assert_eq!(parse("STRING"), Ok(DataType::STRING));
-        assert_eq!(parse("DECIMAL(32, 2)"), Ok(DataType::decimal(32, 2).unwrap()));
+        assert_eq!(
+            parse("DECIMAL(32, 2)"),
+            Ok(DataType::decimal(32, 2).unwrap())
+        );
         assert_eq!(parse("DECIMAL"), Ok(DataType::decimal(10, 0).unwrap()));
         assert_eq!(parse("TIMESTAMP(3)"), Ok(DataType::Timestamp(3)));
         assert_eq!(parse("TIMESTAMP"), Ok(DataType::Timestamp(6)));

@@ -42,9 +42,13 @@ pub(super) const SQL_CASES: &[Case] = &[
     Case {
         name: "sql: ambiguous column",
         files: FILES,
-        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT cur FROM o JOIN r FOR SYSTEM_TIME AS OF o.t ON o.cur = r.cur")]),
+        via: Via::Cli(&["sql", "-e", concat!(
+            ddl!(),
+            "CREATE TABLE v (cur STRING, rate INT, t TIMESTAMP(3), PRIMARY KEY (cur) NOT ENFORCED, WATERMARK FOR t AS t) WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');\n",
+            "SELECT cur FROM o JOIN v FOR SYSTEM_TIME AS OF o.t ON o.cur = v.cur"
+        )]),
         code: 2,
-        stderr: &["dtemporal: error: SQL validation error at line 2, column 8: Column 'cur' is ambiguous: it is a column of o and r; qualify it"],
+        stderr: &["dtemporal: error: SQL validation error at line 3, column 8: Column 'cur' is ambiguous: it is a column of o and v; qualify it"],
         stdout: "",
     },
     Case {
@@ -68,7 +72,7 @@ pub(super) const SQL_CASES: &[Case] = &[
         files: FILES,
         via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT) WITH ('connector' = 'filesystem', 'pth' = 'o.csv', 'format' = 'csv')"]),
         code: 2,
-        stderr: &["dtemporal: error: SQL validation error at line 1, column 63: Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"],
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 59: Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"],
         stdout: "",
     },
 ];
