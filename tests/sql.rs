@@ -389,3 +389,89 @@ fn insert_into_and_explain() {
     };
     assert!(plan.contains("Filter"), "{plan}");
 }
+
+/// Case B15: temporal table functions over a filtered history, and two nested in one query.
+#[test]
+fn case_b15_temporal_table_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let ms = |m: u32| format!("1970-01-01 00:00:00.00{m}");
+    let orders = file(
+        "orders.csv",
+        &format!(
+            "amount,currency,rowtime\n2,Euro,{}\n1,US Dollar,{}\n50,Yen,{}\n3,Euro,{}\n",
+            ms(2),
+            ms(3),
+            ms(4),
+            ms(5)
+        ),
+    );
+    let rates = file(
+        "rates.csv",
+        &format!(
+            "currency,rate,rowtime\nUS Dollar,102,{}\nEuro,114,{}\nYen,1,{}\nEuro,116,{}\nEuro,119,{}\n",
+            ms(1), ms(1), ms(1), ms(5), ms(7)
+        ),
+    );
+    let orders2 = file(
+        "orders2.csv",
+        &format!(
+            "orderId,productId,amount,rowtime\n1,A1,2,{}\n2,A2,1,{}\n3,A4,50,{}\n4,A1,3,{}\n",
+            ms(2),
+            ms(3),
+            ms(4),
+            ms(5)
+        ),
+    );
+    let prices = file(
+        "prices.csv",
+        &format!(
+            "productId,currency,price,rowtime\nA2,US Dollar,10.2,{}\nA1,Euro,11.4,{}\nA4,Yen,1.0,{}\nA1,Euro,11.6,{}\nA1,Euro,11.9,{}\n",
+            ms(1), ms(1), ms(1), ms(5), ms(7)
+        ),
+    );
+    let with = |path: &str| {
+        format!("WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
+    };
+    let ddl = format!(
+        "CREATE TABLE Orders (amount INT, currency STRING, rowtime TIMESTAMP(3), WATERMARK FOR rowtime AS rowtime - INTERVAL '10' SECOND) {};
+         CREATE TABLE RatesHistory (currency STRING, rate INT, rowtime TIMESTAMP(3), WATERMARK FOR rowtime AS rowtime - INTERVAL '10' SECOND) {};
+         CREATE TABLE Orders2 (orderId INT, productId STRING, amount INT, rowtime TIMESTAMP(3), WATERMARK FOR rowtime AS rowtime - INTERVAL '10' SECOND) {};
+         CREATE TABLE PricesHistory (productId STRING, currency STRING, price DOUBLE, rowtime TIMESTAMP(3), WATERMARK FOR rowtime AS rowtime - INTERVAL '10' SECOND) {};
+         CREATE VIEW FilteredRatesHistory AS SELECT * FROM RatesHistory WHERE rate > 110;
+         CREATE TEMPORAL TABLE FUNCTION FilteredRates FOR FilteredRatesHistory TIME rowtime KEY currency;
+         CREATE TEMPORAL TABLE FUNCTION Rates FOR RatesHistory TIME rowtime KEY currency;
+         CREATE TEMPORAL TABLE FUNCTION Prices FOR PricesHistory TIME rowtime KEY productId;",
+        with(&orders), with(&rates), with(&orders2), with(&prices)
+    );
+    for workers in [1, 2] {
+        let env = env(workers);
+        env.execute_sql(&ddl).unwrap();
+        let filtered = last_rows(
+            &env,
+            "SELECT o.amount * r.rate AS amount
+             FROM Orders AS o, LATERAL TABLE (FilteredRates(o.rowtime)) AS r
+             WHERE r.currency = o.currency",
+        );
+        assert_eq!(filtered.rows_as_text(), vec!["228", "348"]);
+        let nested = last_rows(
+            &env,
+            "SELECT o.orderId, (o.amount * p.price * r.rate) AS total_price
+             FROM Orders2 AS o, LATERAL TABLE (Prices(o.rowtime)) AS p, LATERAL TABLE (Rates(o.rowtime)) AS r
+             WHERE o.productId = p.productId AND r.currency = p.currency",
+        );
+        assert_eq!(
+            nested.rows_as_text(),
+            vec![
+                "1,2599.2000000000003",
+                "2,1040.3999999999999",
+                "3,50.0",
+                "4,4036.7999999999997"
+            ]
+        );
+    }
+}
