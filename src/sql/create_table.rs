@@ -58,7 +58,7 @@ pub enum ColumnKind {
     },
     /// `name AS expr`: computed from the other columns (`PROCTIME()` makes the processing-time
     /// attribute).
-    Computed(ast::Expr),
+    Computed(Box<ast::Expr>),
 }
 
 /// `WATERMARK FOR column AS expr`.
@@ -148,7 +148,7 @@ fn parse_element(parser: &mut Parser, table: &mut CreateTable) -> Result<(), Sql
         skip_comment(parser)?;
         table.columns.push(ColumnDef {
             name,
-            kind: ColumnKind::Computed(expr),
+            kind: ColumnKind::Computed(Box::new(expr)),
         });
         return Ok(());
     }
@@ -217,7 +217,7 @@ mod tests {
 
     fn create(sql: &str) -> CreateTable {
         match parse(sql).unwrap().remove(0) {
-            Statement::CreateTable(t) => t,
+            Statement::CreateTable(t) => *t,
             other => panic!("{other:?}"),
         }
     }

@@ -106,18 +106,19 @@ fn edit_distance(a: &str, b: &str) -> usize {
 fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
     let mut fields = Vec::new();
     for column in &t.columns {
-        let (ty, not_null) =
-            match &column.kind {
-                ColumnKind::Physical { ty, not_null } => (ty, *not_null),
-                ColumnKind::Metadata { ty, .. } => (ty, false),
-                ColumnKind::Computed(expr) => return Err(SqlError::at(
+        let (ty, not_null) = match &column.kind {
+            ColumnKind::Physical { ty, not_null } => (ty, *not_null),
+            ColumnKind::Metadata { ty, .. } => (ty, false),
+            ColumnKind::Computed(expr) => {
+                return Err(SqlError::at(
                     column.name.span,
                     format!(
                         "computed column '{}' AS {expr} is not supported yet; compute it in a view",
                         column.name.value
                     ),
-                )),
-            };
+                ))
+            }
+        };
         let ty = data_type(ty).map_err(|m| SqlError::at(column.name.span, m))?;
         fields.push(Field::new(
             column.name.value.clone(),

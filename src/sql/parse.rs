@@ -16,7 +16,7 @@ use super::error::SqlError;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement {
     /// `CREATE [TEMPORARY] TABLE [IF NOT EXISTS] t (..) [PARTITIONED BY (..)] WITH (..)`.
-    CreateTable(CreateTable),
+    CreateTable(Box<CreateTable>),
     /// `CREATE [TEMPORARY] VIEW [IF NOT EXISTS] v AS query`.
     CreateView {
         /// The view's name.
@@ -110,7 +110,9 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, SqlError> {
     if parser.parse_keyword(Keyword::CREATE) {
         let _ = parser.parse_keyword(Keyword::TEMPORARY);
         if parser.parse_keyword(Keyword::TABLE) {
-            return Ok(Statement::CreateTable(parse_create_table(parser)?));
+            return Ok(Statement::CreateTable(Box::new(parse_create_table(
+                parser,
+            )?)));
         }
         if parser.parse_keyword(Keyword::VIEW) {
             let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
