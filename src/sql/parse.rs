@@ -73,9 +73,26 @@ pub enum Statement {
 /// assert!(matches!(statements[0], Statement::CreateTable(_)));
 /// assert!(matches!(statements[1], Statement::Query(_)));
 /// let err = parse("SELECT a FROM t WHERE").unwrap_err();
-/// assert!(err.to_string().starts_with("SQL syntax error at line 1, column"), "{err}");
+/// assert_eq!(
+///     err.to_string(),
+///     "SQL syntax error at line 1, column 22: Expected: an expression, found: EOF"
+/// );
 /// ```
 pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
+    parse_script(sql).map_err(|e| match e {
+        // sqlparser's end of input has no position: it is just after the last character.
+        SqlError::Syntax {
+            line: 0, message, ..
+        } => SqlError::Syntax {
+            line: sql.split('\n').count() as u64,
+            column: sql.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1,
+            message,
+        },
+        other => other,
+    })
+}
+
+fn parse_script(sql: &str) -> Result<Vec<Statement>, SqlError> {
     let mut parser = Parser::new(&FlinkDialect).try_with_sql(sql)?;
     let mut statements = Vec::new();
     loop {
