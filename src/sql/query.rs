@@ -72,6 +72,12 @@ impl Binder<'_> {
         if let Some(qualify) = &select.qualify {
             return Err(SqlError::at(qualify.span(), "QUALIFY is not supported: write the deduplication as a subquery with ROW_NUMBER() and WHERE rn = 1"));
         }
+        if select.from.is_empty() {
+            return Err(SqlError::at(
+                select.span(),
+                "a SELECT without FROM is not supported",
+            ));
+        }
         let input = match dedup::recognize(select, &mut conjuncts)? {
             Some(pattern) => self.dedup(pattern)?,
             None => self.from(&select.from, &mut conjuncts)?,
