@@ -13,6 +13,7 @@ pub mod render;
 pub mod repr;
 pub mod row;
 pub mod run;
+pub mod sql;
 pub mod table;
 
 pub use differential_temporal_operators as operators;

@@ -10,6 +10,8 @@
 
 #[path = "bad_input/api.rs"]
 mod api;
+#[path = "bad_input/sql.rs"]
+mod sql;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -510,7 +512,7 @@ const CASES: &[Case] = &[
 #[test]
 fn bad_input_matrix() {
     let mut failures = Vec::new();
-    for case in CASES {
+    for case in CASES.iter().chain(sql::SQL_CASES) {
         let dir = tempfile::tempdir().unwrap();
         for (name, bytes) in case.files {
             std::fs::write(dir.path().join(name), bytes).unwrap();

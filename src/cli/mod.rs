@@ -7,6 +7,7 @@
 mod dedup;
 mod join_condition;
 mod merge;
+mod sql;
 mod temporal_join;
 mod validate;
 mod versioned;
@@ -22,6 +23,7 @@ use crate::run::{Outcome, RunOptions};
 
 pub use dedup::DedupArgs;
 pub use merge::MergeArgs;
+pub use sql::{SqlArgs, SqlFormat};
 pub use temporal_join::{LookupJoinArgs, TemporalJoinArgs};
 pub use validate::ValidateArgs;
 pub use versioned::VersionedArgs;
@@ -101,6 +103,9 @@ pub enum Command {
     /// Check a changelog per key: retractions without a live row, -U without +U, +I of a live key.
     #[command(after_help = validate::EXAMPLE)]
     Validate(ValidateArgs),
+    /// Run Flink SQL statements (CREATE TABLE over CSV files, views, queries, INSERT INTO).
+    #[command(after_help = sql::EXAMPLE)]
+    Sql(SqlArgs),
 }
 
 /// Options every command takes.
@@ -231,6 +236,7 @@ where
         Command::Merge(a) => (&a.common, merge::run(&cli, a)),
         Command::TemporalJoin(a) => (&a.common, temporal_join::run(&cli, a)),
         Command::LookupJoin(a) => (&a.common, temporal_join::run_lookup(&cli, a)),
+        Command::Sql(a) => (&a.common, sql::run(&cli, a)),
         Command::Validate(a) => {
             return validate::run(a).unwrap_or_else(|e| {
                 eprintln!("dtemporal: error: {e}");

@@ -48,6 +48,7 @@ struct State {
     tables: BTreeMap<String, Registered>,
     functions: FunctionRegistry,
     temporal_functions: BTreeMap<String, TemporalTableFunction>,
+    sinks: BTreeMap<String, TableSource>,
     options: ExecuteOptions,
 }
 
@@ -181,6 +182,35 @@ impl TableEnv {
         Table::new(self, plan)
     }
 
+    /// Declares the CSV file `path` (written when something is inserted into it) with `schema`
+    /// as the sink `name` (SQL's `CREATE TABLE name (..) WITH ('path' = ..)`: a table is a
+    /// source if its file exists, and a sink in any case).
+    ///
+    /// Errors: a sink of that name is already declared.
+    pub fn register_csv_sink(
+        &self,
+        name: &str,
+        path: &str,
+        schema: Schema,
+    ) -> Result<(), TableError> {
+        let mut state = self.state.borrow_mut();
+        if state.sinks.contains_key(name) {
+            return Err(TableError::AlreadyRegistered(name.to_string()));
+        }
+        let sink = TableSource {
+            path: path.to_string(),
+            schema,
+            changelog: false,
+        };
+        state.sinks.insert(name.to_string(), sink);
+        Ok(())
+    }
+
+    /// The sink declared as `name`.
+    pub fn sink(&self, name: &str) -> Option<TableSource> {
+        self.state.borrow().sinks.get(name).cloned()
+    }
+
     /// The file source registered as `name`, for execution.
     pub(super) fn source(&self, name: &str) -> Result<TableSource, TableError> {
         match self.state.borrow().tables.get(name) {
@@ -226,7 +256,7 @@ impl TableEnv {
     }
 
     /// The temporal table function `name`.
-    pub(super) fn temporal_function(
+    pub(crate) fn temporal_function(
         &self,
         name: &str,
     ) -> Result<TemporalTableFunction, TableError> {

@@ -45,9 +45,7 @@ impl Table {
         match build {
             Err(e) => Table::new(&self.env, Err(e)),
             Ok(build) => self.then("temporal_join", move |probe| {
-                let (pk, bk, residual) =
-                    split_condition(&probe, &build, &condition, kind, &registry)?;
-                probe.temporal_join(build, pk, bk, kind, residual)
+                plan_join(probe, build, &condition, kind, false, &registry)
             }),
         }
     }
@@ -61,9 +59,7 @@ impl Table {
         match build {
             Err(e) => Table::new(&self.env, Err(e)),
             Ok(build) => self.then("lookup_join", move |probe| {
-                let (pk, bk, residual) =
-                    split_condition(&probe, &build, &condition, kind, &registry)?;
-                probe.lookup_join(build, pk, bk, kind, residual)
+                plan_join(probe, build, &condition, kind, true, &registry)
             }),
         }
     }
@@ -158,7 +154,7 @@ impl Table {
         };
         let args = args.to_vec();
         let registry = self.env.functions();
-        self.then(operation, move |mut probe| {
+        self.then(operation, move |probe| {
             let [time] = args.as_slice() else {
                 return Err(PlanError::invalid(
                     "TemporalJoin",
@@ -170,12 +166,44 @@ impl Table {
                 std::slice::from_ref(time),
                 operation,
             )?[0];
-            set_rowtime(&mut probe.schema, time)?;
-            let build = function.history;
-            let (pk, bk, residual) = split_condition(&probe, &build, &condition, kind, &registry)?;
-            probe.temporal_join(build, pk, bk, kind, residual)
+            plan_lateral(probe, function, time, &condition, kind, &registry)
         })
     }
+}
+
+/// `probe JOIN build FOR SYSTEM_TIME AS OF probe.rowtime ON condition` (or `.proctime`, a
+/// lookup join, when `lookup`): the condition split into equality keys and a residual, then
+/// the plan node. Shared by the Table API and the SQL binder. `condition` names columns as the
+/// join's output does ([`join_schema`]).
+pub(crate) fn plan_join(
+    probe: RelExpr,
+    build: RelExpr,
+    condition: &Expr,
+    kind: JoinKind,
+    lookup: bool,
+    registry: &FunctionRegistry,
+) -> Result<RelExpr, PlanError> {
+    let (pk, bk, residual) = split_condition(&probe, &build, condition, kind, registry)?;
+    if lookup {
+        probe.lookup_join(build, pk, bk, kind, residual)
+    } else {
+        probe.temporal_join(build, pk, bk, kind, residual)
+    }
+}
+
+/// `probe, LATERAL TABLE (function(probe.time)) ... condition`: the probe's column `time`
+/// becomes its rowtime and the probe joins the function's history as of it (Flink's temporal
+/// table function join). Shared by the Table API and the SQL binder.
+pub(crate) fn plan_lateral(
+    mut probe: RelExpr,
+    function: TemporalTableFunction,
+    time: usize,
+    condition: &Expr,
+    kind: JoinKind,
+    registry: &FunctionRegistry,
+) -> Result<RelExpr, PlanError> {
+    set_rowtime(&mut probe.schema, time)?;
+    plan_join(probe, function.history, condition, kind, false, registry)
 }
 
 /// Makes `column` the rowtime attribute (keeping the declared watermark delay if it already is

@@ -31,9 +31,9 @@
 
 mod env;
 mod execute;
-mod join;
+pub(crate) mod join;
 mod result;
-mod select;
+pub(crate) mod select;
 
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
 pub use execute::ExecuteOptions;
@@ -88,7 +88,7 @@ impl TableError {
 }
 
 impl Table {
-    fn new(env: &TableEnv, plan: Result<RelExpr, TableError>) -> Table {
+    pub(crate) fn new(env: &TableEnv, plan: Result<RelExpr, TableError>) -> Table {
         Table {
             env: env.clone(),
             plan,

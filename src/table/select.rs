@@ -173,7 +173,7 @@ fn item_name(item: &Expr, i: usize) -> String {
 
 /// `SELECT items` without aggregates: plain columns are projected, other items computed by one
 /// `Map` first.
-fn project(
+pub(crate) fn project(
     plan: RelExpr,
     items: &[Expr],
     registry: &FunctionRegistry,
@@ -203,7 +203,7 @@ fn project(
 
 /// `SELECT items GROUP BY keys`: the aggregates inside the items become one `Reduce` (named
 /// `$agg<i>`), then the items are computed over its output.
-fn aggregate(
+pub(crate) fn aggregate(
     plan: RelExpr,
     keys: &[Expr],
     items: &[Expr],
@@ -248,7 +248,7 @@ fn aggregate(
 }
 
 /// Whether `expr` has an aggregate call anywhere.
-pub(super) fn contains_aggregate(expr: &Expr) -> bool {
+pub(crate) fn contains_aggregate(expr: &Expr) -> bool {
     match expr {
         Expr::Aggregate { .. } => true,
         Expr::Column(_) | Expr::Literal(_) => false,

@@ -1,0 +1,182 @@
+//! `dtemporal sql`: runs Flink SQL statements (a file, or the command line) in order and
+//! writes each query's result.
+
+use clap::{Args, ValueEnum};
+
+use super::{Cli, CommonArgs, EmitArg};
+use crate::error::Error;
+use crate::io::Tableau;
+use crate::operators::RowKind;
+use crate::run::Outcome;
+use crate::sql::StatementResult;
+use crate::table::{TableEnv, TableResult};
+
+pub(super) const EXAMPLE: &str = "\
+Example (the seed's temporal table function, 1238):
+  CREATE TABLE orders (order_time TIMESTAMP(3), amount DECIMAL(10, 2), currency STRING,
+    WATERMARK FOR order_time AS order_time)
+    WITH ('connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
+  CREATE TABLE currency_rates (update_time TIMESTAMP(3), currency STRING, rate DECIMAL(10, 4),
+    WATERMARK FOR update_time AS update_time)
+    WITH ('connector' = 'filesystem', 'path' = 'rates.csv', 'format' = 'csv');
+  -- dtemporal's extension of Flink's grammar (Flink registers these in the Table API only):
+  CREATE TEMPORAL TABLE FUNCTION rates FOR currency_rates TIME update_time KEY currency;
+  SELECT SUM(amount * rate) AS amount FROM orders, LATERAL TABLE (rates(order_time))
+  WHERE rates.currency = orders.currency;
+
+  dtemporal sql -f convert.sql --emit final
+
+Statements run in order; each query writes its result (the last query's, with --output FILE).
+Tables are CSV files ('connector' = 'filesystem', 'path', 'format' = 'csv'); a file with an
+`op` column is a changelog. Syntax and validation errors name the line and column (exit 2).";
+
+/// `dtemporal sql` arguments.
+#[derive(Args, Debug)]
+pub struct SqlArgs {
+    /// A file of `;`-separated Flink SQL statements.
+    #[arg(
+        short = 'f',
+        long = "file",
+        value_name = "FILE.sql",
+        conflicts_with = "execute",
+        required_unless_present = "execute"
+    )]
+    pub file: Option<String>,
+    /// Statements given on the command line.
+    #[arg(short = 'e', long = "execute", value_name = "SQL")]
+    pub execute: Option<String>,
+    /// How a query's result is written: CSV, or a table as Flink's SQL client prints it.
+    #[arg(long, value_enum, default_value_t = SqlFormat::Csv)]
+    pub format: SqlFormat,
+    /// What a query writes: the changelog with its `op` column (retract), without -U rows
+    /// (upsert), or the final table.
+    #[arg(long, value_enum, default_value_t = EmitArg::Retract)]
+    pub emit: EmitArg,
+    /// Options every command takes.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// The output format of `dtemporal sql`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SqlFormat {
+    /// CSV with a header.
+    Csv,
+    /// A boxed table (Flink's tableau).
+    Table,
+}
+
+/// Runs the statements; malformed and refused rows count as rejected.
+pub(super) fn run(cli: &Cli, args: &SqlArgs) -> Result<Outcome, Error> {
+    let options = args.common.run_options(cli)?;
+    let sql = match (&args.file, &args.execute) {
+        (Some(file), _) => {
+            std::fs::read_to_string(file).map_err(|e| Error::Usage(format!("{file}: {e}")))?
+        }
+        (None, Some(sql)) => sql.clone(),
+        (None, None) => {
+            return Err(Error::Usage(
+                "give statements with -f FILE.sql or -e \"SQL\"".into(),
+            ))
+        }
+    };
+    let env = TableEnv::new()
+        .with_timely_args(options.timely_args.clone())
+        .with_block_bytes(options.block_bytes);
+    let results = env
+        .execute_sql(&sql)
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    let mut outcome = Outcome {
+        lines: 0,
+        rejected: 0,
+        ignored: Vec::new(),
+        wrote: true,
+    };
+    for result in &results {
+        match result {
+            StatementResult::Ok => {}
+            StatementResult::Explain(plan) => println!("{plan}"),
+            StatementResult::Rows(rows) => {
+                report(rows, &mut outcome);
+                write(rows, args, options.output.as_deref())?;
+            }
+            StatementResult::Inserted(rows, path) => {
+                report(rows, &mut outcome);
+                eprintln!(
+                    "dtemporal: {} change(s) written to {path}",
+                    rows.changelog().len()
+                );
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+/// Counts and reports a result's malformed and refused rows on standard error.
+fn report(result: &TableResult, outcome: &mut Outcome) {
+    for error in result.malformed() {
+        eprintln!("{error}");
+    }
+    for (_, refused) in result.refused() {
+        eprintln!("row {}: {}", refused.seq, refused.reason);
+    }
+    outcome.rejected += result.malformed().len() + result.refused().len();
+    outcome.lines += result.changelog().len();
+}
+
+fn write(result: &TableResult, args: &SqlArgs, output: Option<&str>) -> Result<(), Error> {
+    let emit = args.emit;
+    if args.format == SqlFormat::Csv && emit != EmitArg::Upsert {
+        return result.write_csv(output, emit == EmitArg::Retract);
+    }
+    let text = match args.format {
+        SqlFormat::Table => {
+            let mut text = String::new();
+            let final_rows;
+            let rows: Vec<(RowKind, &crate::repr::Row)> = if emit == EmitArg::Final {
+                final_rows = result.collect();
+                final_rows.iter().map(|r| (RowKind::Insert, r)).collect()
+            } else {
+                changes(result, emit)
+            };
+            Tableau::table_result(emit != EmitArg::Final)
+                .print(result.schema(), rows, &mut text)
+                .map_err(|e| Error::Usage(e.to_string()))?;
+            text
+        }
+        SqlFormat::Csv => {
+            let mut text = format!(
+                "op,{}\n",
+                result.schema().names().collect::<Vec<_>>().join(",")
+            );
+            for (kind, row) in changes(result, emit) {
+                let mut line = kind.to_string();
+                for (datum, field) in row.iter().zip(&result.schema().fields) {
+                    line.push(',');
+                    crate::repr::cast::format_datum(datum, &field.ty.data_type, &mut line)
+                        .map_err(|e| Error::Usage(e.to_string()))?;
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+            text
+        }
+    };
+    match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| Error::Usage(format!("{path}: {e}"))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// The changes to show: all of them, or without update-before rows for `upsert`.
+fn changes(result: &TableResult, emit: EmitArg) -> Vec<(RowKind, &crate::repr::Row)> {
+    result
+        .changelog()
+        .iter()
+        .filter(|(_, c)| emit != EmitArg::Upsert || c.kind != RowKind::UpdateBefore)
+        .map(|(_, c)| (c.kind, &c.row))
+        .collect()
+}

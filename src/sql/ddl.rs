@@ -1,0 +1,188 @@
+//! `CREATE TABLE` onto a registered CSV table: the schema from the columns, primary key and
+//! watermark; the file from the filesystem connector's options.
+//!
+//! Connector (Flink's `filesystem` connector, `docs/connectors/table/filesystem.md`):
+//! `'connector' = 'filesystem'`, `'path'` (the CSV file), `'format' = 'csv'`. A file with an
+//! `op` column (`+I -U +U -D`) is a changelog. Any other option is an error listing the valid
+//! ones. A `METADATA` column reads the CSV column of the same name (the metadata key, `FROM
+//! '...'`, names where Kafka or Debezium would take it from; a CSV file has it as a column).
+
+use std::path::Path;
+
+use sqlparser::ast::{self, Spanned};
+
+use super::create_table::{ColumnKind, CreateTable, TableOption};
+use super::error::SqlError;
+use super::expr::interval_millis;
+use super::types::data_type;
+use crate::repr::{Field, Schema};
+use crate::table::TableEnv;
+
+/// The options of the filesystem connector.
+const OPTIONS: &[&str] = &["connector", "format", "path"];
+
+/// Registers the table `t` declares in `env`: as a source when its file exists, and as a sink.
+///
+/// Errors (at the offending part): an unsupported type, option, connector or format, a missing
+/// `path`, a primary key or watermark column that is not a column, a watermark that is not
+/// `c` or `c - INTERVAL 'n' unit`, a computed column, a file whose header lacks a column.
+pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlError> {
+    let path = connector_path(t)?;
+    let schema = schema(t)?;
+    let name = &t.name.value;
+    let at = |e: crate::table::TableError| SqlError::at(t.name.span, e.to_string());
+    if Path::new(&path).exists() {
+        env.register_csv(name, &path, Some(schema.clone()))
+            .map_err(at)?;
+    }
+    env.register_csv_sink(name, &path, schema).map_err(at)
+}
+
+/// The table's file, from its options.
+fn connector_path(t: &CreateTable) -> Result<String, SqlError> {
+    let get = |key: &str| t.options.iter().find(|o| o.key == key);
+    if let Some(bad) = t
+        .options
+        .iter()
+        .find(|o| !OPTIONS.contains(&o.key.as_str()))
+    {
+        return Err(SqlError::at(bad.span, unsupported(bad)));
+    }
+    let value = |key: &str, valid: &str| -> Result<(), SqlError> {
+        match get(key) {
+            Some(o) if o.value != valid => Err(SqlError::at(
+                o.span,
+                format!("Could not find any factory for identifier '{}' ('{key}'); the available one is '{valid}'", o.value),
+            )),
+            Some(_) => Ok(()),
+            None => Err(SqlError::at(t.name.span, format!("table '{}' needs the option '{key}' = '{valid}'", t.name.value))),
+        }
+    };
+    value("connector", "filesystem")?;
+    value("format", "csv")?;
+    get("path").map(|o| o.value.clone()).ok_or_else(|| {
+        SqlError::at(
+            t.name.span,
+            format!(
+                "table '{}' needs the option 'path' (its CSV file)",
+                t.name.value
+            ),
+        )
+    })
+}
+
+fn unsupported(option: &TableOption) -> String {
+    let closest = OPTIONS
+        .iter()
+        .min_by_key(|valid| edit_distance(valid, &option.key))
+        .filter(|valid| edit_distance(valid, &option.key) <= 2);
+    let hint = closest.map_or(String::new(), |c| format!(" (did you mean '{c}'?)"));
+    format!(
+        "Unsupported option '{}' for connector 'filesystem'{hint}; supported options: {}",
+        option.key,
+        OPTIONS.join(", ")
+    )
+}
+
+/// Levenshtein distance, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// The schema `t` declares.
+fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
+    let mut fields = Vec::new();
+    for column in &t.columns {
+        let (ty, not_null) = match &column.kind {
+            ColumnKind::Physical { ty, not_null } => (ty, *not_null),
+            ColumnKind::Metadata { ty, .. } => (ty, false),
+            ColumnKind::Computed(expr) => {
+                return Err(SqlError::at(
+                    column.name.span,
+                    format!(
+                        "computed column '{}' AS {expr} is not supported yet; compute it in a view",
+                        column.name.value
+                    ),
+                ))
+            }
+        };
+        let ty = data_type(ty).map_err(|m| SqlError::at(column.name.span, m))?;
+        fields.push(Field::new(
+            column.name.value.clone(),
+            if not_null {
+                ty.not_null()
+            } else {
+                ty.nullable()
+            },
+        ));
+    }
+    let mut schema = Schema::new(fields).map_err(|e| SqlError::at(t.name.span, e.to_string()))?;
+    if let Some(key) = &t.primary_key {
+        let span = key
+            .iter()
+            .map(|k| k.span)
+            .reduce(|a, b| a.union(&b))
+            .unwrap_or(t.name.span);
+        schema = schema
+            .with_primary_key(key.iter().map(|k| k.value.as_str()))
+            .map_err(|e| SqlError::at(span, e.to_string()))?;
+    }
+    if let Some(w) = &t.watermark {
+        let delay = watermark_delay(&w.column, &w.expr)?;
+        schema = schema
+            .with_rowtime(&w.column.value, delay)
+            .map_err(|e| SqlError::at(w.column.span, e.to_string()))?;
+    }
+    Ok(schema)
+}
+
+/// The delay of `WATERMARK FOR c AS c [- INTERVAL 'n' unit]` in milliseconds (Flink's bounded
+/// out-of-orderness strategy).
+fn watermark_delay(column: &ast::Ident, expr: &ast::Expr) -> Result<i64, SqlError> {
+    let is_column =
+        |e: &ast::Expr| matches!(e, ast::Expr::Identifier(i) if i.value == column.value);
+    match expr {
+        e if is_column(e) => Ok(0),
+        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Minus, right } if is_column(left) => match right.as_ref() {
+            ast::Expr::Interval(interval) => interval_millis(interval).map_err(|m| SqlError::at(right.span(), m)),
+            other => Err(SqlError::at(other.span(), format!("expected an INTERVAL, found {other}"))),
+        },
+        other => Err(SqlError::at(
+            other.span(),
+            format!("the watermark must be '{0}' or '{0} - INTERVAL ...' (bounded out-of-orderness), not {other}", column.value),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn did_you_mean() {
+        assert_eq!(edit_distance("path", "pathh"), 1);
+        assert_eq!(edit_distance("format", "fromat"), 2);
+        let option = TableOption {
+            key: "pth".into(),
+            value: "x".into(),
+            span: sqlparser::tokenizer::Span::empty(),
+        };
+        assert_eq!(
+            unsupported(&option),
+            "Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"
+        );
+    }
+}

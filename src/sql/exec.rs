@@ -1,0 +1,199 @@
+//! Running statements against a [`TableEnv`]: DDL registers tables, views and temporal table
+//! functions; a query or `INSERT INTO` runs; `EXPLAIN` prints the plan (Flink's
+//! `TableEnvironment.executeSql` / `sqlQuery`).
+
+use sqlparser::ast::Spanned;
+
+use super::error::SqlError;
+use super::parse::{parse, Statement};
+use super::query::Binder;
+use crate::expr::col;
+use crate::plan::RelExpr;
+use crate::table::{Table, TableEnv, TableResult};
+
+/// What one statement gives.
+#[derive(Debug)]
+pub enum StatementResult {
+    /// DDL or `SET`: done (Flink prints `[INFO] Execute statement succeeded.`).
+    Ok,
+    /// `EXPLAIN`: the plan as text.
+    Explain(String),
+    /// A query's result.
+    Rows(TableResult),
+    /// `INSERT INTO`: the rows written, and the sink's file.
+    Inserted(TableResult, String),
+}
+
+/// Options `SET` takes.
+const SET_OPTIONS: &[&str] = &["parallelism.default", "execution.runtime-mode"];
+
+impl TableEnv {
+    /// Runs the `;`-separated statements of `sql` in order and returns each one's result
+    /// (Flink's `executeSql`, over a script).
+    ///
+    /// Errors: the first statement that does not parse, bind or run (syntax errors name line,
+    /// column and what was expected; binding errors the line and column of the offending part).
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::sql::StatementResult;
+    /// let (env, _dir) = doc_env();
+    /// let results = env.execute_sql("SELECT a, COUNT(b) AS cnt FROM Orders GROUP BY a").unwrap();
+    /// let StatementResult::Rows(rows) = &results[0] else { panic!() };
+    /// assert_eq!(rows.rows_as_text(), vec!["x,2", "y,1"]);
+    /// ```
+    pub fn execute_sql(&self, sql: &str) -> Result<Vec<StatementResult>, SqlError> {
+        parse(sql)?
+            .iter()
+            .map(|statement| self.execute_statement(statement))
+            .collect()
+    }
+
+    /// The [`Table`] of one SQL query, to go on with in the Table API (Flink's `sqlQuery`).
+    ///
+    /// Errors: `query` is not one query, or does not bind.
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::col;
+    /// let (env, _dir) = doc_env();
+    /// let big = env.sql_query("SELECT a, b FROM Orders WHERE b > 1").unwrap();
+    /// let upper = big.select([col("a").upper().alias("a")]);
+    /// assert_eq!(upper.execute().unwrap().rows_as_text(), vec!["X", "Y"]);
+    /// ```
+    pub fn sql_query(&self, query: &str) -> Result<Table, SqlError> {
+        let statements = parse(query)?;
+        match statements.as_slice() {
+            [Statement::Query(q)] => Ok(Table::new(self, Ok(self.binder().query(q)?))),
+            _ => Err(SqlError::Validation {
+                line: 1,
+                column: 1,
+                message: "sql_query takes exactly one query (SELECT ...); use execute_sql for other statements".into(),
+            }),
+        }
+    }
+
+    fn binder(&self) -> Binder<'_> {
+        Binder {
+            env: self,
+            registry: self.functions(),
+        }
+    }
+
+    fn execute_statement(&self, statement: &Statement) -> Result<StatementResult, SqlError> {
+        match statement {
+            Statement::CreateTable(t) => {
+                super::ddl::create_table(self, t)?;
+                Ok(StatementResult::Ok)
+            }
+            Statement::CreateView { name, query } => {
+                let plan = self.binder().query(query)?;
+                self.create_temporary_view(&name.value, &Table::new(self, Ok(plan)))
+                    .map_err(|e| SqlError::at(name.span, e.to_string()))?;
+                Ok(StatementResult::Ok)
+            }
+            Statement::CreateTemporalTableFunction {
+                name,
+                history,
+                time,
+                key,
+            } => {
+                let function = self
+                    .from(&history.value)
+                    .temporal_table_function(col(&time.value), col(&key.value))
+                    .map_err(|e| SqlError::at(history.span, e.to_string()))?;
+                self.register_temporal_table_function(&name.value, function)
+                    .map_err(|e| SqlError::at(name.span, e.to_string()))?;
+                Ok(StatementResult::Ok)
+            }
+            Statement::Set { key, value, span } => {
+                self.set(key, value).map_err(|m| SqlError::at(*span, m))?;
+                Ok(StatementResult::Ok)
+            }
+            Statement::Explain(inner) => {
+                Ok(StatementResult::Explain(self.plan_of(inner)?.explain()))
+            }
+            Statement::Query(q) => {
+                let plan = self.binder().query(q)?;
+                Ok(StatementResult::Rows(Table::new(self, Ok(plan)).execute()?))
+            }
+            Statement::Insert { table, .. } => {
+                let plan = self.plan_of(statement)?;
+                let path = self.sink(&table.value).map(|s| s.path).unwrap_or_default();
+                let result = Table::new(self, Ok(plan)).execute_insert(&path)?;
+                Ok(StatementResult::Inserted(result, path))
+            }
+        }
+    }
+
+    /// The plan a query or `INSERT` runs: an `INSERT` renames the query's columns to the
+    /// sink's (by position, as Flink matches them) and casts each to the sink's type.
+    fn plan_of(&self, statement: &Statement) -> Result<RelExpr, SqlError> {
+        match statement {
+            Statement::Query(q) => self.binder().query(q),
+            Statement::Insert { table, query } => {
+                let sink = self.sink(&table.value).ok_or_else(|| {
+                    SqlError::at(table.span, format!("Table '{}' is not a sink: declare it with CREATE TABLE .. WITH ('connector' = 'filesystem', 'path' = ..)", table.value))
+                })?;
+                let plan = self.binder().query(query)?;
+                if plan.schema.len() != sink.schema.len() {
+                    return Err(SqlError::at(
+                        query.span(),
+                        format!(
+                            "Column types of query result and sink for '{}' do not match: the query has {} columns, the sink {}",
+                            table.value,
+                            plan.schema.len(),
+                            sink.schema.len()
+                        ),
+                    ));
+                }
+                let items: Vec<_> = plan
+                    .schema
+                    .fields
+                    .iter()
+                    .zip(&sink.schema.fields)
+                    .map(|(from, to)| {
+                        let column = col(&from.name);
+                        let column = if from.ty.data_type == to.ty.data_type {
+                            column
+                        } else {
+                            column.cast(to.ty.data_type.clone())
+                        };
+                        column.alias(&to.name)
+                    })
+                    .collect();
+                let table_plan = Table::new(self, Ok(plan)).select(items);
+                table_plan
+                    .plan()
+                    .map(|p| p.clone().sink(&table.value))
+                    .map_err(|e| SqlError::at(query.span(), e.to_string()))
+            }
+            other => Err(SqlError::Validation {
+                line: 1,
+                column: 1,
+                message: format!("EXPLAIN takes a query or INSERT, not {other:?}"),
+            }),
+        }
+    }
+
+    /// `SET key = value`.
+    fn set(&self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "parallelism.default" => {
+                let workers: usize = value.parse().ok().filter(|&w| w > 0).ok_or_else(|| {
+                    format!("'{key}' takes a positive number of workers, not '{value}'")
+                })?;
+                self.clone().with_workers(workers);
+                Ok(())
+            }
+            "execution.runtime-mode" if value.eq_ignore_ascii_case("streaming") => Ok(()),
+            "execution.runtime-mode" => Err(format!(
+                "'{key}' = '{value}' is not supported: only 'streaming'"
+            )),
+            _ => Err(format!(
+                "Unsupported option '{key}'; SET takes: {}",
+                SET_OPTIONS.join(", ")
+            )),
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Flink SQL: the statements of Flink's SQL client and `TableEnvironment.executeSql`, parsed
+//! with `sqlparser` ([`FlinkDialect`] plus a wrapper for Flink's DDL, [`parse`]) and bound to
+//! the plan the Table API builds, so SQL and the Table API mix ([`TableEnv::execute_sql`](crate::table::TableEnv::execute_sql),
+//! [`TableEnv::sql_query`](crate::table::TableEnv::sql_query)) and agree by construction.
+//!
+//! What is supported:
+//! - `CREATE [TEMPORARY] TABLE t (col TYPE [NOT NULL], col TYPE METADATA [FROM 'k'] [VIRTUAL],
+//!   WATERMARK FOR c AS c [- INTERVAL 'n' unit], PRIMARY KEY (..) NOT ENFORCED) WITH
+//!   ('connector' = 'filesystem', 'path' = 'file.csv', 'format' = 'csv')`;
+//!   `CREATE [TEMPORARY] VIEW v AS query`; `SET 'parallelism.default' = 'n'`; `EXPLAIN query`;
+//!   `INSERT INTO t query`.
+//! - Queries: `SELECT [DISTINCT]`, `WHERE`, `GROUP BY` columns, `HAVING`, aggregates with
+//!   `DISTINCT` and `FILTER`, `CASE`, `CAST`/`TRY_CAST`, the scalar functions of
+//!   [`crate::expr`]; `JOIN t FOR SYSTEM_TIME AS OF l.rowtime ON ..` (event-time temporal
+//!   join; `AS OF l.proctime` a lookup join); `FROM l, LATERAL TABLE (f(l.time))` with a
+//!   temporal table function; the `ROW_NUMBER() .. WHERE rn = 1` deduplication.
+//! - **Extension of Flink's grammar**: `CREATE TEMPORAL TABLE FUNCTION f FOR history TIME
+//!   time_column KEY key_column` registers a temporal table function, which Flink can only do
+//!   in the Table API (`history.createTemporalTableFunction(time, key)`).
+//!
+//! ```
+//! # use differential_temporal::table::tempfile_dir::Dir;
+//! use differential_temporal::sql::StatementResult;
+//! use differential_temporal::table::TableEnv;
+//!
+//! let dir = Dir::new();
+//! let rates = dir.write("rates.csv", "currency,rate,t\nEuro,114,2024-01-01 09:00:00\nEuro,116,2024-01-01 10:45:00\n");
+//! let orders = dir.write("orders.csv", "amount,currency,t\n2,Euro,2024-01-01 10:15:00\n3,Euro,2024-01-01 10:52:00\n");
+//! let env = TableEnv::new();
+//! let script = format!("
+//!     CREATE TABLE currency_rates (currency STRING, rate INT, t TIMESTAMP(3), WATERMARK FOR t AS t)
+//!       WITH ('connector' = 'filesystem', 'path' = '{rates}', 'format' = 'csv');
+//!     CREATE TABLE orders (amount INT, currency STRING, t TIMESTAMP(3), WATERMARK FOR t AS t)
+//!       WITH ('connector' = 'filesystem', 'path' = '{orders}', 'format' = 'csv');
+//!     CREATE TEMPORAL TABLE FUNCTION rates FOR currency_rates TIME t KEY currency;
+//!     SELECT SUM(amount * rate) AS amount FROM orders, LATERAL TABLE (rates(t))
+//!     WHERE rates.currency = orders.currency;");
+//! let results = env.execute_sql(&script).unwrap();
+//! let StatementResult::Rows(sum) = &results[3] else { panic!() };
+//! assert_eq!(sum.rows_as_text(), vec!["576"]);
+//! ```
+
+mod create_table;
+mod ddl;
+mod dedup;
+mod dialect;
+mod error;
+mod exec;
+mod expr;
+mod parse;
+mod query;
+mod scope;
+mod types;
+
+pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};
+pub use dialect::FlinkDialect;
+pub use error::SqlError;
+pub use exec::StatementResult;
+pub use parse::{parse, Statement};
+pub use types::data_type;

@@ -1,0 +1,202 @@
+//! The statement wrapper: Flink's statements that sqlparser does not read (`CREATE TABLE` with
+//! Flink's column forms, `CREATE [TEMPORARY] VIEW`, `SET`, `EXPLAIN`, and this crate's
+//! `CREATE TEMPORAL TABLE FUNCTION` extension) are parsed here; queries and `INSERT INTO` are
+//! sqlparser's own AST. Statements are separated by `;`.
+
+use sqlparser::ast;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Span, Token};
+
+use super::create_table::{parse_create_table, CreateTable};
+use super::dialect::FlinkDialect;
+use super::error::SqlError;
+
+/// One statement of a script.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    /// `CREATE [TEMPORARY] TABLE [IF NOT EXISTS] t (..) [PARTITIONED BY (..)] WITH (..)`.
+    CreateTable(Box<CreateTable>),
+    /// `CREATE [TEMPORARY] VIEW [IF NOT EXISTS] v AS query`.
+    CreateView {
+        /// The view's name.
+        name: ast::Ident,
+        /// Its query.
+        query: Box<ast::Query>,
+    },
+    /// `CREATE [TEMPORARY] TEMPORAL TABLE FUNCTION f FOR history TIME time_column KEY
+    /// key_column` — an **extension of Flink's grammar** (Flink creates temporal table
+    /// functions in the Table API only, `history.createTemporalTableFunction(time, key)`).
+    CreateTemporalTableFunction {
+        /// The function's name.
+        name: ast::Ident,
+        /// The append-only history table or view.
+        history: ast::Ident,
+        /// Its time attribute.
+        time: ast::Ident,
+        /// Its key.
+        key: ast::Ident,
+    },
+    /// `SET 'key' = 'value'` (or `SET key = value`).
+    Set {
+        /// The option.
+        key: String,
+        /// Its value.
+        value: String,
+        /// Where the statement starts.
+        span: Span,
+    },
+    /// `EXPLAIN [PLAN FOR] statement`: the plan, not the result.
+    Explain(Box<Statement>),
+    /// A query (`SELECT`, `WITH`, `VALUES`, set operations).
+    Query(Box<ast::Query>),
+    /// `INSERT INTO sink query`.
+    Insert {
+        /// The sink table.
+        table: ast::Ident,
+        /// The rows.
+        query: Box<ast::Query>,
+    },
+}
+
+/// Parses a script of `;`-separated Flink SQL statements.
+///
+/// Errors: the first syntax error, with its line, column and what was expected there.
+///
+/// ```
+/// use differential_temporal::sql::{parse, Statement};
+///
+/// let script = "CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+///     WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
+///     SELECT a FROM t WHERE a > 1;";
+/// let statements = parse(script).unwrap();
+/// assert!(matches!(statements[0], Statement::CreateTable(_)));
+/// assert!(matches!(statements[1], Statement::Query(_)));
+/// let err = parse("SELECT a FROM t WHERE").unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "SQL syntax error at line 1, column 22: Expected: an expression, found: EOF"
+/// );
+/// ```
+pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
+    parse_script(sql).map_err(|e| match e {
+        // sqlparser's end of input has no position: it is just after the last character.
+        SqlError::Syntax {
+            line: 0, message, ..
+        } => SqlError::Syntax {
+            line: sql.split('\n').count() as u64,
+            column: sql.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1,
+            message,
+        },
+        other => other,
+    })
+}
+
+fn parse_script(sql: &str) -> Result<Vec<Statement>, SqlError> {
+    let mut parser = Parser::new(&FlinkDialect).try_with_sql(sql)?;
+    let mut statements = Vec::new();
+    loop {
+        while parser.consume_token(&Token::SemiColon) {}
+        if parser.peek_token().token == Token::EOF {
+            return Ok(statements);
+        }
+        statements.push(parse_statement(&mut parser)?);
+        let next = parser.peek_token();
+        if !matches!(next.token, Token::SemiColon | Token::EOF) {
+            return parser.expected("';' or the end of the script", next)?;
+        }
+    }
+}
+
+fn parse_statement(parser: &mut Parser) -> Result<Statement, SqlError> {
+    let start = parser.peek_token();
+    if parser.parse_keyword(Keyword::EXPLAIN) {
+        let _ = parser.parse_keywords(&[Keyword::PLAN, Keyword::FOR]);
+        return Ok(Statement::Explain(Box::new(parse_statement(parser)?)));
+    }
+    if parser.parse_keyword(Keyword::SET) {
+        let key = parse_key_or_value(parser)?;
+        parser.expect_token(&Token::Eq)?;
+        let value = parse_key_or_value(parser)?;
+        return Ok(Statement::Set {
+            key,
+            value,
+            span: start.span,
+        });
+    }
+    if parser.parse_keyword(Keyword::CREATE) {
+        let _ = parser.parse_keyword(Keyword::TEMPORARY);
+        if parser.parse_keyword(Keyword::TABLE) {
+            return Ok(Statement::CreateTable(Box::new(parse_create_table(
+                parser,
+            )?)));
+        }
+        if parser.parse_keyword(Keyword::VIEW) {
+            let _ = parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+            let name = parser.parse_identifier()?;
+            parser.expect_keyword(Keyword::AS)?;
+            let query = parser.parse_query()?;
+            return Ok(Statement::CreateView { name, query });
+        }
+        if parse_word(parser, "TEMPORAL") {
+            parser.expect_keywords(&[Keyword::TABLE, Keyword::FUNCTION])?;
+            let name = parser.parse_identifier()?;
+            parser.expect_keyword(Keyword::FOR)?;
+            let history = parser.parse_identifier()?;
+            parser.expect_keyword(Keyword::TIME)?;
+            let time = parser.parse_identifier()?;
+            parser.expect_keyword(Keyword::KEY)?;
+            let key = parser.parse_identifier()?;
+            return Ok(Statement::CreateTemporalTableFunction {
+                name,
+                history,
+                time,
+                key,
+            });
+        }
+        return parser.expected(
+            "TABLE, VIEW or TEMPORAL TABLE FUNCTION after CREATE [TEMPORARY]",
+            parser.peek_token(),
+        )?;
+    }
+    if parser.parse_keyword(Keyword::INSERT) {
+        parser.expect_keyword(Keyword::INTO)?;
+        let table = parser.parse_identifier()?;
+        let query = parser.parse_query()?;
+        return Ok(Statement::Insert { table, query });
+    }
+    if matches!(
+        start.token,
+        Token::Word(ref w) if matches!(w.keyword, Keyword::SELECT | Keyword::WITH | Keyword::VALUES)
+    ) || start.token == Token::LParen
+    {
+        return Ok(Statement::Query(parser.parse_query()?));
+    }
+    parser.expected(
+        "a statement (SELECT, INSERT INTO, CREATE TABLE, CREATE VIEW, SET or EXPLAIN)",
+        start,
+    )?
+}
+
+/// A `SET` key or value: a quoted string, or a dotted word list (`table.exec.mini-batch` is
+/// not an identifier, so Flink's documentation quotes keys).
+fn parse_key_or_value(parser: &mut Parser) -> Result<String, SqlError> {
+    let token = parser.next_token();
+    match token.token {
+        Token::SingleQuotedString(s) => Ok(s),
+        Token::Word(w) => Ok(w.value),
+        Token::Number(n, _) => Ok(n),
+        _ => parser.expected("a quoted key or value", token)?,
+    }
+}
+
+/// Consumes the unquoted word `word` (any case) if it is next.
+pub(super) fn parse_word(parser: &mut Parser, word: &str) -> bool {
+    match &parser.peek_token().token {
+        Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word) => {
+            parser.next_token();
+            true
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,543 @@
+//! The binder: a SQL query onto the plan the Table API builds, through the same lowering
+//! (`table::select`'s projection and aggregation, `table::join`'s temporal joins), so SQL and
+//! the Table API agree by construction.
+//!
+//! Flink's rules: `FOR SYSTEM_TIME AS OF left.rowtime` is an event-time temporal join (the
+//! build side a versioned table), `AS OF left.proctime` a lookup join; `LATERAL TABLE (f(t))`
+//! in `FROM` joins a temporal table function, its condition taken from `WHERE`; `ROW_NUMBER()
+//! OVER (PARTITION BY k ORDER BY time) AS rn` in a subquery with `WHERE rn = 1` outside it is
+//! deduplication (see [`super::dedup`]).
+
+use sqlparser::ast::{
+    self, GroupByExpr, JoinConstraint, JoinOperator, SelectItem, SelectItemQualifiedWildcardKind,
+    SetExpr, Spanned, TableFactor, TableVersion,
+};
+use sqlparser::tokenizer::Span;
+
+use super::dedup::{self, Dedup};
+use super::error::SqlError;
+use super::expr::Translator;
+use super::scope::Scope;
+use crate::expr::{col, lit, Expr, FunctionRegistry};
+use crate::plan::{join_schema, JoinKind, RelExpr};
+use crate::table::join::{plan_join, plan_lateral};
+use crate::table::select::{aggregate, contains_aggregate, project};
+use crate::table::TableEnv;
+
+/// A bound relation: its plan and the names it answers to.
+pub(super) struct Bound {
+    pub plan: RelExpr,
+    pub scope: Scope,
+}
+
+/// Binds queries against the tables, views and functions of an environment.
+pub(super) struct Binder<'a> {
+    pub env: &'a TableEnv,
+    pub registry: FunctionRegistry,
+}
+
+impl Binder<'_> {
+    /// The plan of `query`.
+    pub(super) fn query(&self, query: &ast::Query) -> Result<RelExpr, SqlError> {
+        Ok(self.bind_query(query)?.plan)
+    }
+
+    fn bind_query(&self, query: &ast::Query) -> Result<Bound, SqlError> {
+        let refuse =
+            |span: Span, what: &str| Err(SqlError::at(span, format!("{what} is not supported")));
+        if let Some(with) = &query.with {
+            return refuse(with.span(), "WITH (common table expressions)");
+        }
+        if let Some(order_by) = &query.order_by {
+            return refuse(
+                order_by.span(),
+                "ORDER BY on an unbounded table (Flink sorts a stream only by a time attribute, ascending)",
+            );
+        }
+        if let Some(limit) = &query.limit_clause {
+            return refuse(limit.span(), "LIMIT");
+        }
+        match query.body.as_ref() {
+            SetExpr::Select(select) => self.select(select),
+            SetExpr::Query(inner) => self.bind_query(inner),
+            other => refuse(other.span(), "this query form (set operations, VALUES)"),
+        }
+    }
+
+    fn select(&self, select: &ast::Select) -> Result<Bound, SqlError> {
+        let mut conjuncts = Vec::new();
+        if let Some(selection) = &select.selection {
+            split_and(selection, &mut conjuncts);
+        }
+        if let Some(qualify) = &select.qualify {
+            return Err(SqlError::at(qualify.span(), "QUALIFY is not supported: write the deduplication as a subquery with ROW_NUMBER() and WHERE rn = 1"));
+        }
+        if select.from.is_empty() {
+            return Err(SqlError::at(
+                select.span(),
+                "a SELECT without FROM is not supported",
+            ));
+        }
+        let input = match dedup::recognize(select, &mut conjuncts)? {
+            Some(pattern) => self.dedup(pattern)?,
+            None => self.from(&select.from, &mut conjuncts)?,
+        };
+        let input = self.filter(input, conjuncts)?;
+        let tr = self.translator(&input.scope);
+        let keys = match &select.group_by {
+            GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs
+                .iter()
+                .map(|e| tr.expr(e))
+                .collect::<Result<Vec<_>, _>>()?,
+            other => {
+                return Err(SqlError::at(
+                    other.span(),
+                    "GROUP BY ALL and grouping modifiers are not supported",
+                ))
+            }
+        };
+        let mut items = self.select_list(&input.scope, &select.projection, None)?;
+        let span = select
+            .projection
+            .first()
+            .map_or(Span::empty(), |i| i.span());
+        let width = items.len();
+        let having = select
+            .having
+            .as_ref()
+            .map(|h| Ok::<_, SqlError>((tr.expr(h)?, h.span())))
+            .transpose()?;
+        let grouped = !keys.is_empty() || having.is_some() || items.iter().any(contains_aggregate);
+        let mut plan = if grouped {
+            if let Some((h, _)) = &having {
+                items.push(h.clone().alias("$having"));
+            }
+            aggregate(input.plan, &keys, &items, &self.registry)
+                .map_err(|e| SqlError::at(span, e.to_string()))?
+        } else {
+            project(input.plan, &items, &self.registry)
+                .map_err(|e| SqlError::at(span, e.to_string()))?
+        };
+        if let Some((_, at)) = having {
+            plan = plan
+                .filter_expr(&col("$having"), &self.registry)
+                .and_then(|p| p.project((0..width).collect(), None))
+                .map_err(|e| SqlError::at(at, e.to_string()))?;
+        }
+        if select.distinct.is_some() {
+            plan = plan.distinct();
+        }
+        let scope = Scope::of(&plan, None);
+        Ok(Bound { plan, scope })
+    }
+
+    fn translator<'s>(&'s self, scope: &'s Scope) -> Translator<'s> {
+        Translator {
+            scope,
+            registry: &self.registry,
+        }
+    }
+
+    /// Keeps the rows for which every conjunct is TRUE.
+    fn filter(&self, input: Bound, conjuncts: Vec<ast::Expr>) -> Result<Bound, SqlError> {
+        let Some(span) = conjuncts
+            .iter()
+            .map(|c| c.span())
+            .reduce(|a, b| a.union(&b))
+        else {
+            return Ok(input);
+        };
+        let tr = self.translator(&input.scope);
+        let predicate = conjuncts
+            .iter()
+            .map(|c| tr.expr(c))
+            .reduce(|a, b| Ok(a?.and(b?)))
+            .transpose()?
+            .unwrap_or_else(|| lit(true));
+        let plan = input
+            .plan
+            .filter_expr(&predicate, &self.registry)
+            .map_err(|e| SqlError::at(span, e.to_string()))?;
+        Ok(Bound {
+            plan,
+            scope: input.scope,
+        })
+    }
+
+    /// The select items as named expressions: `*` and `t.*` expanded, a column named by its
+    /// SQL name, an expression by its alias or `EXPR$i`; a name taken gets the first free
+    /// suffix `0`, `1`, ... (Calcite's rule). The `ROW_NUMBER()` item of a deduplication
+    /// (`rownum`) is the constant 1 it always is on the kept rows.
+    fn select_list(
+        &self,
+        scope: &Scope,
+        projection: &[SelectItem],
+        rownum: Option<&str>,
+    ) -> Result<Vec<Expr>, SqlError> {
+        let tr = self.translator(scope);
+        let mut named: Vec<(Expr, String)> = Vec::new();
+        for item in projection {
+            match item {
+                SelectItem::Wildcard(_) => named.extend(
+                    scope
+                        .star(None)
+                        .into_iter()
+                        .map(|(plan, sql)| (col(plan), sql)),
+                ),
+                SelectItem::QualifiedWildcard(
+                    SelectItemQualifiedWildcardKind::ObjectName(q),
+                    _,
+                ) => {
+                    let q = q.to_string();
+                    if !scope.has_qualifier(&q) {
+                        return Err(SqlError::at(
+                            item.span(),
+                            format!("Table '{q}' not found in FROM"),
+                        ));
+                    }
+                    named.extend(
+                        scope
+                            .star(Some(&q))
+                            .into_iter()
+                            .map(|(plan, sql)| (col(plan), sql)),
+                    );
+                }
+                SelectItem::ExprWithAlias { expr, alias }
+                    if Some(alias.value.as_str()) == rownum =>
+                {
+                    let _ = expr;
+                    named.push((lit(1i64), alias.value.clone()));
+                }
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    named.push((tr.expr(expr)?, alias.value.clone()))
+                }
+                SelectItem::UnnamedExpr(expr) => {
+                    let name = match expr {
+                        ast::Expr::Identifier(i) => i.value.clone(),
+                        ast::Expr::CompoundIdentifier(parts) => {
+                            parts.last().map(|p| p.value.clone()).unwrap_or_default()
+                        }
+                        _ => format!("EXPR${}", named.len()),
+                    };
+                    named.push((tr.expr(expr)?, name));
+                }
+                other => {
+                    return Err(SqlError::at(
+                        other.span(),
+                        format!("unsupported select item {other}"),
+                    ))
+                }
+            }
+        }
+        let mut taken: Vec<String> = Vec::new();
+        Ok(named
+            .into_iter()
+            .map(|(expr, name)| {
+                let unique = if taken.contains(&name) {
+                    (0..)
+                        .map(|i| format!("{name}{i}"))
+                        .find(|n| !taken.contains(n))
+                        .unwrap_or(name)
+                } else {
+                    name
+                };
+                taken.push(unique.clone());
+                expr.alias(unique)
+            })
+            .collect())
+    }
+
+    /// `FROM a [JOIN ..], LATERAL TABLE (..), ..`: the first relation with its joins, then
+    /// each further comma item, which must be a `LATERAL TABLE` call of a temporal table
+    /// function (its condition is taken from `conjuncts`, the WHERE clause).
+    pub(super) fn from(
+        &self,
+        from: &[ast::TableWithJoins],
+        conjuncts: &mut Vec<ast::Expr>,
+    ) -> Result<Bound, SqlError> {
+        let Some((first, rest)) = from.split_first() else {
+            return Err(SqlError::at(
+                Span::empty(),
+                "a SELECT without FROM is not supported",
+            ));
+        };
+        let mut bound = self.factor(&first.relation)?;
+        for join in &first.joins {
+            bound = self.join(bound, join, conjuncts)?;
+        }
+        for item in rest {
+            bound = self.lateral(bound, &item.relation, JoinKind::Inner, None, conjuncts)?;
+            for join in &item.joins {
+                bound = self.join(bound, join, conjuncts)?;
+            }
+        }
+        Ok(bound)
+    }
+
+    /// A table, view or derived table.
+    fn factor(&self, factor: &TableFactor) -> Result<Bound, SqlError> {
+        match factor {
+            TableFactor::Table { name, alias, version: None, args: None, .. } => {
+                let plan = self.table(name)?;
+                let qualifier = alias.as_ref().map_or_else(|| name.to_string(), |a| a.name.value.clone());
+                let scope = Scope::of(&plan, Some(&qualifier));
+                Ok(Bound { plan, scope })
+            }
+            TableFactor::Derived { lateral: false, subquery, alias, .. } => {
+                let plan = self.query(subquery)?;
+                let scope = Scope::of(&plan, alias.as_ref().map(|a| a.name.value.as_str()));
+                Ok(Bound { plan, scope })
+            }
+            other => Err(SqlError::at(
+                other.span(),
+                format!("{other} is not supported here: FROM takes tables, views and subqueries; FOR SYSTEM_TIME AS OF and LATERAL TABLE need a table on their left"),
+            )),
+        }
+    }
+
+    /// The plan of the registered table or view `name`.
+    fn table(&self, name: &ast::ObjectName) -> Result<RelExpr, SqlError> {
+        let table = self.env.from(&name.to_string());
+        table
+            .plan()
+            .cloned()
+            .map_err(|e| SqlError::at(name.span(), e.to_string()))
+    }
+
+    fn join(
+        &self,
+        left: Bound,
+        join: &ast::Join,
+        conjuncts: &mut Vec<ast::Expr>,
+    ) -> Result<Bound, SqlError> {
+        let (kind, constraint) =
+            match &join.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
+                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, Some(c)),
+                JoinOperator::CrossJoin(_) => (JoinKind::Inner, None),
+                _ => return Err(SqlError::at(
+                    join.relation.span(),
+                    "only INNER and LEFT joins are supported (temporal joins and LATERAL TABLE)",
+                )),
+            };
+        let on = match constraint {
+            Some(JoinConstraint::On(on)) => Some(on),
+            Some(JoinConstraint::None) | None => None,
+            Some(_) => {
+                return Err(SqlError::at(
+                    join.relation.span(),
+                    "a join takes an ON condition (USING and NATURAL are not supported)",
+                ))
+            }
+        };
+        match &join.relation {
+            TableFactor::Table { name, alias, version: Some(TableVersion::ForSystemTimeAsOf(time)), .. } => {
+                let Some(on) = on else {
+                    return Err(SqlError::at(join.relation.span(), "a temporal join needs an ON condition with the build side's primary key"));
+                };
+                let plan = self.table(name)?;
+                let qualifier = alias.as_ref().map_or_else(|| name.to_string(), |a| a.name.value.clone());
+                let build = Bound { scope: Scope::of(&plan, Some(&qualifier)), plan };
+                self.temporal_join(left, build, time, on, kind)
+            }
+            TableFactor::Function { lateral: true, .. } => {
+                self.lateral(left, &join.relation, kind, on, conjuncts)
+            }
+            other => Err(SqlError::at(
+                other.span(),
+                "regular joins are not supported: join with FOR SYSTEM_TIME AS OF (a temporal or lookup join) or LATERAL TABLE (a temporal table function)",
+            )),
+        }
+    }
+
+    /// `left JOIN build FOR SYSTEM_TIME AS OF time ON on`: an event-time temporal join when
+    /// `time` is the left side's rowtime, a lookup join when its proctime (Flink's rule).
+    fn temporal_join(
+        &self,
+        left: Bound,
+        build: Bound,
+        time: &ast::Expr,
+        on: &ast::Expr,
+        kind: JoinKind,
+    ) -> Result<Bound, SqlError> {
+        let time_column = match self.translator(&left.scope).expr(time)? {
+            Expr::Column(name) => left.plan.schema.index_of(&name),
+            _ => None,
+        };
+        let schema = &left.plan.schema;
+        let lookup = match time_column {
+            Some(c) if schema.rowtime.as_ref().is_some_and(|r| r.column == c) => false,
+            Some(c) if schema.proctime == Some(c) => true,
+            _ => {
+                return Err(SqlError::at(
+                    time.span(),
+                    format!("Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' left table's time attribute field, but '{time}' is not the rowtime or proctime attribute of the left table"),
+                ))
+            }
+        };
+        let joined = join_schema(schema, &build.plan.schema, kind);
+        let scope = left.scope.join(&build.scope, &joined);
+        let condition = self.translator(&scope).expr(on)?;
+        let plan = plan_join(
+            left.plan,
+            build.plan,
+            &condition,
+            kind,
+            lookup,
+            &self.registry,
+        )
+        .map_err(|e| SqlError::at(time.span().union(&on.span()), e.to_string()))?;
+        Ok(Bound { plan, scope })
+    }
+
+    /// `left, LATERAL TABLE (f(left.time)) [AS r]`: the temporal table function `f` joined as
+    /// of `left.time`; its condition is `on` (a JOIN's) and the WHERE conjuncts that name only
+    /// columns in scope so far (Flink writes the key equality in WHERE).
+    fn lateral(
+        &self,
+        left: Bound,
+        factor: &TableFactor,
+        kind: JoinKind,
+        on: Option<&ast::Expr>,
+        conjuncts: &mut Vec<ast::Expr>,
+    ) -> Result<Bound, SqlError> {
+        let TableFactor::Function {
+            lateral: true,
+            name,
+            args,
+            alias,
+            ..
+        } = factor
+        else {
+            return Err(SqlError::at(
+                factor.span(),
+                "regular joins are not supported: after ',' FROM takes LATERAL TABLE (temporal_table_function(time))",
+            ));
+        };
+        let call = match args.as_slice() {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Function(f)))]
+                if name.to_string().eq_ignore_ascii_case("TABLE") =>
+            {
+                f
+            }
+            _ => {
+                return Err(SqlError::at(
+                    factor.span(),
+                    "expected LATERAL TABLE (function(time_attribute))",
+                ))
+            }
+        };
+        let fname = call.name.to_string();
+        let function = self
+            .env
+            .temporal_function(&fname)
+            .map_err(|e| SqlError::at(call.name.span(), e.to_string()))?;
+        let time = match &call.args {
+            ast::FunctionArguments::List(list) => match list.args.as_slice() {
+                [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(t))] => t,
+                _ => return Err(SqlError::at(
+                    call.span(),
+                    "a temporal table function takes one argument: the left table's time attribute",
+                )),
+            },
+            _ => {
+                return Err(SqlError::at(
+                    call.span(),
+                    "a temporal table function takes one argument: the left table's time attribute",
+                ))
+            }
+        };
+        let time_column = match self.translator(&left.scope).expr(time)? {
+            Expr::Column(n) => left
+                .plan
+                .schema
+                .resolve(&n)
+                .map_err(|e| SqlError::at(time.span(), e.to_string()))?,
+            _ => {
+                return Err(SqlError::at(
+                    time.span(),
+                    "the argument of a temporal table function is a time attribute column",
+                ))
+            }
+        };
+        let qualifier = alias
+            .as_ref()
+            .map_or(fname.clone(), |a| a.name.value.clone());
+        let build_scope = Scope::of(&function.history, Some(&qualifier));
+        let joined = join_schema(&left.plan.schema, &function.history.schema, kind);
+        let scope = left.scope.join(&build_scope, &joined);
+        let tr = self.translator(&scope);
+        let mut condition: Vec<Expr> = on.map(|o| tr.expr(o)).transpose()?.into_iter().collect();
+        let mut kept = Vec::new();
+        for conjunct in conjuncts.drain(..) {
+            match tr.expr(&conjunct) {
+                Ok(e) => condition.push(e),
+                Err(_) => kept.push(conjunct),
+            }
+        }
+        *conjuncts = kept;
+        let condition = condition
+            .into_iter()
+            .reduce(Expr::and)
+            .unwrap_or_else(|| lit(true));
+        let plan = plan_lateral(
+            left.plan,
+            function,
+            time_column,
+            &condition,
+            kind,
+            &self.registry,
+        )
+        .map_err(|e| SqlError::at(factor.span(), e.to_string()))?;
+        Ok(Bound { plan, scope })
+    }
+
+    /// The deduplication subquery of `pattern`, as a derived table (its ROW_NUMBER column is
+    /// the constant 1).
+    fn dedup(&self, pattern: Dedup<'_>) -> Result<Bound, SqlError> {
+        let mut conjuncts = Vec::new();
+        if let Some(selection) = &pattern.inner.selection {
+            split_and(selection, &mut conjuncts);
+        }
+        let input = self.from(&pattern.inner.from, &mut conjuncts)?;
+        let input = self.filter(input, conjuncts)?;
+        let plan = dedup::plan(input.plan, &pattern, &self.translator(&input.scope))?;
+        let scope = input.scope;
+        let items = self.select_list(&scope, &pattern.inner.projection, Some(&pattern.rownum))?;
+        let span = pattern
+            .inner
+            .projection
+            .first()
+            .map_or(Span::empty(), |i| i.span());
+        let plan =
+            project(plan, &items, &self.registry).map_err(|e| SqlError::at(span, e.to_string()))?;
+        let scope = Scope::of(&plan, pattern.alias);
+        Ok(Bound { plan, scope })
+    }
+}
+
+/// The conjuncts of `e` (`a AND b AND c`), in order.
+pub(super) fn split_and(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+    match e {
+        ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::And,
+            right,
+        } => {
+            split_and(left, out);
+            split_and(right, out);
+        }
+        ast::Expr::Nested(inner)
+            if matches!(
+                inner.as_ref(),
+                ast::Expr::BinaryOp {
+                    op: ast::BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
+            split_and(inner, out)
+        }
+        other => out.push(other.clone()),
+    }
+}

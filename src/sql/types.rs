@@ -1,0 +1,109 @@
+//! Flink's SQL type names onto [`DataType`]: `BOOLEAN`, `TINYINT` .. `BIGINT`, `FLOAT`,
+//! `DOUBLE`, `DECIMAL(p, s)` (default `(10, 0)`), `CHAR(n)`, `VARCHAR(n)`, `STRING`, `BYTES`,
+//! `BINARY(n)`, `VARBINARY(n)`, `DATE`, `TIME(p)` (default 0), `TIMESTAMP(p)` (default 6),
+//! `TIMESTAMP(p) WITH LOCAL TIME ZONE` and `TIMESTAMP_LTZ(p)`, as Flink's `LogicalTypeParser`.
+
+use sqlparser::ast::{self, CharacterLength, ExactNumberInfo, TimezoneInfo, TypeModifier};
+
+use crate::repr::types::MAX_LENGTH;
+use crate::repr::DataType;
+
+/// The type `ty` names, or what is wrong with it.
+pub fn data_type(ty: &ast::DataType) -> Result<DataType, String> {
+    use ast::DataType as T;
+    let length = |l: &Option<CharacterLength>| match l {
+        Some(CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length)
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| format!("the length of {ty} must be between 1 and {MAX_LENGTH}")),
+        Some(CharacterLength::Max) => Ok(MAX_LENGTH),
+        None => Ok(1),
+    };
+    let time_precision = |p: &Option<u64>, default: u8| match p {
+        None => Ok(default),
+        Some(p) if *p <= 9 => Ok(*p as u8),
+        Some(p) => Err(format!(
+            "the precision of {ty} must be between 0 and 9, got {p}"
+        )),
+    };
+    Ok(match ty {
+        T::Boolean | T::Bool => DataType::Boolean,
+        T::TinyInt(_) => DataType::TinyInt,
+        T::SmallInt(_) => DataType::SmallInt,
+        T::Int(_) | T::Integer(_) => DataType::Int,
+        T::BigInt(_) => DataType::BigInt,
+        T::Float(_) | T::Real => DataType::Float,
+        T::Double(_) | T::DoublePrecision => DataType::Double,
+        T::Decimal(info) | T::Numeric(info) | T::Dec(info) => {
+            let (p, s) = match info {
+                ExactNumberInfo::None => (10, 0),
+                ExactNumberInfo::Precision(p) => (*p, 0),
+                ExactNumberInfo::PrecisionAndScale(p, s) => {
+                    (*p, u64::try_from(*s).unwrap_or(u64::MAX))
+                }
+            };
+            let p = u8::try_from(p).unwrap_or(u8::MAX);
+            let s = u8::try_from(s).unwrap_or(u8::MAX);
+            DataType::decimal(p, s).map_err(|e| e.to_string())?
+        }
+        T::Char(l) | T::Character(l) => DataType::Char(length(l)?),
+        T::Varchar(l) | T::CharVarying(l) | T::CharacterVarying(l) => DataType::Varchar(length(l)?),
+        T::String(_) | T::Text => DataType::STRING,
+        T::Bytes(_) => DataType::Varbinary(MAX_LENGTH),
+        T::Binary(n) => DataType::Binary(n.map_or(1, |n| n.min(MAX_LENGTH as u64) as u32)),
+        T::Varbinary(_) => DataType::Varbinary(MAX_LENGTH),
+        T::Date => DataType::Date,
+        T::Time(p, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            DataType::Time(time_precision(p, 0)?)
+        }
+        T::Timestamp(p, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            DataType::Timestamp(time_precision(p, 6)?)
+        }
+        T::Custom(name, modifiers) if name.to_string().eq_ignore_ascii_case("TIMESTAMP_LTZ") => {
+            let p = match modifiers.as_slice() {
+                [] => None,
+                [TypeModifier::Number(n, _)] => Some(
+                    n.parse::<u64>()
+                        .map_err(|_| format!("the precision of {ty} must be between 0 and 9"))?,
+                ),
+                _ => return Err(format!("{ty} takes one precision")),
+            };
+            DataType::TimestampLtz(time_precision(&p, 6)?)
+        }
+        other => return Err(format!("the type {other} is not supported")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::parser::Parser;
+
+    fn parse(text: &str) -> Result<DataType, String> {
+        let mut p = Parser::new(&super::super::FlinkDialect)
+            .try_with_sql(text)
+            .unwrap();
+        data_type(&p.parse_data_type().unwrap())
+    }
+
+    #[test]
+    fn flink_type_names() {
+        assert_eq!(parse("STRING"), Ok(DataType::STRING));
+        assert_eq!(
+            parse("DECIMAL(32, 2)"),
+            Ok(DataType::decimal(32, 2).unwrap())
+        );
+        assert_eq!(parse("DECIMAL"), Ok(DataType::decimal(10, 0).unwrap()));
+        assert_eq!(parse("TIMESTAMP(3)"), Ok(DataType::Timestamp(3)));
+        assert_eq!(parse("TIMESTAMP"), Ok(DataType::Timestamp(6)));
+        assert_eq!(parse("TIMESTAMP_LTZ(3)"), Ok(DataType::TimestampLtz(3)));
+        assert_eq!(parse("VARCHAR(5)"), Ok(DataType::Varchar(5)));
+        assert_eq!(parse("BIGINT"), Ok(DataType::BigInt));
+        assert_eq!(parse("BYTES"), Ok(DataType::Varbinary(MAX_LENGTH)));
+        assert!(parse("DECIMAL(40, 2)").unwrap_err().contains("38"));
+        assert_eq!(
+            parse("TIMESTAMP(12)"),
+            Err("the precision of TIMESTAMP(12) must be between 0 and 9, got 12".into())
+        );
+    }
+}

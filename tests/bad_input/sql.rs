@@ -1,0 +1,78 @@
+//! The bad-input rows of `dtemporal sql`: each a clear error with its position, exit code 2,
+//! nothing on standard output.
+
+use super::{Case, Via};
+
+const O: &[u8] = b"id,cur,t\n1,EUR,2024-01-01 10:00:00\n";
+const R: &[u8] = b"cur,rate,t\nEUR,114,2024-01-01 09:00:00\n";
+
+macro_rules! ddl {
+    () => {
+        "CREATE TABLE o (id INT, cur STRING, t TIMESTAMP(3), WATERMARK FOR t AS t) WITH ('connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv'); CREATE TABLE r (cur STRING, rate INT, t TIMESTAMP(3), WATERMARK FOR t AS t) WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');\n"
+    };
+}
+
+const FILES: &[(&str, &[u8])] = &[("o.csv", O), ("r.csv", R)];
+
+pub(super) const SQL_CASES: &[Case] = &[
+    Case {
+        name: "sql: syntax error with its position and expectation",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT id FROM o WHERE id = = 1")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL syntax error at line 2, column 29: Expected: an expression, found: ="],
+        stdout: "",
+    },
+    Case {
+        name: "sql: unknown table",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT * FROM nope")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 2, column 15: table 'nope' not found; registered tables: o, r"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: unknown column",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT idd FROM o")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 2, column 8: Column 'idd' not found in any table; the columns are: o.id, o.cur, o.t"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: ambiguous column",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(
+            ddl!(),
+            "CREATE TABLE v (cur STRING, rate INT, t TIMESTAMP(3), PRIMARY KEY (cur) NOT ENFORCED, WATERMARK FOR t AS t) WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');\n",
+            "SELECT cur FROM o JOIN v FOR SYSTEM_TIME AS OF o.t ON o.cur = v.cur"
+        )]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 3, column 8: Column 'cur' is ambiguous: it is a column of o and v; qualify it"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: type error",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT cur + 1 FROM o")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 2, column 8: "],
+        stdout: "",
+    },
+    Case {
+        name: "sql: FOR SYSTEM_TIME AS OF a table without a primary key",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT o.id FROM o JOIN r FOR SYSTEM_TIME AS OF o.t ON o.cur = r.cur")]),
+        code: 2,
+        stderr: &["Temporal Table Join requires primary key in versioned table, but no primary key can be found"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a connector option with a typo",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT) WITH ('connector' = 'filesystem', 'pth' = 'o.csv', 'format' = 'csv')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 59: Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"],
+        stdout: "",
+    },
+];

@@ -1,0 +1,100 @@
+//! `dtemporal sql -f` on the seed scripts of `tests/sql_seed/` (run in that directory, so the
+//! scripts' relative `'path'` options resolve), with exact standard output.
+
+use std::process::Command;
+
+const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
+
+fn dtemporal(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dtemporal"))
+        .args(args)
+        .current_dir(SEED)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn seed_temporal_table_function_final() {
+    for workers in ["1", "2"] {
+        let run = dtemporal(&[
+            "sql",
+            "-f",
+            "temporal_table_function.sql",
+            "--emit",
+            "final",
+            "-w",
+            workers,
+        ]);
+        assert_eq!(run, (0, "amount\n1238.000000\n".into(), String::new()));
+    }
+}
+
+#[test]
+fn seed_versioned_rates_changelog() {
+    let run = dtemporal(&["sql", "-f", "versioned_rates.sql", "--epoch-bytes", "1"]);
+    assert_eq!(
+        run,
+        (
+            0,
+            "op,currency,rate,update_time
++I,Yen,102.0000000000,2024-01-01 09:00:00.000
++I,Euro,114.0000000000,2024-01-01 09:00:00.000
++I,USD,1.0000000000,2024-01-01 09:00:00.000
+-U,Euro,114.0000000000,2024-01-01 09:00:00.000
++U,Euro,119.0000000000,2024-01-01 11:15:00.000
++I,Pounds,108.0000000000,2024-01-01 11:49:00.000
+"
+            .into(),
+            String::new()
+        )
+    );
+}
+
+#[test]
+fn seed_products_as_table() {
+    let run = dtemporal(&[
+        "sql",
+        "-f",
+        "products.sql",
+        "--emit",
+        "final",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(run.0, 0, "{}", run.2);
+    assert_eq!(
+        run.1,
+        "\
++-------------------------+--------------------------------+--------------------------------+------------------------------------+
+|                       t |                     product_id |                   product_name |                              price |
++-------------------------+--------------------------------+--------------------------------+------------------------------------+
+| 2024-01-01 10:00:00.000 |                          p_001 |                        scooter |                              11.11 |
+| 2024-01-01 10:00:00.000 |                          p_002 |                     basketball |                              23.11 |
+| 2024-01-01 13:00:00.000 |                          p_001 |                        scooter |                              12.99 |
+| 2024-01-01 13:00:00.000 |                          p_002 |                     basketball |                              19.99 |
++-------------------------+--------------------------------+--------------------------------+------------------------------------+
+4 rows in set
+"
+    );
+}
+
+#[test]
+fn statements_on_the_command_line_and_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let sql =
+        "CREATE TABLE orders (order_time TIMESTAMP(3), amount DECIMAL(10, 2), currency STRING)
+        WITH ('connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
+        SELECT currency, amount FROM orders WHERE amount >= 5";
+    let run = dtemporal(&["sql", "-e", sql, "--output", out.to_str().unwrap()]);
+    assert_eq!(run, (0, String::new(), String::new()));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "op,currency,amount\n+I,Yen,50.00\n+I,US Dollar,5.00\n"
+    );
+}
