@@ -264,3 +264,35 @@ fn where_parse_errors_name_the_position_and_the_columns() {
         run.stderr
     );
 }
+
+/// A NULL join key matches nothing, not even a NULL build key (SQL's rule; Flink's temporal join
+/// differs): INNER drops the probe row, LEFT pads it, and neither is an error.
+#[test]
+fn null_join_keys_never_match_and_are_no_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = fixture(dir.path(), "p.csv", "id,k,ts\n1,a,10\n2,,10\n");
+    let build = fixture(dir.path(), "b.csv", "bid,k,ts,v\n1,a,5,x\n2,,5,y\n");
+    let header = "op,id,k,ts,bid,k0,ts0,v\n";
+    let (matched, padded) = ("+I,1,a,10,1,a,5,x\n", "+I,2,,10,,,,\n");
+    let join = |command: &str, extra: &[&str]| {
+        let mut args = vec![command, "--probe", &probe, "--build", &build, "--on", "k=k"];
+        args.extend_from_slice(&["--build-time", "ts", "--build-append-only"]);
+        if command == "temporal-join" {
+            args.extend_from_slice(&["--probe-time", "ts"]);
+        }
+        args.extend_from_slice(extra);
+        output_of(&args)
+    };
+    for extra in [
+        &[][..],
+        &["--mode", "final"],
+        &["--mode", "final", "--lateness", "0"],
+    ] {
+        let left = join("temporal-join", &[extra, &["--left", "-w", "2"]].concat());
+        assert_eq!(left, format!("{header}{matched}{padded}"));
+        assert_eq!(join("temporal-join", extra), format!("{header}{matched}"));
+    }
+    let left = join("lookup-join", &["--left"]);
+    assert_eq!(left, format!("{header}{matched}{padded}"));
+    assert_eq!(join("lookup-join", &[]), format!("{header}{matched}"));
+}

@@ -54,6 +54,7 @@ pub(super) fn run(cli: &Cli, args: &MergeArgs) -> Result<Outcome, Error> {
     let key = columns(&args.key);
     let spec = InputSpec {
         path: args.input.clone(),
+        nullable_key: false,
         key: key.clone(),
         time: None,
     };

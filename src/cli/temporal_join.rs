@@ -22,7 +22,7 @@ use crate::operators::temporal_join::{
 use crate::operators::versioned::versions_from_changelog;
 use crate::operators::watermark::{no_watermark, watermarks};
 use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime, Version};
-use crate::row::TimedRow;
+use crate::row::{Row, TimedRow};
 use crate::run::{self as driver, Built, Outcome};
 
 /// The example shown by `dtemporal temporal-join --help`.
@@ -150,6 +150,8 @@ impl JoinInputs {
         let spec = |path: &str, key, time: Option<&str>| InputSpec {
             path: path.to_string(),
             key,
+            // A NULL join key matches nothing (see `JoinKey`), it is no error.
+            nullable_key: true,
             time: time.map(str::to_string),
         };
         let probe = Schema::open(&spec(&self.probe, probe_key, probe_time), 0)?;
@@ -183,7 +185,7 @@ impl JoinInputs {
     }
 }
 
-type Keyed<V> = (Vec<String>, V);
+type Keyed<V> = (Row, V);
 
 /// The build side's versions, keyed and ordered by the build event time (every row a version
 /// with `--build-append-only`).

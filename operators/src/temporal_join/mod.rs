@@ -20,6 +20,8 @@
 //! `(time, seq)` with `time <= t`, inclusive (B3, A3). No version, or a delete version, is no
 //! match (B4). The residual predicate `Fn(&P, &B) -> bool` is checked against that one version
 //! only (B5): on failure [`JoinKind::Inner`] drops the row and [`JoinKind::Left`] pads it.
+//! A NULL key ([`JoinKey::is_null`]) matches nothing, NULL included: INNER drops the probe row,
+//! LEFT pads it, neither is an error (SQL's rule; Flink's temporal join matches NULL to NULL).
 //!
 //! # Modes
 //!
@@ -40,6 +42,7 @@
 //! All three are deterministic across worker counts and epoch batching (ties by `seq`).
 
 mod final_mode;
+mod key;
 mod lookup;
 mod marks;
 mod operator;
@@ -54,6 +57,7 @@ use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 use timely::dataflow::channels::pact::Exchange;
 
 pub use final_mode::{temporal_join_final, FinalJoin};
+pub use key::JoinKey;
 pub use lookup::lookup_join;
 pub use operator::temporal_join;
 pub use prune::arrange_versions_pruned;
