@@ -179,6 +179,14 @@ const CASES: &[Case] = &[
         stdout: "op,id,t,cur,t0,cur0,rate\n+I,o1,10,,,,\n+I,o2,20,USD,15,USD,102\n",
     },
     Case {
+        name: "temporal join, final mode: a late build version is kept and reported",
+        files: &[("orders.csv", b"id,t,cur\no1,10,E\no2,13,E\n"), ("rates.csv", b"t,cur,rate\n0,E,1\n15,E,2\n12,E,3\n")],
+        via: Via::Cli(&["temporal-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--probe-time", "t", "--build-time", "t", "--mode", "final", "--lateness", "0", "--epoch-bytes", "1", "-w", "2"]),
+        code: 1,
+        stderr: &["rates.csv:4: key E: late build version: event time 12 is behind the watermark 13 (kept for later probe rows; earlier results are not revised)\n"],
+        stdout: "op,id,t,cur,t0,cur0,rate\n+I,o1,10,E,0,E,1\n+I,o2,13,E,12,E,3\n",
+    },
+    Case {
         name: "missing primary-key column",
         files: &[("in.csv", b"id,t,v\na,1,x\n")],
         via: Via::Cli(&["dedup", "--input", "in.csv", "--key", "nosuch", "--time", "t"]),

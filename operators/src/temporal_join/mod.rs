@@ -32,7 +32,8 @@
 //! * [`temporal_join_final`] (**final**, Flink's output): each probe row is emitted once,
 //!   append-only, at the first system time whose combined watermark (min of both inputs',
 //!   see [`crate::watermark`]) has passed its time (B7); probe rows behind the watermark on
-//!   arrival are late (B9): not joined, reported with their `seq` and a reason. It reads the
+//!   arrival are late (B9): not joined, reported with their `seq` and a reason. A late build
+//!   version is kept and seen by later probe rows (B10); [`late_versions`] reports it. It reads the
 //!   build arrangement in place; [`arrange_versions_pruned`] keeps that arrangement bounded by
 //!   the same watermarks (B11).
 //! * [`lookup_join`] (**processing time**, B17/B18): each probe row arriving at system time `s`
@@ -43,6 +44,7 @@
 
 mod final_mode;
 mod key;
+mod late;
 mod lookup;
 mod marks;
 mod operator;
@@ -58,6 +60,7 @@ use timely::dataflow::channels::pact::Exchange;
 
 pub use final_mode::{temporal_join_final, FinalJoin};
 pub use key::JoinKey;
+pub use late::late_versions;
 pub use lookup::lookup_join;
 pub use operator::temporal_join;
 pub use prune::arrange_versions_pruned;
