@@ -81,7 +81,7 @@ fn admit(
                 Some(text) => Some(v.version.ty.parse(text).map_err(|_| false)?),
             };
             deletes(&v.deletes)?;
-            Ok(vec![version])
+            below_stored(h, vec![version])
         }
         MergeEngine::FirstRow(f) => {
             deletes(&f.deletes)?;
@@ -97,7 +97,7 @@ fn admit(
         MergeEngine::Deduplicate(d) => {
             let order = order_key(&d.sequence, row).map_err(|_| false)?;
             deletes(&d.deletes)?;
-            Ok(order)
+            below_stored(h, order)
         }
         MergeEngine::PartialUpdate(p) => {
             if retraction {
@@ -126,6 +126,16 @@ fn admit(
             aggregated(a, &after).map_err(|_| false)?;
             Ok(order)
         }
+    }
+}
+
+/// `Err(true)` (ignored) if `order` is below the stored row's (or delete's): for the engines that
+/// keep the highest order, every admitted write is at least the previous one, so that is the
+/// last admitted write's order.
+fn below_stored(h: &[(RowKind, Row, OrderKey)], order: OrderKey) -> Result<OrderKey, bool> {
+    match h.last() {
+        Some((_, _, stored)) if order < *stored => Err(true),
+        _ => Ok(order),
     }
 }
 
