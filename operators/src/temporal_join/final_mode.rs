@@ -61,7 +61,7 @@ type Waiting<E, K, P> = (E, K, Change<P>, isize);
 /// its logical compaction only just below the next system time it will visit and its physical
 /// compaction at the batches received. State of its own: the probe rows not yet fired, dropped
 /// when emitted. To keep the arrangement itself bounded (rule B11), build it from
-/// [`prune_versions`](crate::temporal_join::prune_versions) over the same watermarks.
+/// [`arrange_versions_pruned`](crate::temporal_join::arrange_versions_pruned) over the same watermarks.
 ///
 /// Cost: per probe row one push on arrival; per firing, the ready rows are sorted by
 /// (key, event time) and each key's versions are walked once, newest first, with one
