@@ -120,3 +120,16 @@ fn ignored_writes_are_counted_not_rejected() {
         )
     );
 }
+
+/// An identical upsert of the stored row changes nothing and writes nothing (ChangelogNormalize).
+#[test]
+fn an_identical_upsert_is_suppressed() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture(dir.path(), "w.csv", "a,b,ts\n1,v1,1000\n1,v1,1000\n1,v2,1000\n");
+    let mut args = vec!["merge", "--input", &input, "--key", "a"];
+    args.extend_from_slice(&VERSIONED);
+    assert_eq!(
+        output_of(&args),
+        "op,a,b,ts\n+I,1,v1,1000\n-U,1,v1,1000\n+U,1,v2,1000\n"
+    );
+}

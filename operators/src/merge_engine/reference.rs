@@ -33,6 +33,11 @@ pub type Outcome<K> = (Vec<(K, Change<Row>)>, Vec<(K, u64, bool)>);
 pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) -> Outcome<K> {
     let mut history: BTreeMap<K, Vec<(RowKind, Row, OrderKey)>> = BTreeMap::new();
     let (mut changelog, mut refused) = (Vec::new(), Vec::new());
+    // The engines that keep the highest order suppress an identical upsert.
+    let keeps_highest = matches!(
+        engine,
+        MergeEngine::Versioned(_) | MergeEngine::Deduplicate(_)
+    );
     for (key, change) in writes {
         let h = history.entry(key.clone()).or_default();
         let before = table_row(engine, h);
@@ -46,7 +51,9 @@ pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) ->
                 };
                 match (before, after) {
                     (None, Some((_, new))) => emit(RowKind::Insert, &new),
-                    (Some((i, old)), Some((j, new))) if i != j => {
+                    (Some((i, old)), Some((j, new)))
+                        if i != j && (old != new || !keeps_highest) =>
+                    {
                         emit(RowKind::UpdateBefore, &old);
                         emit(RowKind::UpdateAfter, &new);
                     }
