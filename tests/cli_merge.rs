@@ -125,7 +125,11 @@ fn ignored_writes_are_counted_not_rejected() {
 #[test]
 fn an_identical_upsert_is_suppressed() {
     let dir = tempfile::tempdir().unwrap();
-    let input = fixture(dir.path(), "w.csv", "a,b,ts\n1,v1,1000\n1,v1,1000\n1,v2,1000\n");
+    let input = fixture(
+        dir.path(),
+        "w.csv",
+        "a,b,ts\n1,v1,1000\n1,v1,1000\n1,v2,1000\n",
+    );
     let mut args = vec!["merge", "--input", &input, "--key", "a"];
     args.extend_from_slice(&VERSIONED);
     assert_eq!(
