@@ -189,6 +189,7 @@ fn csv_parse(c: &mut Criterion) {
     let spec = InputSpec {
         path: path.to_string(),
         key: vec![],
+        nullable_key: false,
         time: None,
     };
     let text = TextSchema::open(&spec, 0).unwrap();

@@ -45,6 +45,7 @@ pub fn check_csv(data: &[u8]) {
             .first()
             .map(|c| vec![c.to_string()])
             .unwrap_or_default(),
+        nullable_key: false,
         time: columns.get(1).map(|c| c.to_string()),
     };
     let Ok(schema) = Schema::new(&spec, 0, names.clone()) else {

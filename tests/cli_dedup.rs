@@ -144,3 +144,18 @@ fn more_workers_and_smaller_epochs_give_identical_bytes() {
         ],
     );
 }
+
+/// In `dedup` NULL is a key value like any other (Flink's ROW_NUMBER partitions NULLs together):
+/// the rows with an empty key form one group, and are no error.
+#[test]
+fn null_is_a_key_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::fixture(dir.path(), "in.csv", "k,ts,v\na,1,x\n,2,y\n,3,z\na,0,w\n");
+    let args = [
+        "--input", &input, "--key", "k", "--time", "ts", "--emit", "upsert",
+    ];
+    assert_eq!(
+        output_of(&[&["dedup"][..], &args].concat()),
+        "op,k,ts,v\n+I,a,1,x\n+I,,2,y\n+U,,3,z\n"
+    );
+}

@@ -264,3 +264,77 @@ fn where_parse_errors_name_the_position_and_the_columns() {
         run.stderr
     );
 }
+
+/// A NULL join key matches nothing, not even a NULL build key (SQL's rule; Flink's temporal join
+/// differs): INNER drops the probe row, LEFT pads it, and neither is an error.
+#[test]
+fn null_join_keys_never_match_and_are_no_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = fixture(dir.path(), "p.csv", "id,k,ts\n1,a,10\n2,,10\n");
+    let build = fixture(dir.path(), "b.csv", "bid,k,ts,v\n1,a,5,x\n2,,5,y\n");
+    let header = "op,id,k,ts,bid,k0,ts0,v\n";
+    let (matched, padded) = ("+I,1,a,10,1,a,5,x\n", "+I,2,,10,,,,\n");
+    let join = |command: &str, extra: &[&str]| {
+        let mut args = vec![command, "--probe", &probe, "--build", &build, "--on", "k=k"];
+        args.extend_from_slice(&["--build-time", "ts", "--build-append-only"]);
+        if command == "temporal-join" {
+            args.extend_from_slice(&["--probe-time", "ts"]);
+        }
+        args.extend_from_slice(extra);
+        output_of(&args)
+    };
+    for extra in [
+        &[][..],
+        &["--mode", "final"],
+        &["--mode", "final", "--lateness", "0"],
+    ] {
+        let left = join("temporal-join", &[extra, &["--left", "-w", "2"]].concat());
+        assert_eq!(left, format!("{header}{matched}{padded}"));
+        assert_eq!(join("temporal-join", extra), format!("{header}{matched}"));
+    }
+    let left = join("lookup-join", &["--left"]);
+    assert_eq!(left, format!("{header}{matched}{padded}"));
+    assert_eq!(join("lookup-join", &[]), format!("{header}{matched}"));
+}
+
+/// A build version behind the combined watermark is kept (a later probe row joins it) and
+/// reported with its line, key, time and the watermark; the rows already written stay.
+#[test]
+fn final_mode_reports_late_build_versions_and_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = fixture(dir.path(), "o.csv", "id,cur,t\n1,E,10\n2,E,13\n");
+    let build = fixture(dir.path(), "r.csv", "cur,rate,t\nE,1,0\nE,2,15\nE,3,25\n");
+    let late = fixture(
+        dir.path(),
+        "late.csv",
+        "cur,rate,t\nE,1,0\nE,2,15\nE,3,12\n",
+    );
+    let run = |build: &str| {
+        let mut args = vec!["temporal-join", "--probe", &probe, "--build", build, "--on"];
+        args.extend_from_slice(&["cur=cur", "--probe-time", "t", "--build-time", "t"]);
+        args.extend_from_slice(&["--mode", "final", "--lateness", "0", "--epoch-bytes", "1"]);
+        dtemporal(&args)
+    };
+    let on_time = run(&build);
+    assert_eq!((on_time.code, on_time.stderr.as_str()), (0, ""));
+    assert_eq!(
+        on_time.stdout,
+        "op,id,cur,t,cur0,rate,t0\n+I,1,E,10,E,1,0\n+I,2,E,13,E,1,0\n"
+    );
+    // Epoch 2: the version at 12 is behind min(probe 13, build 15) = 13. Probe row 1 fired at
+    // epoch 2 with the versions of epochs 0 and 1; row 2 fires at the end and joins it.
+    let out = run(&late);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stdout,
+        "op,id,cur,t,cur0,rate,t0\n+I,1,E,10,E,1,0\n+I,2,E,13,E,3,12\n"
+    );
+    assert!(
+        out.stderr.starts_with(&format!(
+            "{late}:4: key E: late build version: event time 12 is behind the watermark 13 \
+             (kept for later probe rows; earlier results are not revised)\n"
+        )),
+        "{}",
+        out.stderr
+    );
+}

@@ -14,6 +14,7 @@ fn identity(text: &[u8], workers: usize, block: usize) -> (Outcome, String, Stri
     let spec = InputSpec {
         path: input.to_str().unwrap().to_string(),
         key: vec!["id".into()],
+        nullable_key: false,
         time: Some("t".into()),
     };
     let schema = Schema::open(&spec, 0).unwrap();
@@ -84,6 +85,7 @@ fn two_inputs_feed_in_epoch_order_and_report_by_input() {
         [&left, &right].map(|path| InputSpec {
             path: path.clone(),
             key: vec!["k".into()],
+            nullable_key: false,
             time: None,
         })
     };

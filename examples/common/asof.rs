@@ -61,6 +61,7 @@ impl Table {
         let spec = InputSpec {
             path: path.as_ref().to_string_lossy().into_owned(),
             key: vec![key.to_string()],
+            nullable_key: false,
             time: Some(time.to_string()),
         };
         let schema = Schema::open(&spec, 0).map_err(|e| e.to_string())?;

@@ -72,6 +72,7 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
     };
     let spec = InputSpec {
         path: args.input.clone(),
+        nullable_key: true,
         key: columns(&args.key),
         time: args.time.clone().filter(|_| order == DedupOrder::EventTime),
     };

@@ -18,8 +18,9 @@ Example (Fluss versioned table: the row with the highest ts wins):
     --option \"'table.merge-engine' = 'versioned'\" \\
     --option table.merge-engine.versioned.ver-column=ts
 
-Writes an engine ignores by definition (a smaller version, a -D on a Fluss table, a later row
-of a first_row table) are counted on standard error, not rejected.
+Writes an engine ignores by definition (a smaller version or sequence than the stored row's,
+a -D on a Fluss table, a later row of a first_row table) are counted per reason on standard
+error, not rejected.
 
 Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage, configuration or I/O error.";
 
@@ -54,6 +55,7 @@ pub(super) fn run(cli: &Cli, args: &MergeArgs) -> Result<Outcome, Error> {
     let key = columns(&args.key);
     let spec = InputSpec {
         path: args.input.clone(),
+        nullable_key: false,
         key: key.clone(),
         time: None,
     };

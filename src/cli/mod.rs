@@ -122,7 +122,9 @@ pub struct CommonArgs {
     #[arg(long, value_name = "FILE")]
     pub errors: Option<String>,
     /// Size of an input block in bytes: a block is one epoch and is parsed by one worker.
-    /// The output does not depend on it.
+    /// The output does not depend on it, except under watermarks (`temporal-join --mode final
+    /// --lateness`): which rows are late depends on this grouping and on input order, never on
+    /// the worker count.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 16, value_parser = clap::value_parser!(u64).range(1..))]
     pub epoch_bytes: u64,
 }

@@ -16,13 +16,13 @@ use super::{columns, Cli, CommonArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
 use crate::operators::temporal_join::{
-    arrange_probe, arrange_versions_pruned, lookup_join, temporal_join, temporal_join_final,
-    JoinKind, Joined,
+    arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
+    temporal_join_final, JoinKind, Joined,
 };
 use crate::operators::versioned::versions_from_changelog;
 use crate::operators::watermark::{no_watermark, watermarks};
 use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime, Version};
-use crate::row::TimedRow;
+use crate::row::{Row, TimedRow};
 use crate::run::{self as driver, Built, Outcome};
 
 /// The example shown by `dtemporal temporal-join --help`.
@@ -99,7 +99,11 @@ pub struct TemporalJoinArgs {
     #[arg(long = "where", value_name = "EXPR")]
     pub condition: Option<String>,
     /// Final mode: watermarks trail each input's largest event time by MS milliseconds
-    /// [default: no watermark before the end of input].
+    /// [default: no watermark before the end of input]. A probe row behind the combined
+    /// watermark is late: not joined, reported. A build version behind it is kept for later
+    /// probe rows and reported (rows already written are not revised). Whether a row is late
+    /// depends on how rows are grouped into epochs (`--epoch-bytes`) and on input order, never
+    /// on the worker count.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
     pub lateness: Option<i64>,
     /// Options every command takes.
@@ -150,6 +154,8 @@ impl JoinInputs {
         let spec = |path: &str, key, time: Option<&str>| InputSpec {
             path: path.to_string(),
             key,
+            // A NULL join key matches nothing (see `JoinKey`), it is no error.
+            nullable_key: true,
             time: time.map(str::to_string),
         };
         let probe = Schema::open(&spec(&self.probe, probe_key, probe_time), 0)?;
@@ -183,7 +189,7 @@ impl JoinInputs {
     }
 }
 
-type Keyed<V> = (Vec<String>, V);
+type Keyed<V> = (Row, V);
 
 /// The build side's versions, keyed and ordered by the build event time (every row a version
 /// with `--build-append-only`).
@@ -227,7 +233,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
     };
     let (kind, mode, lateness) = (inputs.kind(), args.mode, args.lateness);
     let append_only = inputs.build_append_only;
-    let (probe_schema, width) = (r.probe.clone(), r.build_width);
+    let (probe_schema, build_schema, width) = (r.probe.clone(), r.build.clone(), r.build_width);
     driver::run(
         &args.common.run_options(cli)?,
         [r.probe, r.build],
@@ -267,6 +273,20 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                             no_watermark(versions.clone(), "BuildWatermarks"),
                         ),
                     };
+                    // Kept for later probe rows but reported (rule B10).
+                    let schema = build_schema.clone();
+                    let late_builds = late_versions(
+                        versions.clone(),
+                        probe_marks.clone(),
+                        build_marks.clone(),
+                        "LateBuildVersions",
+                    )
+                    .map(move |(key, r)| {
+                        let key: Vec<&str> =
+                            key.iter().map(|c| c.as_deref().unwrap_or("")).collect();
+                        let reason = format!("key {}: {}", key.join(","), r.reason);
+                        schema.error(r.seq, None, reason)
+                    });
                     // Bounded by the watermarks (rule B11).
                     let arranged = arrange_versions_pruned(
                         versions,
@@ -288,7 +308,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                     let late = out
                         .late
                         .map(move |(_, r)| schema.error(r.seq, None, r.reason));
-                    (out.joined, vec![late])
+                    (out.joined, vec![late, late_builds])
                 }
             };
             Built {

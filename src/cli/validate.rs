@@ -30,7 +30,7 @@ use super::columns;
 use crate::csv::{InputSpec, Record, RowError, Schema};
 use crate::error::Error;
 use crate::operators::RowKind;
-use crate::row::Row;
+use crate::row::{Cell, Row};
 
 /// The example shown by `dtemporal validate --help`.
 pub(super) const EXAMPLE: &str = "\
@@ -87,7 +87,7 @@ struct Checker {
     time: Option<usize>,
     /// Column names of the row (without `op`), for messages.
     columns: Vec<String>,
-    state: HashMap<Vec<String>, KeyState>,
+    state: HashMap<Row, KeyState>,
     findings: Vec<Finding>,
 }
 
@@ -214,16 +214,11 @@ impl Checker {
 }
 
 /// A key as shown in a finding: its cell quoted, or its cells in parentheses.
-fn render_key(key: &[String]) -> String {
+fn render_key(key: &[Cell]) -> String {
+    let cell = |k: &Cell| format!("{:?}", k.as_deref().unwrap_or_default());
     match key {
-        [one] => format!("{one:?}"),
-        many => format!(
-            "({})",
-            many.iter()
-                .map(|k| format!("{k:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        [one] => cell(one),
+        many => format!("({})", many.iter().map(cell).collect::<Vec<_>>().join(", ")),
     }
 }
 
@@ -234,6 +229,7 @@ fn render_key(key: &[String]) -> String {
 fn check(args: &ValidateArgs, block_bytes: usize) -> Result<Report, Error> {
     let spec = InputSpec {
         path: args.input.clone(),
+        nullable_key: false,
         key: columns(&args.key),
         time: args.time.clone(),
     };

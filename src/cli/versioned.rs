@@ -53,6 +53,7 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
         .map_err(|e| Error::Usage(format!("--as-of: {e}")))?;
     let spec = InputSpec {
         path: args.input.clone(),
+        nullable_key: false,
         key: columns(&args.key),
         time: Some(args.time.clone()),
     };

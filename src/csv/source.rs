@@ -2,8 +2,9 @@
 //!
 //! An input is *append-only* (every row is an insertion, `+I`) or a *changelog* (it has an `op`
 //! column holding `+I`, `-U`, `+U` or `-D`). A header row is required; an empty cell is NULL;
-//! cells pass through unchanged as text. The key columns (the primary key) must not be NULL and
-//! the event-time column must parse (see [`crate::repr::time`]). A row breaking a rule becomes a
+//! cells pass through unchanged as text. The key columns must not be NULL when they are a primary
+//! key (a join key or a deduplication key may be NULL: see [`InputSpec::nullable_key`]) and the
+//! event-time column must parse (see [`crate::repr::time`]). A row breaking a rule becomes a
 //! [`RowError`] naming its line and column; the other rows are unaffected.
 //!
 //! Every row carries its source sequence number `seq`: the line on which it starts. Line
@@ -29,8 +30,11 @@ pub const OP_COLUMN: &str = "op";
 pub struct InputSpec {
     /// The file (`.gz` is decompressed).
     pub path: String,
-    /// Names of the primary-key columns (may be empty).
+    /// Names of the key columns (may be empty).
     pub key: Vec<String>,
+    /// `false`: the key is a primary key, a NULL key cell is a row error; `true`: a NULL key
+    /// cell is a key value (a join key, which then matches nothing, or a deduplication key).
+    pub nullable_key: bool,
     /// Name of the event-time column, if the command uses one.
     pub time: Option<String>,
 }
@@ -52,6 +56,8 @@ pub struct Schema {
     pub columns: Vec<String>,
     /// Positions of the key columns in the row.
     pub key: Vec<usize>,
+    /// Whether a NULL key cell is a value (else a row error), as [`InputSpec::nullable_key`].
+    pub nullable_key: bool,
     /// Position of the event-time column in the row.
     pub time: Option<usize>,
 }
@@ -63,8 +69,9 @@ pub struct Record {
     pub seq: Seq,
     /// The `op` cell, or `+I` for an append-only input.
     pub kind: RowKind,
-    /// The key cells, in the order the key columns were named.
-    pub key: Vec<String>,
+    /// The key cells, in the order the key columns were named (`None` only if the key is
+    /// nullable).
+    pub key: Row,
     /// The parsed event time, if the command named a time column.
     pub time: Option<EventTime>,
     /// The row's cells (without `op`), unchanged.
@@ -74,7 +81,7 @@ pub struct Record {
 impl Record {
     /// The record as a keyed changelog row `(key, Change { seq, kind, TimedRow })`, the input
     /// shape of the typed operators (event time 0 when the input has no time column).
-    pub fn into_change(self) -> (Vec<String>, Change<TimedRow>) {
+    pub fn into_change(self) -> (Row, Change<TimedRow>) {
         let row = TimedRow {
             time: self.time.unwrap_or_default(),
             seq: self.seq,
@@ -119,6 +126,7 @@ impl Schema {
             op,
             columns,
             key,
+            nullable_key: spec.nullable_key,
             time,
         })
     }
@@ -185,14 +193,13 @@ impl Schema {
         let key = self
             .key
             .iter()
-            .map(|&k| {
-                cells[k].clone().ok_or_else(|| {
-                    self.error(
-                        line,
-                        Some(self.header_index(k)),
-                        "NULL in a primary-key column",
-                    )
-                })
+            .map(|&k| match &cells[k] {
+                None if !self.nullable_key => Err(self.error(
+                    line,
+                    Some(self.header_index(k)),
+                    "NULL in a primary-key column",
+                )),
+                cell => Ok(cell.clone()),
             })
             .collect::<Result<Vec<_>, _>>()?;
         let time = match self.time {

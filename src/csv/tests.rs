@@ -5,6 +5,7 @@ fn spec(key: &[&str], time: Option<&str>) -> InputSpec {
     InputSpec {
         path: "in.csv".into(),
         key: key.iter().map(|s| s.to_string()).collect(),
+        nullable_key: false,
         time: time.map(str::to_string),
     }
 }
@@ -45,14 +46,14 @@ fn parses_changelog_rows_with_seq_key_and_time() {
             Ok(Record {
                 seq: 2,
                 kind: RowKind::Insert,
-                key: vec!["p1".into()],
+                key: vec![Some("p1".into())],
                 time: Some(60_000),
                 row: cells(&["00:01:00", "p1", "scooter"]),
             }),
             Ok(Record {
                 seq: 3,
                 kind: RowKind::Delete,
-                key: vec!["p1".into()],
+                key: vec![Some("p1".into())],
                 time: Some(120_000),
                 row: cells(&["00:02:00", "p1", ""]),
             }),

@@ -21,6 +21,7 @@ fn read(dir: &Path, key: &str, time: Option<&str>) -> (Schema, Vec<Record>, Vec<
     let spec = InputSpec {
         path,
         key: vec![key.to_string()],
+        nullable_key: false,
         time: time.map(str::to_string),
     };
     let mut schema = Schema::open(&spec, 0).unwrap();
@@ -143,7 +144,7 @@ pub fn api_dedup(dir: &Path) -> Run {
 pub fn api_versioned_retract_absent(dir: &Path) -> Run {
     let (schema, records, malformed) = read(dir, "id", Some("t"));
     let never = (
-        vec!["z".to_string()],
+        vec![Some("z".to_string())],
         Version::row(
             0,
             99,

@@ -53,10 +53,12 @@ impl Deduplicate {
 /// The "highest order wins" fold: `write` (with order `key`) replaces the stored row iff `key`
 /// is greater than or equal to the stored order (ties: the later write wins).
 ///
-/// Emits `+I new` for a key without a row, `-U old, +U new` on replacement and `-D old` when a
-/// winning retraction deletes the key; a losing write emits nothing (and is not cloned; a
-/// winning one is cloned once, for the emitted copy). `engine` names the engine in the reason
-/// of an ignored or rejected retraction.
+/// Emits `+I new` for a key without a row, `-U old, +U new` on replacement (nothing if `new`
+/// equals `old`: an identical upsert is suppressed) and `-D old` when a
+/// winning retraction deletes the key; a losing write (ordered below the stored row or delete)
+/// emits nothing, is not cloned and is reported as ignored, so that it is counted (a winning
+/// one is cloned once, for the emitted copy). `engine` names the engine in the reason of an
+/// ignored or rejected write.
 pub(crate) fn keep_highest(
     state: &mut Option<KeyState>,
     kind: RowKind,
@@ -79,7 +81,9 @@ pub(crate) fn keep_highest(
     }
     let wins = state.as_ref().is_none_or(|s| key >= s.order.as_slice());
     if !wins {
-        return Ok(());
+        return Err(format!(
+            "{IGNORED}a write ordered below the stored row on the {engine} merge engine"
+        ));
     }
     let (old, mut order) = match state.take() {
         Some(s) => (s.row, s.order),
@@ -88,6 +92,8 @@ pub(crate) fn keep_highest(
     let new = kind.is_accumulate().then(|| write.into_owned());
     match (old, &new) {
         (None, Some(new)) => out.push((RowKind::Insert, new.clone())),
+        // An identical upsert changes nothing and emits nothing (Flink's ChangelogNormalize).
+        (Some(old), Some(new)) if old == *new => {}
         (Some(old), Some(new)) => {
             out.push((RowKind::UpdateBefore, old));
             out.push((RowKind::UpdateAfter, new.clone()));

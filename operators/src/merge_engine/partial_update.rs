@@ -28,8 +28,8 @@ pub struct SequenceGroup {
 /// What a `-D`/`-U` write does to a partial-update table without sequence groups handling it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PartialDeletes {
-    /// Paimon's default: refused with [`PARTIAL_UPDATE_DELETE_ERROR`] (unless sequence groups
-    /// retract them).
+    /// Paimon's default: refused with Paimon's message, `PARTIAL_UPDATE_DELETE_ERROR` (unless
+    /// sequence groups retract them).
     Reject,
     /// `'ignore-delete' = 'true'`: reported as ignored, the row is unchanged.
     Ignore,

@@ -33,6 +33,11 @@ pub type Outcome<K> = (Vec<(K, Change<Row>)>, Vec<(K, u64, bool)>);
 pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) -> Outcome<K> {
     let mut history: BTreeMap<K, Vec<(RowKind, Row, OrderKey)>> = BTreeMap::new();
     let (mut changelog, mut refused) = (Vec::new(), Vec::new());
+    // The engines that keep the highest order suppress an identical upsert.
+    let keeps_highest = matches!(
+        engine,
+        MergeEngine::Versioned(_) | MergeEngine::Deduplicate(_)
+    );
     for (key, change) in writes {
         let h = history.entry(key.clone()).or_default();
         let before = table_row(engine, h);
@@ -46,7 +51,9 @@ pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) ->
                 };
                 match (before, after) {
                     (None, Some((_, new))) => emit(RowKind::Insert, &new),
-                    (Some((i, old)), Some((j, new))) if i != j => {
+                    (Some((i, old)), Some((j, new)))
+                        if i != j && (old != new || !keeps_highest) =>
+                    {
                         emit(RowKind::UpdateBefore, &old);
                         emit(RowKind::UpdateAfter, &new);
                     }
@@ -81,7 +88,7 @@ fn admit(
                 Some(text) => Some(v.version.ty.parse(text).map_err(|_| false)?),
             };
             deletes(&v.deletes)?;
-            Ok(vec![version])
+            below_stored(h, vec![version])
         }
         MergeEngine::FirstRow(f) => {
             deletes(&f.deletes)?;
@@ -97,7 +104,7 @@ fn admit(
         MergeEngine::Deduplicate(d) => {
             let order = order_key(&d.sequence, row).map_err(|_| false)?;
             deletes(&d.deletes)?;
-            Ok(order)
+            below_stored(h, order)
         }
         MergeEngine::PartialUpdate(p) => {
             if retraction {
@@ -126,6 +133,16 @@ fn admit(
             aggregated(a, &after).map_err(|_| false)?;
             Ok(order)
         }
+    }
+}
+
+/// `Err(true)` (ignored) if `order` is below the stored row's (or delete's): for the engines that
+/// keep the highest order, every admitted write is at least the previous one, so that is the
+/// last admitted write's order.
+fn below_stored(h: &[(RowKind, Row, OrderKey)], order: OrderKey) -> Result<OrderKey, bool> {
+    match h.last() {
+        Some((_, _, stored)) if order < *stored => Err(true),
+        _ => Ok(order),
     }
 }
 

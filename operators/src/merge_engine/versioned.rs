@@ -10,7 +10,7 @@ use crate::RowKind;
 
 /// Fluss `versioned`: a write replaces the stored row iff its version is greater than or equal
 /// to the stored version (ties: the later write wins and `-U old, +U new` are emitted); a
-/// smaller version changes nothing and emits nothing.
+/// smaller version changes nothing, emits nothing and is reported as ignored (counted).
 ///
 /// The version column is compared as its declared type ([`OrderField::ty`]); a NULL version
 /// compares equal to the smallest value of the type (rule C3: NULL new vs non-NULL stored is

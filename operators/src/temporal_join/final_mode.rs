@@ -13,7 +13,7 @@ use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
 use timely::progress::Antichain;
 
 use super::marks::{Combined, Mark};
-use super::{chosen, JoinKind, Joined};
+use super::{chosen, JoinKey, JoinKind, Joined};
 use crate::keyed_merge::Rejected;
 use crate::version::cursor::{VersionBatch, VersionCursor};
 use crate::version::{seek_target, VersionTrace};
@@ -61,7 +61,7 @@ type Waiting<E, K, P> = (E, K, Change<P>, isize);
 /// its logical compaction only just below the next system time it will visit and its physical
 /// compaction at the batches received. State of its own: the probe rows not yet fired, dropped
 /// when emitted. To keep the arrangement itself bounded (rule B11), build it from
-/// [`prune_versions`](crate::temporal_join::prune_versions) over the same watermarks.
+/// [`arrange_versions_pruned`](crate::temporal_join::arrange_versions_pruned) over the same watermarks.
 ///
 /// Cost: per probe row one push on arrival; per firing, the ready rows are sorted by
 /// (key, event time) and each key's versions are walked once, newest first, with one
@@ -103,7 +103,7 @@ pub fn temporal_join_final<'s, K, E, P, B, T, R>(
     name: &str,
 ) -> FinalJoin<'s, K, P, B>
 where
-    K: ExchangeData + Hashable,
+    K: ExchangeData + Hashable + JoinKey,
     E: ExchangeData,
     P: ExchangeData,
     B: ExchangeData,
@@ -291,7 +291,7 @@ fn fire<K, E, P, B, R>(
     residual: &R,
 ) -> Vec<(K, Joined<P, B>, isize)>
 where
-    K: ExchangeData,
+    K: ExchangeData + JoinKey,
     E: ExchangeData,
     P: ExchangeData,
     B: ExchangeData,
@@ -319,7 +319,8 @@ where
     let mut i = 0;
     while i < order.len() {
         let key = &ready[order[i]].1;
-        let present = reader.seek_key(key);
+        // A NULL key matches no version (see [`JoinKey`]).
+        let present = !key.is_null() && reader.seek_key(key);
         // The choice for the previous row of this key, once sought: (version time, pick).
         let mut found: Option<(Option<E>, usize)> = None;
         while let Some(&r) = order.get(i).filter(|&&r| ready[r].1 == *key) {

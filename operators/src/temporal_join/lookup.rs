@@ -10,7 +10,7 @@ use timely::dataflow::channels::pact::{Exchange, Pipeline};
 use timely::dataflow::operators::{CapabilitySet, Operator};
 use timely::progress::Antichain;
 
-use super::{join_row, JoinKind, Joined};
+use super::{join_row, JoinKey, JoinKind, Joined};
 use crate::version::cursor::VersionCursor;
 use crate::version::VersionTrace;
 use crate::{Change, SysTime};
@@ -55,7 +55,7 @@ pub fn lookup_join<'s, K, E, P, B, R>(
     name: &str,
 ) -> VecCollection<'s, SysTime, (K, Joined<P, B>)>
 where
-    K: ExchangeData + Hashable,
+    K: ExchangeData + Hashable + JoinKey,
     E: ExchangeData,
     P: ExchangeData,
     B: ExchangeData,
@@ -100,9 +100,11 @@ where
                     let batches = trace.batches_through(ack.borrow());
                     let mut reader = VersionCursor::new(batches.expect("build trace readable"));
                     for (k, change, diff) in rows {
-                        // The key's first value present at `now` is its current version.
-                        reader.seek_key(&k);
-                        let version = reader.next_present(now).map(|v| v.2.clone());
+                        // The key's first value present at `now` is its current version; a NULL
+                        // key matches none (see [`JoinKey`]).
+                        let version = (!k.is_null() && reader.seek_key(&k))
+                            .then(|| reader.next_present(now).map(|v| v.2.clone()))
+                            .flatten();
                         if let Some(row) = join_row(kind, &residual, &change, version.as_ref()) {
                             session.give(((k, row), now, diff));
                         }

@@ -20,6 +20,8 @@
 //! `(time, seq)` with `time <= t`, inclusive (B3, A3). No version, or a delete version, is no
 //! match (B4). The residual predicate `Fn(&P, &B) -> bool` is checked against that one version
 //! only (B5): on failure [`JoinKind::Inner`] drops the row and [`JoinKind::Left`] pads it.
+//! A NULL key ([`JoinKey::is_null`]) matches nothing, NULL included: INNER drops the probe row,
+//! LEFT pads it, neither is an error (SQL's rule; Flink's temporal join matches NULL to NULL).
 //!
 //! # Modes
 //!
@@ -30,7 +32,8 @@
 //! * [`temporal_join_final`] (**final**, Flink's output): each probe row is emitted once,
 //!   append-only, at the first system time whose combined watermark (min of both inputs',
 //!   see [`crate::watermark`]) has passed its time (B7); probe rows behind the watermark on
-//!   arrival are late (B9): not joined, reported with their `seq` and a reason. It reads the
+//!   arrival are late (B9): not joined, reported with their `seq` and a reason. A late build
+//!   version is kept and seen by later probe rows (B10); [`late_versions`] reports it. It reads the
 //!   build arrangement in place; [`arrange_versions_pruned`] keeps that arrangement bounded by
 //!   the same watermarks (B11).
 //! * [`lookup_join`] (**processing time**, B17/B18): each probe row arriving at system time `s`
@@ -40,6 +43,8 @@
 //! All three are deterministic across worker counts and epoch batching (ties by `seq`).
 
 mod final_mode;
+mod key;
+mod late;
 mod lookup;
 mod marks;
 mod operator;
@@ -54,6 +59,8 @@ use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 use timely::dataflow::channels::pact::Exchange;
 
 pub use final_mode::{temporal_join_final, FinalJoin};
+pub use key::JoinKey;
+pub use late::late_versions;
 pub use lookup::lookup_join;
 pub use operator::temporal_join;
 pub use prune::arrange_versions_pruned;

@@ -12,7 +12,7 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Operator};
 use timely::progress::Antichain;
 
-use super::{join_row, JoinKind, Joined, ProbeTrace};
+use super::{join_row, JoinKey, JoinKind, Joined, ProbeTrace};
 use crate::version::cursor::VersionCursor;
 use crate::version::{seek_target, VersionTrace, VersionVal};
 use crate::{Change, Seq, SysTime};
@@ -77,7 +77,7 @@ pub fn temporal_join<'s, K, E, P, B, R>(
     name: &str,
 ) -> VecCollection<'s, SysTime, (K, Joined<P, B>)>
 where
-    K: ExchangeData + Hashable,
+    K: ExchangeData + Hashable + JoinKey,
     E: ExchangeData,
     P: ExchangeData,
     B: ExchangeData,
@@ -180,7 +180,8 @@ where
                                 (None, Some(b)) => b.0.clone(),
                                 (None, None) => unreachable!("loop condition"),
                             };
-                            let has_versions = reader.seek_key(&key);
+                            // A NULL key matches no version (see [`JoinKey`]).
+                            let has_versions = !key.is_null() && reader.seek_key(&key);
                             // (a) Changed build versions: re-join the probe rows they affect.
                             let b_end = bi + builds[bi..].iter().take_while(|b| b.0 == key).count();
                             if b_end > bi && has_versions {

@@ -9,21 +9,22 @@ use std::collections::BTreeMap;
 
 use differential_dataflow::consolidation::consolidate_updates;
 
-use super::{join_row, JoinKind, Joined};
+use super::{join_row, JoinKey, JoinKind, Joined};
 use crate::testing::{Epoch, Updates};
 use crate::watermark::Watermark;
 use crate::{Change, Seq, SysTime, Version};
 
 /// The version of `key` valid at `t` in `build` (greatest `(time, seq)` with `time <= t`, ties
-/// by the smallest row), as `Some(row or None for a delete)`, or `None` if there is none.
-pub fn version_at<'a, K: Ord, E: Ord, B: Ord>(
+/// by the smallest row), as `Some(row or None for a delete)`, or `None` if there is none (always
+/// for a NULL key, see [`JoinKey`]).
+pub fn version_at<'a, K: Ord + JoinKey, E: Ord, B: Ord>(
     build: &'a BTreeMap<(K, Version<E, B>), isize>,
     key: &K,
     t: &E,
 ) -> Option<&'a Option<B>> {
     build
         .iter()
-        .filter(|((k, v), c)| k == key && v.time <= *t && **c != 0)
+        .filter(|((k, v), c)| k == key && !k.is_null() && v.time <= *t && **c != 0)
         .map(|((_, v), _)| v)
         .max_by(|a, b| {
             (&a.time, a.seq)
@@ -42,7 +43,7 @@ pub fn join_snapshot<K, E, P, B>(
     residual: &impl Fn(&P, &B) -> bool,
 ) -> BTreeMap<(K, Joined<P, B>), isize>
 where
-    K: Ord + Clone,
+    K: Ord + Clone + JoinKey,
     E: Ord,
     P: Ord + Clone,
     B: Ord + Clone,
@@ -75,7 +76,7 @@ pub fn incremental<K, E, P, B>(
     residual: impl Fn(&P, &B) -> bool,
 ) -> Updates<(K, Joined<P, B>)>
 where
-    K: Ord + Clone,
+    K: Ord + Clone + JoinKey,
     E: Ord + Clone,
     P: Ord + Clone,
     B: Ord + Clone,
@@ -118,7 +119,7 @@ pub fn final_mode<K, E, P, B>(
     residual: impl Fn(&P, &B) -> bool,
 ) -> (Updates<(K, Joined<P, B>)>, Updates<(K, Seq)>)
 where
-    K: Ord + Clone,
+    K: Ord + Clone + JoinKey,
     E: Ord + Clone,
     P: Ord + Clone,
     B: Ord + Clone,
@@ -182,7 +183,7 @@ pub fn lookup<K, E, P, B>(
     residual: impl Fn(&P, &B) -> bool,
 ) -> Updates<(K, Joined<P, B>)>
 where
-    K: Ord + Clone,
+    K: Ord + Clone + JoinKey,
     E: Ord + Clone,
     P: Ord + Clone,
     B: Ord + Clone,
@@ -194,7 +195,7 @@ where
         for ((k, change), diff) in probe.get(s).into_iter().flatten() {
             let version = b
                 .iter()
-                .filter(|((key, _), _)| key == k)
+                .filter(|((key, _), _)| key == k && !k.is_null())
                 .map(|((_, v), _)| v)
                 .max_by(|a, c| {
                     (&a.time, a.seq)

@@ -12,7 +12,7 @@
 //! retracted values `R` and inserted values `I` (each repeated by its multiplicity, each list
 //! sorted): the first `min(|R|, |I|)` pairs become `-U r` / `+U i` (update-before, then
 //! update-after), the remaining insertions `+I i`, the remaining retractions `-D r`. The
-//! `mode` then renders the rows ([`ChangelogMode::render`]): `Retract` keeps all four kinds,
+//! `mode` then renders the rows ([`ChangelogMode::render`](crate::ChangelogMode::render)): `Retract` keeps all four kinds,
 //! `Upsert` drops `-U` (Flink's ONLY_UPDATE_AFTER form), `UpsertNoInsert` also shows `+I` as `+U`.
 //!
 //! Order: every output row carries `seq = t` (the system time), so sorting the changelog by
