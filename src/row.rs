@@ -26,10 +26,3 @@ pub struct TimedRow {
     /// The row's cells, unchanged.
     pub row: Row,
 }
-
-/// A packed row of the relational layer is a NULL join key iff one of its columns is NULL.
-impl crate::operators::temporal_join::JoinKey for crate::repr::Row {
-    fn is_null(&self) -> bool {
-        self.iter().any(|d| d.is_null())
-    }
-}

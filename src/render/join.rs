@@ -133,6 +133,14 @@ pub(super) fn render<'s>(
     Ok(Collection::Changelog(out))
 }
 
+/// A packed key is a NULL join key iff one of its columns is NULL (the operators' rule; keys
+/// with a NULL column are also routed around them here, see [`key_rows`]).
+impl differential_temporal_operators::temporal_join::JoinKey for Row {
+    fn is_null(&self) -> bool {
+        self.iter().any(|d| d.is_null())
+    }
+}
+
 /// Keys each change by its key columns. Changes with a NULL key column go to the second
 /// collection (they never match); with an event-time `column`, changes whose time is NULL are
 /// refused with their `seq`. One pass over the changes.

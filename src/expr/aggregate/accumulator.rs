@@ -163,9 +163,7 @@ impl Accumulator {
                     }
                     Datum::Decimal(v) => {
                         *exact = exact
-                            .checked_add(
-                                v.checked_mul(signed as i128).ok_or_else(|| overflow(ty))?,
-                            )
+                            .checked_add(v.checked_mul(signed as i128).ok_or_else(|| overflow(ty))?)
                             .ok_or_else(|| overflow(ty))?;
                     }
                     Datum::Float(v) => *approx += v * signed as f64,
