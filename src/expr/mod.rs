@@ -48,6 +48,7 @@ mod tests;
 pub use aggregate::{Accumulator, AggregateExpr, AggregateFunc, AggregateUdf, UdafAccumulator};
 pub use arena::{ArenaString, RowArena};
 pub use ast::{Expr, Literal};
+pub(crate) use bind::AGGREGATES;
 pub use bind::{bind_aggregate, bind_scalar};
 pub use compile::CompiledExpr;
 pub use dsl::{call, col, count_star, lit, lit_decimal, null_of, try_lit_decimal, IntoLiteral};

@@ -12,22 +12,6 @@ use super::types::data_type;
 use crate::expr::{call, lit, null_of, try_lit_decimal, Expr, FunctionRegistry};
 use crate::repr::{DataType, Datum};
 
-/// The aggregate functions of Flink SQL this crate computes (others are scalar or UDAFs).
-const AGGREGATES: &[&str] = &[
-    "count",
-    "sum",
-    "avg",
-    "min",
-    "max",
-    "first_value",
-    "last_value",
-    "listagg",
-    "stddev_pop",
-    "stddev_samp",
-    "var_pop",
-    "var_samp",
-];
-
 /// Translates SQL expressions in one scope.
 pub(super) struct Translator<'a> {
     /// The visible columns.
@@ -239,8 +223,8 @@ impl Translator<'_> {
                 return Err(SqlError::at(e.span(), "subqueries are not supported"))
             }
         };
-        let is_aggregate =
-            AGGREGATES.contains(&name.as_str()) || self.registry.aggregate(&name).is_some();
+        let is_aggregate = crate::expr::AGGREGATES.contains(&name.as_str())
+            || self.registry.aggregate(&name).is_some();
         if !is_aggregate {
             if distinct || f.filter.is_some() {
                 return Err(SqlError::at(

@@ -71,6 +71,10 @@ pub(super) const BUILTINS: &[&str] = &[
     "date_format",
     "to_timestamp",
     "to_date",
+];
+
+/// The built-in aggregate functions (lower case).
+pub(crate) const AGGREGATES: &[&str] = &[
     "count",
     "sum",
     "avg",
@@ -85,9 +89,9 @@ pub(super) const BUILTINS: &[&str] = &[
     "var_samp",
 ];
 
-/// Whether `name` (lower case) is a built-in function.
+/// Whether `name` (lower case) is a built-in function, scalar or aggregate.
 pub(crate) fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name)
+    BUILTINS.contains(&name) || AGGREGATES.contains(&name)
 }
 
 fn nullable(args: &[ScalarExpr]) -> bool {

@@ -3,7 +3,7 @@
 
 use crate::repr::{ColumnType, DataType, Datum};
 
-use super::calls::BUILTINS;
+use super::calls::{AGGREGATES, BUILTINS};
 use super::coerce::{self, ArithOp};
 use super::{call_node, coerce_to, Binder};
 use crate::expr::ast::Expr;
@@ -244,6 +244,7 @@ impl Binder<'_> {
         let Some(udf) = self.registry.scalar(name) else {
             let mut close: Vec<&str> = BUILTINS
                 .iter()
+                .chain(AGGREGATES)
                 .copied()
                 .chain(self.registry.names())
                 .filter(|c| {

@@ -20,7 +20,7 @@ use super::func::ScalarFunc;
 use super::registry::FunctionRegistry;
 use super::scalar::{ScalarExpr, ScalarKind};
 
-pub(crate) use calls::is_builtin;
+pub(crate) use calls::{is_builtin, AGGREGATES};
 
 /// Binds a scalar expression (a projection, a filter, a computed column). An aggregate call
 /// inside it is an error ("aggregate function not allowed here").
