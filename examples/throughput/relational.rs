@@ -9,6 +9,7 @@
 //!   rowtime `ts`), INNER, final mode: the workload of `temporal_join_final`.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use differential_dataflow::VecCollection;
 use differential_temporal::expr::{col, count_star, Expr};
@@ -92,6 +93,19 @@ fn render<'s>(
     output
 }
 
+/// The generator of `stream`'s keyed rows as `+I (k, ts, payload)` changes.
+fn events(
+    stream: Stream,
+    keys: u64,
+) -> impl Fn(Range<u64>, usize, usize, &mut Vec<Change<Row>>) + Send + Sync + 'static {
+    move |range, index, peers, out| {
+        out.extend(share(range, index, peers).map(|i| {
+            let e = workload::event(stream, i, keys);
+            Change::new(i, RowKind::Insert, row(e.key, e.time, e.payload))
+        }))
+    }
+}
+
 /// `table_group_by` (see the module docs).
 pub fn group_by(workers: usize, shape: Shape) -> Run {
     let keys = shape.keys();
@@ -102,19 +116,18 @@ pub fn group_by(workers: usize, shape: Shape) -> Run {
             col("payload").sum().alias("total"),
         ])
     });
-    let generate = move |range, index, peers, out: &mut Vec<Change<Row>>| {
-        out.extend(share(range, index, peers).map(|i| {
-            let e = workload::event(Stream::Dedup, i, keys);
-            Change::new(i, RowKind::Insert, row(e.key, e.time, e.payload))
-        }))
-    };
-    drive(workers, shape, generate, move |events, sink| {
-        let scope = events.scope();
-        let sources = BTreeMap::from([("events".to_string(), events)]);
-        let table = render(scope, sources, ExecutionMode::Incremental, &plan, sink);
-        // Each group's row `(k, cnt, total)`, inserted and retracted as it changes.
-        sink.observe(table.into_table(), integers::<3>);
-    })
+    drive(
+        workers,
+        shape,
+        events(Stream::Dedup, keys),
+        move |events, sink| {
+            let scope = events.scope();
+            let sources = BTreeMap::from([("events".to_string(), events)]);
+            let table = render(scope, sources, ExecutionMode::Incremental, &plan, sink);
+            // Each group's row `(k, cnt, total)`, inserted and retracted as it changes.
+            sink.observe(table.into_table(), integers::<3>);
+        },
+    )
 }
 
 /// `table_temporal_join` (see the module docs).
@@ -132,24 +145,23 @@ pub fn temporal_join(workers: usize, shape: Shape) -> Run {
                 .select([col("k"), col("ts"), col("payload"), col("rate")])
         },
     );
-    let generate = move |range, index, peers, out: &mut Vec<Change<Row>>| {
-        out.extend(share(range, index, peers).map(|i| {
-            let e = workload::event(Stream::Probe, i, probe_keys);
-            Change::new(i, RowKind::Insert, row(e.key, e.time, e.payload))
-        }))
-    };
-    drive(workers, shape, generate, move |probes, sink| {
-        let scope = probes.scope();
-        let rates = build_side(scope, shape);
-        let sources =
-            BTreeMap::from([("probes".to_string(), probes), ("rates".to_string(), rates)]);
-        let joined = render(scope, sources, ExecutionMode::Final, &plan, sink);
-        // The digest of the hand-typed join: key, seq, kind, time, payload, rate.
-        sink.observe(joined.into_changelog(), |c: &Change<Row>| {
-            let [k, time, payload, rate] = integers::<4>(&c.row);
-            [k, c.seq, kind_code(c.kind), time, payload, rate]
-        });
-    })
+    drive(
+        workers,
+        shape,
+        events(Stream::Probe, probe_keys),
+        move |probes, sink| {
+            let scope = probes.scope();
+            let rates = build_side(scope, shape);
+            let sources =
+                BTreeMap::from([("probes".to_string(), probes), ("rates".to_string(), rates)]);
+            let joined = render(scope, sources, ExecutionMode::Final, &plan, sink);
+            // The digest of the hand-typed join: key, seq, kind, time, payload, rate.
+            sink.observe(joined.into_changelog(), |c: &Change<Row>| {
+                let [k, time, payload, rate] = integers::<4>(&c.row);
+                [k, c.seq, kind_code(c.kind), time, payload, rate]
+            });
+        },
+    )
 }
 
 /// The rates, this worker's share, entered at epoch 0 (as the hand-typed join's build side).
