@@ -134,7 +134,7 @@ pub(super) fn render<'s>(
 }
 
 /// A packed key is a NULL join key iff one of its columns is NULL (the operators' rule; keys
-/// with a NULL column are also routed around them here, see [`key_rows`]).
+/// with a NULL column are also routed around them when keyed here).
 impl differential_temporal_operators::temporal_join::JoinKey for Row {
     fn is_null(&self) -> bool {
         self.iter().any(|d| d.is_null())
