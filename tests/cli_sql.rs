@@ -98,3 +98,82 @@ fn statements_on_the_command_line_and_output_file() {
         "op,currency,amount\n+I,Yen,50.00\n+I,US Dollar,5.00\n"
     );
 }
+
+/// Runs `dtemporal sql` with `stdin` piped to it (no -f or -e: the prompt's input).
+fn dtemporal_piped(stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dtemporal"))
+        .args(["sql", "--emit", "final"])
+        .current_dir(SEED)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn statements_piped_to_the_prompt() {
+    // Statements span lines, share a line, carry comments; a failing one is reported and the
+    // next one runs; QUIT ends the input before the last statement.
+    let run = dtemporal_piped(
+        "CREATE TABLE orders (order_time TIMESTAMP(3), amount DECIMAL(10, 2), currency STRING)
+           WITH ('connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
+         SELECT nope FROM orders;
+         SELECT currency, amount -- a comment; not the end
+         FROM orders WHERE amount >= 5; SELECT COUNT(*) AS n FROM orders;
+         quit;
+         SELECT 1;
+",
+    );
+    assert_eq!(
+        run,
+        (
+            2,
+            "\
++--------------------------------+--------------+
+|                       currency |       amount |
++--------------------------------+--------------+
+|                      US Dollar |         5.00 |
+|                            Yen |        50.00 |
++--------------------------------+--------------+
+2 rows in set
++----------------------+
+|                    n |
++----------------------+
+|                    5 |
++----------------------+
+1 row in set
+"
+            .into(),
+            "[ERROR] SQL validation error at line 1, column 17: Column 'nope' not found in any table; the columns are: orders.order_time, orders.amount, orders.currency\n\
+             dtemporal: error: 1 statement(s) failed\n"
+                .into()
+        )
+    );
+    // Input that ends inside a statement is an error.
+    let run = dtemporal_piped("SELECT 1");
+    assert_eq!(
+        run,
+        (
+            2,
+            String::new(),
+            "[ERROR] the input ended inside a statement (a statement ends with ';')\n\
+             dtemporal: error: 1 statement(s) failed\n"
+                .into()
+        )
+    );
+}

@@ -158,6 +158,48 @@ fn sql_and_table_api_build_the_same_plan() {
         api.execute().unwrap().rows_as_text()
     );
     assert_eq!(sql.schema().unwrap(), api.schema().unwrap());
+    // The same deduplication with QUALIFY, the ROW_NUMBER call inline or as a select item:
+    // the rows and schema of the subquery form (whose plan has one more identity projection).
+    let subquery = env
+        .sql_query("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time DESC) AS rn FROM currency_rates WHERE rate > 100) WHERE rn = 1")
+        .unwrap();
+    let qualify = env
+        .sql_query("SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time DESC) AS rn FROM currency_rates WHERE rate > 100 QUALIFY rn = 1")
+        .unwrap();
+    let rows = qualify.execute().unwrap().rows_as_text();
+    assert_eq!(
+        rows,
+        vec![
+            "2024-01-01 09:00:00.000,US Dollar,102.0000,1",
+            "2024-01-01 11:15:00.000,Euro,119.0000,1",
+            "2024-01-01 11:49:00.000,Pounds,108.0000,1",
+        ]
+    );
+    assert_eq!(rows, subquery.execute().unwrap().rows_as_text());
+    assert_eq!(qualify.schema().unwrap(), subquery.schema().unwrap());
+    let inline = env
+        .sql_query("SELECT currency, rate, update_time FROM currency_rates QUALIFY ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time DESC) = 1")
+        .unwrap();
+    assert_eq!(
+        inline.execute().unwrap().rows_as_text(),
+        api.execute().unwrap().rows_as_text()
+    );
+    for (query, error) in [
+        (
+            "SELECT * FROM currency_rates QUALIFY rate > 1",
+            "SQL validation error at line 1, column 38: QUALIFY is supported as Flink's deduplication only: QUALIFY ROW_NUMBER() OVER (PARTITION BY key ORDER BY time_attribute) = 1",
+        ),
+        (
+            "SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time) AS rn FROM currency_rates QUALIFY rn = 1 AND rate > 1",
+            "SQL validation error at line 1, column 119: QUALIFY takes the deduplication filter only (ROW_NUMBER() .. = 1); move 'rate > 1' to WHERE or an outer query",
+        ),
+        (
+            "SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time) AS rn FROM currency_rates QUALIFY rn <= 3",
+            "SQL validation error at line 1, column 11: ROW_NUMBER() is supported as Flink's deduplication only: the outer query must filter WHERE rn = 1 (Top-N is not supported)",
+        ),
+    ] {
+        assert_eq!(env.sql_query(query).err().unwrap().to_string(), error, "{query}");
+    }
 }
 
 /// SQL and the Table API mix: a SQL query continued in the Table API.

@@ -7,6 +7,7 @@
 mod dedup;
 mod join_condition;
 mod merge;
+mod prompt;
 mod sql;
 mod temporal_join;
 mod validate;

@@ -3,7 +3,7 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{Cli, CommonArgs, EmitArg};
+use super::{prompt, Cli, CommonArgs, EmitArg};
 use crate::error::Error;
 use crate::io::Tableau;
 use crate::operators::RowKind;
@@ -27,27 +27,30 @@ Example (the seed's temporal table function, 1238):
   dtemporal sql -f convert.sql --emit final
 
 Statements run in order; each query writes its result (the last query's, with --output FILE).
+Without -f or -e: an interactive prompt on a terminal (QUIT; leaves), or the statements piped
+to standard input; a failing statement prints [ERROR] and the next one runs.
 Tables are CSV files ('connector' = 'filesystem', 'path', 'format' = 'csv'); a file with an
 `op` column is a changelog. Syntax and validation errors name the line and column (exit 2).";
 
 /// `dtemporal sql` arguments.
 #[derive(Args, Debug)]
 pub struct SqlArgs {
-    /// A file of `;`-separated Flink SQL statements.
+    /// A file of `;`-separated Flink SQL statements. Without -f or -e, statements are read
+    /// from standard input: an interactive prompt on a terminal, else what is piped in.
     #[arg(
         short = 'f',
         long = "file",
         value_name = "FILE.sql",
-        conflicts_with = "execute",
-        required_unless_present = "execute"
+        conflicts_with = "execute"
     )]
     pub file: Option<String>,
     /// Statements given on the command line.
     #[arg(short = 'e', long = "execute", value_name = "SQL")]
     pub execute: Option<String>,
-    /// How a query's result is written: CSV, or a table as Flink's SQL client prints it.
-    #[arg(long, value_enum, default_value_t = SqlFormat::Csv)]
-    pub format: SqlFormat,
+    /// How a query's result is written: CSV, or a table as Flink's SQL client prints it
+    /// (default: csv with -f or -e, table when statements come from standard input).
+    #[arg(long, value_enum)]
+    pub format: Option<SqlFormat>,
     /// What a query writes: the changelog with its `op` column (retract), without -U rows
     /// (upsert), or the final table.
     #[arg(long, value_enum, default_value_t = EmitArg::Retract)]
@@ -69,39 +72,55 @@ pub enum SqlFormat {
 /// Runs the statements; malformed and refused rows count as rejected.
 pub(super) fn run(cli: &Cli, args: &SqlArgs) -> Result<Outcome, Error> {
     let options = args.common.run_options(cli)?;
+    let env = TableEnv::new()
+        .with_timely_args(options.timely_args.clone())
+        .with_block_bytes(options.block_bytes);
+    let output = options.output.as_deref();
     let sql = match (&args.file, &args.execute) {
         (Some(file), _) => {
             std::fs::read_to_string(file).map_err(|e| Error::Usage(format!("{file}: {e}")))?
         }
         (None, Some(sql)) => sql.clone(),
         (None, None) => {
-            return Err(Error::Usage(
-                "give statements with -f FILE.sql or -e \"SQL\"".into(),
-            ))
+            let format = args.format.unwrap_or(SqlFormat::Table);
+            return prompt::run(&env, |env, sql, outcome| {
+                run_script(env, sql, args, format, output, outcome)
+            });
         }
     };
-    let env = TableEnv::new()
-        .with_timely_args(options.timely_args.clone())
-        .with_block_bytes(options.block_bytes);
-    let results = env
-        .execute_sql(&sql)
-        .map_err(|e| Error::Usage(e.to_string()))?;
     let mut outcome = Outcome {
         lines: 0,
         rejected: 0,
         ignored: Vec::new(),
         wrote: true,
     };
+    let format = args.format.unwrap_or(SqlFormat::Csv);
+    run_script(&env, &sql, args, format, output, &mut outcome)?;
+    Ok(outcome)
+}
+
+/// Runs the statements of `sql` in order and writes each one's result.
+fn run_script(
+    env: &TableEnv,
+    sql: &str,
+    args: &SqlArgs,
+    format: SqlFormat,
+    output: Option<&str>,
+    outcome: &mut Outcome,
+) -> Result<(), Error> {
+    let results = env
+        .execute_sql(sql)
+        .map_err(|e| Error::Usage(e.to_string()))?;
     for result in &results {
         match result {
             StatementResult::Ok => {}
             StatementResult::Explain(plan) => println!("{plan}"),
             StatementResult::Rows(rows) => {
-                report(rows, &mut outcome);
-                write(rows, args, options.output.as_deref())?;
+                report(rows, outcome);
+                write(rows, args.emit, format, output)?;
             }
             StatementResult::Inserted(rows, path) => {
-                report(rows, &mut outcome);
+                report(rows, outcome);
                 eprintln!(
                     "dtemporal: {} change(s) written to {path}",
                     rows.changelog().len()
@@ -109,7 +128,7 @@ pub(super) fn run(cli: &Cli, args: &SqlArgs) -> Result<Outcome, Error> {
             }
         }
     }
-    Ok(outcome)
+    Ok(())
 }
 
 /// Counts and reports a result's malformed and refused rows on standard error.
@@ -124,12 +143,16 @@ fn report(result: &TableResult, outcome: &mut Outcome) {
     outcome.lines += result.changelog().len();
 }
 
-fn write(result: &TableResult, args: &SqlArgs, output: Option<&str>) -> Result<(), Error> {
-    let emit = args.emit;
-    if args.format == SqlFormat::Csv && emit != EmitArg::Upsert {
+fn write(
+    result: &TableResult,
+    emit: EmitArg,
+    format: SqlFormat,
+    output: Option<&str>,
+) -> Result<(), Error> {
+    if format == SqlFormat::Csv && emit != EmitArg::Upsert {
         return result.write_csv(output, emit == EmitArg::Retract);
     }
-    let text = match args.format {
+    let text = match format {
         SqlFormat::Table => {
             let mut text = String::new();
             let final_rows;

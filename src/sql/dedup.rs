@@ -9,7 +9,10 @@
 //!
 //! becomes `Dedup`: keep-first for ASC, keep-last for DESC, by event time when `time_attr` is
 //! the rowtime attribute, by arrival when it is the proctime attribute. Keep-last by rowtime is
-//! the versioned view of Flink's versioned-table page.
+//! the versioned view of Flink's versioned-table page. `SELECT .. FROM t QUALIFY rn = 1` (with
+//! `ROW_NUMBER() OVER (..) AS rn` in the select list, or the call inline in `QUALIFY`) is the
+//! same deduplication without the subquery; Flink's grammar has no QUALIFY, Databricks',
+//! Snowflake's and DuckDB's do.
 
 use sqlparser::ast::{self, OrderBySort, SelectItem, SetExpr, Spanned, TableFactor, WindowType};
 
@@ -59,27 +62,100 @@ pub(super) fn recognize<'q>(
     let SetExpr::Select(inner) = subquery.body.as_ref() else {
         return Ok(None);
     };
-    let Some((rownum, call, window)) = inner.projection.iter().find_map(|item| match item {
-        SelectItem::ExprWithAlias {
-            expr: call @ ast::Expr::Function(f),
-            alias,
-        } if f.name.to_string().eq_ignore_ascii_case("ROW_NUMBER") => match &f.over {
-            Some(WindowType::WindowSpec(spec)) => Some((alias, call, spec)),
-            _ => None,
-        },
-        _ => None,
-    }) else {
+    let Some((rownum, call)) = inner.projection.iter().find_map(aliased_row_number) else {
         return Ok(None);
     };
-    let Some(position) = conjuncts
-        .iter()
-        .position(|c| is_first_row(c, &rownum.value))
-    else {
+    let alias = alias.as_ref().map(|a| a.name.value.as_str());
+    finish(inner, alias, &rownum.value, call, conjuncts).map(Some)
+}
+
+/// Recognises `select ... QUALIFY rn = 1` as a deduplication of `select` itself: `rn` is
+/// either the alias of a `ROW_NUMBER() OVER (..)` select item or the call written inline
+/// (`QUALIFY ROW_NUMBER() OVER (..) = 1`). The `rn = 1` conjunct is removed from
+/// `conjuncts`, the conjuncts of the QUALIFY clause.
+///
+/// Errors: a QUALIFY without ROW_NUMBER, or one that is not `rn = 1` (a Top-N), or a
+/// window that is not `PARTITION BY` columns `ORDER BY` one time attribute.
+pub(super) fn recognize_qualify<'q>(
+    select: &'q ast::Select,
+    qualify: &'q ast::Expr,
+    conjuncts: &mut Vec<ast::Expr>,
+) -> Result<Dedup<'q>, SqlError> {
+    let (rownum, call) = match select.projection.iter().find_map(aliased_row_number) {
+        Some((alias, call)) => (alias.value.as_str(), call),
+        None => match inline_row_number(qualify) {
+            Some(call) => ("", call),
+            None => {
+                return Err(SqlError::at(
+                    qualify.span(),
+                    "QUALIFY is supported as Flink's deduplication only: QUALIFY ROW_NUMBER() OVER (PARTITION BY key ORDER BY time_attribute) = 1",
+                ))
+            }
+        },
+    };
+    finish(select, None, rownum, call, conjuncts)
+}
+
+/// `ROW_NUMBER() OVER (..) AS rn` as a select item: its alias and the call.
+fn aliased_row_number(item: &SelectItem) -> Option<(&ast::Ident, &ast::Expr)> {
+    match item {
+        SelectItem::ExprWithAlias { expr, alias } if window_of(expr).is_some() => {
+            Some((alias, expr))
+        }
+        _ => None,
+    }
+}
+
+/// The window of a `ROW_NUMBER() OVER (..)` call.
+fn window_of(e: &ast::Expr) -> Option<&ast::WindowSpec> {
+    match e {
+        ast::Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("ROW_NUMBER") => {
+            match &f.over {
+                Some(WindowType::WindowSpec(spec)) => Some(spec),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A `ROW_NUMBER() OVER (..)` call compared in a top-level conjunct of `e`.
+fn inline_row_number(e: &ast::Expr) -> Option<&ast::Expr> {
+    match e {
+        ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::And,
+            right,
+        } => inline_row_number(left).or_else(|| inline_row_number(right)),
+        ast::Expr::Nested(inner) => inline_row_number(inner),
+        ast::Expr::BinaryOp { left, right, .. } => [left, right]
+            .into_iter()
+            .map(|side| side.as_ref())
+            .find(|side| window_of(side).is_some()),
+        _ => None,
+    }
+}
+
+/// The deduplication of `inner` once its ROW_NUMBER call is found: takes the `rn = 1`
+/// conjunct out of `conjuncts` and checks the window.
+fn finish<'q>(
+    inner: &'q ast::Select,
+    alias: Option<&'q str>,
+    rownum: &str,
+    call: &'q ast::Expr,
+    conjuncts: &mut Vec<ast::Expr>,
+) -> Result<Dedup<'q>, SqlError> {
+    let window = window_of(call).expect("a ROW_NUMBER() OVER call");
+    let Some(position) = conjuncts.iter().position(|c| is_first_row(c, rownum, call)) else {
+        let name = if rownum.is_empty() {
+            "ROW_NUMBER()"
+        } else {
+            rownum
+        };
         return Err(SqlError::at(
             call.span(),
             format!(
-                "ROW_NUMBER() is supported as Flink's deduplication only: the outer query must filter WHERE {} = 1 (Top-N is not supported)",
-                rownum.value
+                "ROW_NUMBER() is supported as Flink's deduplication only: the outer query must filter WHERE {name} = 1 (Top-N is not supported)"
             ),
         ));
     };
@@ -96,25 +172,26 @@ pub(super) fn recognize<'q>(
             "deduplication needs PARTITION BY key columns and no window frame",
         ));
     }
-    Ok(Some(Dedup {
+    Ok(Dedup {
         inner,
-        alias: alias.as_ref().map(|a| a.name.value.as_str()),
-        rownum: rownum.value.clone(),
+        alias,
+        rownum: rownum.to_string(),
         partition: &window.partition_by,
         order,
         call,
-    }))
+    })
 }
 
-/// Whether `c` is `rn = 1`, `rn <= 1` or `rn < 2` (either side).
-fn is_first_row(c: &ast::Expr, rownum: &str) -> bool {
+/// Whether `c` is `rn = 1`, `rn <= 1` or `rn < 2` (either side), `rn` the alias `rownum` or
+/// the ROW_NUMBER `call` itself.
+fn is_first_row(c: &ast::Expr, rownum: &str, call: &ast::Expr) -> bool {
     let ast::Expr::BinaryOp { left, op, right } = c else {
         return false;
     };
     let is_rn = |e: &ast::Expr| match e {
         ast::Expr::Identifier(i) => i.value == rownum,
         ast::Expr::CompoundIdentifier(p) => p.last().is_some_and(|i| i.value == rownum),
-        _ => false,
+        e => e == call,
     };
     let number = |e: &ast::Expr| match e {
         ast::Expr::Value(v) => match &v.value {

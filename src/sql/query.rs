@@ -70,7 +70,7 @@ impl Binder<'_> {
             split_and(selection, &mut conjuncts);
         }
         if let Some(qualify) = &select.qualify {
-            return Err(SqlError::at(qualify.span(), "QUALIFY is not supported: write the deduplication as a subquery with ROW_NUMBER() and WHERE rn = 1"));
+            return self.qualify(select, qualify);
         }
         if select.from.is_empty() {
             return Err(SqlError::at(
@@ -490,6 +490,27 @@ impl Binder<'_> {
         )
         .map_err(|e| SqlError::at(factor.span(), e.to_string()))?;
         Ok(Bound { plan, scope })
+    }
+
+    /// `SELECT .. QUALIFY rn = 1`: the deduplication of `select` itself.
+    fn qualify(&self, select: &ast::Select, qualify: &ast::Expr) -> Result<Bound, SqlError> {
+        let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty());
+        if grouped || select.having.is_some() || select.distinct.is_some() {
+            return Err(SqlError::at(
+                select.span(),
+                "QUALIFY with GROUP BY, HAVING or DISTINCT is not supported (QUALIFY is the deduplication ROW_NUMBER() .. = 1)",
+            ));
+        }
+        let mut conjuncts = Vec::new();
+        split_and(qualify, &mut conjuncts);
+        let pattern = dedup::recognize_qualify(select, qualify, &mut conjuncts)?;
+        if let Some(rest) = conjuncts.first() {
+            return Err(SqlError::at(
+                rest.span(),
+                format!("QUALIFY takes the deduplication filter only (ROW_NUMBER() .. = 1); move '{rest}' to WHERE or an outer query"),
+            ));
+        }
+        self.dedup(pattern)
     }
 
     /// The deduplication subquery of `pattern`, as a derived table (its ROW_NUMBER column is
