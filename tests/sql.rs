@@ -237,6 +237,36 @@ fn select_forms() {
         rows("SELECT CASE WHEN amount > 2 THEN 'big' ELSE 'small' END AS size, CAST(amount AS INT) AS n FROM orders WHERE currency <> 'Yen'"),
         vec!["big,3", "big,5", "small,1", "small,2"]
     );
+    // GROUP BY expressions: the items may repeat them, and use them inside other expressions.
+    assert_eq!(
+        rows("SELECT UPPER(currency) AS c, amount > 2 AS big, COUNT(*) AS n FROM orders GROUP BY UPPER(currency), amount > 2"),
+        vec!["EURO,false,1", "EURO,true,1", "US DOLLAR,false,1", "US DOLLAR,true,1", "YEN,true,1"]
+    );
+    assert_eq!(
+        rows("SELECT CHAR_LENGTH(UPPER(currency)) AS len, SUM(amount) AS total FROM orders GROUP BY UPPER(currency) HAVING SUM(amount) > 5"),
+        vec!["3,50.00", "9,6.00"]
+    );
+    assert_eq!(
+        env.execute_sql("SELECT currency, COUNT(*) AS n FROM orders GROUP BY UPPER(currency)")
+            .err()
+            .unwrap()
+            .to_string(),
+        "SQL validation error at line 1, column 8: Reduce: expression 'currency' is neither in the group_by keys nor inside an aggregate function"
+    );
+    // TIMESTAMP_LTZ literals (Flink's session time zone is UTC here).
+    assert_eq!(
+        rows("SELECT currency, TIMESTAMP_LTZ '2024-01-01 10:00:00' AS t FROM orders WHERE amount > 10"),
+        vec!["Yen,2024-01-01 10:00:00.000000"]
+    );
+    // Window table-valued functions parse (named or positional arguments, `TABLE t`); the
+    // windows themselves are not supported yet.
+    assert_eq!(
+        env.execute_sql("SELECT * FROM TABLE(TUMBLE(DATA => TABLE orders, TIMECOL => DESCRIPTOR(order_time), SIZE => INTERVAL '10' MINUTES))")
+            .err()
+            .unwrap()
+            .to_string(),
+        "SQL validation error at line 1, column 21: the window table-valued function TUMBLE is not supported yet"
+    );
 }
 
 const B_ORDERS: &str = "op,order_id,currency,currency_no,amount,order_time

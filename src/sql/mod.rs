@@ -9,11 +9,14 @@
 //!   ('connector' = 'filesystem', 'path' = 'file.csv', 'format' = 'csv')`;
 //!   `CREATE [TEMPORARY] VIEW v AS query`; `SET 'parallelism.default' = 'n'`; `EXPLAIN query`;
 //!   `INSERT INTO t query`.
-//! - Queries: `SELECT [DISTINCT]`, `WHERE`, `GROUP BY` columns, `HAVING`, aggregates with
+//! - Queries: `SELECT [DISTINCT]`, `WHERE`, `GROUP BY` columns and expressions, `HAVING`, aggregates with
 //!   `DISTINCT` and `FILTER`, `CASE`, `CAST`/`TRY_CAST`, the scalar functions of
 //!   [`crate::expr`]; `JOIN t FOR SYSTEM_TIME AS OF l.rowtime ON ..` (event-time temporal
 //!   join; `AS OF l.proctime` a lookup join); `FROM l, LATERAL TABLE (f(l.time))` with a
-//!   temporal table function; the `ROW_NUMBER() .. WHERE rn = 1` deduplication.
+//!   temporal table function; the `ROW_NUMBER() .. WHERE rn = 1` deduplication (or `QUALIFY
+//!   rn = 1`); `TIMESTAMP_LTZ '..'` literals. Window table-valued functions parse
+//!   (`TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ..)`, also with named arguments) but do not
+//!   bind yet.
 //! - **Extension of Flink's grammar**: `CREATE TEMPORAL TABLE FUNCTION f FOR history TIME
 //!   time_column KEY key_column` registers a temporal table function, which Flink can only do
 //!   in the Table API (`history.createTemporalTableFunction(time, key)`).

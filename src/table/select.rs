@@ -66,7 +66,20 @@ impl Table {
         })
     }
 
-    /// Groups by `keys` (columns); the aggregates come with [`GroupedTable::select`].
+    /// Groups by `keys`: columns, or expressions (computed before grouping, named by their
+    /// alias or `$key<i>`; the items of [`GroupedTable::select`] may repeat them). The
+    /// aggregates come with [`GroupedTable::select`].
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::col;
+    /// let (env, _dir) = doc_env();
+    /// let counts = env
+    ///     .from("Orders")
+    ///     .group_by([col("a").upper()])
+    ///     .select([col("a").upper().alias("ua"), col("b").sum().alias("total")]);
+    /// assert_eq!(counts.execute().unwrap().rows_as_text(), vec!["X,3", "Y,3"]);
+    /// ```
     pub fn group_by(&self, keys: impl IntoIterator<Item = Expr>) -> GroupedTable {
         GroupedTable {
             table: self.clone(),
@@ -202,21 +215,51 @@ pub(crate) fn project(
 }
 
 /// `SELECT items GROUP BY keys`: the aggregates inside the items become one `Reduce` (named
-/// `$agg<i>`), then the items are computed over its output.
+/// `$agg<i>`), then the items are computed over its output. A key that is an expression, not
+/// a column (`GROUP BY UPPER(a)`), is computed by a `Map` before the `Reduce` (named by its
+/// alias, else `$key<i>`), and the items may use it: each occurrence of the key expression
+/// outside an aggregate reads the key column (Flink's rule that a grouped query's items are
+/// keys, aggregates, or expressions over them).
 pub(crate) fn aggregate(
     plan: RelExpr,
     keys: &[Expr],
     items: &[Expr],
     registry: &FunctionRegistry,
 ) -> Result<RelExpr, PlanError> {
-    let group = column_indices(&plan.schema, keys, "group_by")?;
+    let width = plan.schema.len();
+    let mut computed = Vec::new();
+    let mut key_exprs = Vec::new();
+    let mut group = Vec::with_capacity(keys.len());
+    for (i, key) in keys.iter().enumerate() {
+        match key.unaliased() {
+            Expr::Column(name) => group.push(plan.schema.resolve(name)?),
+            expr => {
+                let name = key.name().unwrap_or_else(|| format!("$key{i}"));
+                computed.push((bind_scalar(expr, &plan.schema, registry)?, name.clone()));
+                group.push(width + key_exprs.len());
+                key_exprs.push((expr.clone(), col(name)));
+            }
+        }
+    }
+    let plan = if computed.is_empty() {
+        plan
+    } else {
+        plan.map(computed)?
+    };
     let mut aggregates = Vec::new();
     let rewritten: Vec<Expr> = items
         .iter()
         .enumerate()
         .map(|(i, item)| {
             let name = item_name(item, i);
-            replace_aggregates(item.unaliased(), &mut aggregates).alias(name)
+            let item = replace_aggregates(item.unaliased(), &mut aggregates);
+            let item = transform(&item, &mut |e| {
+                key_exprs
+                    .iter()
+                    .find(|(key, _)| key == e)
+                    .map(|(_, column)| column.clone())
+            });
+            item.alias(name)
         })
         .collect();
     let bound = aggregates
@@ -271,19 +314,31 @@ pub(crate) fn contains_aggregate(expr: &Expr) -> bool {
 /// `expr` with every aggregate call replaced by a reference to column `$agg<i>`, the calls
 /// appended to `aggregates` (an aggregate written twice is computed once).
 fn replace_aggregates(expr: &Expr, aggregates: &mut Vec<Expr>) -> Expr {
-    let mut recurse = |e: &Expr| replace_aggregates(e, aggregates);
-    match expr {
-        Expr::Aggregate { .. } => {
-            let i = match aggregates.iter().position(|a| a == expr) {
-                Some(i) => i,
-                None => {
-                    aggregates.push(expr.clone());
-                    aggregates.len() - 1
-                }
-            };
-            col(format!("$agg{i}"))
+    transform(expr, &mut |e| {
+        if !matches!(e, Expr::Aggregate { .. }) {
+            return None;
         }
-        Expr::Column(_) | Expr::Literal(_) => expr.clone(),
+        let i = match aggregates.iter().position(|a| a == e) {
+            Some(i) => i,
+            None => {
+                aggregates.push(e.clone());
+                aggregates.len() - 1
+            }
+        };
+        Some(col(format!("$agg{i}")))
+    })
+}
+
+/// `expr` rewritten top-down: a subexpression for which `f` gives a replacement is replaced
+/// (and not entered), every other one rebuilt from its rewritten children. Aggregate calls are
+/// not entered.
+fn transform(expr: &Expr, f: &mut impl FnMut(&Expr) -> Option<Expr>) -> Expr {
+    if let Some(replacement) = f(expr) {
+        return replacement;
+    }
+    let mut recurse = |e: &Expr| transform(e, f);
+    match expr {
+        Expr::Column(_) | Expr::Literal(_) | Expr::Aggregate { .. } => expr.clone(),
         Expr::Call { func, args } => Expr::Call {
             func: func.clone(),
             args: args.iter().map(&mut recurse).collect(),
