@@ -547,3 +547,111 @@ fn case_b15_temporal_table_functions() {
         );
     }
 }
+
+/// Cases B01 and B06 as SQL over files: the temporal join's version choice with `-U/+U` at one
+/// time, a `-D` as a version (a probe at the delete's time sees no row), and the equal-time
+/// boundary; the final tables of INNER and LEFT (the watermark-driven emission times of the
+/// cases are the operator tests' concern).
+#[test]
+fn cases_b01_b06_as_sql() {
+    let ts = |ms: u32| format!("1970-01-01 00:00:00.{ms:03}");
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, header: &str, rows: &[(&str, u32, &str, &str)]| {
+        let path = dir.path().join(name);
+        let mut text = format!("{header}\n");
+        for (op, time, key, val) in rows {
+            let op = if op.is_empty() {
+                String::new()
+            } else {
+                format!("{op},")
+            };
+            text.push_str(&format!("{op}{},{key},{val}\n", ts(*time)));
+        }
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let ddl = |l: &str, r: &str| {
+        format!(
+            "CREATE TABLE L (`time` TIMESTAMP(3), key STRING, val STRING, WATERMARK FOR `time` AS `time`)
+               WITH ('connector' = 'filesystem', 'path' = '{l}', 'format' = 'csv');
+             CREATE TABLE R (`time` TIMESTAMP(3), key STRING, val STRING, PRIMARY KEY (key) NOT ENFORCED,
+               WATERMARK FOR `time` AS `time`)
+               WITH ('connector' = 'filesystem', 'path' = '{r}', 'format' = 'csv');"
+        )
+    };
+    let join = |kind: &str| {
+        format!("SELECT * FROM L {kind} JOIN R FOR SYSTEM_TIME AS OF L.`time` ON L.key = R.key")
+    };
+    let b01 = ddl(
+        &write(
+            "b01_l.csv",
+            "time,key,val",
+            &[
+                ("", 1, "k1", "1a1"),
+                ("", 3, "k1", "1a3"),
+                ("", 6, "k2", "2a3"),
+                ("", 9, "k2", "5a11"),
+                ("", 11, "k2", "5a12"),
+            ],
+        ),
+        &write(
+            "b01_r.csv",
+            "op,time,key,val",
+            &[
+                ("+I", 2, "k1", "1a2"),
+                ("+I", 4, "k2", "2a4"),
+                ("-U", 7, "k2", "2a4"),
+                ("+U", 7, "k2", "2a5"),
+                ("-D", 9, "k2", "2a5"),
+                ("+I", 10, "k2", "2a6"),
+            ],
+        ),
+    );
+    let b06 = ddl(
+        &write(
+            "b06_l.csv",
+            "time,key,val",
+            &[("", 2, "k1", "1a2"), ("", 4, "k1", "1a4")],
+        ),
+        &write(
+            "b06_r.csv",
+            "op,time,key,val",
+            &[("+I", 2, "k1", "2a2"), ("-D", 4, "k1", "2a2")],
+        ),
+    );
+    for workers in [1, 2] {
+        // A fresh environment per query: each script creates L and R.
+        let final_rows = |ddl: &str, kind: &str| {
+            last_rows(&env(workers), &format!("{ddl}{}", join(kind))).rows_as_text()
+        };
+        assert_eq!(
+            final_rows(&b01, ""),
+            vec![
+                format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
+                format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
+                format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+            ]
+        );
+        assert_eq!(
+            final_rows(&b01, "LEFT"),
+            vec![
+                format!("{},k1,1a1,,,", ts(1)),
+                format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
+                format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
+                format!("{},k2,5a11,,,", ts(9)),
+                format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+            ]
+        );
+        assert_eq!(
+            final_rows(&b06, ""),
+            vec![format!("{},k1,1a2,{},k1,2a2", ts(2), ts(2))]
+        );
+        assert_eq!(
+            final_rows(&b06, "LEFT"),
+            vec![
+                format!("{},k1,1a2,{},k1,2a2", ts(2), ts(2)),
+                format!("{},k1,1a4,,,", ts(4)),
+            ]
+        );
+    }
+}
