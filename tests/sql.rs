@@ -655,3 +655,59 @@ fn cases_b01_b06_as_sql() {
         );
     }
 }
+
+/// Case A03 as SQL, as the case states it: `INSERT INTO` a sink of the keep-last deduplication
+/// on rowtime, ties at one rowtime won by the later arrival; the sink's file is the case's raw
+/// changelog (rows arrive one per epoch, so its order is the arrival order).
+#[test]
+fn case_a03_insert_into_dedup_sink() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, sink) = (dir.path().join("t.csv"), dir.path().join("sink.csv"));
+    let rows = [
+        (1, 1, "Hi", 1),
+        (1, 3, "Hello", 3),
+        (1, 2, "Hello world", 2),
+        (2, 3, "I am fine.", 3),
+        (2, 6, "Comment#1", 6),
+        (3, 5, "Comment#2", 5),
+        (3, 4, "Comment#2", 4),
+        (4, 4, "Comment#3", 4),
+    ];
+    let mut text = String::from("a,b,c,rowtime\n");
+    for (a, b, c, ms) in rows {
+        text.push_str(&format!("{a},{b},{c},1970-01-01 00:00:00.{ms:03}\n"));
+    }
+    std::fs::write(&input, text).unwrap();
+    for workers in [1, 2] {
+        let env = env(workers);
+        env.execute_sql(&format!(
+            "CREATE TABLE T (a INT, b INT, c STRING, rowtime TIMESTAMP(3), WATERMARK FOR rowtime AS rowtime)
+               WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');
+             CREATE TABLE rowtime_sink (a INT, b INT, c STRING, rowtime TIMESTAMP(3))
+               WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');
+             INSERT INTO rowtime_sink
+             SELECT a, b, c, rowtime FROM (
+               SELECT *, ROW_NUMBER() OVER (PARTITION BY b ORDER BY rowtime DESC) AS rowNum FROM T)
+             WHERE rowNum = 1",
+            input.display(),
+            sink.display()
+        ))
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&sink).unwrap(),
+            "op,a,b,c,rowtime
++I,1,1,Hi,1970-01-01 00:00:00.001
++I,1,3,Hello,1970-01-01 00:00:00.003
++I,1,2,Hello world,1970-01-01 00:00:00.002
+-U,1,3,Hello,1970-01-01 00:00:00.003
++U,2,3,I am fine.,1970-01-01 00:00:00.003
++I,2,6,Comment#1,1970-01-01 00:00:00.006
++I,3,5,Comment#2,1970-01-01 00:00:00.005
++I,3,4,Comment#2,1970-01-01 00:00:00.004
+-U,3,4,Comment#2,1970-01-01 00:00:00.004
++U,4,4,Comment#3,1970-01-01 00:00:00.004
+",
+            "{workers} worker(s)"
+        );
+    }
+}
