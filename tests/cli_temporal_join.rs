@@ -338,3 +338,94 @@ fn final_mode_reports_late_build_versions_and_keeps_them() {
         out.stderr
     );
 }
+
+/// `--on` with a constant key (rule B18: the build key column `kind` must equal `'spot'`) and a
+/// `--where` residual, in the lookup join and the temporal join alike: the residual is checked
+/// against the one version chosen (current, resp. valid at the order's time), INNER drops and
+/// LEFT pads the rows that fail it.
+#[test]
+fn constant_keys_and_where_in_both_joins() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = fixture(
+        dir.path(),
+        "o.csv",
+        "id,cur,amount,t\n1,E,5,10\n2,E,50,10\n3,Y,7,10\n4,U,1,10\n",
+    );
+    let build = fixture(
+        dir.path(),
+        "r.csv",
+        "cur,kind,rate,t\nE,spot,120,1\nE,fwd,90,1\nY,spot,,1\nU,fwd,3,1\n",
+    );
+    let header = "op,id,cur,amount,t,cur0,kind,rate,t0\n";
+    let join = |command: &str, extra: &[&str]| {
+        let mut args = vec![command, "--probe", &probe, "--build", &build];
+        args.extend_from_slice(&["--on", "cur=cur, kind='spot'", "--build-time", "t"]);
+        if command == "temporal-join" {
+            args.extend_from_slice(&["--probe-time", "t"]);
+        }
+        args.extend_from_slice(extra);
+        output_of(&args)
+    };
+    let (one, two) = ("+I,1,E,5,10,E,spot,120,1\n", "+I,2,E,50,10,E,spot,120,1\n");
+    let three = "+I,3,Y,7,10,Y,spot,,1\n";
+    let (pad2, pad3, pad4) = (
+        "+I,2,E,50,10,,,,\n",
+        "+I,3,Y,7,10,,,,\n",
+        "+I,4,U,1,10,,,,\n",
+    );
+    let condition = "rate > 100 AND amount < 10";
+    for command in ["lookup-join", "temporal-join"] {
+        for workers in ["1", "2"] {
+            let w = ["-w", workers];
+            assert_eq!(
+                join(command, &[&w[..], &["--left"]].concat()),
+                format!("{header}{one}{two}{three}{pad4}"),
+                "{command} -w {workers}"
+            );
+            assert_eq!(
+                join(command, &w),
+                format!("{header}{one}{two}{three}"),
+                "{command} -w {workers}"
+            );
+            assert_eq!(
+                join(
+                    command,
+                    &[&w[..], &["--where", condition, "--left"]].concat()
+                ),
+                format!("{header}{one}{pad2}{pad3}{pad4}"),
+                "{command} -w {workers}"
+            );
+            assert_eq!(
+                join(command, &[&w[..], &["--where", condition]].concat()),
+                format!("{header}{one}"),
+                "{command} -w {workers}"
+            );
+        }
+    }
+}
+
+/// The lookup join's `--where` is checked against the version current at arrival: a later
+/// version that would pass does not revise the result (rules B5, B18).
+#[test]
+fn lookup_join_where_checks_the_current_version_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = fixture(dir.path(), "o.csv", "id,cur\n1,E\n2,E\n");
+    let build = fixture(dir.path(), "r.csv", "cur,rate\nE,90\nE,120\n");
+    let run = dtemporal(&[
+        "lookup-join",
+        "--probe",
+        &probe,
+        "--build",
+        &build,
+        "--on",
+        "cur=cur",
+        "--where",
+        "rate > 100",
+        "--left",
+        "--epoch-bytes",
+        "1",
+    ]);
+    // One row per block: order 1 arrives with rate 90 current, order 2 with 120.
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(run.stdout, "op,id,cur,cur0,rate\n+I,1,E,,\n+I,2,E,E,120\n");
+}

@@ -125,6 +125,23 @@ where
 
 /// The watermark collection of an input without a watermark: one `Min` record per worker and
 /// epoch with data (so a [`WatermarkTracker`] still learns the input's epochs), broadcast.
+///
+/// Such an input holds the combined watermark at `-infinity` until it ends (a Flink source
+/// without a watermark strategy holds back event-time operators the same way); then its
+/// watermark is `Max`. Never fails.
+///
+/// # Examples
+///
+/// ```
+/// use differential_temporal_operators::testing::{batch, run_unary};
+/// use differential_temporal_operators::watermark::{no_watermark, Watermark};
+///
+/// // Epoch 0 holds two rows (one per worker), epoch 1 one row (on one worker); each worker
+/// // with data broadcasts `Min` to both workers.
+/// let epochs = batch(&[10i64, 7, 12], &[2]);
+/// let out = run_unary(2, epochs, |c| no_watermark::<_, i64>(c, "NoWm"));
+/// assert_eq!(out, vec![(Watermark::Min, 0, 4), (Watermark::Min, 1, 2)]);
+/// ```
 pub fn no_watermark<'s, D, E>(
     data: VecCollection<'s, SysTime, D>,
     name: &str,

@@ -1,5 +1,14 @@
-//! The residual join condition of `dtemporal temporal-join --where "EXPR"` (semantics rule B5:
-//! checked against the version chosen for the probe row only).
+//! The join condition of `dtemporal temporal-join` and `lookup-join`: the equi-join keys of `--on`
+//! ([`JoinKeys`]) and the residual condition of `--where "EXPR"` ([`Condition`]; semantics rule
+//! B5: checked against the version chosen for the probe row only).
+//!
+//! `--on` is a comma-separated list of `PROBE_COL=BUILD_COL` pairs and constant keys
+//! `BUILD_COL='TEXT'` (Flink's constant lookup key, rule B18: `ON o.id = r.id AND r.content =
+//! 'x'`): the build column is matched against the constant for every probe row. The build
+//! columns of both kinds, in order, are the build side's primary key. A constant is never NULL
+//! (`''` is refused); it may contain commas.
+//!
+//! `--where`:
 //!
 //! Grammar (keywords case-insensitive):
 //!
@@ -18,6 +27,97 @@ use std::cmp::Ordering;
 
 use crate::error::Error;
 use crate::row::Row;
+
+/// The parsed `--on` list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct JoinKeys {
+    /// The probe columns of the `PROBE_COL=BUILD_COL` pairs, in order.
+    pub probe: Vec<String>,
+    /// Every build column named, in order: the build side's primary key.
+    pub build: Vec<String>,
+    /// The constant keys: `(position in the build key, constant)`, ascending.
+    pub constants: Vec<(usize, String)>,
+}
+
+impl JoinKeys {
+    /// Parses `--on`. Errors: a pair without `=`, an empty column name, an empty or unclosed
+    /// constant, a constant on the probe side, no `PROBE_COL=BUILD_COL` pair.
+    pub(super) fn parse(on: &str) -> Result<Self, Error> {
+        let mut keys = JoinKeys {
+            probe: Vec::new(),
+            build: Vec::new(),
+            constants: Vec::new(),
+        };
+        let usage = |pair: &str, why: &str| {
+            Error::Usage(format!(
+                "--on: {pair:?} {why}; expected PROBE_COL=BUILD_COL or BUILD_COL='TEXT'"
+            ))
+        };
+        for pair in split_outside_quotes(on)? {
+            let (left, right) = pair
+                .split_once('=')
+                .ok_or_else(|| usage(pair, "has no ="))?;
+            let (left, right) = (left.trim(), right.trim());
+            if left.is_empty() || right.is_empty() {
+                return Err(usage(pair, "names no column"));
+            }
+            if left.starts_with('\'') {
+                return Err(usage(pair, "has the constant on the probe side"));
+            }
+            match right.strip_prefix('\'') {
+                Some(quoted) => {
+                    let text = quoted
+                        .strip_suffix('\'')
+                        .ok_or_else(|| usage(pair, "has an unclosed constant"))?;
+                    if text.is_empty() {
+                        return Err(usage(pair, "has an empty constant, which is NULL"));
+                    }
+                    keys.constants.push((keys.build.len(), text.to_string()));
+                    keys.build.push(left.to_string());
+                }
+                None => {
+                    keys.probe.push(left.to_string());
+                    keys.build.push(right.to_string());
+                }
+            }
+        }
+        if keys.probe.is_empty() {
+            return Err(Error::Usage(format!(
+                "--on: {on:?} has no PROBE_COL=BUILD_COL pair"
+            )));
+        }
+        Ok(keys)
+    }
+
+    /// The probe row's key in the build key's layout: `probe_key` (the cells of the probe
+    /// columns) with the constants inserted at their positions.
+    pub(super) fn probe_key(&self, mut probe_key: Row) -> Row {
+        for (at, text) in &self.constants {
+            probe_key.insert(*at, Some(text.clone()));
+        }
+        probe_key
+    }
+}
+
+/// `list` split at the commas outside `'...'`, each part trimmed. Errors: an unclosed `'`.
+fn split_outside_quotes(list: &str) -> Result<Vec<&str>, Error> {
+    let (mut parts, mut start, mut quoted) = (Vec::new(), 0, false);
+    for (i, c) in list.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            ',' if !quoted => {
+                parts.push(list[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if quoted {
+        return Err(Error::Usage(format!("--on: {list:?} has an unclosed '")));
+    }
+    parts.push(list[start..].trim());
+    Ok(parts)
+}
 
 /// One side of a comparison.
 #[derive(Clone, Debug, PartialEq)]
@@ -208,7 +308,57 @@ impl Condition {
 
 #[cfg(test)]
 mod tests {
-    use super::Condition;
+    use super::{Condition, JoinKeys};
+
+    #[test]
+    fn on_pairs_and_constant_keys() {
+        let keys = JoinKeys::parse("id=id, kind='a, b' ,cur=currency").expect("parses");
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            keys,
+            JoinKeys {
+                probe: names(&["id", "cur"]),
+                build: names(&["id", "kind", "currency"]),
+                constants: vec![(1, "a, b".to_string())],
+            }
+        );
+        let cell = |s: &str| Some(s.to_string());
+        assert_eq!(
+            keys.probe_key(vec![cell("7"), None]),
+            vec![cell("7"), cell("a, b"), None]
+        );
+    }
+
+    #[test]
+    fn on_errors_say_what_is_wrong() {
+        let err = |on: &str| JoinKeys::parse(on).unwrap_err().to_string();
+        let expected = "; expected PROBE_COL=BUILD_COL or BUILD_COL='TEXT'";
+        assert_eq!(err("cur"), format!("--on: \"cur\" has no ={expected}"));
+        assert_eq!(
+            err("id=id,=x"),
+            format!("--on: \"=x\" names no column{expected}")
+        );
+        assert_eq!(
+            err("id=id,'x'=kind"),
+            format!("--on: \"'x'=kind\" has the constant on the probe side{expected}")
+        );
+        assert_eq!(
+            err("id=id,kind=''"),
+            format!("--on: \"kind=''\" has an empty constant, which is NULL{expected}")
+        );
+        assert_eq!(
+            err("id=id,kind='x'y"),
+            format!("--on: \"kind='x'y\" has an unclosed constant{expected}")
+        );
+        assert_eq!(
+            err("id=id,kind='x"),
+            "--on: \"id=id,kind='x\" has an unclosed '"
+        );
+        assert_eq!(
+            err("kind='x'"),
+            "--on: \"kind='x'\" has no PROBE_COL=BUILD_COL pair"
+        );
+    }
 
     fn header() -> Vec<String> {
         ["op", "id", "amount", "currency", "currency0", "rate"]

@@ -125,7 +125,8 @@ pub struct CommonArgs {
     /// Size of an input block in bytes: a block is one epoch and is parsed by one worker.
     /// The output does not depend on it, except under watermarks (`temporal-join --mode final
     /// --lateness`): which rows are late depends on this grouping and on input order, never on
-    /// the worker count.
+    /// the worker count; and in `lookup-join`, where a probe row sees the build rows of the
+    /// blocks up to its own (processing time).
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 16, value_parser = clap::value_parser!(u64).range(1..))]
     pub epoch_bytes: u64,
 }

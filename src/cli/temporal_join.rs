@@ -11,8 +11,8 @@
 use clap::{Args, ValueEnum};
 use differential_dataflow::VecCollection;
 
-use super::join_condition::Condition;
-use super::{columns, Cli, CommonArgs};
+use super::join_condition::{Condition, JoinKeys};
+use super::{Cli, CommonArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
 use crate::operators::temporal_join::{
@@ -43,6 +43,11 @@ pub(super) const LOOKUP_EXAMPLE: &str = "\
 Example (each order with the rate current when it arrives, i.e. at its block of the file):
   dtemporal lookup-join --probe orders.csv --build rates.csv --on currency=currency --left
 
+With a constant key (the build side's primary key is (currency, kind)) and a residual condition
+(checked against the current version only; a LEFT join pads the rows it fails):
+  dtemporal lookup-join --probe orders.csv --build rates.csv --on \"currency=currency,kind='spot'\" \\
+    --where \"rate >= 100 AND amount < 10\"
+
 Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage or I/O error.";
 
 /// When results are written.
@@ -64,10 +69,18 @@ pub struct JoinInputs {
     /// version).
     #[arg(long, value_name = "FILE")]
     pub build: String,
-    /// Equi-join columns, `PROBE_COL=BUILD_COL`, comma-separated; the build columns are the
-    /// build side's primary key.
+    /// Equi-join keys, comma-separated: `PROBE_COL=BUILD_COL` pairs (at least one) and
+    /// constant keys `BUILD_COL='TEXT'` (the build column must equal TEXT; Flink's constant
+    /// lookup key). The build columns, in order, are the build side's primary key.
     #[arg(long, value_name = "P=B,...")]
     pub on: String,
+    /// Residual condition on the probe row and the version chosen for it (rule B5; lookup-join:
+    /// the current version): `COL OP COL|LITERAL [AND ...]`, OP one of `= != <> < <= > >=`,
+    /// columns named as in the output header (`"quoted"` if need be), literals `12.5` or
+    /// `'text'`; numbers compare as numbers, else as text; an empty (NULL) cell compares false.
+    /// A row that fails it is dropped, or padded by --left (SQL's `ON ... AND EXPR`).
+    #[arg(long = "where", value_name = "EXPR")]
+    pub condition: Option<String>,
     /// LEFT OUTER join: probe rows without a match are written with empty build cells.
     #[arg(long)]
     pub left: bool,
@@ -92,12 +105,6 @@ pub struct TemporalJoinArgs {
     /// Output mode.
     #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
     pub mode: ModeArg,
-    /// Residual condition on the probe row and the version chosen for it (rule B5):
-    /// `COL OP COL|LITERAL [AND ...]`, OP one of `= != <> < <= > >=`, columns named as in the
-    /// output header (`"quoted"` if need be), literals `12.5` or `'text'`; numbers compare as
-    /// numbers, else as text; an empty (NULL) cell compares false.
-    #[arg(long = "where", value_name = "EXPR")]
-    pub condition: Option<String>,
     /// Final mode: watermarks trail each input's largest event time by MS milliseconds
     /// [default: no watermark before the end of input]. A probe row behind the combined
     /// watermark is late: not joined, reported. A build version behind it is kept for later
@@ -126,31 +133,27 @@ pub struct LookupJoinArgs {
     pub common: CommonArgs,
 }
 
-/// The resolved inputs of a join: schemas, output header and the build side's width.
+/// The resolved inputs of a join: schemas, output header, the build side's width, the join
+/// keys and the `--where` condition.
 struct Resolved {
     probe: Schema,
     build: Schema,
     header: Vec<String>,
     build_width: usize,
+    keys: JoinKeys,
+    condition: Option<Condition>,
 }
 
 impl JoinInputs {
-    /// Opens both files, resolving `--on` and the time columns (a missing column is an error
-    /// listing the file's columns).
+    /// Opens both files, resolving `--on`, `--where` and the time columns (a missing column is
+    /// an error listing the file's columns).
     fn resolve(
         &self,
         probe_time: Option<&str>,
         build_time: Option<&str>,
     ) -> Result<Resolved, Error> {
-        let mut probe_key = Vec::new();
-        let mut build_key = Vec::new();
-        for pair in columns(&self.on) {
-            let (p, b) = pair.split_once('=').ok_or_else(|| {
-                Error::Usage(format!("--on: {pair:?} is not PROBE_COL=BUILD_COL"))
-            })?;
-            probe_key.push(p.trim().to_string());
-            build_key.push(b.trim().to_string());
-        }
+        let keys = JoinKeys::parse(&self.on)?;
+        let (probe_key, build_key) = (keys.probe.clone(), keys.build.clone());
         let spec = |path: &str, key, time: Option<&str>| InputSpec {
             path: path.to_string(),
             key,
@@ -171,12 +174,18 @@ impl JoinInputs {
             }
             header.push(unique);
         }
+        let condition = match &self.condition {
+            Some(expr) => Some(Condition::parse(expr, &header, probe.columns.len())?),
+            None => None,
+        };
         let build_width = build.columns.len();
         Ok(Resolved {
             probe,
             build,
             header,
             build_width,
+            keys,
+            condition,
         })
     }
 
@@ -190,6 +199,24 @@ impl JoinInputs {
 }
 
 type Keyed<V> = (Row, V);
+
+/// The probe rows as keyed changes, the constant keys of `--on` inserted into each key.
+fn probe_changes<'s>(
+    input: VecCollection<'s, SysTime, Record>,
+    keys: &JoinKeys,
+) -> VecCollection<'s, SysTime, Keyed<Change<TimedRow>>> {
+    let keys = keys.clone();
+    input.map(move |r| {
+        let (key, change) = r.into_change();
+        (keys.probe_key(key), change)
+    })
+}
+
+/// The residual predicate of the joins: the `--where` condition, or always `true`.
+fn residual(condition: &Option<Condition>) -> impl Fn(&TimedRow, &TimedRow) -> bool + 'static {
+    let condition = condition.clone();
+    move |p: &TimedRow, b: &TimedRow| condition.as_ref().is_none_or(|c| c.holds(&p.row, &b.row))
+}
 
 /// The build side's versions, keyed and ordered by the build event time (every row a version
 /// with `--build-append-only`).
@@ -227,10 +254,7 @@ fn joined_lines<'s>(
 pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> {
     let inputs = &args.inputs;
     let r = inputs.resolve(Some(&args.probe_time), Some(&args.build_time))?;
-    let condition = match &args.condition {
-        Some(expr) => Some(Condition::parse(expr, &r.header, r.probe.columns.len())?),
-        None => None,
-    };
+    let (keys, condition) = (r.keys.clone(), r.condition.clone());
     let (kind, mode, lateness) = (inputs.kind(), args.mode, args.lateness);
     let append_only = inputs.build_append_only;
     let (probe_schema, build_schema, width) = (r.probe.clone(), r.build.clone(), r.build_width);
@@ -239,12 +263,9 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
         [r.probe, r.build],
         r.header,
         move |[probe, build]| {
-            let probe = probe.map(Record::into_change);
+            let probe = probe_changes(probe, &keys);
             let versions = build_versions(build, append_only);
-            let condition = condition.clone();
-            let residual = move |p: &TimedRow, b: &TimedRow| {
-                condition.as_ref().is_none_or(|c| c.holds(&p.row, &b.row))
-            };
+            let residual = residual(&condition);
             let (joined, rejected) = match mode {
                 ModeArg::Incremental => {
                     let probe = arrange_probe(probe, |r: &TimedRow| r.time, "Probe");
@@ -325,15 +346,16 @@ pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Er
     let inputs = &args.inputs;
     let r = inputs.resolve(None, args.build_time.as_deref())?;
     let (kind, append_only, width) = (inputs.kind(), inputs.build_append_only, r.build_width);
+    let (keys, condition) = (r.keys.clone(), r.condition.clone());
     driver::run(
         &args.common.run_options(cli)?,
         [r.probe, r.build],
         r.header,
         move |[probe, build]| {
-            let probe = probe.map(Record::into_change);
+            let probe = probe_changes(probe, &keys);
             let versions = build_versions(build, append_only);
             let arranged = arrange_versions(versions, "Build");
-            let joined = lookup_join(probe, arranged, kind, |_, _| true, "LookupJoin");
+            let joined = lookup_join(probe, arranged, kind, residual(&condition), "LookupJoin");
             Built {
                 output: joined_lines(joined, width),
                 rejected: Vec::new(),

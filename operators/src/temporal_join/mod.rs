@@ -88,7 +88,30 @@ pub type ProbeTrace<K, E, P> = TraceAgent<ProbeSpine<K, E, P>>;
 /// Arranges a probe changelog for [`temporal_join`]: key `(K, probe_time(row))`, value the
 /// change, exchanged by the hash of `K` alone (co-partitioned with the build side).
 ///
+/// `probe_time` reads a row's event time, in the unit of the build versions' times (Flink's
+/// `FOR SYSTEM_TIME AS OF probe.time`, rule B3). Every change is kept, whatever its kind or
+/// diff; never fails.
+///
 /// Cost: one arrangement of the probe rows (shareable with other operators).
+///
+/// # Examples
+///
+/// ```
+/// use differential_temporal_operators::temporal_join::arrange_probe;
+/// use differential_temporal_operators::testing::run_unary;
+/// use differential_temporal_operators::{Change, RowKind};
+///
+/// // Orders `(event time, amount)` of key 7: each is arranged under `(7, its event time)`.
+/// let orders = vec![vec![
+///     ((7u8, Change::new(0, RowKind::Insert, (12i64, 3i64))), 1),
+///     ((7u8, Change::new(1, RowKind::Insert, (10i64, 4i64))), 1),
+/// ]];
+/// let out = run_unary(2, orders, |o| {
+///     arrange_probe(o, |p: &(i64, i64)| p.0, "Orders").as_collection(|k, c| (*k, c.clone()))
+/// });
+/// let order = |seq, t, amount| ((7, t), Change::new(seq, RowKind::Insert, (t, amount)));
+/// assert_eq!(out, vec![(order(1, 10, 4), 0, 1), (order(0, 12, 3), 0, 1)]);
+/// ```
 pub fn arrange_probe<'s, K, E, P, F>(
     probe: VecCollection<'s, SysTime, (K, Change<P>)>,
     probe_time: F,

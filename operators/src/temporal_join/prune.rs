@@ -34,6 +34,15 @@ use crate::{arrange_versions, SysTime, Version};
 /// fires later has an event time `>= x`, so it chooses the kept version or a newer one.
 /// Late build versions (B10) enter as usual and are pruned at a later rise.
 ///
+/// Precondition: no version behind the combined watermark is retracted (diff `-1`; the versions
+/// [`versions_from_changelog`](crate::versioned::versions_from_changelog) makes of a changelog
+/// whose records all have diff `+1`, as the command line's, are never retracted: a `-D` is a
+/// delete version). Such a retraction would uncover older
+/// versions that may be pruned already, so the join would see no version (or a stale one)
+/// where [`arrange_versions`] gives the exact answer; it is not detected. Flink's state cleanup
+/// has the same limit (its versions are never retracted). Retractions of versions at or after
+/// the watermark are exact.
+///
 /// Cost: per version one index entry (by event time) until the watermark passes it; per rise,
 /// one seek per key the watermark passed and a walk over that key's versions newer than the
 /// watermark and the ones retracted. State: the arrangement, O(keys + versions at or after

@@ -352,44 +352,75 @@ mod sql_cases;
 /// A key of the property tests: `None` is NULL (it matches nothing, NULL included).
 type ArbKey = Option<u8>;
 
-/// Random inputs for the property tests: build versions and probe changes over few keys (NULL
-/// among them) and times (many ties), in a random arrival order.
-fn arb_inputs() -> impl Strategy<
-    Value = (
-        Vec<(ArbKey, Version<u8, u8>)>,
-        Vec<(ArbKey, Change<(u8, u8)>)>,
-    ),
-> {
+/// Random build and probe inputs of the property tests, before their cut into epochs.
+#[derive(Clone, Debug)]
+struct Inputs {
+    /// Build versions in arrival order, each with the number of epochs after its own at which it
+    /// is retracted again (`None`: never).
+    versions: Vec<((ArbKey, Version<u8, u8>), Option<usize>)>,
+    probes: Vec<(ArbKey, Change<(u8, u8)>)>,
+}
+
+impl Inputs {
+    /// The build epochs: the versions cut at `cuts`, then each retraction (diff `-1`) in its
+    /// epoch, after as many empty epochs as the latest one needs.
+    fn build(&self, cuts: &[usize]) -> Vec<Epoch<(ArbKey, Version<u8, u8>)>> {
+        let versions: Vec<_> = self.versions.iter().map(|(v, _)| v.clone()).collect();
+        let mut epochs = batch(&versions, cuts);
+        for (p, (v, delay)) in self.versions.iter().enumerate() {
+            if let Some(delay) = delay {
+                // The epoch of version `p`: the number of cuts at or before `p`.
+                let e = cuts.iter().filter(|&&c| c <= p).count() + delay;
+                epochs.resize(epochs.len().max(e + 1), Vec::new());
+                epochs[e].push((v.clone(), -1));
+            }
+        }
+        epochs
+    }
+
+    /// The same versions, none of them retracted.
+    fn inserts_only(&self) -> Inputs {
+        let versions = self.versions.iter().map(|(v, _)| (v.clone(), None));
+        Inputs {
+            versions: versions.collect(),
+            probes: self.probes.clone(),
+        }
+    }
+}
+
+/// Random inputs for the property tests: build versions (~20% deletes, ~20% retracted again 1
+/// or 2 epochs after their arrival) and probe changes over few keys (NULL among them) and times
+/// (many ties), in a random arrival order.
+fn arb_inputs() -> impl Strategy<Value = Inputs> {
     let key = || proptest::option::weighted(0.85, 0u8..3);
-    let version = (key(), 0u8..8, proptest::option::weighted(0.8, 0u8..4));
+    let version = (
+        key(),
+        0u8..8,
+        proptest::option::weighted(0.8, 0u8..4),
+        proptest::option::weighted(0.2, 1usize..3),
+    );
     let probe = (key(), 0u8..8, 0u8..4, 0usize..4);
     (
         proptest::collection::vec(version, 0..14),
         proptest::collection::vec(probe, 0..14),
     )
         .prop_map(|(vs, ps)| {
-            let vs = vs
+            let versions = vs
                 .into_iter()
                 .enumerate()
-                .map(|(i, (k, t, row))| {
-                    (
-                        k,
-                        Version {
-                            time: t,
-                            seq: i as Seq,
-                            row,
-                        },
-                    )
+                .map(|(i, (k, t, row, retract))| {
+                    let seq = i as Seq;
+                    ((k, Version { time: t, seq, row }), retract)
                 })
                 .collect();
-            let ps = ps
+            let probes = ps
                 .into_iter()
                 .enumerate()
                 .map(|(i, (k, t, v, kind))| {
                     (k, Change::new(100 + i as Seq, RowKind::ALL[kind], (t, v)))
                 })
                 .collect();
-            (vs, ps)
+            Inputs { versions, probes }
         })
 }
 
@@ -409,13 +440,13 @@ proptest! {
 
     #[test]
     fn incremental_matches_model_at_every_time(
-        (versions, probes) in arb_inputs(),
+        inputs in arb_inputs(),
         build_cuts in arb_cuts(),
         probe_cuts in arb_cuts(),
         left in any::<bool>(),
     ) {
         let kind = if left { JoinKind::Left } else { JoinKind::Inner };
-        let (p, b) = (batch(&probes, &probe_cuts), batch(&versions, &build_cuts));
+        let (p, b) = (batch(&inputs.probes, &probe_cuts), inputs.build(&build_cuts));
         let model = reference::incremental(&p, &b, |r: &(u8, u8)| r.0, kind, residual);
         for workers in [1, 2, 4] {
             let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
@@ -428,43 +459,49 @@ proptest! {
 
     #[test]
     fn final_mode_matches_model(
-        (versions, probes) in arb_inputs(),
+        inputs in arb_inputs(),
         build_cuts in arb_cuts(),
         probe_cuts in arb_cuts(),
         left in any::<bool>(),
     ) {
         let kind = if left { JoinKind::Left } else { JoinKind::Inner };
-        let (p, b) = (batch(&probes, &probe_cuts), batch(&versions, &build_cuts));
-        // Watermark = max event time of earlier epochs - 1 (lateness 1).
-        let lower = |m: &u8| m.saturating_sub(1);
-        let marks = |max: Option<u8>| max.map(|m| Watermark::At(lower(&m))).into_iter().collect::<Vec<_>>();
-        let p_wm: Vec<_> = p.iter().map(|e| marks(e.iter().map(|((_, c), _)| c.row.0).max())).collect();
-        let b_wm: Vec<_> = b.iter().map(|e| marks(e.iter().map(|((_, v), _)| v.time).max())).collect();
-        let model = reference::final_mode(&p, &b, &p_wm, &b_wm, |r: &(u8, u8)| r.0, kind, residual);
-        // Plain and pruned (rule B11) build arrangements.
-        for (workers, pruned) in [(1, false), (2, false), (4, false), (1, true), (2, true)] {
-            let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
-                let p_wm = watermarks(p.clone(), |(_, c): &(ArbKey, Change<(u8, u8)>)| c.row.0, lower, "PWm");
-                let b_wm = watermarks(b.clone(), |(_, v): &(ArbKey, Version<u8, u8>)| v.time, lower, "BWm");
-                let build = if pruned {
-                    arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), "Build")
-                } else {
-                    arrange_versions(b, "Build")
-                };
-                let j = temporal_join_final(p, |r: &(u8, u8)| r.0, build, p_wm, b_wm, kind, residual, "J");
-                j.joined.map(Ok).concat(j.late.map(|(k, r)| Err((k, r.seq))))
-            });
-            prop_assert_eq!(&split(out), &model);
+        let p = batch(&inputs.probes, &probe_cuts);
+        // The plain build arrangement on the versions and their retractions; the pruned one
+        // (rule B11) on the versions alone: it is exact only while no version behind the
+        // combined watermark is retracted (the versions that would uncover may be pruned).
+        let plain = (inputs.build(&build_cuts), &[(1, false), (2, false), (4, false)][..]);
+        let pruned = (inputs.inserts_only().build(&build_cuts), &[(1, true), (2, true)][..]);
+        for (b, configs) in [plain, pruned] {
+            // Watermark = max event time of earlier epochs - 1 (lateness 1).
+            let lower = |m: &u8| m.saturating_sub(1);
+            let marks = |max: Option<u8>| max.map(|m| Watermark::At(lower(&m))).into_iter().collect::<Vec<_>>();
+            let p_wm: Vec<_> = p.iter().map(|e| marks(e.iter().map(|((_, c), _)| c.row.0).max())).collect();
+            let b_wm: Vec<_> = b.iter().map(|e| marks(e.iter().map(|((_, v), _)| v.time).max())).collect();
+            let model = reference::final_mode(&p, &b, &p_wm, &b_wm, |r: &(u8, u8)| r.0, kind, residual);
+            for &(workers, pruned) in configs {
+                let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
+                    let p_wm = watermarks(p.clone(), |(_, c): &(ArbKey, Change<(u8, u8)>)| c.row.0, lower, "PWm");
+                    let b_wm = watermarks(b.clone(), |(_, v): &(ArbKey, Version<u8, u8>)| v.time, lower, "BWm");
+                    let build = if pruned {
+                        arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), "Build")
+                    } else {
+                        arrange_versions(b, "Build")
+                    };
+                    let j = temporal_join_final(p, |r: &(u8, u8)| r.0, build, p_wm, b_wm, kind, residual, "J");
+                    j.joined.map(Ok).concat(j.late.map(|(k, r)| Err((k, r.seq))))
+                });
+                prop_assert_eq!(&split(out), &model, "{} workers, pruned: {}", workers, pruned);
+            }
         }
     }
 
     #[test]
     fn lookup_join_matches_model(
-        (versions, probes) in arb_inputs(),
+        inputs in arb_inputs(),
         build_cuts in arb_cuts(),
         probe_cuts in arb_cuts(),
     ) {
-        let (p, b) = (batch(&probes, &probe_cuts), batch(&versions, &build_cuts));
+        let (p, b) = (batch(&inputs.probes, &probe_cuts), inputs.build(&build_cuts));
         let model = reference::lookup(&p, &b, JoinKind::Left, residual);
         for workers in [1, 2] {
             let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {

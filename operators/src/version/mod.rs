@@ -89,8 +89,37 @@ pub fn seek_target<E, V>(t: E) -> VersionVal<E, V> {
 
 /// Arranges a collection of versions by key, newest version first (see the module docs).
 ///
-/// Input: `(key, version)` records; output: the shared arrangement that versioned tables,
-/// as-of snapshots and temporal joins read.
+/// Input: `(key, version)` records, event times `E` in whatever unit the caller uses (the
+/// command line uses milliseconds), diffs as usual (a retraction `-1` removes a version again).
+/// Output: the shared arrangement that versioned tables, as-of snapshots and temporal joins
+/// read, exchanged by the hash of the key, values [`VersionVal`] (Flink's versioned tables,
+/// rules A1-A5: no version is dropped here, the readers choose). Never fails.
+///
+/// Cost: one arrangement of the versions, shareable by every reader.
+///
+/// # Examples
+///
+/// ```
+/// use differential_temporal_operators::testing::run_unary;
+/// use differential_temporal_operators::version::version_of;
+/// use differential_temporal_operators::{arrange_versions, Version};
+///
+/// // Key 1: a row at time 5 and a delete at time 9 (epoch 0); the delete is retracted at
+/// // epoch 1, so from then on the row of time 5 is valid for ever.
+/// let delete = (1u8, Version::<i64, char>::delete(9, 1));
+/// let epochs = vec![
+///     vec![((1u8, Version::row(5i64, 0, 'a')), 1), (delete.clone(), 1)],
+///     vec![(delete, -1)],
+/// ];
+/// let out = run_unary(2, epochs, |v| {
+///     arrange_versions(v, "Versions").as_collection(|k, v| (*k, version_of(v)))
+/// });
+/// assert_eq!(out, vec![
+///     ((1, Version::row(5, 0, 'a')), 0, 1),
+///     ((1, Version::delete(9, 1)), 0, 1),
+///     ((1, Version::delete(9, 1)), 1, -1),
+/// ]);
+/// ```
 pub fn arrange_versions<'s, K, E, V>(
     versions: VecCollection<'s, SysTime, (K, Version<E, V>)>,
     name: &str,
