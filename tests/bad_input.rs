@@ -10,6 +10,8 @@
 
 #[path = "bad_input/api.rs"]
 mod api;
+#[path = "bad_input/joins.rs"]
+mod joins;
 #[path = "bad_input/sql.rs"]
 mod sql;
 
@@ -55,22 +57,6 @@ const HISTORY: &[&str] = &[
     "t",
     "--history",
 ];
-const JOIN: &[&str] = &[
-    "temporal-join",
-    "--probe",
-    "orders.csv",
-    "--build",
-    "rates.csv",
-    "--on",
-    "cur=cur",
-    "--probe-time",
-    "t",
-    "--build-time",
-    "t",
-    "--left",
-];
-const ORDERS: &[u8] = b"id,t,cur\no1,10,EUR\no2,20,USD\n";
-const RATES: &[u8] = b"op,t,cur,rate\n+I,5,EUR,114\n+I,15,USD,102\n";
 
 const CASES: &[Case] = &[
     // Malformed CSV.
@@ -173,22 +159,6 @@ const CASES: &[Case] = &[
         stdout: "op,id,t,v\n+I,,1,x\n+U,,2,y\n+I,a,2,y\n",
     },
     Case {
-        name: "temporal join: a NULL join key matches nothing and is no error",
-        files: &[("orders.csv", b"id,t,cur\no1,10,\no2,20,USD\n"), ("rates.csv", b"op,t,cur,rate\n+I,5,,114\n+I,15,USD,102\n")],
-        via: Via::Cli(JOIN),
-        code: 0,
-        stderr: &[],
-        stdout: "op,id,t,cur,t0,cur0,rate\n+I,o1,10,,,,\n+I,o2,20,USD,15,USD,102\n",
-    },
-    Case {
-        name: "temporal join, final mode: a late build version is kept and reported",
-        files: &[("orders.csv", b"id,t,cur\no1,10,E\no2,13,E\n"), ("rates.csv", b"t,cur,rate\n0,E,1\n15,E,2\n12,E,3\n")],
-        via: Via::Cli(&["temporal-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--probe-time", "t", "--build-time", "t", "--mode", "final", "--lateness", "0", "--epoch-bytes", "1", "-w", "2"]),
-        code: 1,
-        stderr: &["rates.csv:4: key E: late build version: event time 12 is behind the watermark 13 (kept for later probe rows; earlier results are not revised)\n"],
-        stdout: "op,id,t,cur,t0,cur0,rate\n+I,o1,10,E,0,E,1\n+I,o2,13,E,12,E,3\n",
-    },
-    Case {
         name: "missing primary-key column",
         files: &[("in.csv", b"id,t,v\na,1,x\n")],
         via: Via::Cli(&["dedup", "--input", "in.csv", "--key", "nosuch", "--time", "t"]),
@@ -223,39 +193,6 @@ const CASES: &[Case] = &[
         stderr: &["in.csv:2:2: column \"t\": invalid event time \"2024-01-01T10:00+€1\": bad UTC offset \"+€1\"\n"],
         stdout: "op,id,t,v\n+I,b,1,y\n",
     },
-    Case {
-        name: "extreme event times join without overflow",
-        files: &[
-            (
-                "orders.csv",
-                b"id,t,cur\no1,-9223372036854775808,EUR\no2,9223372036854775807,EUR\n",
-            ),
-            ("rates.csv", b"op,t,cur,rate\n+I,-9223372036854775808,EUR,1\n"),
-        ],
-        via: Via::Cli(&[
-            "temporal-join",
-            "--probe",
-            "orders.csv",
-            "--build",
-            "rates.csv",
-            "--on",
-            "cur=cur",
-            "--probe-time",
-            "t",
-            "--build-time",
-            "t",
-            "--mode",
-            "final",
-            "--lateness",
-            "1000",
-        ]),
-        code: 0,
-        stderr: &[],
-        stdout: "op,id,t,cur,t0,cur0,rate\n\
-                 +I,o1,-9223372036854775808,EUR,-9223372036854775808,EUR,1\n\
-                 +I,o2,9223372036854775807,EUR,-9223372036854775808,EUR,1\n",
-    },
-    // Inconsistent changelogs: the documented policies.
     Case {
         name: "versioned: -U of a never-inserted row is dropped (A5), -D of an absent key is harmless (A12)",
         files: &[("in.csv", b"op,id,t,v\n-U,a,1,x\n+U,a,1,y\n-D,b,2,z\n+I,c,3,w\n")],
@@ -325,15 +262,6 @@ const CASES: &[Case] = &[
         stdout: "id,t,v,valid_from,valid_to\n",
     },
     Case {
-        name: "empty build side of a join",
-        files: &[("orders.csv", ORDERS), ("rates.csv", b"op,t,cur,rate\n")],
-        via: Via::Cli(JOIN),
-        code: 0,
-        stderr: &[],
-        stdout: "op,id,t,cur,t0,cur0,rate\n+I,o1,10,EUR,,,\n+I,o2,20,USD,,,\n",
-    },
-    // Option typos.
-    Case {
         name: "unknown flag",
         files: &[("in.csv", b"id,t,v\n")],
         via: Via::Cli(&["dedup", "--input", "in.csv", "--kye", "id", "--time", "t"]),
@@ -380,69 +308,6 @@ const CASES: &[Case] = &[
         code: 2,
         stderr: &["malformed option \"merge-engine\": expected KEY=VALUE"],
         stdout: "",
-    },
-    Case {
-        name: "join condition without =",
-        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
-        via: Via::Cli(&["temporal-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur", "--probe-time", "t", "--build-time", "t"]),
-        code: 2,
-        stderr: &["dtemporal: error: --on: \"cur\" has no =; expected PROBE_COL=BUILD_COL or BUILD_COL='TEXT'\n"],
-        stdout: "",
-    },
-    Case {
-        name: "lookup join: constant key on an unknown build column",
-        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
-        via: Via::Cli(&["lookup-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur,kind='spot'"]),
-        code: 2,
-        stderr: &["rates.csv: no column \"kind\"; the columns are: t, cur, rate"],
-        stdout: "",
-    },
-    Case {
-        name: "lookup join: unclosed constant key",
-        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
-        via: Via::Cli(&["lookup-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur,rate='1"]),
-        code: 2,
-        stderr: &["dtemporal: error: --on: \"cur=cur,rate='1\" has an unclosed '\n"],
-        stdout: "",
-    },
-    Case {
-        name: "lookup join: malformed --where",
-        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
-        via: Via::Cli(&["lookup-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--where", "rate >= 100 OR t < 5"]),
-        code: 2,
-        stderr: &["dtemporal: error: --where: at character 13: expected AND or the end\n"],
-        stdout: "",
-    },
-    Case {
-        name: "lookup join: --where names an unknown column",
-        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
-        via: Via::Cli(&["lookup-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--where", "price > 1"]),
-        code: 2,
-        stderr: &["dtemporal: error: --where: at character 1: no column \"price\"; the columns are id, t, cur, t0, cur0, rate\n"],
-        stdout: "",
-    },
-    Case {
-        name: "negative lateness",
-        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
-        via: Via::Cli(&["temporal-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--probe-time", "t", "--build-time", "t", "--mode", "final", "--lateness=-1000"]),
-        code: 2,
-        stderr: &["invalid value '-1000' for '--lateness <MS>'"],
-        stdout: "",
-    },
-    Case {
-        name: "join: malformed rows of both inputs are reported, the good rows joined",
-        files: &[
-            ("orders.csv", b"id,t,cur\no1,10,EUR\no2,later,USD\no3,30,USD\n"),
-            ("rates.csv", b"op,t,cur,rate\n+I,5,EUR,114\n+Q,15,USD,102\n+I,25,USD,106\n"),
-        ],
-        via: Via::Cli(JOIN),
-        code: 1,
-        stderr: &[
-            "orders.csv:3:2: column \"t\": invalid event time \"later\"",
-            "rates.csv:3:1: column \"op\": unknown row kind \"+Q\"",
-            "2 row(s) rejected",
-        ],
-        stdout: "op,id,t,cur,t0,cur0,rate\n+I,o1,10,EUR,5,EUR,114\n+I,o3,30,USD,25,USD,106\n",
     },
     Case {
         name: "zero workers",
@@ -569,7 +434,7 @@ const CASES: &[Case] = &[
 #[test]
 fn bad_input_matrix() {
     let mut failures = Vec::new();
-    for case in CASES.iter().chain(sql::SQL_CASES) {
+    for case in CASES.iter().chain(joins::JOIN_CASES).chain(sql::SQL_CASES) {
         let dir = tempfile::tempdir().unwrap();
         for (name, bytes) in case.files {
             std::fs::write(dir.path().join(name), bytes).unwrap();
