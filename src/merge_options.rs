@@ -4,7 +4,8 @@
 //! ```text
 //! 'table.merge-engine' = 'versioned'                      Fluss: first_row | versioned | aggregation
 //! 'table.merge-engine.versioned.ver-column' = 'ts'        required for versioned
-//! 'table.delete.behavior' = 'ignore' | 'disable'          Fluss first_row / versioned (default ignore)
+//! 'table.delete.behavior' = 'ignore' | 'disable'          Fluss engines (default ignore)
+//!                         | 'allow'                       Fluss aggregation only: -D removes the row
 //! 'merge-engine' = 'partial-update'                       Paimon: deduplicate (default) | first-row
 //!                                                         | partial-update | aggregation
 //! 'sequence.field' = 'a,b'                                deduplicate, aggregation
@@ -14,7 +15,8 @@
 //! 'partial-update.remove-record-on-sequence-group' = 's'
 //! 'fields.<f>.aggregate-function' = 'sum'                 aggregation (Fluss spelling: fields.<f>.agg)
 //! 'fields.default-aggregate-function' = 'last_value'
-//! 'fields.<f>.ignore-retract' = 'true'
+//! 'fields.<f>.ignore-retract' = 'true'                   Paimon aggregation
+//! 'aggregation.remove-record-on-delete' = 'true'          Paimon aggregation: -D removes the row
 //! 'fields.<f>.list-agg-delimiter' = ';'                   (Fluss spelling: fields.<f>.listagg.delimiter)
 //! 'fields.<f>.type' = 'TIMESTAMP(3)'                      declares a column's type (any engine)
 //! 'dtemporal.honor-deletes' = 'true'                      ours: first_row / versioned apply deletes
@@ -34,8 +36,8 @@
 use std::collections::BTreeMap;
 
 use crate::operators::merge_engine::{
-    AggFunction, Aggregation, Deduplicate, Deletes, FieldAgg, FirstRow, MergeEngine, OrderField,
-    OrderType, PartialDeletes, PartialUpdate, SequenceGroup, Versioned,
+    AggDeletes, AggFunction, Aggregation, Deduplicate, Deletes, FieldAgg, FirstRow, MergeEngine,
+    OrderField, OrderType, PartialDeletes, PartialUpdate, SequenceGroup, Versioned,
 };
 
 mod error;
@@ -232,31 +234,41 @@ pub fn merge_engine_from_options(
         opts.column(k, name)?;
         let _declared_type_is_valid = opts.order_type(name)?;
     }
-    let (engine, valid) = match (opts.get("table.merge-engine"), opts.get("merge-engine")) {
-        (Some(_), Some(_)) => return Err(MergeOptionsError::TwoEngineKeys),
-        (Some(e), None) => match e {
-            "versioned" => (versioned(&opts)?, VERSIONED_KEYS),
-            "first_row" => (first_row(&opts, true)?, FLUSS_FIRST_ROW_KEYS),
-            "aggregation" => (aggregation(&opts, &key_columns)?, AGGREGATION_KEYS),
-            _ => {
-                return Err(unknown_engine(
-                    "table.merge-engine",
-                    e,
-                    "first_row, versioned, aggregation",
-                ))
-            }
-        },
-        (None, e) => match e.unwrap_or("deduplicate") {
-            "deduplicate" => (deduplicate(&opts)?, DEDUPLICATE_KEYS),
-            "first-row" => (first_row(&opts, false)?, PAIMON_FIRST_ROW_KEYS),
-            "partial-update" => (partial_update(&opts, &key_columns)?, PARTIAL_UPDATE_KEYS),
-            "aggregation" => (aggregation(&opts, &key_columns)?, AGGREGATION_KEYS),
-            e => {
-                let valid = "deduplicate, first-row, partial-update, aggregation";
-                return Err(unknown_engine("merge-engine", e, valid));
-            }
-        },
-    };
+    let (engine, valid): (_, Vec<&str>) =
+        match (opts.get("table.merge-engine"), opts.get("merge-engine")) {
+            (Some(_), Some(_)) => return Err(MergeOptionsError::TwoEngineKeys),
+            (Some(e), None) => match e {
+                "versioned" => (versioned(&opts)?, VERSIONED_KEYS.to_vec()),
+                "first_row" => (first_row(&opts, true)?, FLUSS_FIRST_ROW_KEYS.to_vec()),
+                "aggregation" => (
+                    aggregation(&opts, &key_columns, true)?,
+                    [AGGREGATION_KEYS, FLUSS_AGGREGATION_KEYS].concat(),
+                ),
+                _ => {
+                    return Err(unknown_engine(
+                        "table.merge-engine",
+                        e,
+                        "first_row, versioned, aggregation",
+                    ))
+                }
+            },
+            (None, e) => match e.unwrap_or("deduplicate") {
+                "deduplicate" => (deduplicate(&opts)?, DEDUPLICATE_KEYS.to_vec()),
+                "first-row" => (first_row(&opts, false)?, PAIMON_FIRST_ROW_KEYS.to_vec()),
+                "partial-update" => (
+                    partial_update(&opts, &key_columns)?,
+                    PARTIAL_UPDATE_KEYS.to_vec(),
+                ),
+                "aggregation" => (
+                    aggregation(&opts, &key_columns, false)?,
+                    [AGGREGATION_KEYS, PAIMON_AGGREGATION_KEYS].concat(),
+                ),
+                e => {
+                    let valid = "deduplicate, first-row, partial-update, aggregation";
+                    return Err(unknown_engine("merge-engine", e, valid));
+                }
+            },
+        };
     for k in opts.map.keys() {
         let pattern = match field_of(k) {
             Some((_, suffix)) => format!("fields.<column>{suffix}"),
@@ -264,7 +276,7 @@ pub fn merge_engine_from_options(
         };
         let known = COMMON_KEYS.contains(&pattern.as_str()) || valid.contains(&pattern.as_str());
         if !known {
-            let all: Vec<_> = COMMON_KEYS.iter().chain(valid).copied().collect();
+            let all: Vec<_> = COMMON_KEYS.iter().chain(&valid).copied().collect();
             return Err(MergeOptionsError::UnknownOption {
                 key: k.to_string(),
                 engine: engine.name().to_string(),
@@ -295,9 +307,14 @@ const AGGREGATION_KEYS: &[&str] = &[
     "fields.default-aggregate-function",
     "fields.<column>.aggregate-function",
     "fields.<column>.agg",
-    "fields.<column>.ignore-retract",
     "fields.<column>.list-agg-delimiter",
     "fields.<column>.listagg.delimiter",
+];
+/// Fluss aggregates are never retracted: no `ignore-retract`.
+const FLUSS_AGGREGATION_KEYS: &[&str] = &["table.delete.behavior"];
+const PAIMON_AGGREGATION_KEYS: &[&str] = &[
+    "fields.<column>.ignore-retract",
+    "aggregation.remove-record-on-delete",
 ];
 
 fn unknown_engine(key: &str, value: &str, valid: &str) -> MergeOptionsError {
@@ -308,7 +325,9 @@ fn unknown_engine(key: &str, value: &str, valid: &str) -> MergeOptionsError {
     }
 }
 
-/// Fluss delete handling: `table.delete.behavior` and our `dtemporal.honor-deletes`.
+/// Fluss delete handling: `table.delete.behavior` and our `dtemporal.honor-deletes`. `allow`
+/// ([`Deletes::Apply`]) is valid for `aggregation` only; Fluss refuses it for `first_row` and
+/// `versioned` at table creation (rule C4).
 fn fluss_deletes(opts: &Options, engine: &str) -> Result<Deletes> {
     if opts.flag("dtemporal.honor-deletes")? {
         return Ok(Deletes::Apply);
@@ -319,9 +338,11 @@ fn fluss_deletes(opts: &Options, engine: &str) -> Result<Deletes> {
         Some("disable") => Ok(Deletes::Reject(format!(
             "deletion is disabled for this {engine} table ('table.delete.behavior' = 'disable')"
         ))),
+        Some("allow") if engine == "aggregation" => Ok(Deletes::Apply),
         Some("allow") => Err(MergeOptionsError::DeletesNotSupported {
             engine: engine.to_string(),
         }),
+        Some(v) if engine == "aggregation" => Err(bad_value(key, v, "ignore, disable, allow")),
         Some(v) => Err(bad_value(key, v, "ignore, disable")),
     }
 }
@@ -463,7 +484,9 @@ fn agg_function(key: &str, name: &str) -> Result<AggFunction> {
         .map_err(|valid: String| bad_value(key, name, &valid))
 }
 
-fn aggregation(opts: &Options, key: &[usize]) -> Result<MergeEngine> {
+/// `aggregation`, Paimon's or (`fluss`) Fluss's: they differ in delete handling only
+/// ([`AggDeletes`]).
+fn aggregation(opts: &Options, key: &[usize], fluss: bool) -> Result<MergeEngine> {
     let sequence = match opts.get("sequence.field") {
         Some(list) => opts.order_fields("sequence.field", list)?,
         None => Vec::new(),
@@ -505,7 +528,18 @@ fn aggregation(opts: &Options, key: &[usize]) -> Result<MergeEngine> {
             agg_field(opts, &mut fields, &sequence, k, name)?.delimiter = value.to_string();
         }
     }
-    Ok(MergeEngine::Aggregation(Aggregation { fields, sequence }))
+    let deletes = if fluss {
+        AggDeletes::Fluss(fluss_deletes(opts, "aggregation")?)
+    } else if opts.flag("aggregation.remove-record-on-delete")? {
+        AggDeletes::RemoveRecordOnDelete
+    } else {
+        AggDeletes::Retract
+    };
+    Ok(MergeEngine::Aggregation(Aggregation {
+        fields,
+        sequence,
+        deletes,
+    }))
 }
 
 /// The aggregation of the column an option `k` names; a sequence or key column is an error.

@@ -294,3 +294,38 @@ fn options_end_to_end_on_the_cases() {
     ];
     assert_eq!(final_table("k,v", &first, &ws), rows(&["1,b"]));
 }
+
+#[test]
+fn delete_options_of_the_aggregation_engines() {
+    use crate::operators::merge_engine::AggDeletes;
+    let deletes = |options: &[&str]| match build("a,b", "a", options).unwrap() {
+        MergeEngine::Aggregation(agg) => agg.deletes,
+        other => panic!("not aggregation: {other:?}"),
+    };
+    let fluss = "table.merge-engine=aggregation";
+    assert_eq!(deletes(&[fluss]), AggDeletes::Fluss(Deletes::Ignore));
+    let allow = [fluss, "'table.delete.behavior' = 'allow'"];
+    assert_eq!(deletes(&allow), AggDeletes::Fluss(Deletes::Apply));
+    assert_eq!(
+        deletes(&[fluss, "table.delete.behavior=disable"]),
+        AggDeletes::Fluss(Deletes::Reject(
+            "deletion is disabled for this aggregation table ('table.delete.behavior' = 'disable')"
+                .into()
+        ))
+    );
+    assert_eq!(
+        error("a,b", &[fluss, "table.delete.behavior=drop"]),
+        "invalid value 'drop' for option 'table.delete.behavior'; valid choices: ignore, disable, allow"
+    );
+    let fluss_retract = error("a,b", &[fluss, "fields.b.ignore-retract=true"]);
+    assert!(
+        fluss_retract.starts_with("unknown option 'fields.b.ignore-retract' for the aggregation merge engine; valid options: table.merge-engine, merge-engine, fields.<column>.type, sequence.field,"),
+        "{fluss_retract}"
+    );
+    let paimon = "merge-engine=aggregation";
+    assert_eq!(deletes(&[paimon]), AggDeletes::Retract);
+    let remove = [paimon, "aggregation.remove-record-on-delete=true"];
+    assert_eq!(deletes(&remove), AggDeletes::RemoveRecordOnDelete);
+    assert!(error("a,b", &[paimon, "table.delete.behavior=allow"])
+        .starts_with("unknown option 'table.delete.behavior' for the aggregation merge engine"));
+}

@@ -33,8 +33,10 @@ pub enum PartialDeletes {
     Reject,
     /// `'ignore-delete' = 'true'`: reported as ignored, the row is unchanged.
     Ignore,
-    /// `'partial-update.remove-record-on-delete' = 'true'`: a `-D` removes the whole row (a `-U`
-    /// still goes to the sequence groups, or is refused).
+    /// `'partial-update.remove-record-on-delete' = 'true'`: a `-D` removes the whole row, and so
+    /// does a `-U` (Paimon's fix for a lone `-U` whose `+U` was filtered away upstream; a `-U`
+    /// followed by its `+U` thus leaves the row the `+U`'s non-NULL cells). A retraction of a
+    /// key without a row is reported as ignored.
     RemoveRecordOnDelete,
 }
 
@@ -48,8 +50,8 @@ pub enum PartialDeletes {
 ///
 /// A retraction: see [`PartialDeletes`]; with sequence groups, each group whose sequence wins
 /// sets its fields to NULL (its sequence columns take the retraction's values), or removes the
-/// row (`-D old`) if the group is configured so. A `-D` on the `remove-record-on-delete` path
-/// emits `-D` of the stored row (Paimon's merge function returns the delete record itself; a
+/// row (`-D old`) if the group is configured so. A `-D` or `-U` on the `remove-record-on-delete`
+/// path emits `-D` of the stored row (Paimon's merge function returns the delete record itself; a
 /// retract changelog must retract what it inserted).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartialUpdate {
@@ -97,7 +99,7 @@ impl PartialUpdate {
         &self.groups
     }
 
-    /// Whether a `-D` removes the whole row (`'partial-update.remove-record-on-delete'`).
+    /// Whether a `-D` or `-U` removes the whole row (`'partial-update.remove-record-on-delete'`).
     pub fn removes_record_on_delete(&self) -> bool {
         self.deletes == PartialDeletes::RemoveRecordOnDelete
     }
@@ -172,10 +174,11 @@ impl PartialUpdate {
             PartialDeletes::Ignore => {
                 return Err(format!("{IGNORED}{kind} write ('ignore-delete' = 'true')"))
             }
-            PartialDeletes::RemoveRecordOnDelete if kind == RowKind::Delete => {
-                if let Some(old) = state.take().and_then(|s| s.row) {
-                    out.push((RowKind::Delete, old));
-                }
+            PartialDeletes::RemoveRecordOnDelete => {
+                let Some(old) = state.take().and_then(|s| s.row) else {
+                    return Err(format!("{IGNORED}{kind} write on a key without a row"));
+                };
+                out.push((RowKind::Delete, old));
                 return Ok(());
             }
             _ if self.groups.is_empty() => return Err(PARTIAL_UPDATE_DELETE_ERROR.to_string()),

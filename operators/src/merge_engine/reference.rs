@@ -8,7 +8,7 @@
 //!
 //! Covered configurations: `versioned`, `first_row` and `deduplicate` fully; `partial-update`
 //! without `remove_record_on_retract` groups; `aggregation` with every function, with or
-//! without `ignore_retract`, over integer and text cells (a float cell is outside the model: it
+//! without `ignore_retract`, under each [`AggDeletes`], over integer and text cells (a float cell is outside the model: it
 //! is a non-number there, while the engine computes in floating point). A write the engine
 //! refuses with an error is one after which a column's value is undefined in the model (see
 //! `aggregate`).
@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use super::order::{order_key, OrderKey};
-use super::{AggFunction, Deletes, MergeEngine, PartialDeletes, Row};
+use super::{AggDeletes, AggFunction, Deletes, MergeEngine, PartialDeletes, Row};
 use crate::{Change, RowKind};
 
 /// A cell: `None` is NULL.
@@ -25,8 +25,9 @@ type Cell = Option<String>;
 /// A write the model accepted: its arrival index in the key's history, kind, row and order.
 type Event<'a> = (usize, RowKind, &'a Row, OrderKey);
 
-/// The outcome of a model run: the table's changelog (sorted) and the refused writes as
-/// `(key, seq, ignored)` (sorted), where `ignored` says the reason is an [`super::IGNORED`] one.
+/// The outcome of a model run: the table's changelog (sorted) and the refused (or applied and
+/// reported) writes as `(key, seq, ignored)` (sorted), where `ignored` says the reason is an
+/// [`super::IGNORED`] one.
 pub type Outcome<K> = (Vec<(K, Change<Row>)>, Vec<(K, u64, bool)>);
 
 /// Runs the model of `engine` over `writes`, in input order.
@@ -44,6 +45,11 @@ pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) ->
         match admit(engine, h, change.kind, &change.row) {
             Err(ignored) => refused.push((key.clone(), change.seq, ignored)),
             Ok(order) => {
+                // `aggregation` applies a retraction of a key without a row and reports it.
+                let aggregates = matches!(engine, MergeEngine::Aggregation(_));
+                if aggregates && !change.kind.is_accumulate() && before.is_none() {
+                    refused.push((key.clone(), change.seq, false));
+                }
                 h.push((change.kind, change.row.clone(), order));
                 let after = table_row(engine, h);
                 let mut emit = |kind, row: &Row| {
@@ -110,7 +116,10 @@ fn admit(
             if retraction {
                 match p.deletes() {
                     PartialDeletes::Ignore => return Err(true),
-                    PartialDeletes::RemoveRecordOnDelete if kind == RowKind::Delete => {}
+                    PartialDeletes::RemoveRecordOnDelete if table_row(engine, h).is_none() => {
+                        return Err(true)
+                    }
+                    PartialDeletes::RemoveRecordOnDelete => {}
                     _ if p.groups().is_empty() => return Err(false),
                     _ if table_row(engine, h).is_none() => return Err(true),
                     _ => {}
@@ -122,6 +131,22 @@ fn admit(
             Ok(OrderKey::new())
         }
         MergeEngine::Aggregation(a) => {
+            let has_row = table_row(engine, h).is_some();
+            match &a.deletes {
+                _ if !retraction => {}
+                AggDeletes::Retract => {}
+                AggDeletes::RemoveRecordOnDelete | AggDeletes::Fluss(Deletes::Apply)
+                    if kind == RowKind::Delete =>
+                {
+                    return if has_row {
+                        Ok(OrderKey::new())
+                    } else {
+                        Err(true)
+                    };
+                }
+                AggDeletes::RemoveRecordOnDelete => {}
+                AggDeletes::Fluss(d) => return deletes(d).and(Err(true)),
+            }
             let refuses =
                 |f: &&super::FieldAgg| !f.ignore_retract && !f.function.supports_retract();
             if retraction && a.fields.iter().flatten().any(|f| refuses(&f)) {
@@ -171,7 +196,7 @@ fn table_row(engine: &MergeEngine, h: &[(RowKind, Row, OrderKey)]) -> Option<(us
         MergeEngine::PartialUpdate(p) => {
             let start = events(h)
                 .rev()
-                .find(|e| e.1 == RowKind::Delete && p.removes_record_on_delete())
+                .find(|e| !e.1.is_accumulate() && p.removes_record_on_delete())
                 .map_or(0, |e| e.0 + 1);
             let live: Vec<_> = events(h).filter(|e| e.0 >= start).collect();
             let first = live.iter().find(|e| e.1.is_accumulate())?;
@@ -215,6 +240,16 @@ fn table_row(engine: &MergeEngine, h: &[(RowKind, Row, OrderKey)]) -> Option<(us
 /// The aggregated row after the history `h` (`Ok(None)` before the first write), or `Err` if a
 /// column's value is undefined after it: the write last in `h` is then refused.
 fn aggregated(a: &super::Aggregation, h: &[(RowKind, Row, OrderKey)]) -> Result<Option<Row>, ()> {
+    // A `-D` that removes the row starts the key afresh.
+    let removes = matches!(
+        a.deletes,
+        AggDeletes::RemoveRecordOnDelete | AggDeletes::Fluss(Deletes::Apply)
+    );
+    let start = h
+        .iter()
+        .rposition(|e| removes && e.0 == RowKind::Delete)
+        .map_or(0, |i| i + 1);
+    let h = &h[start..];
     let Some(first) = events(h).next() else {
         return Ok(None);
     };
