@@ -13,9 +13,10 @@
 //! 'partial-update.remove-record-on-delete' = 'true'
 //! 'fields.<seq>.sequence-group' = 'a,b'                   partial-update (<seq> may be 's1,s2')
 //! 'partial-update.remove-record-on-sequence-group' = 's'
-//! 'fields.<f>.aggregate-function' = 'sum'                 aggregation (Fluss spelling: fields.<f>.agg)
+//! 'fields.<f>.aggregate-function' = 'sum'                 aggregation (Fluss spelling: fields.<f>.agg),
+//!                                                         partial-update (in sequence groups)
 //! 'fields.default-aggregate-function' = 'last_value'
-//! 'fields.<f>.ignore-retract' = 'true'                   Paimon aggregation
+//! 'fields.<f>.ignore-retract' = 'true'                   Paimon aggregation, partial-update
 //! 'aggregation.remove-record-on-delete' = 'true'          Paimon aggregation: -D removes the row
 //! 'fields.<f>.list-agg-delimiter' = ';'                   (Fluss spelling: fields.<f>.listagg.delimiter)
 //! 'fields.<f>.type' = 'TIMESTAMP(3)'                      declares a column's type (any engine)
@@ -27,7 +28,7 @@
 //! with `'fields.<f>.type'` (`INT`, `BIGINT`, `TIMESTAMP[(p)]`, `TIMESTAMP_LTZ[(p)]`; other SQL
 //! type names such as `STRING` or `DOUBLE` are accepted as declarations but refused for an
 //! ordering column). Aggregated columns are typed by their values (see
-//! [`Aggregation`]).
+//! [`Aggregation`](crate::operators::merge_engine::Aggregation)).
 //!
 //! **Beyond the reference systems.** `'dtemporal.honor-deletes' = 'true'` makes `first_row` and
 //! `versioned` apply `-D`/`-U` writes (Fluss only ignores or refuses them, and refuses
@@ -36,10 +37,11 @@
 use std::collections::BTreeMap;
 
 use crate::operators::merge_engine::{
-    AggDeletes, AggFunction, Aggregation, Deduplicate, Deletes, FieldAgg, FirstRow, MergeEngine,
-    OrderField, OrderType, PartialDeletes, PartialUpdate, SequenceGroup, Versioned,
+    Deduplicate, Deletes, FirstRow, MergeEngine, OrderField, OrderType, PartialDeletes,
+    PartialUpdate, SequenceGroup, Versioned,
 };
 
+mod aggregate;
 mod error;
 
 pub use error::MergeOptionsError;
@@ -241,7 +243,7 @@ pub fn merge_engine_from_options(
                 "versioned" => (versioned(&opts)?, VERSIONED_KEYS.to_vec()),
                 "first_row" => (first_row(&opts, true)?, FLUSS_FIRST_ROW_KEYS.to_vec()),
                 "aggregation" => (
-                    aggregation(&opts, &key_columns, true)?,
+                    aggregate::aggregation(&opts, &key_columns, true)?,
                     [AGGREGATION_KEYS, FLUSS_AGGREGATION_KEYS].concat(),
                 ),
                 _ => {
@@ -260,7 +262,7 @@ pub fn merge_engine_from_options(
                     PARTIAL_UPDATE_KEYS.to_vec(),
                 ),
                 "aggregation" => (
-                    aggregation(&opts, &key_columns, false)?,
+                    aggregate::aggregation(&opts, &key_columns, false)?,
                     [AGGREGATION_KEYS, PAIMON_AGGREGATION_KEYS].concat(),
                 ),
                 e => {
@@ -301,10 +303,16 @@ const PARTIAL_UPDATE_KEYS: &[&str] = &[
     "partial-update.remove-record-on-delete",
     "partial-update.remove-record-on-sequence-group",
     "fields.<column>.sequence-group",
+    "fields.default-aggregate-function",
+    "fields.<column>.aggregate-function",
+    "fields.<column>.ignore-retract",
+    "fields.<column>.list-agg-delimiter",
 ];
+/// The key of the default aggregate function (`aggregation`, `partial-update`).
+const DEFAULT_AGGREGATE_FUNCTION: &str = "fields.default-aggregate-function";
 const AGGREGATION_KEYS: &[&str] = &[
     "sequence.field",
-    "fields.default-aggregate-function",
+    DEFAULT_AGGREGATE_FUNCTION,
     "fields.<column>.aggregate-function",
     "fields.<column>.agg",
     "fields.<column>.list-agg-delimiter",
@@ -462,105 +470,10 @@ fn partial_update(opts: &Options, key: &[usize]) -> Result<MergeEngine> {
     } else {
         PartialDeletes::Reject
     };
+    let aggs = aggregate::partial_update_aggs(opts, key, &groups)?;
     let width = opts.header.len();
-    Ok(MergeEngine::PartialUpdate(PartialUpdate::new(
-        width,
-        key.to_vec(),
-        groups,
-        deletes,
-    )))
-}
-
-/// Parses an aggregate function name, accepting Fluss's spellings too.
-fn agg_function(key: &str, name: &str) -> Result<AggFunction> {
-    let paimon = match name.trim().to_ascii_lowercase().as_str() {
-        "last_value_ignore_nulls" => "last_non_null_value".to_string(),
-        "first_value_ignore_nulls" => "first_non_null_value".to_string(),
-        "string_agg" => "listagg".to_string(),
-        other => other.to_string(),
-    };
-    paimon
-        .parse()
-        .map_err(|valid: String| bad_value(key, name, &valid))
-}
-
-/// `aggregation`, Paimon's or (`fluss`) Fluss's: they differ in delete handling only
-/// ([`AggDeletes`]).
-fn aggregation(opts: &Options, key: &[usize], fluss: bool) -> Result<MergeEngine> {
-    let sequence = match opts.get("sequence.field") {
-        Some(list) => opts.order_fields("sequence.field", list)?,
-        None => Vec::new(),
-    };
-    let default_key = "fields.default-aggregate-function";
-    let default = match opts.get(default_key) {
-        Some(name) => agg_function(default_key, name)?,
-        None => AggFunction::LastNonNullValue,
-    };
-    let mut fields: Vec<Option<FieldAgg>> = opts
-        .header
-        .iter()
-        .enumerate()
-        .map(|(c, name)| {
-            let function = if sequence.iter().any(|s| s.column == c) {
-                AggFunction::LastValue
-            } else {
-                default
-            };
-            (!key.contains(&c)).then(|| FieldAgg {
-                name: name.clone(),
-                function,
-                ignore_retract: false,
-                delimiter: ",".to_string(),
-            })
-        })
-        .collect();
-    for suffix in [".aggregate-function", ".agg"] {
-        for (k, name, value) in opts.per_field(suffix) {
-            agg_field(opts, &mut fields, &sequence, k, name)?.function = agg_function(k, value)?;
-        }
-    }
-    for (k, name, _) in opts.per_field(".ignore-retract") {
-        let flag = opts.flag(k)?;
-        agg_field(opts, &mut fields, &sequence, k, name)?.ignore_retract = flag;
-    }
-    for suffix in [".list-agg-delimiter", ".listagg.delimiter"] {
-        for (k, name, value) in opts.per_field(suffix) {
-            agg_field(opts, &mut fields, &sequence, k, name)?.delimiter = value.to_string();
-        }
-    }
-    let deletes = if fluss {
-        AggDeletes::Fluss(fluss_deletes(opts, "aggregation")?)
-    } else if opts.flag("aggregation.remove-record-on-delete")? {
-        AggDeletes::RemoveRecordOnDelete
-    } else {
-        AggDeletes::Retract
-    };
-    Ok(MergeEngine::Aggregation(Aggregation {
-        fields,
-        sequence,
-        deletes,
-    }))
-}
-
-/// The aggregation of the column an option `k` names; a sequence or key column is an error.
-fn agg_field<'f>(
-    opts: &Options,
-    fields: &'f mut [Option<FieldAgg>],
-    sequence: &[OrderField],
-    k: &str,
-    name: &str,
-) -> Result<&'f mut FieldAgg> {
-    let c = opts.column(k, name)?;
-    if sequence.iter().any(|s| s.column == c) {
-        return Err(MergeOptionsError::Conflict(format!(
-            "'{k}': column '{name}' is a sequence.field, always merged as last_value"
-        )));
-    }
-    fields[c].as_mut().ok_or_else(|| {
-        MergeOptionsError::Conflict(format!(
-            "'{k}': column '{name}' is a primary-key column and cannot be aggregated"
-        ))
-    })
+    let engine = PartialUpdate::new(width, key.to_vec(), groups, deletes);
+    Ok(MergeEngine::PartialUpdate(engine.with_aggregates(aggs)))
 }
 
 #[cfg(test)]

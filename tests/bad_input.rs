@@ -390,6 +390,14 @@ const CASES: &[Case] = &[
         stdout: "",
     },
     Case {
+        name: "partial-update aggregate function without a sequence group (as Paimon refuses it)",
+        files: &[("in.csv", b"id,v\n")],
+        via: Via::Cli(&["merge", "--input", "in.csv", "--key", "id", "--option", "merge-engine=partial-update", "--option", "fields.v.aggregate-function=sum"]),
+        code: 2,
+        stderr: &["Must use sequence group for aggregation functions."],
+        stdout: "",
+    },
+    Case {
         name: "merge option without =",
         files: &[("in.csv", b"id,v\n")],
         via: Via::Cli(&["merge", "--input", "in.csv", "--key", "id", "--option", "merge-engine"]),

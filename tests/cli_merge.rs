@@ -233,3 +233,20 @@ fn partial_update_lone_update_before_removes_the_row() {
         )
     );
 }
+
+/// `partial-update` with aggregate functions in sequence groups: Paimon's documentation example.
+#[test]
+fn partial_update_with_aggregate_functions() {
+    let text = "k,a,b,c,d\n1,1,1,,\n1,,,1,1\n1,2,2,,\n1,,,2,2\n";
+    let options = [
+        "merge-engine=partial-update",
+        "fields.a.sequence-group=b",
+        "'fields.b.aggregate-function' = 'first_value'",
+        "fields.c.sequence-group=d",
+        "fields.d.aggregate-function=sum",
+    ];
+    assert_eq!(
+        merge_final(text, &options),
+        (0, "k,a,b,c,d\n1,2,1,2,3\n".into(), String::new())
+    );
+}

@@ -329,3 +329,52 @@ fn delete_options_of_the_aggregation_engines() {
     assert!(error("a,b", &[paimon, "table.delete.behavior=allow"])
         .starts_with("unknown option 'table.delete.behavior' for the aggregation merge engine"));
 }
+
+#[test]
+fn partial_update_aggregate_functions() {
+    use RowKind::*;
+    // Paimon's partial-update documentation, "Aggregation For Partial Update".
+    let doc = [
+        "merge-engine=partial-update",
+        "fields.a.sequence-group=b",
+        "fields.b.aggregate-function=first_value",
+        "fields.c.sequence-group=d",
+        "fields.d.aggregate-function=sum",
+    ];
+    let ws = [
+        (Insert, "1,1,1,,"),
+        (Insert, "1,,,1,1"),
+        (Insert, "1,2,2,,"),
+        (Insert, "1,,,2,2"),
+    ];
+    assert_eq!(final_table("k,a,b,c,d", &doc, &ws), rows(&["1,2,1,2,3"]));
+    let default = [
+        "merge-engine=partial-update",
+        "fields.a.sequence-group=b",
+        "fields.c.sequence-group=d",
+        "fields.default-aggregate-function=last_non_null_value",
+        "fields.d.aggregate-function=sum",
+    ];
+    assert_eq!(
+        final_table("k,a,b,c,d", &default, &ws),
+        rows(&["1,2,2,2,3"])
+    );
+    let cols = "a,b,g";
+    let pu = "merge-engine=partial-update";
+    assert_eq!(
+        error(cols, &[pu, "fields.b.aggregate-function=sum"]),
+        "Must use sequence group for aggregation functions."
+    );
+    let grouped = [pu, "fields.g.sequence-group=b"];
+    assert_eq!(
+        error(cols, &[&grouped[..], &["fields.g.aggregate-function=sum"]].concat()),
+        "'fields.g.aggregate-function': column 'g' is a sequence-group's sequence field and cannot be aggregated"
+    );
+    assert_eq!(
+        error(
+            cols,
+            &[&grouped[..], &["fields.b.ignore-retract=true"]].concat()
+        ),
+        "'fields.b.ignore-retract': column 'b' has no aggregate function"
+    );
+}

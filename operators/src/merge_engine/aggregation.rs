@@ -216,14 +216,7 @@ impl Aggregation {
                 continue;
             };
             let input = write[c].as_deref();
-            let result = if kind.is_accumulate() {
-                accumulate(f, row[c].take(), input, &rank, &mut ranks[c])
-            } else if f.ignore_retract {
-                Ok(row[c].take())
-            } else {
-                retract(f, row[c].take(), input)
-            };
-            row[c] = result.map_err(|e| format!("column '{}': {e}", f.name))?;
+            row[c] = fold_cell(f, kind, row[c].take(), input, &rank, &mut ranks[c])?;
         }
         let note = match state.take().and_then(|s| s.row) {
             None => {
@@ -246,6 +239,27 @@ impl Aggregation {
 }
 
 type Cell = Option<String>;
+
+/// One column's value after a write of `kind` with order `rank`: `input` accumulated into
+/// `acc`, or retracted from it (left as it is with `ignore_retract`); `stored` is the order of
+/// the write that supplied the value of an order-dependent function. An error names the column.
+pub(super) fn fold_cell(
+    f: &FieldAgg,
+    kind: RowKind,
+    acc: Cell,
+    input: Option<&str>,
+    rank: &OrderKey,
+    stored: &mut Option<OrderKey>,
+) -> Result<Cell, String> {
+    let result = if kind.is_accumulate() {
+        accumulate(f, acc, input, rank, stored)
+    } else if f.ignore_retract {
+        Ok(acc)
+    } else {
+        retract(f, acc, input)
+    };
+    result.map_err(|e| format!("column '{}': {e}", f.name))
+}
 
 fn accumulate(
     f: &FieldAgg,

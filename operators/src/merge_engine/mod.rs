@@ -6,7 +6,7 @@
 //! | [`Versioned`] | highest version column wins, ties update, NULL is the smallest version | Fluss `versioned`, C1–C6 |
 //! | [`FirstRow`] | first row wins, insert-only changelog | Fluss `first_row`, Paimon `first-row`, C7, C12 |
 //! | [`Deduplicate`] | last row (or highest `sequence.field`) wins, deletes honoured | Paimon `deduplicate`, C9, C14 |
-//! | [`PartialUpdate`] | non-NULL fields overwrite, sequence groups | Paimon `partial-update`, C10 |
+//! | [`PartialUpdate`] | non-NULL fields overwrite, sequence groups, aggregate functions in groups | Paimon `partial-update`, C10 |
 //! | [`Aggregation`] | per-field aggregate functions; retraction where supported (Paimon) or none (Fluss, [`AggDeletes`]) | Paimon / Fluss `aggregation`, C4, C8, C11 |
 //!
 //! Shapes: rows are dynamic, [`Row`] = `Vec<Option<String>>` (one text cell per column, `None`

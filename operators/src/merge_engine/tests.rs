@@ -5,6 +5,7 @@ use super::*;
 use crate::testing::{batch, run_unary};
 
 mod deletes;
+mod partial_aggregates;
 mod props;
 
 /// A row from comma-separated cells (an empty cell is NULL).
