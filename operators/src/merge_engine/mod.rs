@@ -78,8 +78,9 @@ pub struct KeyState {
     pub row: Option<Row>,
     /// The order (version or sequence) of the stored row or of the delete that removed it.
     pub order: OrderKey,
-    /// `aggregation` only: per column, the sequence of the write that supplied the value of an
-    /// order-dependent function (`last_value`, `first_value`, ...); `None`: no value yet.
+    /// `aggregation` and `partial-update` with aggregate functions: per column, the sequence of
+    /// the write that supplied the value of an order-dependent function (`last_value`,
+    /// `first_value`, ...); `None`: no value yet.
     pub ranks: Vec<Option<OrderKey>>,
 }
 

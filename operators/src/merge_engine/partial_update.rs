@@ -51,7 +51,9 @@ pub enum PartialDeletes {
 ///
 /// A retraction: see [`PartialDeletes`]; with sequence groups, each group whose sequence wins
 /// sets its fields to NULL (its sequence columns take the retraction's values), or removes the
-/// row (`-D old`) if the group is configured so.
+/// row (`-D old`) if the group is configured so. A `-D` or `-U` on the `remove-record-on-delete`
+/// path emits `-D` of the stored row (Paimon's merge function returns the delete record itself; a
+/// retract changelog must retract what it inserted).
 ///
 /// Aggregate functions ([`PartialUpdate::with_aggregates`], Paimon's "Aggregation For Partial
 /// Update": `'fields.<f>.aggregate-function'`, `'fields.default-aggregate-function'`; Paimon
@@ -60,9 +62,7 @@ pub enum PartialDeletes {
 /// one ordered below the stored sequence; order-dependent functions such as `first_value`
 /// follow the group's sequence) and every such retraction is retracted by the function, while
 /// the group's sequence columns still advance only with a winning write. A column outside the
-/// groups aggregates every accumulating write in arrival order and is not retracted. A `-D` or `-U` on the `remove-record-on-delete`
-/// path emits `-D` of the stored row (Paimon's merge function returns the delete record itself; a
-/// retract changelog must retract what it inserted).
+/// groups aggregates every accumulating write in arrival order and is not retracted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartialUpdate {
     key: Vec<usize>,
