@@ -4,7 +4,8 @@
 //! ```text
 //! 'table.merge-engine' = 'versioned'                      Fluss: first_row | versioned | aggregation
 //! 'table.merge-engine.versioned.ver-column' = 'ts'        required for versioned
-//! 'table.delete.behavior' = 'ignore' | 'disable'          Fluss first_row / versioned (default ignore)
+//! 'table.delete.behavior' = 'ignore' | 'disable'          Fluss engines (default ignore)
+//!                         | 'allow'                       Fluss aggregation only: -D removes the row
 //! 'merge-engine' = 'partial-update'                       Paimon: deduplicate (default) | first-row
 //!                                                         | partial-update | aggregation
 //! 'sequence.field' = 'a,b'                                deduplicate, aggregation
@@ -12,9 +13,11 @@
 //! 'partial-update.remove-record-on-delete' = 'true'
 //! 'fields.<seq>.sequence-group' = 'a,b'                   partial-update (<seq> may be 's1,s2')
 //! 'partial-update.remove-record-on-sequence-group' = 's'
-//! 'fields.<f>.aggregate-function' = 'sum'                 aggregation (Fluss spelling: fields.<f>.agg)
+//! 'fields.<f>.aggregate-function' = 'sum'                 aggregation (Fluss spelling: fields.<f>.agg),
+//!                                                         partial-update (in sequence groups)
 //! 'fields.default-aggregate-function' = 'last_value'
-//! 'fields.<f>.ignore-retract' = 'true'
+//! 'fields.<f>.ignore-retract' = 'true'                   Paimon aggregation, partial-update
+//! 'aggregation.remove-record-on-delete' = 'true'          Paimon aggregation: -D removes the row
 //! 'fields.<f>.list-agg-delimiter' = ';'                   (Fluss spelling: fields.<f>.listagg.delimiter)
 //! 'fields.<f>.type' = 'TIMESTAMP(3)'                      declares a column's type (any engine)
 //! 'dtemporal.honor-deletes' = 'true'                      ours: first_row / versioned apply deletes
@@ -25,7 +28,7 @@
 //! with `'fields.<f>.type'` (`INT`, `BIGINT`, `TIMESTAMP[(p)]`, `TIMESTAMP_LTZ[(p)]`; other SQL
 //! type names such as `STRING` or `DOUBLE` are accepted as declarations but refused for an
 //! ordering column). Aggregated columns are typed by their values (see
-//! [`Aggregation`]).
+//! [`Aggregation`](crate::operators::merge_engine::Aggregation)).
 //!
 //! **Beyond the reference systems.** `'dtemporal.honor-deletes' = 'true'` makes `first_row` and
 //! `versioned` apply `-D`/`-U` writes (Fluss only ignores or refuses them, and refuses
@@ -34,10 +37,11 @@
 use std::collections::BTreeMap;
 
 use crate::operators::merge_engine::{
-    AggFunction, Aggregation, Deduplicate, Deletes, FieldAgg, FirstRow, MergeEngine, OrderField,
-    OrderType, PartialDeletes, PartialUpdate, SequenceGroup, Versioned,
+    Deduplicate, Deletes, FirstRow, MergeEngine, OrderField, OrderType, PartialDeletes,
+    PartialUpdate, SequenceGroup, Versioned,
 };
 
+mod aggregate;
 mod error;
 
 pub use error::MergeOptionsError;
@@ -232,31 +236,41 @@ pub fn merge_engine_from_options(
         opts.column(k, name)?;
         let _declared_type_is_valid = opts.order_type(name)?;
     }
-    let (engine, valid) = match (opts.get("table.merge-engine"), opts.get("merge-engine")) {
-        (Some(_), Some(_)) => return Err(MergeOptionsError::TwoEngineKeys),
-        (Some(e), None) => match e {
-            "versioned" => (versioned(&opts)?, VERSIONED_KEYS),
-            "first_row" => (first_row(&opts, true)?, FLUSS_FIRST_ROW_KEYS),
-            "aggregation" => (aggregation(&opts, &key_columns)?, AGGREGATION_KEYS),
-            _ => {
-                return Err(unknown_engine(
-                    "table.merge-engine",
-                    e,
-                    "first_row, versioned, aggregation",
-                ))
-            }
-        },
-        (None, e) => match e.unwrap_or("deduplicate") {
-            "deduplicate" => (deduplicate(&opts)?, DEDUPLICATE_KEYS),
-            "first-row" => (first_row(&opts, false)?, PAIMON_FIRST_ROW_KEYS),
-            "partial-update" => (partial_update(&opts, &key_columns)?, PARTIAL_UPDATE_KEYS),
-            "aggregation" => (aggregation(&opts, &key_columns)?, AGGREGATION_KEYS),
-            e => {
-                let valid = "deduplicate, first-row, partial-update, aggregation";
-                return Err(unknown_engine("merge-engine", e, valid));
-            }
-        },
-    };
+    let (engine, valid): (_, Vec<&str>) =
+        match (opts.get("table.merge-engine"), opts.get("merge-engine")) {
+            (Some(_), Some(_)) => return Err(MergeOptionsError::TwoEngineKeys),
+            (Some(e), None) => match e {
+                "versioned" => (versioned(&opts)?, VERSIONED_KEYS.to_vec()),
+                "first_row" => (first_row(&opts, true)?, FLUSS_FIRST_ROW_KEYS.to_vec()),
+                "aggregation" => (
+                    aggregate::aggregation(&opts, &key_columns, true)?,
+                    [AGGREGATION_KEYS, FLUSS_AGGREGATION_KEYS].concat(),
+                ),
+                _ => {
+                    return Err(unknown_engine(
+                        "table.merge-engine",
+                        e,
+                        "first_row, versioned, aggregation",
+                    ))
+                }
+            },
+            (None, e) => match e.unwrap_or("deduplicate") {
+                "deduplicate" => (deduplicate(&opts)?, DEDUPLICATE_KEYS.to_vec()),
+                "first-row" => (first_row(&opts, false)?, PAIMON_FIRST_ROW_KEYS.to_vec()),
+                "partial-update" => (
+                    partial_update(&opts, &key_columns)?,
+                    PARTIAL_UPDATE_KEYS.to_vec(),
+                ),
+                "aggregation" => (
+                    aggregate::aggregation(&opts, &key_columns, false)?,
+                    [AGGREGATION_KEYS, PAIMON_AGGREGATION_KEYS].concat(),
+                ),
+                e => {
+                    let valid = "deduplicate, first-row, partial-update, aggregation";
+                    return Err(unknown_engine("merge-engine", e, valid));
+                }
+            },
+        };
     for k in opts.map.keys() {
         let pattern = match field_of(k) {
             Some((_, suffix)) => format!("fields.<column>{suffix}"),
@@ -264,7 +278,7 @@ pub fn merge_engine_from_options(
         };
         let known = COMMON_KEYS.contains(&pattern.as_str()) || valid.contains(&pattern.as_str());
         if !known {
-            let all: Vec<_> = COMMON_KEYS.iter().chain(valid).copied().collect();
+            let all: Vec<_> = COMMON_KEYS.iter().chain(&valid).copied().collect();
             return Err(MergeOptionsError::UnknownOption {
                 key: k.to_string(),
                 engine: engine.name().to_string(),
@@ -289,15 +303,26 @@ const PARTIAL_UPDATE_KEYS: &[&str] = &[
     "partial-update.remove-record-on-delete",
     "partial-update.remove-record-on-sequence-group",
     "fields.<column>.sequence-group",
-];
-const AGGREGATION_KEYS: &[&str] = &[
-    "sequence.field",
     "fields.default-aggregate-function",
     "fields.<column>.aggregate-function",
-    "fields.<column>.agg",
     "fields.<column>.ignore-retract",
     "fields.<column>.list-agg-delimiter",
+];
+/// The key of the default aggregate function (`aggregation`, `partial-update`).
+const DEFAULT_AGGREGATE_FUNCTION: &str = "fields.default-aggregate-function";
+const AGGREGATION_KEYS: &[&str] = &[
+    "sequence.field",
+    DEFAULT_AGGREGATE_FUNCTION,
+    "fields.<column>.aggregate-function",
+    "fields.<column>.agg",
+    "fields.<column>.list-agg-delimiter",
     "fields.<column>.listagg.delimiter",
+];
+/// Fluss aggregates are never retracted: no `ignore-retract`.
+const FLUSS_AGGREGATION_KEYS: &[&str] = &["table.delete.behavior"];
+const PAIMON_AGGREGATION_KEYS: &[&str] = &[
+    "fields.<column>.ignore-retract",
+    "aggregation.remove-record-on-delete",
 ];
 
 fn unknown_engine(key: &str, value: &str, valid: &str) -> MergeOptionsError {
@@ -308,7 +333,9 @@ fn unknown_engine(key: &str, value: &str, valid: &str) -> MergeOptionsError {
     }
 }
 
-/// Fluss delete handling: `table.delete.behavior` and our `dtemporal.honor-deletes`.
+/// Fluss delete handling: `table.delete.behavior` and our `dtemporal.honor-deletes`. `allow`
+/// ([`Deletes::Apply`]) is valid for `aggregation` only; Fluss refuses it for `first_row` and
+/// `versioned` at table creation (rule C4).
 fn fluss_deletes(opts: &Options, engine: &str) -> Result<Deletes> {
     if opts.flag("dtemporal.honor-deletes")? {
         return Ok(Deletes::Apply);
@@ -319,9 +346,11 @@ fn fluss_deletes(opts: &Options, engine: &str) -> Result<Deletes> {
         Some("disable") => Ok(Deletes::Reject(format!(
             "deletion is disabled for this {engine} table ('table.delete.behavior' = 'disable')"
         ))),
+        Some("allow") if engine == "aggregation" => Ok(Deletes::Apply),
         Some("allow") => Err(MergeOptionsError::DeletesNotSupported {
             engine: engine.to_string(),
         }),
+        Some(v) if engine == "aggregation" => Err(bad_value(key, v, "ignore, disable, allow")),
         Some(v) => Err(bad_value(key, v, "ignore, disable")),
     }
 }
@@ -441,92 +470,10 @@ fn partial_update(opts: &Options, key: &[usize]) -> Result<MergeEngine> {
     } else {
         PartialDeletes::Reject
     };
+    let aggs = aggregate::partial_update_aggs(opts, key, &groups)?;
     let width = opts.header.len();
-    Ok(MergeEngine::PartialUpdate(PartialUpdate::new(
-        width,
-        key.to_vec(),
-        groups,
-        deletes,
-    )))
-}
-
-/// Parses an aggregate function name, accepting Fluss's spellings too.
-fn agg_function(key: &str, name: &str) -> Result<AggFunction> {
-    let paimon = match name.trim().to_ascii_lowercase().as_str() {
-        "last_value_ignore_nulls" => "last_non_null_value".to_string(),
-        "first_value_ignore_nulls" => "first_non_null_value".to_string(),
-        "string_agg" => "listagg".to_string(),
-        other => other.to_string(),
-    };
-    paimon
-        .parse()
-        .map_err(|valid: String| bad_value(key, name, &valid))
-}
-
-fn aggregation(opts: &Options, key: &[usize]) -> Result<MergeEngine> {
-    let sequence = match opts.get("sequence.field") {
-        Some(list) => opts.order_fields("sequence.field", list)?,
-        None => Vec::new(),
-    };
-    let default_key = "fields.default-aggregate-function";
-    let default = match opts.get(default_key) {
-        Some(name) => agg_function(default_key, name)?,
-        None => AggFunction::LastNonNullValue,
-    };
-    let mut fields: Vec<Option<FieldAgg>> = opts
-        .header
-        .iter()
-        .enumerate()
-        .map(|(c, name)| {
-            let function = if sequence.iter().any(|s| s.column == c) {
-                AggFunction::LastValue
-            } else {
-                default
-            };
-            (!key.contains(&c)).then(|| FieldAgg {
-                name: name.clone(),
-                function,
-                ignore_retract: false,
-                delimiter: ",".to_string(),
-            })
-        })
-        .collect();
-    for suffix in [".aggregate-function", ".agg"] {
-        for (k, name, value) in opts.per_field(suffix) {
-            agg_field(opts, &mut fields, &sequence, k, name)?.function = agg_function(k, value)?;
-        }
-    }
-    for (k, name, _) in opts.per_field(".ignore-retract") {
-        let flag = opts.flag(k)?;
-        agg_field(opts, &mut fields, &sequence, k, name)?.ignore_retract = flag;
-    }
-    for suffix in [".list-agg-delimiter", ".listagg.delimiter"] {
-        for (k, name, value) in opts.per_field(suffix) {
-            agg_field(opts, &mut fields, &sequence, k, name)?.delimiter = value.to_string();
-        }
-    }
-    Ok(MergeEngine::Aggregation(Aggregation { fields, sequence }))
-}
-
-/// The aggregation of the column an option `k` names; a sequence or key column is an error.
-fn agg_field<'f>(
-    opts: &Options,
-    fields: &'f mut [Option<FieldAgg>],
-    sequence: &[OrderField],
-    k: &str,
-    name: &str,
-) -> Result<&'f mut FieldAgg> {
-    let c = opts.column(k, name)?;
-    if sequence.iter().any(|s| s.column == c) {
-        return Err(MergeOptionsError::Conflict(format!(
-            "'{k}': column '{name}' is a sequence.field, always merged as last_value"
-        )));
-    }
-    fields[c].as_mut().ok_or_else(|| {
-        MergeOptionsError::Conflict(format!(
-            "'{k}': column '{name}' is a primary-key column and cannot be aggregated"
-        ))
-    })
+    let engine = PartialUpdate::new(width, key.to_vec(), groups, deletes);
+    Ok(MergeEngine::PartialUpdate(engine.with_aggregates(aggs)))
 }
 
 #[cfg(test)]

@@ -221,6 +221,22 @@ const CASES: &[Case] = &[
         stdout: "id,v\nb,y\n",
     },
     Case {
+        name: "merge (Fluss aggregation, 'table.delete.behavior' = 'disable'): a -D is a row error",
+        files: &[("in.csv", b"op,id,s\n+I,a,1\n-D,a,1\n")],
+        via: Via::Cli(&["merge", "--input", "in.csv", "--key", "id", "--emit", "final", "--option", "table.merge-engine=aggregation", "--option", "fields.s.agg=sum", "--option", "table.delete.behavior=disable"]),
+        code: 1,
+        stderr: &["in.csv:3: deletion is disabled for this aggregation table ('table.delete.behavior' = 'disable')\n"],
+        stdout: "id,s\na,1\n",
+    },
+    Case {
+        name: "merge (Paimon aggregation): a retraction of an absent key is applied and reported",
+        files: &[("in.csv", b"op,id,s\n-D,a,2\n+I,b,1\n")],
+        via: Via::Cli(&["merge", "--input", "in.csv", "--key", "id", "--emit", "final", "--option", "merge-engine=aggregation", "--option", "fields.s.aggregate-function=sum"]),
+        code: 1,
+        stderr: &["in.csv:2: retraction of a key without a row: applied to an empty row, as Paimon does"],
+        stdout: "id,s\na,-2\nb,1\n",
+    },
+    Case {
         name: "duplicate rows: keep-last replaces with the equal row (A7)",
         files: &[("in.csv", b"id,t,v\na,1,x\na,1,x\n")],
         via: Via::Cli(DEDUP),
@@ -299,6 +315,14 @@ const CASES: &[Case] = &[
         via: Via::Cli(&["merge", "--input", "in.csv", "--key", "id", "--option", "merge-engine=first-row", "--option", "ignore-delet=true"]),
         code: 2,
         stderr: &["unknown option 'ignore-delet'"],
+        stdout: "",
+    },
+    Case {
+        name: "partial-update aggregate function without a sequence group (as Paimon refuses it)",
+        files: &[("in.csv", b"id,v\n")],
+        via: Via::Cli(&["merge", "--input", "in.csv", "--key", "id", "--option", "merge-engine=partial-update", "--option", "fields.v.aggregate-function=sum"]),
+        code: 2,
+        stderr: &["Must use sequence group for aggregation functions."],
         stdout: "",
     },
     Case {

@@ -137,3 +137,116 @@ fn an_identical_upsert_is_suppressed() {
         "op,a,b,ts\n+I,1,v1,1000\n-U,1,v1,1000\n+U,1,v2,1000\n"
     );
 }
+
+/// Runs `merge --emit final` over a changelog `text` with key `k` and `options`; returns (exit
+/// code, standard output, standard error).
+fn merge_final(text: &str, options: &[&str]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture(dir.path(), "w.csv", text);
+    let mut args = vec!["merge", "--input", &input, "--key", "k", "--emit", "final"];
+    for o in options {
+        args.extend(["--option", o]);
+    }
+    let run = dtemporal(&args);
+    let stderr = run.stderr.replace(&input, "w.csv");
+    (run.code, run.stdout, stderr)
+}
+
+/// The standard error line of `n` rejected rows with `--max-errors 0`.
+fn failing(n: usize) -> String {
+    format!(
+        "dtemporal: {n} row(s) rejected (reported to standard error); --max-errors 0: failing\n"
+    )
+}
+
+/// Fluss `aggregation` never retracts from an aggregate; `'table.delete.behavior'` says what a
+/// `-U`/`-D` does (Fluss: ignore by default, disable, allow).
+#[test]
+fn fluss_aggregation_delete_behavior() {
+    let text = "op,k,s\n+I,1,5\n-U,1,5\n+U,1,7\n-D,1,7\n+I,2,1\n";
+    let with = |behavior: &str| {
+        let b = format!("table.delete.behavior={behavior}");
+        merge_final(
+            text,
+            &["table.merge-engine=aggregation", "fields.s.agg=sum", &b],
+        )
+    };
+    let ignored = |kind: &str| {
+        format!("dtemporal: 1 row(s) ignored: {kind} write on the Fluss aggregation merge engine ('table.delete.behavior' = 'ignore')\n")
+    };
+    assert_eq!(
+        with("ignore"),
+        (0, "k,s\n1,12\n2,1\n".into(), ignored("-D") + &ignored("-U"))
+    );
+    assert_eq!(
+        with("allow"),
+        (0, "k,s\n2,1\n".into(), "dtemporal: 1 row(s) ignored: -U write on the Fluss aggregation merge engine ('table.delete.behavior' = 'allow' applies -D only)\n".into())
+    );
+    let disabled =
+        "deletion is disabled for this aggregation table ('table.delete.behavior' = 'disable')";
+    assert_eq!(
+        with("disable"),
+        (
+            1,
+            "k,s\n1,12\n2,1\n".into(),
+            format!("w.csv:3: {disabled}\nw.csv:5: {disabled}\n{}", failing(2))
+        )
+    );
+}
+
+/// Paimon `aggregation`: a retraction of a key without a row is applied as Paimon applies it and
+/// reported with its line; `aggregation.remove-record-on-delete` makes a `-D` remove the row.
+#[test]
+fn paimon_aggregation_retractions_and_remove_record_on_delete() {
+    let text = "op,k,s\n-U,1,5\n+I,1,2\n+I,2,4\n-D,2,4\n";
+    let sum = [
+        "merge-engine=aggregation",
+        "fields.s.aggregate-function=sum",
+    ];
+    assert_eq!(
+        merge_final(text, &sum),
+        (
+            1,
+            "k,s\n1,-3\n2,0\n".into(),
+            "w.csv:2: retraction of a key without a row: applied to an empty row, as Paimon does (the changelog retracts what was never inserted)\n".to_string() + &failing(1)
+        )
+    );
+    let remove = [&sum[..], &["aggregation.remove-record-on-delete=true"]].concat();
+    let (code, stdout, _) = merge_final(text, &remove);
+    assert_eq!((code, stdout.as_str()), (1, "k,s\n1,-3\n"));
+}
+
+/// `partial-update.remove-record-on-delete`: a lone `-U` removes the row as a `-D` does.
+#[test]
+fn partial_update_lone_update_before_removes_the_row() {
+    let text = "op,k,a,b\n+I,1,x,y\n-U,1,x,y\n+I,2,p,\n-D,3,,\n";
+    let options = [
+        "merge-engine=partial-update",
+        "partial-update.remove-record-on-delete=true",
+    ];
+    assert_eq!(
+        merge_final(text, &options),
+        (
+            0,
+            "k,a,b\n2,p,\n".into(),
+            "dtemporal: 1 row(s) ignored: -D write on a key without a row\n".into()
+        )
+    );
+}
+
+/// `partial-update` with aggregate functions in sequence groups: Paimon's documentation example.
+#[test]
+fn partial_update_with_aggregate_functions() {
+    let text = "k,a,b,c,d\n1,1,1,,\n1,,,1,1\n1,2,2,,\n1,,,2,2\n";
+    let options = [
+        "merge-engine=partial-update",
+        "fields.a.sequence-group=b",
+        "'fields.b.aggregate-function' = 'first_value'",
+        "fields.c.sequence-group=d",
+        "fields.d.aggregate-function=sum",
+    ];
+    assert_eq!(
+        merge_final(text, &options),
+        (0, "k,a,b,c,d\n1,2,1,2,3\n".into(), String::new())
+    );
+}

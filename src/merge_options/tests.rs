@@ -294,3 +294,87 @@ fn options_end_to_end_on_the_cases() {
     ];
     assert_eq!(final_table("k,v", &first, &ws), rows(&["1,b"]));
 }
+
+#[test]
+fn delete_options_of_the_aggregation_engines() {
+    use crate::operators::merge_engine::AggDeletes;
+    let deletes = |options: &[&str]| match build("a,b", "a", options).unwrap() {
+        MergeEngine::Aggregation(agg) => agg.deletes,
+        other => panic!("not aggregation: {other:?}"),
+    };
+    let fluss = "table.merge-engine=aggregation";
+    assert_eq!(deletes(&[fluss]), AggDeletes::Fluss(Deletes::Ignore));
+    let allow = [fluss, "'table.delete.behavior' = 'allow'"];
+    assert_eq!(deletes(&allow), AggDeletes::Fluss(Deletes::Apply));
+    assert_eq!(
+        deletes(&[fluss, "table.delete.behavior=disable"]),
+        AggDeletes::Fluss(Deletes::Reject(
+            "deletion is disabled for this aggregation table ('table.delete.behavior' = 'disable')"
+                .into()
+        ))
+    );
+    assert_eq!(
+        error("a,b", &[fluss, "table.delete.behavior=drop"]),
+        "invalid value 'drop' for option 'table.delete.behavior'; valid choices: ignore, disable, allow"
+    );
+    let fluss_retract = error("a,b", &[fluss, "fields.b.ignore-retract=true"]);
+    assert!(
+        fluss_retract.starts_with("unknown option 'fields.b.ignore-retract' for the aggregation merge engine; valid options: table.merge-engine, merge-engine, fields.<column>.type, sequence.field,"),
+        "{fluss_retract}"
+    );
+    let paimon = "merge-engine=aggregation";
+    assert_eq!(deletes(&[paimon]), AggDeletes::Retract);
+    let remove = [paimon, "aggregation.remove-record-on-delete=true"];
+    assert_eq!(deletes(&remove), AggDeletes::RemoveRecordOnDelete);
+    assert!(error("a,b", &[paimon, "table.delete.behavior=allow"])
+        .starts_with("unknown option 'table.delete.behavior' for the aggregation merge engine"));
+}
+
+#[test]
+fn partial_update_aggregate_functions() {
+    use RowKind::*;
+    // Paimon's partial-update documentation, "Aggregation For Partial Update".
+    let doc = [
+        "merge-engine=partial-update",
+        "fields.a.sequence-group=b",
+        "fields.b.aggregate-function=first_value",
+        "fields.c.sequence-group=d",
+        "fields.d.aggregate-function=sum",
+    ];
+    let ws = [
+        (Insert, "1,1,1,,"),
+        (Insert, "1,,,1,1"),
+        (Insert, "1,2,2,,"),
+        (Insert, "1,,,2,2"),
+    ];
+    assert_eq!(final_table("k,a,b,c,d", &doc, &ws), rows(&["1,2,1,2,3"]));
+    let default = [
+        "merge-engine=partial-update",
+        "fields.a.sequence-group=b",
+        "fields.c.sequence-group=d",
+        "fields.default-aggregate-function=last_non_null_value",
+        "fields.d.aggregate-function=sum",
+    ];
+    assert_eq!(
+        final_table("k,a,b,c,d", &default, &ws),
+        rows(&["1,2,2,2,3"])
+    );
+    let cols = "a,b,g";
+    let pu = "merge-engine=partial-update";
+    assert_eq!(
+        error(cols, &[pu, "fields.b.aggregate-function=sum"]),
+        "Must use sequence group for aggregation functions."
+    );
+    let grouped = [pu, "fields.g.sequence-group=b"];
+    assert_eq!(
+        error(cols, &[&grouped[..], &["fields.g.aggregate-function=sum"]].concat()),
+        "'fields.g.aggregate-function': column 'g' is a sequence-group's sequence field and cannot be aggregated"
+    );
+    assert_eq!(
+        error(
+            cols,
+            &[&grouped[..], &["fields.b.ignore-retract=true"]].concat()
+        ),
+        "'fields.b.ignore-retract': column 'b' has no aggregate function"
+    );
+}

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use differential_dataflow::ExchangeData;
 
 use super::{DedupOrder, Keep};
-use crate::keyed_merge::MergeRule;
+use crate::keyed_merge::{Folded, MergeRule};
 use crate::RowKind;
 
 /// The reason given for a refused non-insert row (semantics rule A14).
@@ -108,8 +108,9 @@ where
         kind: RowKind,
         row: &V,
         out: &mut Vec<(RowKind, V)>,
-    ) -> Result<(), String> {
+    ) -> Folded {
         self.fold(state, kind, Cow::Borrowed(row), out)
+            .map(|()| None)
     }
 
     fn merge_owned(
@@ -118,7 +119,7 @@ where
         kind: RowKind,
         row: V,
         out: &mut Vec<(RowKind, V)>,
-    ) -> Result<(), String> {
-        self.fold(state, kind, Cow::Owned(row), out)
+    ) -> Folded {
+        self.fold(state, kind, Cow::Owned(row), out).map(|()| None)
     }
 }

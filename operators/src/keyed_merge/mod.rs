@@ -36,8 +36,11 @@ use crate::{Change, RowKind, Seq, SysTime};
 /// `merge` is called once per write, in the order described in the module docs, with the key's
 /// current state (`None` if the key has no stored row) and the write's kind and row. It updates
 /// the state in place and pushes the changelog rows the write causes, in emission order (e.g.
-/// `-U old` then `+U new`). It returns `Err(reason)` to reject the write; a rejected write must
-/// leave the state unchanged and emit nothing.
+/// `-U old` then `+U new`). It returns `Ok(None)` for an applied write, `Ok(Some(note))` for a
+/// write that is applied **and** reported (on the rejected output, with `note` as its reason:
+/// e.g. a retraction of a key that has no row, which Paimon applies but which should not pass
+/// unnoticed), and `Err(reason)` to reject the write; a rejected write must leave the state
+/// unchanged and emit nothing.
 pub trait MergeRule: Send + 'static {
     /// The rows written into the table.
     type Write: ExchangeData;
@@ -53,7 +56,7 @@ pub trait MergeRule: Send + 'static {
         kind: RowKind,
         write: &Self::Write,
         out: &mut Vec<(RowKind, Self::Row)>,
-    ) -> Result<(), String>;
+    ) -> Folded;
 
     /// As [`merge`](MergeRule::merge), with the write passed by value: [`keyed_merge`] calls
     /// this (once per copy of a write), so a rule that stores or emits the write can move it
@@ -64,12 +67,17 @@ pub trait MergeRule: Send + 'static {
         kind: RowKind,
         write: Self::Write,
         out: &mut Vec<(RowKind, Self::Row)>,
-    ) -> Result<(), String> {
+    ) -> Folded {
         self.merge(state, kind, &write, out)
     }
 }
 
-/// A write that a [`MergeRule`] (or the operator) refused, with its position and the reason.
+/// What [`MergeRule::merge`] did with a write: applied (`Ok(None)`), applied and reported with a
+/// note (`Ok(Some(note))`), or rejected (`Err(reason)`).
+pub type Folded = Result<Option<String>, String>;
+
+/// A write that a [`MergeRule`] (or the operator) refused, or applied and reported, with its
+/// position and the reason.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Rejected {
     /// Source sequence number of the refused write.

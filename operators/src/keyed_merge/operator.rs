@@ -10,7 +10,7 @@ use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::generic::OutputBuilder;
 
-use super::{MergeRule, Merged, Rejected};
+use super::{Folded, MergeRule, Merged, Rejected};
 use crate::pending::{Pending, Update};
 use crate::{Change, RowKind, SysTime};
 
@@ -40,17 +40,17 @@ type Builder<D> = CapacityContainerBuilder<Vec<Update<D>>>;
 ///     type State = i64;
 ///     type Row = i64;
 ///     fn merge(&self, state: &mut Option<i64>, _kind: RowKind, w: &i64,
-///              out: &mut Vec<(RowKind, i64)>) -> Result<(), String> {
+///              out: &mut Vec<(RowKind, i64)>) -> Result<Option<String>, String> {
 ///         match *state {
 ///             None => out.push((RowKind::Insert, *w)),
 ///             Some(old) if *w > old => {
 ///                 out.push((RowKind::UpdateBefore, old));
 ///                 out.push((RowKind::UpdateAfter, *w));
 ///             }
-///             Some(_) => return Ok(()),
+///             Some(_) => return Ok(None),
 ///         }
 ///         *state = Some(*w);
-///         Ok(())
+///         Ok(None)
 ///     }
 /// }
 ///
@@ -215,7 +215,8 @@ where
 }
 
 /// Folds `copies` copies of one write into `slot` (the last copy by value, so the rule can
-/// move it), passing each refusal's reason to `refuse`; returns whether a copy was accepted.
+/// move it), passing each refusal's reason (and each applied copy's note) to `refuse`; returns
+/// whether a copy was accepted.
 fn apply<R: MergeRule>(
     rule: &R,
     slot: &mut Option<R::State>,
@@ -227,16 +228,24 @@ fn apply<R: MergeRule>(
 ) -> bool {
     let mut accepted = false;
     for _ in 1..copies {
-        match rule.merge(slot, kind, &write, out) {
-            Ok(()) => accepted = true,
-            Err(reason) => refuse(reason),
+        accepted |= report(rule.merge(slot, kind, &write, out), &mut refuse);
+    }
+    accepted |= report(rule.merge_owned(slot, kind, write, out), &mut refuse);
+    accepted
+}
+
+/// Passes a fold's reason or note to `refuse`; returns whether the write was applied.
+fn report(folded: Folded, refuse: &mut impl FnMut(String)) -> bool {
+    match folded {
+        Ok(note) => {
+            note.into_iter().for_each(refuse);
+            true
+        }
+        Err(reason) => {
+            refuse(reason);
+            false
         }
     }
-    match rule.merge_owned(slot, kind, write, out) {
-        Ok(()) => accepted = true,
-        Err(reason) => refuse(reason),
-    }
-    accepted
 }
 
 /// Forgets the state of every key whose last accepted write is at a system time `s` with

@@ -22,7 +22,7 @@ impl MergeRule for Sum {
         kind: RowKind,
         w: &i64,
         out: &mut Vec<(RowKind, i64)>,
-    ) -> Result<(), String> {
+    ) -> Result<Option<String>, String> {
         if *w < 0 {
             return Err(format!("negative write {w}"));
         }
@@ -39,7 +39,7 @@ impl MergeRule for Sum {
             (true, old) => Some(old.unwrap_or(0) + w),
             (false, _) => None,
         };
-        Ok(())
+        Ok(None)
     }
 }
 
@@ -53,7 +53,7 @@ fn model(writes: &[(u8, Change<i64>)]) -> Out {
         let mut slot = state.remove(k);
         let mut out = Vec::new();
         match Sum.merge(&mut slot, c.kind, &c.row, &mut out) {
-            Ok(()) => changes.extend(
+            Ok(_) => changes.extend(
                 out.into_iter()
                     .map(|(kind, row)| (*k, Change::new(c.seq, kind, row))),
             ),

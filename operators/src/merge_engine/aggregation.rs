@@ -12,7 +12,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::order::{order_key, OrderField, OrderKey};
-use super::{KeyState, Row};
+use super::{Deletes, KeyState, Row, IGNORED};
+use crate::keyed_merge::Folded;
 use crate::RowKind;
 
 /// An aggregate function (`'fields.<f>.aggregate-function'`).
@@ -114,7 +115,32 @@ pub struct FieldAgg {
     pub delimiter: String,
 }
 
-/// Paimon `aggregation`.
+/// What a `-U`/`-D` write does to an `aggregation` table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AggDeletes {
+    /// Paimon's default: the retraction is applied field by field where the function supports
+    /// it (Paimon `AggregateMergeFunction`, rule C11; see [`Aggregation`]).
+    Retract,
+    /// Paimon `'aggregation.remove-record-on-delete' = 'true'`: a `-D` removes the whole row
+    /// (`-D old`; the key's next write starts from an empty row); a `-U` is still retracted
+    /// field by field.
+    RemoveRecordOnDelete,
+    /// Fluss `'table.delete.behavior'` (rules C4, C8): a Fluss aggregate is never retracted.
+    /// [`Deletes::Ignore`] (`ignore`, Fluss's default) ignores `-U` and `-D`;
+    /// [`Deletes::Reject`] (`disable`) refuses them; [`Deletes::Apply`] (`allow`) makes a `-D`
+    /// remove the whole row and ignores a `-U` (Fluss's Flink sink takes an upsert changelog:
+    /// a `-U` never reaches the table).
+    Fluss(Deletes),
+}
+
+/// The reason of a `-D` that would remove the row of a key without one (nothing to remove).
+const NO_ROW_TO_REMOVE: &str = "ignored: -D of a key without a row on the aggregation merge engine";
+
+/// The note of a retraction applied to a key without a row (reported, as it retracts what was
+/// never inserted).
+const RETRACTED_ABSENT: &str = "retraction of a key without a row: applied to an empty row, as Paimon does (the changelog retracts what was never inserted)";
+
+/// Paimon `aggregation` (also Fluss `aggregation`, with [`AggDeletes::Fluss`]).
 ///
 /// Columns with `None` in [`Aggregation::fields`] (the primary key) are copied from the first
 /// write. With `sequence.field`, order-dependent functions (`last_value`, `last_non_null_value`,
@@ -122,15 +148,21 @@ pub struct FieldAgg {
 /// rather than arrival, as Paimon applies writes in sequence order; the sequence columns
 /// themselves are configured as `last_value` (case C11 part 3). `listagg` joins in arrival order.
 ///
-/// A retraction (`-U`/`-D`) is applied field by field where the function supports it
-/// ([`AggFunction::supports_retract`]); for any other function it is a refused write naming the
-/// column, unless the column has `ignore_retract`. The row stays (with `-U old, +U new`).
+/// A retraction (`-U`/`-D`) first goes to [`Aggregation::deletes`]. If it is retracted, that is
+/// field by field where the function supports it ([`AggFunction::supports_retract`]); for any
+/// other function it is a refused write naming the column, unless the column has
+/// `ignore_retract`. The row stays (with `-U old, +U new`). A retraction of a key without a row
+/// is applied as Paimon applies it, to an empty row (a `sum` becomes the negated value, a
+/// `last_value` NULL, a `product` is refused), and it is also reported, so that a changelog
+/// that retracts what was never inserted does not pass unnoticed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Aggregation {
     /// Per column: its aggregation, or `None` for a primary-key column.
     pub fields: Vec<Option<FieldAgg>>,
     /// The `sequence.field` columns (empty: arrival order).
     pub sequence: Vec<OrderField>,
+    /// What a `-U`/`-D` write does.
+    pub deletes: AggDeletes,
 }
 
 impl Aggregation {
@@ -141,10 +173,34 @@ impl Aggregation {
         kind: RowKind,
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Folded {
         if write.len() != self.fields.len() {
             let n = self.fields.len();
             return Err(format!("write has {} columns, the table {n}", write.len()));
+        }
+        if !kind.is_accumulate() {
+            let delete = kind == RowKind::Delete;
+            match &self.deletes {
+                AggDeletes::Retract => {}
+                AggDeletes::RemoveRecordOnDelete | AggDeletes::Fluss(Deletes::Apply) if delete => {
+                    let old = state.take().and_then(|s| s.row);
+                    let old = old.ok_or_else(|| NO_ROW_TO_REMOVE.to_string())?;
+                    out.push((RowKind::Delete, old));
+                    return Ok(None);
+                }
+                AggDeletes::RemoveRecordOnDelete => {}
+                AggDeletes::Fluss(Deletes::Reject(reason)) => return Err(reason.clone()),
+                AggDeletes::Fluss(Deletes::Apply) => {
+                    return Err(format!(
+                        "{IGNORED}-U write on the Fluss aggregation merge engine ('table.delete.behavior' = 'allow' applies -D only)"
+                    ))
+                }
+                AggDeletes::Fluss(Deletes::Ignore) => {
+                    return Err(format!(
+                        "{IGNORED}{kind} write on the Fluss aggregation merge engine ('table.delete.behavior' = 'ignore')"
+                    ))
+                }
+            }
         }
         let rank = order_key(&self.sequence, write)?;
         let old = state.as_ref().and_then(|s| s.row.as_ref());
@@ -160,32 +216,50 @@ impl Aggregation {
                 continue;
             };
             let input = write[c].as_deref();
-            let result = if kind.is_accumulate() {
-                accumulate(f, row[c].take(), input, &rank, &mut ranks[c])
-            } else if f.ignore_retract {
-                Ok(row[c].take())
-            } else {
-                retract(f, row[c].take(), input)
-            };
-            row[c] = result.map_err(|e| format!("column '{}': {e}", f.name))?;
+            row[c] = fold_cell(f, kind, row[c].take(), input, &rank, &mut ranks[c])?;
         }
-        match state.take().and_then(|s| s.row) {
-            None => out.push((RowKind::Insert, row.clone())),
+        let note = match state.take().and_then(|s| s.row) {
+            None => {
+                out.push((RowKind::Insert, row.clone()));
+                (!kind.is_accumulate()).then(|| RETRACTED_ABSENT.to_string())
+            }
             Some(old) => {
                 out.push((RowKind::UpdateBefore, old));
                 out.push((RowKind::UpdateAfter, row.clone()));
+                None
             }
-        }
+        };
         *state = Some(KeyState {
             row: Some(row),
             order: OrderKey::new(),
             ranks,
         });
-        Ok(())
+        Ok(note)
     }
 }
 
 type Cell = Option<String>;
+
+/// One column's value after a write of `kind` with order `rank`: `input` accumulated into
+/// `acc`, or retracted from it (left as it is with `ignore_retract`); `stored` is the order of
+/// the write that supplied the value of an order-dependent function. An error names the column.
+pub(super) fn fold_cell(
+    f: &FieldAgg,
+    kind: RowKind,
+    acc: Cell,
+    input: Option<&str>,
+    rank: &OrderKey,
+    stored: &mut Option<OrderKey>,
+) -> Result<Cell, String> {
+    let result = if kind.is_accumulate() {
+        accumulate(f, acc, input, rank, stored)
+    } else if f.ignore_retract {
+        Ok(acc)
+    } else {
+        retract(f, acc, input)
+    };
+    result.map_err(|e| format!("column '{}': {e}", f.name))
+}
 
 fn accumulate(
     f: &FieldAgg,

@@ -6,8 +6,8 @@
 //! | [`Versioned`] | highest version column wins, ties update, NULL is the smallest version | Fluss `versioned`, C1–C6 |
 //! | [`FirstRow`] | first row wins, insert-only changelog | Fluss `first_row`, Paimon `first-row`, C7, C12 |
 //! | [`Deduplicate`] | last row (or highest `sequence.field`) wins, deletes honoured | Paimon `deduplicate`, C9, C14 |
-//! | [`PartialUpdate`] | non-NULL fields overwrite, sequence groups | Paimon `partial-update`, C10 |
-//! | [`Aggregation`] | per-field aggregate functions, retraction where supported | Paimon `aggregation`, C11 |
+//! | [`PartialUpdate`] | non-NULL fields overwrite, sequence groups, aggregate functions in groups | Paimon `partial-update`, C10 |
+//! | [`Aggregation`] | per-field aggregate functions; retraction where supported (Paimon) or none (Fluss, [`AggDeletes`]) | Paimon / Fluss `aggregation`, C4, C8, C11 |
 //!
 //! Shapes: rows are dynamic, [`Row`] = `Vec<Option<String>>` (one text cell per column, `None`
 //! is NULL); an engine parses only the columns it uses (version, sequence and aggregated
@@ -18,7 +18,8 @@
 //! form) and the writes it did not apply, each with its `seq` and a reason. Reasons that start
 //! with [`IGNORED`] are writes the engine ignores by definition (e.g. a later row of a
 //! `first_row` table, a `-D` on a Fluss table); the others are errors (an unparsable version,
-//! an integer overflow, a retraction a function cannot undo).
+//! an integer overflow, a retraction a function cannot undo) or, for a write that is applied and
+//! reported, a note (a Paimon `aggregation` retraction of a key without a row).
 //!
 //! Every engine is a [`MergeRule`] over [`keyed_merge`]: writes are applied per key in `seq`
 //! order, one [`KeyState`] per key, so results are deterministic and independent of the number
@@ -38,7 +39,7 @@ pub mod reference;
 mod tests;
 mod versioned;
 
-pub use aggregation::{AggFunction, Aggregation, FieldAgg};
+pub use aggregation::{AggDeletes, AggFunction, Aggregation, FieldAgg};
 pub use deduplicate::Deduplicate;
 pub use first_row::FirstRow;
 pub use order::{OrderField, OrderKey, OrderType};
@@ -50,7 +51,7 @@ use std::hash::Hash;
 
 use differential_dataflow::{ExchangeData, VecCollection};
 
-use crate::keyed_merge::{keyed_merge, MergeRule, Merged};
+use crate::keyed_merge::{keyed_merge, Folded, MergeRule, Merged};
 use crate::{Change, RowKind, SysTime};
 
 /// A dynamic row: one text cell per column (`None` is NULL), in the table's column order.
@@ -77,8 +78,9 @@ pub struct KeyState {
     pub row: Option<Row>,
     /// The order (version or sequence) of the stored row or of the delete that removed it.
     pub order: OrderKey,
-    /// `aggregation` only: per column, the sequence of the write that supplied the value of an
-    /// order-dependent function (`last_value`, `first_value`, ...); `None`: no value yet.
+    /// `aggregation` and `partial-update` with aggregate functions: per column, the sequence of
+    /// the write that supplied the value of an order-dependent function (`last_value`,
+    /// `first_value`, ...); `None`: no value yet.
     pub ranks: Vec<Option<OrderKey>>,
 }
 
@@ -133,7 +135,7 @@ impl MergeRule for MergeEngine {
         kind: RowKind,
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Folded {
         self.fold(state, kind, Cow::Borrowed(write), out)
     }
 
@@ -143,7 +145,7 @@ impl MergeRule for MergeEngine {
         kind: RowKind,
         write: Row,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Folded {
         self.fold(state, kind, Cow::Owned(write), out)
     }
 }
@@ -157,15 +159,17 @@ impl MergeEngine {
         kind: RowKind,
         write: Cow<'_, Row>,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
-        match self {
+    ) -> Folded {
+        let applied = match self {
             MergeEngine::Versioned(e) => e.merge(state, kind, write, out),
             MergeEngine::FirstRow(e) => e.merge(state, kind, write, out),
             MergeEngine::Deduplicate(e) => e.merge(state, kind, write, out),
             // These build a new row from the stored one and the write: nothing to move.
             MergeEngine::PartialUpdate(e) => e.merge(state, kind, &write, out),
-            MergeEngine::Aggregation(e) => e.merge(state, kind, &write, out),
-        }
+            // The only engine that applies a write and also reports it.
+            MergeEngine::Aggregation(e) => return e.merge(state, kind, &write, out),
+        };
+        applied.map(|()| None)
     }
 }
 

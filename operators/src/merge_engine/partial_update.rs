@@ -1,8 +1,9 @@
 //! `partial-update` (Apache Paimon, rule C10): fields are merged one by one; a non-NULL incoming
 //! value overwrites, NULL never does; sequence groups update a set of fields together.
 
-use super::order::{order_key, OrderField};
-use super::{KeyState, Row, IGNORED};
+use super::aggregation::fold_cell;
+use super::order::{order_key, OrderField, OrderKey};
+use super::{FieldAgg, KeyState, Row, IGNORED};
 use crate::RowKind;
 
 /// Paimon's error for a retraction on a partial-update table without a delete option.
@@ -33,8 +34,10 @@ pub enum PartialDeletes {
     Reject,
     /// `'ignore-delete' = 'true'`: reported as ignored, the row is unchanged.
     Ignore,
-    /// `'partial-update.remove-record-on-delete' = 'true'`: a `-D` removes the whole row (a `-U`
-    /// still goes to the sequence groups, or is refused).
+    /// `'partial-update.remove-record-on-delete' = 'true'`: a `-D` removes the whole row, and so
+    /// does a `-U` (Paimon's fix for a lone `-U` whose `+U` was filtered away upstream; a `-U`
+    /// followed by its `+U` thus leaves the row the `+U`'s non-NULL cells). A retraction of a
+    /// key without a row is reported as ignored.
     RemoveRecordOnDelete,
 }
 
@@ -48,9 +51,18 @@ pub enum PartialDeletes {
 ///
 /// A retraction: see [`PartialDeletes`]; with sequence groups, each group whose sequence wins
 /// sets its fields to NULL (its sequence columns take the retraction's values), or removes the
-/// row (`-D old`) if the group is configured so. A `-D` on the `remove-record-on-delete` path
-/// emits `-D` of the stored row (Paimon's merge function returns the delete record itself; a
+/// row (`-D old`) if the group is configured so. A `-D` or `-U` on the `remove-record-on-delete`
+/// path emits `-D` of the stored row (Paimon's merge function returns the delete record itself; a
 /// retract changelog must retract what it inserted).
+///
+/// Aggregate functions ([`PartialUpdate::with_aggregates`], Paimon's "Aggregation For Partial
+/// Update": `'fields.<f>.aggregate-function'`, `'fields.default-aggregate-function'`; Paimon
+/// requires sequence groups for them): a column with a function is aggregated instead of
+/// overwritten. In a group, every write whose group sequence is non-NULL is aggregated (also
+/// one ordered below the stored sequence; order-dependent functions such as `first_value`
+/// follow the group's sequence) and every such retraction is retracted by the function, while
+/// the group's sequence columns still advance only with a winning write. A column outside the
+/// groups aggregates every accumulating write in arrival order and is not retracted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartialUpdate {
     key: Vec<usize>,
@@ -60,6 +72,8 @@ pub struct PartialUpdate {
     plain: Vec<usize>,
     /// Number of columns of the table.
     width: usize,
+    /// Per column, its aggregate function; empty if there are none.
+    aggs: Vec<Option<FieldAgg>>,
 }
 
 impl PartialUpdate {
@@ -84,7 +98,52 @@ impl PartialUpdate {
             deletes,
             plain,
             width,
+            aggs: Vec::new(),
         }
+    }
+
+    /// The engine with aggregate functions: `aggs[c]` for column `c` (`None`: overwritten as
+    /// usual). The options parser refuses them without sequence groups and on key and sequence
+    /// columns, as Paimon does.
+    pub fn with_aggregates(mut self, aggs: Vec<Option<FieldAgg>>) -> Self {
+        self.aggs = if aggs.iter().any(Option::is_some) {
+            aggs
+        } else {
+            Vec::new()
+        };
+        self
+    }
+
+    /// The aggregate function of column `c`, if it has one.
+    pub fn aggregate(&self, c: usize) -> Option<&FieldAgg> {
+        self.aggs.get(c).and_then(Option::as_ref)
+    }
+
+    /// The stored ranks of the order-dependent functions (none without aggregate functions).
+    fn ranks(&self, state: &Option<KeyState>) -> Vec<Option<OrderKey>> {
+        match state {
+            _ if self.aggs.is_empty() => Vec::new(),
+            Some(s) if !s.ranks.is_empty() => s.ranks.clone(),
+            _ => vec![None; self.width],
+        }
+    }
+
+    /// Aggregates column `c` of a write of `kind` with order `rank` into `row` if the column has
+    /// a function; returns whether it has one.
+    fn aggregate_into(
+        &self,
+        c: usize,
+        kind: RowKind,
+        row: &mut Row,
+        cell: Option<&str>,
+        rank: &OrderKey,
+        ranks: &mut [Option<OrderKey>],
+    ) -> Result<bool, String> {
+        let Some(f) = self.aggregate(c) else {
+            return Ok(false);
+        };
+        row[c] = fold_cell(f, kind, row[c].take(), cell, rank, &mut ranks[c])?;
+        Ok(true)
     }
 
     /// Whether column `c` is a primary-key column.
@@ -97,7 +156,7 @@ impl PartialUpdate {
         &self.groups
     }
 
-    /// Whether a `-D` removes the whole row (`'partial-update.remove-record-on-delete'`).
+    /// Whether a `-D` or `-U` removes the whole row (`'partial-update.remove-record-on-delete'`).
     pub fn removes_record_on_delete(&self) -> bool {
         self.deletes == PartialDeletes::RemoveRecordOnDelete
     }
@@ -130,9 +189,14 @@ impl PartialUpdate {
             }
             empty
         });
+        let mut ranks = self.ranks(state);
+        let arrival = OrderKey::new();
         for &c in &self.plain {
-            if let Some(Some(cell)) = write.get(c) {
-                row[c] = Some(cell.clone());
+            let cell = write[c].as_deref();
+            if !self.aggregate_into(c, kind, &mut row, cell, &arrival, &mut ranks)?
+                && cell.is_some()
+            {
+                row[c] = write[c].clone();
             }
         }
         for group in &self.groups {
@@ -140,13 +204,16 @@ impl PartialUpdate {
             if incoming.iter().all(Option::is_none) {
                 continue;
             }
-            if incoming >= order_key(&group.sequence, &row)? {
-                let columns = group
-                    .fields
-                    .iter()
-                    .chain(group.sequence.iter().map(|s| &s.column));
-                for &c in columns {
-                    row[c] = write.get(c).cloned().flatten();
+            let wins = incoming >= order_key(&group.sequence, &row)?;
+            for &c in &group.fields {
+                let cell = write[c].as_deref();
+                if !self.aggregate_into(c, kind, &mut row, cell, &incoming, &mut ranks)? && wins {
+                    row[c] = write[c].clone();
+                }
+            }
+            if wins {
+                for s in &group.sequence {
+                    row[s.column] = write[s.column].clone();
                 }
             }
         }
@@ -157,7 +224,10 @@ impl PartialUpdate {
                 out.push((RowKind::UpdateAfter, row.clone()));
             }
         }
-        *state = Some(KeyState::new(row));
+        *state = Some(KeyState {
+            ranks,
+            ..KeyState::new(row)
+        });
         Ok(())
     }
 
@@ -172,10 +242,11 @@ impl PartialUpdate {
             PartialDeletes::Ignore => {
                 return Err(format!("{IGNORED}{kind} write ('ignore-delete' = 'true')"))
             }
-            PartialDeletes::RemoveRecordOnDelete if kind == RowKind::Delete => {
-                if let Some(old) = state.take().and_then(|s| s.row) {
-                    out.push((RowKind::Delete, old));
-                }
+            PartialDeletes::RemoveRecordOnDelete => {
+                let Some(old) = state.take().and_then(|s| s.row) else {
+                    return Err(format!("{IGNORED}{kind} write on a key without a row"));
+                };
+                out.push((RowKind::Delete, old));
                 return Ok(());
             }
             _ if self.groups.is_empty() => return Err(PARTIAL_UPDATE_DELETE_ERROR.to_string()),
@@ -185,19 +256,27 @@ impl PartialUpdate {
             return Err(format!("{IGNORED}{kind} write on a key without a row"));
         };
         let mut row = old.clone();
+        let mut ranks = self.ranks(state);
         let mut remove = false;
         for group in &self.groups {
             let incoming = order_key(&group.sequence, write)?;
-            if incoming.iter().all(Option::is_none) || incoming < order_key(&group.sequence, &row)?
-            {
+            if incoming.iter().all(Option::is_none) {
                 continue;
             }
-            remove |= group.remove_record_on_retract;
+            let wins = incoming >= order_key(&group.sequence, &row)?;
+            remove |= wins && group.remove_record_on_retract;
+            // A winning group's plain fields become NULL; its aggregated ones are retracted
+            // (also by a losing group, as Paimon does).
             for &c in &group.fields {
-                row[c] = None;
+                let cell = write[c].as_deref();
+                if !self.aggregate_into(c, kind, &mut row, cell, &incoming, &mut ranks)? && wins {
+                    row[c] = None;
+                }
             }
-            for s in &group.sequence {
-                row[s.column] = write.get(s.column).cloned().flatten();
+            if wins {
+                for s in &group.sequence {
+                    row[s.column] = write[s.column].clone();
+                }
             }
         }
         let old = old.clone();
@@ -207,7 +286,10 @@ impl PartialUpdate {
         } else {
             out.push((RowKind::UpdateBefore, old));
             out.push((RowKind::UpdateAfter, row.clone()));
-            *state = Some(KeyState::new(row));
+            *state = Some(KeyState {
+                ranks,
+                ..KeyState::new(row)
+            });
         }
         Ok(())
     }

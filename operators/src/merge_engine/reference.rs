@@ -7,8 +7,8 @@
 //! are quadratic per key and only meant for small inputs.
 //!
 //! Covered configurations: `versioned`, `first_row` and `deduplicate` fully; `partial-update`
-//! without `remove_record_on_retract` groups; `aggregation` with every function, with or
-//! without `ignore_retract`, over integer and text cells (a float cell is outside the model: it
+//! without `remove_record_on_retract` groups, with or without aggregate functions; `aggregation` with every function, with or
+//! without `ignore_retract`, under each [`AggDeletes`], over integer and text cells (a float cell is outside the model: it
 //! is a non-number there, while the engine computes in floating point). A write the engine
 //! refuses with an error is one after which a column's value is undefined in the model (see
 //! `aggregate`).
@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use super::order::{order_key, OrderKey};
-use super::{AggFunction, Deletes, MergeEngine, PartialDeletes, Row};
+use super::{AggDeletes, AggFunction, Deletes, MergeEngine, PartialDeletes, PartialUpdate, Row};
 use crate::{Change, RowKind};
 
 /// A cell: `None` is NULL.
@@ -25,8 +25,9 @@ type Cell = Option<String>;
 /// A write the model accepted: its arrival index in the key's history, kind, row and order.
 type Event<'a> = (usize, RowKind, &'a Row, OrderKey);
 
-/// The outcome of a model run: the table's changelog (sorted) and the refused writes as
-/// `(key, seq, ignored)` (sorted), where `ignored` says the reason is an [`super::IGNORED`] one.
+/// The outcome of a model run: the table's changelog (sorted) and the refused (or applied and
+/// reported) writes as `(key, seq, ignored)` (sorted), where `ignored` says the reason is an
+/// [`super::IGNORED`] one.
 pub type Outcome<K> = (Vec<(K, Change<Row>)>, Vec<(K, u64, bool)>);
 
 /// Runs the model of `engine` over `writes`, in input order.
@@ -44,6 +45,11 @@ pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) ->
         match admit(engine, h, change.kind, &change.row) {
             Err(ignored) => refused.push((key.clone(), change.seq, ignored)),
             Ok(order) => {
+                // `aggregation` applies a retraction of a key without a row and reports it.
+                let aggregates = matches!(engine, MergeEngine::Aggregation(_));
+                if aggregates && !change.kind.is_accumulate() && before.is_none() {
+                    refused.push((key.clone(), change.seq, false));
+                }
                 h.push((change.kind, change.row.clone(), order));
                 let after = table_row(engine, h);
                 let mut emit = |kind, row: &Row| {
@@ -110,18 +116,50 @@ fn admit(
             if retraction {
                 match p.deletes() {
                     PartialDeletes::Ignore => return Err(true),
-                    PartialDeletes::RemoveRecordOnDelete if kind == RowKind::Delete => {}
+                    PartialDeletes::RemoveRecordOnDelete if table_row(engine, h).is_none() => {
+                        return Err(true)
+                    }
+                    PartialDeletes::RemoveRecordOnDelete => return Ok(OrderKey::new()),
                     _ if p.groups().is_empty() => return Err(false),
                     _ if table_row(engine, h).is_none() => return Err(true),
                     _ => {}
                 }
             }
             for g in p.groups() {
-                order_key(&g.sequence, row).map_err(|_| false)?;
+                let incoming = order_key(&g.sequence, row).map_err(|_| false)?;
+                // A retraction reaching a column whose function cannot retract is refused.
+                let reaches = retraction && incoming.iter().any(Option::is_some);
+                let refuses = g.fields.iter().filter_map(|&c| p.aggregate(c));
+                if reaches
+                    && refuses
+                        .clone()
+                        .any(|f| !f.ignore_retract && !f.function.supports_retract())
+                {
+                    return Err(false);
+                }
             }
+            let mut after = h.to_vec();
+            after.push((kind, row.clone(), OrderKey::new()));
+            partial_row(p, &after).map_err(|_| false)?;
             Ok(OrderKey::new())
         }
         MergeEngine::Aggregation(a) => {
+            let has_row = table_row(engine, h).is_some();
+            match &a.deletes {
+                _ if !retraction => {}
+                AggDeletes::Retract => {}
+                AggDeletes::RemoveRecordOnDelete | AggDeletes::Fluss(Deletes::Apply)
+                    if kind == RowKind::Delete =>
+                {
+                    return if has_row {
+                        Ok(OrderKey::new())
+                    } else {
+                        Err(true)
+                    };
+                }
+                AggDeletes::RemoveRecordOnDelete => {}
+                AggDeletes::Fluss(d) => return deletes(d).and(Err(true)),
+            }
             let refuses =
                 |f: &&super::FieldAgg| !f.ignore_retract && !f.function.supports_retract();
             if retraction && a.fields.iter().flatten().any(|f| refuses(&f)) {
@@ -169,40 +207,7 @@ fn table_row(engine: &MergeEngine, h: &[(RowKind, Row, OrderKey)]) -> Option<(us
             events(h).find(|e| e.0 >= start).and_then(winner)
         }
         MergeEngine::PartialUpdate(p) => {
-            let start = events(h)
-                .rev()
-                .find(|e| e.1 == RowKind::Delete && p.removes_record_on_delete())
-                .map_or(0, |e| e.0 + 1);
-            let live: Vec<_> = events(h).filter(|e| e.0 >= start).collect();
-            let first = live.iter().find(|e| e.1.is_accumulate())?;
-            let mut row = vec![None; first.2.len()];
-            for (c, cell) in row.iter_mut().enumerate() {
-                let group = p
-                    .groups()
-                    .iter()
-                    .find(|g| g.fields.contains(&c) || g.sequence.iter().any(|s| s.column == c));
-                *cell = match group {
-                    _ if p.is_key(c) => first.2[c].clone(),
-                    None => live
-                        .iter()
-                        .rev()
-                        .filter(|e| e.1.is_accumulate())
-                        .find_map(|e| e.2[c].clone()),
-                    Some(g) => {
-                        let keyed = live.iter().filter_map(|e| {
-                            let k = order_key(&g.sequence, e.2).ok()?;
-                            k.iter().any(Option::is_some).then_some((k, e))
-                        });
-                        let last = keyed.max_by(|a, b| a.0.cmp(&b.0)).map(|(_, e)| e);
-                        match last {
-                            Some(e) if e.1.is_accumulate() || !g.fields.contains(&c) => {
-                                e.2[c].clone()
-                            }
-                            _ => None,
-                        }
-                    }
-                };
-            }
+            let row = partial_row(p, h).ok().flatten()?;
             Some((h.len(), row))
         }
         MergeEngine::Aggregation(a) => {
@@ -212,9 +217,74 @@ fn table_row(engine: &MergeEngine, h: &[(RowKind, Row, OrderKey)]) -> Option<(us
     }
 }
 
+/// The partial-update row after the history `h` (`Ok(None)` without one), or `Err` if an
+/// aggregated column's value is undefined after it (see [`aggregated`]).
+fn partial_row(p: &PartialUpdate, h: &[(RowKind, Row, OrderKey)]) -> Result<Option<Row>, ()> {
+    let start = events(h)
+        .rev()
+        .find(|e| !e.1.is_accumulate() && p.removes_record_on_delete())
+        .map_or(0, |e| e.0 + 1);
+    let live: Vec<_> = events(h).filter(|e| e.0 >= start).collect();
+    let Some(first) = live.iter().find(|e| e.1.is_accumulate()) else {
+        return Ok(None);
+    };
+    let mut row = vec![None; first.2.len()];
+    for (c, cell) in row.iter_mut().enumerate() {
+        let group = p
+            .groups()
+            .iter()
+            .find(|g| g.fields.contains(&c) || g.sequence.iter().any(|s| s.column == c));
+        *cell = match group {
+            _ if p.is_key(c) => first.2[c].clone(),
+            // Outside the groups: every accumulating write, in arrival order.
+            None => {
+                let mut adds = live.iter().rev().filter(|e| e.1.is_accumulate());
+                match p.aggregate(c) {
+                    Some(f) => aggregate(f, c, &replay(adds.rev().map(|e| (OrderKey::new(), e))))?,
+                    None => adds.find_map(|e| e.2[c].clone()),
+                }
+            }
+            // In a group: the writes with a non-NULL group sequence, ordered by it.
+            Some(g) => {
+                let keyed = || {
+                    live.iter().filter_map(|e| {
+                        let k = order_key(&g.sequence, e.2).ok()?;
+                        k.iter().any(Option::is_some).then_some((k, e))
+                    })
+                };
+                match p.aggregate(c) {
+                    Some(f) => aggregate(f, c, &replay(keyed()))?,
+                    None => match keyed().max_by(|a, b| a.0.cmp(&b.0)).map(|(_, e)| e) {
+                        Some(e) if e.1.is_accumulate() || !g.fields.contains(&c) => e.2[c].clone(),
+                        _ => None,
+                    },
+                }
+            }
+        };
+    }
+    Ok(Some(row))
+}
+
+/// The writes an aggregated column sees, each with the order its function follows.
+fn replay<'a, 'r: 'a>(
+    seen: impl Iterator<Item = (OrderKey, &'a Event<'r>)>,
+) -> Vec<(RowKind, Row, OrderKey)> {
+    seen.map(|(k, e)| (e.1, e.2.clone(), k)).collect()
+}
+
 /// The aggregated row after the history `h` (`Ok(None)` before the first write), or `Err` if a
 /// column's value is undefined after it: the write last in `h` is then refused.
 fn aggregated(a: &super::Aggregation, h: &[(RowKind, Row, OrderKey)]) -> Result<Option<Row>, ()> {
+    // A `-D` that removes the row starts the key afresh.
+    let removes = matches!(
+        a.deletes,
+        AggDeletes::RemoveRecordOnDelete | AggDeletes::Fluss(Deletes::Apply)
+    );
+    let start = h
+        .iter()
+        .rposition(|e| removes && e.0 == RowKind::Delete)
+        .map_or(0, |i| i + 1);
+    let h = &h[start..];
     let Some(first) = events(h).next() else {
         return Ok(None);
     };

@@ -4,6 +4,8 @@
 use super::*;
 use crate::testing::{batch, run_unary};
 
+mod deletes;
+mod partial_aggregates;
 mod props;
 
 /// A row from comma-separated cells (an empty cell is NULL).
@@ -465,6 +467,7 @@ fn c11_aggregation() {
     let part1 = Aggregation {
         fields: vec![None, agg("price", Max), agg("sales", Sum)],
         sequence: vec![],
+        deletes: AggDeletes::Retract,
     };
     let (log, _) = run2(
         &MergeEngine::Aggregation(part1),
@@ -476,6 +479,7 @@ fn c11_aggregation() {
     let part2 = Aggregation {
         fields: vec![None, agg("a", f), agg("b", Sum), agg("c", f), agg("d", f)],
         sequence: vec![],
+        deletes: AggDeletes::Retract,
     };
     let ws = inserts(&["1,,1,1,1", "1,2,,2,2", "1,3,3,,3", "1,4,4,4,", "1,5,5,5,5"]);
     let (log, _) = run2(&MergeEngine::Aggregation(part2), &ws);
@@ -492,6 +496,7 @@ fn c11_aggregation() {
             field(2, "s0", OrderType::Int),
             field(3, "s1", OrderType::Int),
         ],
+        deletes: AggDeletes::Retract,
     };
     let engine = MergeEngine::Aggregation(part3);
     let ws = inserts(&["1,A1,,1", "1,A2,1,", "1,A3,1,0"]);
@@ -522,6 +527,7 @@ fn aggregation_other_functions_retraction_and_errors() {
             agg("mn", Min),
         ],
         sequence: vec![],
+        deletes: AggDeletes::Retract,
     };
     let engine = MergeEngine::Aggregation(a);
     let ws = writes(&[
@@ -540,6 +546,7 @@ fn aggregation_other_functions_retraction_and_errors() {
     let sums = Aggregation {
         fields: vec![None, agg("s", Sum)],
         sequence: vec![],
+        deletes: AggDeletes::Retract,
     };
     let ws = writes(&[
         (RowKind::Insert, "1,9223372036854775807"),

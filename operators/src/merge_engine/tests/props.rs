@@ -134,6 +134,15 @@ fn deletes() -> impl Strategy<Value = Deletes> {
     ]
 }
 
+/// Paimon's and Fluss's delete handling of `aggregation`.
+fn agg_deletes() -> impl Strategy<Value = AggDeletes> {
+    prop_oneof![
+        2 => Just(AggDeletes::Retract),
+        2 => Just(AggDeletes::RemoveRecordOnDelete),
+        1 => deletes().prop_map(AggDeletes::Fluss),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
@@ -166,9 +175,17 @@ proptest! {
     }
 
     #[test]
-    fn aggregation_matches_reference(([fa, fb], (ws, cuts)) in aggregation_writes(), seq in any::<bool>()) {
+    fn partial_update_with_aggregates_matches_reference(([fa, fb], (ws, cuts)) in aggregation_writes(), deletes in 0usize..3) {
+        let group = SequenceGroup { sequence: vec![field(3, "s", OrderType::Int)], fields: vec![2], remove_record_on_retract: false };
+        let deletes = [PartialDeletes::Reject, PartialDeletes::Ignore, PartialDeletes::RemoveRecordOnDelete][deletes];
+        let engine = PartialUpdate::new(4, vec![0], vec![group], deletes).with_aggregates(vec![None, Some(fa), Some(fb), None]);
+        check(&MergeEngine::PartialUpdate(engine), &ws, &cuts)?;
+    }
+
+    #[test]
+    fn aggregation_matches_reference(([fa, fb], (ws, cuts)) in aggregation_writes(), seq in any::<bool>(), deletes in agg_deletes()) {
         let sequence = if seq { vec![field(3, "s", OrderType::Int)] } else { vec![] };
         let fields = vec![None, Some(fa), Some(fb), agg("s", AggFunction::LastValue)];
-        check(&MergeEngine::Aggregation(Aggregation { fields, sequence }), &ws, &cuts)?;
+        check(&MergeEngine::Aggregation(Aggregation { fields, sequence, deletes }), &ws, &cuts)?;
     }
 }
