@@ -7,6 +7,7 @@
 #   scripts/bench-sql.sh                      # the full year (fetched into data/full/ if missing)
 #   DATA=data/nycflights13 FLIGHTS=flights_2013-01.csv WEATHER=weather_2013-01.csv scripts/bench-sql.sh
 #   WORKERS=2 RUNS=5 scripts/bench-sql.sh
+#   DTEMPORAL=target/release/dtemporal scripts/bench-sql.sh   # a binary already built
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DATA="$(cd "${DATA:-$ROOT/data/full}" 2>/dev/null && pwd || echo "$ROOT/data/full")"
@@ -15,8 +16,12 @@ WEATHER="$DATA/${WEATHER:-weather.csv}"
 WORKERS="${WORKERS:-2}"
 RUNS="${RUNS:-3}"
 [[ -f "$FLIGHTS" && -f "$WEATHER" ]] || "$ROOT/scripts/fetch-data.sh"
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin dtemporal
-BIN="$ROOT/target/release/dtemporal"
+if [[ -n "${DTEMPORAL:-}" ]]; then
+  BIN="$(cd "$(dirname "$DTEMPORAL")" && pwd)/$(basename "$DTEMPORAL")"
+else
+  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin dtemporal
+  BIN="$ROOT/target/release/dtemporal"
+fi
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
