@@ -1,10 +1,15 @@
 //! `dtemporal dedup`: keep one row per key (Flink `ROW_NUMBER() OVER (PARTITION BY key ORDER BY
-//! time) = 1`, semantics rules A7, A8, A11).
+//! time) = 1`, semantics rules A7, A8, A11). Keep-last by arrival over a changelog input (an
+//! `op` column) normalizes it instead (rule A12, Flink's `ChangelogNormalize` over an upsert
+//! source): `+I`/`+U` an upsert (an identical one suppressed), `-D`/`-U` a delete by key. The
+//! other orders need an insert-only input and refuse `-U`/`+U`/`-D` rows (rule A14).
 
 use super::{columns, emit_lines, Cli, CommonArgs, EmitArg};
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
 use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
+use crate::operators::merge_engine::{self, Deletes, MergeEngine};
+use crate::operators::Change;
 use crate::row::TimedRow;
 use crate::run::{self as driver, Built, Outcome};
 use clap::{Args, ValueEnum};
@@ -37,7 +42,11 @@ pub enum OrderArg {
 /// Arguments of `dtemporal dedup`.
 #[derive(Args, Debug, Clone)]
 pub struct DedupArgs {
-    /// Input CSV file (append-only; `.gz` is decompressed).
+    /// Input CSV file (`.gz` is decompressed). With an `op` column it is a changelog: with
+    /// `--keep last --order arrival` it is normalized (rule A12, Flink's ChangelogNormalize):
+    /// `+I`/`+U` an upsert (an identical one emits nothing), `-D`/`-U` a delete by key (its
+    /// other cells may be empty; the stored row is retracted; a delete of a key without a row
+    /// changes nothing); the other orders refuse its `-U`/`+U`/`-D` rows (rule A14).
     #[arg(long, value_name = "FILE")]
     pub input: String,
     /// Key columns, comma-separated.
@@ -77,6 +86,9 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
         time: args.time.clone().filter(|_| order == DedupOrder::EventTime),
     };
     let schema = Schema::open(&spec, 0)?;
+    if schema.op.is_some() && order == DedupOrder::Arrival && keep == Keep::Last {
+        return normalize(cli, args, schema);
+    }
     let emit = args.emit;
     let header = emit.header(&schema.columns);
     let config = DedupConfig::new(keep, order);
@@ -93,6 +105,39 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
             };
             let output = emit_lines(merged.changelog, emit, |r: &TimedRow| {
                 (r.seq, r.row.clone())
+            });
+            let schema = input_schema.clone();
+            let rejected = merged
+                .rejected
+                .map(move |(_, r)| schema.error(r.seq, None, r.reason));
+            Built {
+                output,
+                rejected: vec![rejected],
+                ignored: Vec::new(),
+            }
+        },
+    )
+}
+
+/// `dtemporal dedup --keep last --order arrival` over a changelog: Flink's `ChangelogNormalize`
+/// (rule A12), which is Paimon's `deduplicate` merge engine without a sequence field.
+fn normalize(cli: &Cli, args: &DedupArgs, schema: Schema) -> Result<Outcome, Error> {
+    let engine = MergeEngine::Deduplicate(merge_engine::Deduplicate {
+        sequence: Vec::new(),
+        deletes: Deletes::Apply,
+    });
+    let emit = args.emit;
+    let header = emit.header(&schema.columns);
+    let input_schema = schema.clone();
+    driver::run(
+        &args.common.run_options(cli)?,
+        [schema],
+        header,
+        move |[input]| {
+            let writes = input.map(|r: Record| (r.key, Change::new(r.seq, r.kind, r.row)));
+            let merged = merge_engine::merge_engine(writes, engine.clone());
+            let output = emit_lines(merged.changelog, emit, |r: &merge_engine::Row| {
+                (0, r.clone())
             });
             let schema = input_schema.clone();
             let rejected = merged
