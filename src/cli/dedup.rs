@@ -4,12 +4,11 @@
 //! source): `+I`/`+U` an upsert (an identical one suppressed), `-D`/`-U` a delete by key. The
 //! other orders need an insert-only input and refuse `-U`/`+U`/`-D` rows (rule A14).
 
-use super::{columns, emit_lines, Cli, CommonArgs, EmitArg};
+use super::{columns, emit_lines, merge, Cli, CommonArgs, EmitArg};
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
 use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
 use crate::operators::merge_engine::{self, Deletes, MergeEngine};
-use crate::operators::Change;
 use crate::row::TimedRow;
 use crate::run::{self as driver, Built, Outcome};
 use clap::{Args, ValueEnum};
@@ -126,28 +125,5 @@ fn normalize(cli: &Cli, args: &DedupArgs, schema: Schema) -> Result<Outcome, Err
         sequence: Vec::new(),
         deletes: Deletes::Apply,
     });
-    let emit = args.emit;
-    let header = emit.header(&schema.columns);
-    let input_schema = schema.clone();
-    driver::run(
-        &args.common.run_options(cli)?,
-        [schema],
-        header,
-        move |[input]| {
-            let writes = input.map(|r: Record| (r.key, Change::new(r.seq, r.kind, r.row)));
-            let merged = merge_engine::merge_engine(writes, engine.clone());
-            let output = emit_lines(merged.changelog, emit, |r: &merge_engine::Row| {
-                (0, r.clone())
-            });
-            let schema = input_schema.clone();
-            let rejected = merged
-                .rejected
-                .map(move |(_, r)| schema.error(r.seq, None, r.reason));
-            Built {
-                output,
-                rejected: vec![rejected],
-                ignored: Vec::new(),
-            }
-        },
-    )
+    merge::run_engine(cli, &args.common, schema, engine, args.emit)
 }

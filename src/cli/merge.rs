@@ -7,7 +7,7 @@ use super::{columns, emit_lines, Cli, CommonArgs, EmitArg};
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
 use crate::merge_options::{merge_engine_from_options, parse_option};
-use crate::operators::merge_engine::{merge_engine, Row, IGNORED};
+use crate::operators::merge_engine::{merge_engine, MergeEngine, Row, IGNORED};
 use crate::operators::Change;
 use crate::run::{self as driver, Built, Outcome};
 
@@ -61,11 +61,23 @@ pub(super) fn run(cli: &Cli, args: &MergeArgs) -> Result<Outcome, Error> {
     };
     let schema = Schema::open(&spec, 0)?;
     let engine = merge_engine_from_options(&options, &schema.columns, &key)?;
-    let header = args.emit.header(&schema.columns);
-    let emit = args.emit;
+    run_engine(cli, &args.common, schema, engine, args.emit)
+}
+
+/// Merges the writes of `schema`'s file with `engine` and writes the table's changelog (or
+/// final table) in `emit` form; writes the engine ignores by definition are counted per reason,
+/// the others it refuses are row errors. Shared by `merge` and `dedup` over a changelog.
+pub(super) fn run_engine(
+    cli: &Cli,
+    common: &CommonArgs,
+    schema: Schema,
+    engine: MergeEngine,
+    emit: EmitArg,
+) -> Result<Outcome, Error> {
+    let header = emit.header(&schema.columns);
     let input_schema = schema.clone();
     driver::run(
-        &args.common.run_options(cli)?,
+        &common.run_options(cli)?,
         [schema],
         header,
         move |[input]| {
