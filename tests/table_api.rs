@@ -401,3 +401,87 @@ fn execute_insert_writes_csv() {
         "a,rowtime\nx,2024-01-01 10:00:00.000\nx,2024-01-01 10:10:00.000\ny,2024-01-01 10:05:00.000\n"
     );
 }
+
+/// Final mode: a build version behind the combined watermark is stored and used for later probe
+/// rows, the rows already emitted are not revised, and it is reported with its line (as the
+/// `temporal-join` command does).
+#[test]
+fn final_mode_reports_late_build_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let orders = write(
+        &dir,
+        "orders.csv",
+        "id,t,cur\no1,2024-01-01 10:00:10,E\no2,2024-01-01 10:00:13,E\n",
+    );
+    let rates = write(
+        &dir,
+        "rates.csv",
+        "t,cur,rate\n2024-01-01 10:00:00,E,1\n2024-01-01 10:00:15,E,2\n2024-01-01 10:00:12,E,3\n",
+    );
+    let schema = |columns: &[(&str, DataType)], key: Option<&str>| {
+        let mut builder = Schema::builder();
+        for (name, ty) in columns {
+            builder = builder.column(*name, ty.clone().nullable());
+        }
+        if let Some(key) = key {
+            builder = builder.primary_key([key]);
+        }
+        builder.rowtime("t", 0).build().unwrap()
+    };
+    for workers in [1, 2] {
+        let env = env(workers, ExecutionMode::Final);
+        env.register_csv(
+            "Orders",
+            &orders,
+            Some(schema(
+                &[
+                    ("id", DataType::STRING),
+                    ("t", DataType::Timestamp(0)),
+                    ("cur", DataType::STRING),
+                ],
+                None,
+            )),
+        )
+        .unwrap();
+        env.register_csv(
+            "Rates",
+            &rates,
+            Some(schema(
+                &[
+                    ("t", DataType::Timestamp(0)),
+                    ("cur", DataType::STRING),
+                    ("rate", DataType::BigInt),
+                ],
+                Some("cur"),
+            )),
+        )
+        .unwrap();
+        let joined = env
+            .from("Orders")
+            .temporal_join(
+                &env.from("Rates"),
+                col("cur").eq(col("cur0")),
+                JoinKind::Inner,
+            )
+            .select([col("id"), col("rate")])
+            .execute()
+            .unwrap();
+        assert_eq!(
+            joined.rows_as_text(),
+            vec!["o1,1", "o2,3"],
+            "{workers} worker(s)"
+        );
+        let refused: Vec<(u64, &str)> = joined
+            .refused()
+            .iter()
+            .map(|(_, r)| (r.seq, r.reason.as_str()))
+            .collect();
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert_eq!(refused[0].0, 4);
+        assert_eq!(
+            refused[0].1,
+            "late build version: event time 2024-01-01 10:00:12 is behind the watermark \
+             2024-01-01 10:00:13 (kept for later probe rows; earlier results are not revised)"
+        );
+    }
+}

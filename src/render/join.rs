@@ -13,7 +13,7 @@ use crate::expr::{CompiledExpr, RowArena};
 use crate::plan::{Join, JoinKind, Node, PlanError, RelExpr};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::temporal_join::{
-    arrange_probe, lookup_join, temporal_join, temporal_join_final, FinalJoin,
+    arrange_probe, late_versions, lookup_join, temporal_join, temporal_join_final, FinalJoin,
 };
 use differential_temporal_operators::versioned::versions_from_changelog;
 use differential_temporal_operators::watermark::watermarks;
@@ -101,6 +101,15 @@ pub(super) fn render<'s>(
                     move |max: &Ts| minus_millis(*max, b_delay),
                     "TemporalJoin: build watermark",
                 );
+                // A build version behind the combined watermark is stored and used for later
+                // probe rows, but the rows already emitted are not revised: it is reported (the
+                // CLI's rule, issue 15).
+                let late_builds = late_versions(
+                    versions.clone(),
+                    probe_marks.clone(),
+                    build_marks.clone(),
+                    "TemporalJoin: late versions",
+                );
                 let build = arrange_versions(versions, "TemporalJoin: versions");
                 let FinalJoin { joined, late } = temporal_join_final(
                     probe_keyed,
@@ -113,6 +122,7 @@ pub(super) fn render<'s>(
                     "TemporalJoin",
                 );
                 ctx.refused.push(late.map(|(_, r)| r));
+                ctx.refused.push(late_builds.map(|(_, r)| r));
                 joined
             }
         }

@@ -25,13 +25,21 @@ pub const NANOS_PER_MILLI: u32 = 1_000_000;
 /// session time zone. An `i64` of milliseconds spans far more than years 0000-9999, which an
 /// `i64` of nanoseconds (±292 years) could not.
 ///
-/// The derived order (by `millis`, then `nanos_of_milli`) is the order of the instants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// The derived order (by `millis`, then `nanos_of_milli`) is the order of the instants. `Debug`
+/// prints the UTC reading with as many fractional digits as it has (`2024-01-01 10:00:12`,
+/// `1970-01-01 00:00:00.001`), which is how an event time appears in lateness reports.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Ts {
     /// Milliseconds since 1970-01-01 00:00:00 (UTC for `TIMESTAMP_LTZ`).
     pub millis: i64,
     /// Nanoseconds within the millisecond, `0..1_000_000`.
     pub nanos_of_milli: u32,
+}
+
+impl std::fmt::Debug for Ts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        super::text::format_timestamp(f, *self, 0)
+    }
 }
 
 impl Ts {
