@@ -177,3 +177,57 @@ fn statements_piped_to_the_prompt() {
         )
     );
 }
+
+/// `--mode final`: the temporal join emits each probe row once, when the watermarks pass it; a
+/// build version behind them is kept for later probe rows and reported (exit code 1 under the
+/// default `--max-errors 0`).
+#[test]
+fn final_mode_reports_a_late_build_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let (orders, rates) = (dir.path().join("o.csv"), dir.path().join("r.csv"));
+    std::fs::write(
+        &orders,
+        "id,t,cur\no1,2024-01-01 10:00:10,E\no2,2024-01-01 10:00:13,E\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &rates,
+        "t,cur,rate\n2024-01-01 10:00:00,E,1\n2024-01-01 10:00:15,E,2\n2024-01-01 10:00:12,E,3\n",
+    )
+    .unwrap();
+    let sql = format!(
+        "CREATE TABLE o (id STRING, t TIMESTAMP(0), cur STRING, WATERMARK FOR t AS t)
+           WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');
+         CREATE TABLE r (t TIMESTAMP(0), cur STRING, rate INT, PRIMARY KEY (cur) NOT ENFORCED,
+           WATERMARK FOR t AS t)
+           WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');
+         SELECT id, rate FROM o JOIN r FOR SYSTEM_TIME AS OF o.t ON o.cur = r.cur",
+        orders.display(),
+        rates.display()
+    );
+    for workers in ["1", "2"] {
+        let run = dtemporal(&[
+            "sql",
+            "-e",
+            &sql,
+            "--mode",
+            "final",
+            "--epoch-bytes",
+            "1",
+            "-w",
+            workers,
+        ]);
+        assert_eq!(
+            run,
+            (
+                1,
+                "op,id,rate\n+I,o1,1\n+I,o2,3\n".into(),
+                "row 4: late build version: event time 2024-01-01 10:00:12 is behind the watermark \
+                 2024-01-01 10:00:13 (kept for later probe rows; earlier results are not revised)\n\
+                 dtemporal: 1 row(s) rejected (reported to standard error); --max-errors 0: failing\n"
+                    .into()
+            ),
+            "{workers} worker(s)"
+        );
+    }
+}

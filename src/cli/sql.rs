@@ -3,10 +3,12 @@
 
 use clap::{Args, ValueEnum};
 
+use super::temporal_join::ModeArg;
 use super::{prompt, Cli, CommonArgs, EmitArg};
 use crate::error::Error;
 use crate::io::Tableau;
 use crate::operators::RowKind;
+use crate::render::ExecutionMode;
 use crate::run::Outcome;
 use crate::sql::StatementResult;
 use crate::table::{TableEnv, TableResult};
@@ -55,6 +57,12 @@ pub struct SqlArgs {
     /// (upsert), or the final table.
     #[arg(long, value_enum, default_value_t = EmitArg::Retract)]
     pub emit: EmitArg,
+    /// How event-time temporal joins run: exact at every moment (late build versions revise
+    /// earlier results), or Flink's watermark-driven output (each probe row once, when the
+    /// combined watermark passes it; late probe rows and late build versions are reported).
+    /// The watermarks are the tables' WATERMARK declarations.
+    #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
+    pub mode: ModeArg,
     /// Options every command takes.
     #[command(flatten)]
     pub common: CommonArgs,
@@ -72,9 +80,14 @@ pub enum SqlFormat {
 /// Runs the statements; malformed and refused rows count as rejected.
 pub(super) fn run(cli: &Cli, args: &SqlArgs) -> Result<Outcome, Error> {
     let options = args.common.run_options(cli)?;
+    let mode = match args.mode {
+        ModeArg::Incremental => ExecutionMode::Incremental,
+        ModeArg::Final => ExecutionMode::Final,
+    };
     let env = TableEnv::new()
         .with_timely_args(options.timely_args.clone())
-        .with_block_bytes(options.block_bytes);
+        .with_block_bytes(options.block_bytes)
+        .with_mode(mode);
     let output = options.output.as_deref();
     let sql = match (&args.file, &args.execute) {
         (Some(file), _) => {
