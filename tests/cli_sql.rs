@@ -231,3 +231,38 @@ fn final_mode_reports_a_late_build_version() {
         );
     }
 }
+
+/// Each statement's result is written before the next statement runs: a failing statement keeps
+/// the earlier results (and stops the script, exit code 2); a syntax error anywhere stops the
+/// script before anything runs.
+#[test]
+fn results_are_written_statement_by_statement() {
+    let ddl =
+        "CREATE TABLE orders (order_time TIMESTAMP(3), amount DECIMAL(10, 2), currency STRING)
+        WITH ('connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');";
+    let run = dtemporal(&[
+        "sql",
+        "-e",
+        &format!("{ddl} SELECT amount FROM orders WHERE amount > 10; SELECT nope FROM orders; SELECT 1 FROM orders"),
+    ]);
+    assert_eq!(
+        run,
+        (
+            2,
+            "op,amount\n+I,50.00\n".into(),
+            "dtemporal: error: SQL validation error at line 2, column 137: Column 'nope' not found in any table; the columns are: orders.order_time, orders.amount, orders.currency\n".into()
+        )
+    );
+    let run = dtemporal(&[
+        "sql",
+        "-e",
+        &format!("{ddl} SELECT amount FROM orders; SELECT FROM WHERE"),
+    ]);
+    assert_eq!((run.0, run.1.as_str()), (2, ""));
+    assert!(
+        run.2
+            .starts_with("dtemporal: error: SQL syntax error at line 2, column"),
+        "{}",
+        run.2
+    );
+}

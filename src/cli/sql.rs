@@ -10,7 +10,7 @@ use crate::io::Tableau;
 use crate::operators::RowKind;
 use crate::render::ExecutionMode;
 use crate::run::Outcome;
-use crate::sql::StatementResult;
+use crate::sql::{parse, StatementResult};
 use crate::table::{TableEnv, TableResult};
 
 pub(super) const EXAMPLE: &str = "\
@@ -121,11 +121,14 @@ fn run_script(
     output: Option<&str>,
     outcome: &mut Outcome,
 ) -> Result<(), Error> {
-    let results = env
-        .execute_sql(sql)
-        .map_err(|e| Error::Usage(e.to_string()))?;
-    for result in &results {
-        match result {
+    // Syntax errors stop the script before anything runs; then each statement's result is
+    // written before the next statement runs, so a later failure keeps the earlier results.
+    let statements = parse(sql).map_err(|e| Error::Usage(e.to_string()))?;
+    for statement in &statements {
+        let result = env
+            .execute_statement(statement)
+            .map_err(|e| Error::Usage(e.to_string()))?;
+        match &result {
             StatementResult::Ok => {}
             StatementResult::Explain(plan) => println!("{plan}"),
             StatementResult::Rows(rows) => {

@@ -80,7 +80,21 @@ impl TableEnv {
         }
     }
 
-    fn execute_statement(&self, statement: &Statement) -> Result<StatementResult, SqlError> {
+    /// Runs one parsed statement (see [`parse`]) and returns its result, so that a caller can
+    /// show each statement's result before the next one runs (as Flink's SQL client does).
+    ///
+    /// Errors: the statement does not bind or run.
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::sql::{parse, StatementResult};
+    /// let (env, _dir) = doc_env();
+    /// let statements = parse("SELECT a FROM Orders WHERE b > 2; SELECT nope FROM Orders").unwrap();
+    /// let StatementResult::Rows(rows) = env.execute_statement(&statements[0]).unwrap() else { panic!() };
+    /// assert_eq!(rows.rows_as_text(), vec!["y"]);
+    /// assert!(env.execute_statement(&statements[1]).is_err());
+    /// ```
+    pub fn execute_statement(&self, statement: &Statement) -> Result<StatementResult, SqlError> {
         match statement {
             Statement::CreateTable(t) => {
                 super::ddl::create_table(self, t)?;
