@@ -213,11 +213,14 @@ const CASES: &[Case] = &[
         stdout: "op,id,t,v\n+I,a,2,y\n",
     },
     Case {
-        name: "merge (deduplicate engine): -D of an absent key changes nothing",
+        name: "merge (deduplicate engine): -D/-U of an absent key changes nothing and is counted",
         files: &[("in.csv", b"op,id,v\n-D,a,x\n+I,b,y\n-U,c,z\n")],
         via: Via::Cli(&["merge", "--input", "in.csv", "--key", "id", "--emit", "final"]),
         code: 0,
-        stderr: &[],
+        stderr: &[
+            "dtemporal: 1 row(s) ignored: a -D of a key without a row on the deduplicate merge engine\n",
+            "dtemporal: 1 row(s) ignored: a -U of a key without a row on the deduplicate merge engine\n",
+        ],
         stdout: "id,v\nb,y\n",
     },
     Case {
@@ -373,12 +376,13 @@ const CASES: &[Case] = &[
         stdout: "a,1,x\nc,3,z\n",
     },
     Case {
-        name: "API: merge engine (deduplicate) with -D of an absent key and a duplicate row \
-               (an identical upsert changes nothing and emits nothing)",
+        name: "API: merge engine (deduplicate) with -D of an absent key (applied, reported as \
+               ignored on the rejected output) and a duplicate row (an identical upsert changes \
+               nothing and emits nothing)",
         files: &[("in.csv", b"op,id,v\n-D,a,x\n+I,b,y\n+I,b,y\n")],
         via: Via::Api(api_merge_deduplicate),
-        code: 0,
-        stderr: &[],
+        code: 1,
+        stderr: &["in.csv:2: ignored: a -D of a key without a row on the deduplicate merge engine\n"],
         stdout: "+I,b,y\n",
     },
     // The changelog validator.

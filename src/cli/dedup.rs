@@ -45,7 +45,8 @@ pub struct DedupArgs {
     /// `--keep last --order arrival` it is normalized (rule A12, Flink's ChangelogNormalize):
     /// `+I`/`+U` an upsert (an identical one emits nothing), `-D`/`-U` a delete by key (its
     /// other cells may be empty; the stored row is retracted; a delete of a key without a row
-    /// changes nothing); the other orders refuse its `-U`/`+U`/`-D` rows (rule A14).
+    /// changes nothing and is counted as ignored); the other orders refuse its `-U`/`+U`/`-D`
+    /// rows (rule A14).
     #[arg(long, value_name = "FILE")]
     pub input: String,
     /// Key columns, comma-separated.

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use super::order::{order_key, order_value, OrderField, OrderKey, OrderValue};
 use super::{Deletes, KeyState, Row, IGNORED};
+use crate::keyed_merge::Folded;
 use crate::RowKind;
 
 /// Paimon `deduplicate`: last write wins, or, with `sequence.field`, the write with the highest
@@ -33,7 +34,7 @@ impl Deduplicate {
         kind: RowKind,
         write: Cow<'_, Row>,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Folded {
         // One sequence column (the usual case) is read without allocating.
         let (one, many);
         let key: &[Option<OrderValue>] = match self.sequence.as_slice() {
@@ -57,7 +58,8 @@ impl Deduplicate {
 /// equals `old`: an identical upsert is suppressed) and `-D old` when a
 /// winning retraction deletes the key; a losing write (ordered below the stored row or delete)
 /// emits nothing, is not cloned and is reported as ignored, so that it is counted (a winning
-/// one is cloned once, for the emitted copy). `engine` names the engine in the reason of an
+/// one is cloned once, for the emitted copy); a retraction of a key without a row is applied
+/// (it keeps its order) and reported as ignored too. `engine` names the engine in the reason of an
 /// ignored or rejected write.
 pub(crate) fn keep_highest(
     state: &mut Option<KeyState>,
@@ -67,7 +69,7 @@ pub(crate) fn keep_highest(
     deletes: &Deletes,
     engine: &str,
     out: &mut Vec<(RowKind, Row)>,
-) -> Result<(), String> {
+) -> Folded {
     if !kind.is_accumulate() {
         match deletes {
             Deletes::Apply => {}
@@ -85,6 +87,7 @@ pub(crate) fn keep_highest(
             "{IGNORED}a write ordered below the stored row on the {engine} merge engine"
         ));
     }
+    let had_row = state.as_ref().is_some_and(|s| s.row.is_some());
     let (old, mut order) = match state.take() {
         Some(s) => (s.row, s.order),
         None => (None, OrderKey::new()),
@@ -101,6 +104,9 @@ pub(crate) fn keep_highest(
         (Some(old), None) => out.push((RowKind::Delete, old)),
         (None, None) => {}
     }
+    // A retraction of a key without a row changes nothing (Flink's ChangelogNormalize, Paimon)
+    // and is counted, so that a changelog that deletes what it never inserted is noticed.
+    let absent = new.is_none() && !had_row;
     // A deleted key keeps its order (so older writes stay ignored) unless there is none.
     if new.is_some() || !key.is_empty() {
         order.clear();
@@ -111,5 +117,6 @@ pub(crate) fn keep_highest(
             ranks: Vec::new(),
         });
     }
-    Ok(())
+    Ok(absent
+        .then(|| format!("{IGNORED}a {kind} of a key without a row on the {engine} merge engine")))
 }

@@ -160,13 +160,13 @@ impl MergeEngine {
         write: Cow<'_, Row>,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Folded {
+        // `versioned`, `deduplicate` and `aggregation` may apply a write and also report it.
         let applied = match self {
-            MergeEngine::Versioned(e) => e.merge(state, kind, write, out),
+            MergeEngine::Versioned(e) => return e.merge(state, kind, write, out),
             MergeEngine::FirstRow(e) => e.merge(state, kind, write, out),
-            MergeEngine::Deduplicate(e) => e.merge(state, kind, write, out),
+            MergeEngine::Deduplicate(e) => return e.merge(state, kind, write, out),
             // These build a new row from the stored one and the write: nothing to move.
             MergeEngine::PartialUpdate(e) => e.merge(state, kind, &write, out),
-            // The only engine that applies a write and also reports it.
             MergeEngine::Aggregation(e) => return e.merge(state, kind, &write, out),
         };
         applied.map(|()| None)

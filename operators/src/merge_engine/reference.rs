@@ -45,10 +45,12 @@ pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) ->
         match admit(engine, h, change.kind, &change.row) {
             Err(ignored) => refused.push((key.clone(), change.seq, ignored)),
             Ok(order) => {
-                // `aggregation` applies a retraction of a key without a row and reports it.
+                // `aggregation` applies a retraction of a key without a row and reports it as
+                // an error; the engines that keep the highest order count it as ignored.
                 let aggregates = matches!(engine, MergeEngine::Aggregation(_));
-                if aggregates && !change.kind.is_accumulate() && before.is_none() {
-                    refused.push((key.clone(), change.seq, false));
+                if (aggregates || keeps_highest) && !change.kind.is_accumulate() && before.is_none()
+                {
+                    refused.push((key.clone(), change.seq, keeps_highest));
                 }
                 h.push((change.kind, change.row.clone(), order));
                 let after = table_row(engine, h);

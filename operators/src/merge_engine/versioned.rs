@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use super::deduplicate::keep_highest;
 use super::order::OrderField;
 use super::{Deletes, KeyState, Row};
+use crate::keyed_merge::Folded;
 use crate::RowKind;
 
 /// Fluss `versioned`: a write replaces the stored row iff its version is greater than or equal
@@ -38,7 +39,7 @@ impl Versioned {
         kind: RowKind,
         write: Cow<'_, Row>,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Folded {
         let name = &self.version.name;
         let version = match write.get(self.version.column) {
             None => return Err(format!("row has no version column '{name}'")),
