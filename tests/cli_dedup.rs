@@ -205,11 +205,24 @@ fn changelog_input_is_normalized() {
         (run.code, run.stdout.as_str()),
         (1, "op,currency,rate\n+I,Euro,114\n+I,,7\n")
     );
-    assert!(
-        run.stderr.contains(
-            "upsert_rates.csv:3: +U row refused: dedup input must be insert-only (rule A14)"
-        ),
-        "{}",
-        run.stderr
+    let input = common::data("upsert_rates.csv");
+    let mut stderr: String = [
+        (3, "+U"),
+        (4, "+U"),
+        (5, "+U"),
+        (6, "-U"),
+        (7, "+U"),
+        (8, "-D"),
+        (9, "-D"),
+        (11, "+U"),
+    ]
+    .iter()
+    .map(|(line, kind)| {
+        format!("{input}:{line}: {kind} row refused: dedup input must be insert-only (rule A14)\n")
+    })
+    .collect();
+    stderr.push_str(
+        "dtemporal: 8 row(s) rejected (reported to standard error); --max-errors 0: failing\n",
     );
+    assert_eq!(run.stderr, stderr);
 }
