@@ -17,7 +17,46 @@ pub(crate) type Update<D> = (D, SysTime, isize);
 /// Capabilities are held only while a group waits, so an operator using this holds nothing once
 /// every time it has seen is complete.
 pub(crate) struct Pending<D, C> {
-    by_time: BTreeMap<SysTime, (C, Vec<Update<D>>)>,
+    by_time: BTreeMap<SysTime, (C, Batches<D>)>,
+}
+
+/// A system time's updates as the messages brought them: kept as separate batches so that
+/// stashing a message never reallocates and copies what was stashed before.
+pub(crate) struct Batches<D> {
+    batches: Vec<Vec<Update<D>>>,
+}
+
+impl<D> Batches<D> {
+    fn new() -> Self {
+        Batches {
+            batches: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, update: Update<D>) {
+        match self.batches.last_mut() {
+            Some(batch) => batch.push(update),
+            None => self.batches.push(vec![update]),
+        }
+    }
+
+    /// The updates in one vector, in arrival order (one batch is moved, several are copied
+    /// once into a vector of the exact size).
+    pub(crate) fn into_vec(mut self) -> Vec<Update<D>> {
+        if self.batches.len() == 1 {
+            return self.batches.pop().unwrap_or_default();
+        }
+        let mut all = Vec::with_capacity(self.batches.iter().map(Vec::len).sum());
+        for mut batch in self.batches {
+            all.append(&mut batch);
+        }
+        all
+    }
+
+    /// The updates in arrival order, without copying them into one vector.
+    pub(crate) fn into_updates(self) -> impl Iterator<Item = Update<D>> {
+        self.batches.into_iter().flatten()
+    }
 }
 
 impl<D, C> Pending<D, C> {
@@ -45,29 +84,35 @@ impl<D, C> Pending<D, C> {
             let group = &mut self
                 .by_time
                 .entry(first)
-                .or_insert_with(|| (caps_at(&first), Vec::new()))
+                .or_insert_with(|| (caps_at(&first), Batches::new()))
                 .1;
-            if group.is_empty() {
-                std::mem::swap(group, updates);
-            } else {
-                group.append(updates);
-            }
+            group.batches.push(std::mem::take(updates));
             return;
         }
         for update in updates.drain(..) {
             self.by_time
                 .entry(update.1)
-                .or_insert_with(|| (caps_at(&update.1), Vec::new()))
+                .or_insert_with(|| (caps_at(&update.1), Batches::new()))
                 .1
                 .push(update);
         }
     }
 
-    /// Removes the oldest group if `frontier` has passed its time (no more updates can come).
+    /// Removes the oldest group if `frontier` has passed its time (no more updates can come),
+    /// with its updates in one vector.
     pub(crate) fn next_complete(
         &mut self,
         frontier: &MutableAntichain<SysTime>,
     ) -> Option<(C, Vec<Update<D>>)> {
+        self.next_complete_batches(frontier)
+            .map(|(caps, batches)| (caps, batches.into_vec()))
+    }
+
+    /// As [`next_complete`](Self::next_complete), with the updates in their batches.
+    pub(crate) fn next_complete_batches(
+        &mut self,
+        frontier: &MutableAntichain<SysTime>,
+    ) -> Option<(C, Batches<D>)> {
         let entry = self.by_time.first_entry()?;
         if frontier.less_equal(entry.key()) {
             return None;

@@ -18,6 +18,7 @@
 use std::cell::RefCell;
 
 use differential_dataflow::AsCollection;
+use smallvec::SmallVec;
 
 use crate::expr::{Accumulator, AggregateExpr, RowArena};
 use crate::repr::{Datum, DatumVec, Row};
@@ -127,7 +128,6 @@ pub(super) fn reduce<'s>(
 struct RowFold {
     aggregates: Vec<AggregateExpr>,
     order_independent: bool,
-    datums: RefCell<DatumVec>,
     arena: RefCell<RowArena>,
 }
 
@@ -136,7 +136,6 @@ impl RowFold {
         RowFold {
             order_independent: aggregates.iter().all(|a| a.func.is_order_independent()),
             aggregates,
-            datums: RefCell::new(DatumVec::new()),
             arena: RefCell::new(RowArena::new()),
         }
     }
@@ -144,10 +143,10 @@ impl RowFold {
 
 impl GroupFold<Row> for RowFold {
     type Value = Row;
-    type State = Vec<Accumulator>;
+    type State = SmallVec<[Accumulator; 2]>;
     type Output = Row;
 
-    fn init(&self) -> Vec<Accumulator> {
+    fn init(&self) -> Self::State {
         self.aggregates
             .iter()
             .map(AggregateExpr::create_accumulator)
@@ -156,14 +155,9 @@ impl GroupFold<Row> for RowFold {
 
     /// Updates every aggregate; when one refuses the row, those before it are rolled back, so
     /// a refused row leaves the group as it was.
-    fn update(
-        &self,
-        state: &mut Vec<Accumulator>,
-        values: &Row,
-        diff: isize,
-    ) -> Result<(), String> {
-        let mut datums = self.datums.borrow_mut();
-        let datums = datums.borrow_with(values);
+    fn update(&self, state: &mut Self::State, values: &Row, diff: isize) -> Result<(), String> {
+        // The values are the few columns the aggregates read: decoded on the stack.
+        let datums: SmallVec<[Datum; 4]> = values.iter().collect();
         let mut arena = self.arena.borrow_mut();
         arena.clear();
         let diff = diff as i64;
@@ -184,12 +178,12 @@ impl GroupFold<Row> for RowFold {
         self.order_independent
     }
 
-    fn output(&self, key: &Row, state: &Vec<Accumulator>) -> Result<Row, String> {
+    fn output(&self, key: &Row, state: &Self::State) -> Result<Row, String> {
         let mut row = Row::new();
         let mut packer = row.packer();
         packer.extend_by_row(key.as_row_ref());
-        for acc in state {
-            acc.get_value(&mut packer).map_err(|e| e.to_string())?;
+        for (agg, acc) in self.aggregates.iter().zip(state) {
+            agg.get_value(acc, &mut packer).map_err(|e| e.to_string())?;
         }
         Ok(row)
     }

@@ -21,7 +21,7 @@
 //! Cost: per update one hash probe and one [`GroupFold::update`]; the sort of each system
 //! time's updates unless the fold is order independent; one [`GroupFold::output`] per changed
 //! group and time. State: one `State` and the last output row per group with rows; a group
-//! whose count returns to zero is freed.
+//! whose count returns to zero is freed (its slot is reused by the next new group).
 
 #[cfg(test)]
 mod reference;
@@ -101,14 +101,14 @@ struct Group<S, O> {
 }
 
 impl<S, O> Group<S, O> {
-    /// A group with no rows, changed (it is being created).
+    /// A group with no rows and no update yet.
     fn new(state: S) -> Self {
         Group {
             state,
             rows: 0,
             emitted: None,
             last: 0,
-            changed: true,
+            changed: false,
         }
     }
 
@@ -128,6 +128,58 @@ impl<S, O> Group<S, O> {
             Ok(()) => self.rows += diff,
             Err(reason) => refuse(seq, reason),
         }
+    }
+}
+
+/// The groups with rows: a hash index from key to slot, and the slots. A changed group is
+/// remembered by its slot, so emitting its row costs no second hash probe; a freed slot is
+/// reused by the next new group.
+struct Groups<K, S, O> {
+    index: HashMap<K, usize, RandomState>,
+    slots: Vec<Group<S, O>>,
+    free: Vec<usize>,
+}
+
+impl<K, S, O> Default for Groups<K, S, O> {
+    fn default() -> Self {
+        Groups {
+            index: HashMap::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<K: Hash + Eq + Clone, S, O> Groups<K, S, O> {
+    /// The slot and group of `key`, created with state `init()` if it has none.
+    fn get_or_insert(&mut self, key: &K, init: impl FnOnce() -> S) -> (usize, &mut Group<S, O>) {
+        let slot = match self.index.get(key) {
+            Some(&slot) => slot,
+            None => {
+                let group = Group::new(init());
+                let slot = match self.free.pop() {
+                    Some(slot) => {
+                        self.slots[slot] = group;
+                        slot
+                    }
+                    None => {
+                        self.slots.push(group);
+                        self.slots.len() - 1
+                    }
+                };
+                self.index.insert(key.clone(), slot);
+                slot
+            }
+        };
+        (slot, &mut self.slots[slot])
+    }
+
+    /// Frees the group of `key` in `slot`, dropping its state for `empty`.
+    fn remove(&mut self, key: &K, slot: usize, empty: S) {
+        self.index.remove(key);
+        self.slots[slot].state = empty;
+        self.slots[slot].emitted = None;
+        self.free.push(slot);
     }
 }
 
@@ -182,8 +234,8 @@ where
     let mut rejected_out = OutputBuilder::<_, Builder<Rejected>>::from(rejected_out);
     builder.build(move |_initial_caps| {
         let mut pending = Pending::new();
-        let mut groups: HashMap<K, Group<F::State, F::Output>, RandomState> = HashMap::default();
-        let mut changed: Vec<K> = Vec::new();
+        let mut groups: Groups<K, F::State, F::Output> = Groups::default();
+        let mut changed: Vec<(K, usize)> = Vec::new();
         let arrival_order = fold.order_independent();
         move |frontiers| {
             let frontier = &frontiers[0];
@@ -192,36 +244,31 @@ where
             input.for_each(|cap, data| {
                 pending.stash(data, |t| [cap.delayed(t, 0), cap.delayed(t, 1)])
             });
-            while let Some(([table_cap, rejected_cap], mut updates)) =
-                pending.next_complete(frontier)
+            while let Some(([table_cap, rejected_cap], batches)) =
+                pending.next_complete_batches(frontier)
             {
                 let time = *table_cap.time();
                 let mut rows = table_out.session(&table_cap);
                 let mut refusals = rejected_out.session(&rejected_cap);
                 let mut refuse = |seq, reason| refusals.give((Rejected { seq, reason }, time, 1));
-                if !arrival_order {
-                    // Sorted by key, then `(seq, value)`: one run per key, in fold order.
-                    differential_dataflow::consolidation::consolidate_updates(&mut updates);
-                }
-                for ((key, (seq, value)), _, diff) in updates {
-                    match groups.get_mut(&key) {
-                        Some(group) => {
-                            group.apply(&fold, seq, &value, diff, &mut refuse);
-                            if !group.changed {
-                                group.changed = true;
-                                changed.push(key);
-                            }
-                        }
-                        None => {
-                            let mut group = Group::new(fold.init());
-                            group.apply(&fold, seq, &value, diff, &mut refuse);
-                            groups.insert(key.clone(), group);
-                            changed.push(key);
-                        }
+                let mut fold_in = |((key, (seq, value)), _, diff): Update<(K, (Seq, F::Value))>| {
+                    let (slot, group) = groups.get_or_insert(&key, || fold.init());
+                    group.apply(&fold, seq, &value, diff, &mut refuse);
+                    if !group.changed {
+                        group.changed = true;
+                        changed.push((key, slot));
                     }
+                };
+                if arrival_order {
+                    batches.into_updates().for_each(&mut fold_in);
+                } else {
+                    // Sorted by key, then `(seq, value)`: one run per key, in fold order.
+                    let mut updates = batches.into_vec();
+                    differential_dataflow::consolidation::consolidate_updates(&mut updates);
+                    updates.into_iter().for_each(&mut fold_in);
                 }
-                for key in changed.drain(..) {
-                    let group = groups.get_mut(&key).expect("a changed group is stored");
+                for (key, slot) in changed.drain(..) {
+                    let group = &mut groups.slots[slot];
                     group.changed = false;
                     let now = match group.rows > 0 {
                         true => match fold.output(&key, &group.state) {
@@ -243,7 +290,7 @@ where
                         group.emitted = now;
                     }
                     if group.rows == 0 {
-                        groups.remove(&key);
+                        groups.remove(&key, slot, fold.init());
                     }
                 }
             }

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use crate::repr::{ColumnType, Datum, Row, RowPacker};
 
+use super::AggregateExpr;
+
 use super::udaf::{udaf_error, UdafAccumulator};
 use super::AggregateFunc;
 use crate::expr::error::EvalError;
@@ -30,12 +32,10 @@ impl PartialOrd for ByValue {
 enum State {
     /// COUNT, COUNT(*).
     Count(i64),
-    /// SUM, AVG: the total (integers and decimals exact in `i128`) and the count of values.
-    Sum {
-        exact: i128,
-        approx: f64,
-        count: i64,
-    },
+    /// SUM, AVG of integers and DECIMALs: the exact total and the count of values.
+    ExactSum { total: i128, count: i64 },
+    /// SUM, AVG of FLOAT and DOUBLE: the total and the count of values.
+    FloatSum { total: f64, count: i64 },
     /// MIN, MAX: the multiset of values, in value order, with signed multiplicities (a
     /// retraction applied before its insertion leaves a negative count, never a lost value).
     Values(BTreeMap<ByValue, i64>),
@@ -50,15 +50,18 @@ enum State {
 /// The state of one aggregate over one group (Flink's accumulator). Created by
 /// [`AggregateExpr::create_accumulator`](super::AggregateExpr::create_accumulator); fed the
 /// argument values of each input row (after FILTER) by
-/// [`AggregateExpr::update`](super::AggregateExpr::update).
+/// [`AggregateExpr::update`](super::AggregateExpr::update), read by
+/// [`AggregateExpr::get_value`](super::AggregateExpr::get_value). The function and result type
+/// live in the [`AggregateExpr`](super::AggregateExpr), not here: a COUNT or SUM accumulator is
+/// 48 bytes and needs no allocation, so a group's accumulators can sit inline in its state.
 #[derive(Debug)]
 pub struct Accumulator {
-    func: AggregateFunc,
-    ty: ColumnType,
+    state: State,
     /// DISTINCT: how many times each argument tuple is present (signed, as `Values`); the
     /// function sees a tuple when its count becomes positive and loses it when it no longer is.
-    distinct: Option<BTreeMap<Row, i64>>,
-    state: State,
+    /// Boxed: few aggregates are DISTINCT, and the box keeps every accumulator at 48 bytes.
+    #[allow(clippy::box_collection)]
+    distinct: Option<Box<BTreeMap<Row, i64>>>,
 }
 
 fn overflow(ty: &ColumnType) -> EvalError {
@@ -69,14 +72,15 @@ fn overflow(ty: &ColumnType) -> EvalError {
 }
 
 impl Accumulator {
-    pub(super) fn new(func: AggregateFunc, distinct: bool, ty: ColumnType) -> Accumulator {
-        let state = match &func {
+    pub(super) fn new(func: &AggregateFunc, distinct: bool) -> Accumulator {
+        let state = match func {
             AggregateFunc::Count | AggregateFunc::CountStar => State::Count(0),
-            AggregateFunc::Sum(_) | AggregateFunc::Avg(_) => State::Sum {
-                exact: 0,
-                approx: 0.0,
+            AggregateFunc::Sum(Numeric::Float | Numeric::Double)
+            | AggregateFunc::Avg(Numeric::Float | Numeric::Double) => State::FloatSum {
+                total: 0.0,
                 count: 0,
             },
+            AggregateFunc::Sum(_) | AggregateFunc::Avg(_) => State::ExactSum { total: 0, count: 0 },
             AggregateFunc::Min | AggregateFunc::Max => State::Values(BTreeMap::new()),
             AggregateFunc::FirstValue | AggregateFunc::LastValue | AggregateFunc::ListAgg(_) => {
                 State::Sequence(Vec::new())
@@ -92,28 +96,23 @@ impl Accumulator {
             AggregateFunc::Udaf(udaf) => State::Udaf(udaf.create_accumulator()),
         };
         Accumulator {
-            func,
-            ty,
-            distinct: distinct.then(BTreeMap::new),
             state,
+            distinct: distinct.then(Box::default),
         }
     }
 
-    /// Adds the argument values of `times` input rows.
-    pub fn accumulate(&mut self, args: &[Datum<'_>], times: u64) -> Result<(), EvalError> {
-        self.update(args, times, true)
-    }
-
-    /// Removes the argument values of `times` input rows. Retractions may come before the
-    /// insertions they cancel (within one system time, in any order): COUNT, SUM, MIN, MAX and
-    /// DISTINCT keep signed counts, so the value once both are applied is the same.
-    pub fn retract(&mut self, args: &[Datum<'_>], times: u64) -> Result<(), EvalError> {
-        self.update(args, times, false)
-    }
-
-    fn update(&mut self, args: &[Datum<'_>], times: u64, add: bool) -> Result<(), EvalError> {
+    /// Adds (`add`) or removes the argument values of `times` input rows. Retractions may come
+    /// before the insertions they cancel (within one system time, in any order): COUNT, SUM,
+    /// MIN, MAX and DISTINCT keep signed counts, so the value once both are applied is the same.
+    pub(super) fn update(
+        &mut self,
+        agg: &AggregateExpr,
+        args: &[Datum<'_>],
+        times: u64,
+        add: bool,
+    ) -> Result<(), EvalError> {
         let Some(seen) = &mut self.distinct else {
-            return self.apply(args, times, add);
+            return self.apply(agg, args, times, add);
         };
         let key = Row::pack(args.iter().copied());
         let signed = if add { times as i64 } else { -(times as i64) };
@@ -125,20 +124,23 @@ impl Accumulator {
             seen.insert(key, after);
         }
         match (before > 0, after > 0) {
-            (false, true) => self.apply(args, 1, true),
-            (true, false) => self.apply(args, 1, false),
+            (false, true) => self.apply(agg, args, 1, true),
+            (true, false) => self.apply(agg, args, 1, false),
             _ => Ok(()),
         }
     }
 
-    fn apply(&mut self, args: &[Datum<'_>], times: u64, add: bool) -> Result<(), EvalError> {
+    fn apply(
+        &mut self,
+        agg: &AggregateExpr,
+        args: &[Datum<'_>],
+        times: u64,
+        add: bool,
+    ) -> Result<(), EvalError> {
         let first = args.first().copied().unwrap_or(Datum::Null);
         let signed = if add { times as i64 } else { -(times as i64) };
-        let Accumulator {
-            func, ty, state, ..
-        } = self;
-        let ty = &*ty;
-        match state {
+        let (func, ty) = (&agg.func, &agg.ty);
+        match &mut self.state {
             State::Count(n) => {
                 let counted =
                     matches!(func, AggregateFunc::CountStar) || args.iter().all(|a| !a.is_null());
@@ -146,29 +148,23 @@ impl Accumulator {
                     *n += signed;
                 }
             }
-            State::Sum {
-                exact,
-                approx,
-                count,
-            } => {
-                match first {
-                    Datum::Int(v) => {
-                        *exact = exact
-                            .checked_add(
-                                (v as i128)
-                                    .checked_mul(signed as i128)
-                                    .ok_or_else(|| overflow(ty))?,
-                            )
-                            .ok_or_else(|| overflow(ty))?;
-                    }
-                    Datum::Decimal(v) => {
-                        *exact = exact
-                            .checked_add(v.checked_mul(signed as i128).ok_or_else(|| overflow(ty))?)
-                            .ok_or_else(|| overflow(ty))?;
-                    }
-                    Datum::Float(v) => *approx += v * signed as f64,
+            State::ExactSum { total, count } => {
+                let value = match first {
+                    Datum::Int(v) => v as i128,
+                    Datum::Decimal(v) => v,
                     _ => return Ok(()),
-                }
+                };
+                *total = value
+                    .checked_mul(signed as i128)
+                    .and_then(|v| total.checked_add(v))
+                    .ok_or_else(|| overflow(ty))?;
+                *count += signed;
+            }
+            State::FloatSum { total, count } => {
+                let Datum::Float(v) = first else {
+                    return Ok(());
+                };
+                *total += v * signed as f64;
                 *count += signed;
             }
             State::Values(values) => {
@@ -225,7 +221,7 @@ impl Accumulator {
                 *squares += x * x * signed as f64;
             }
             State::Udaf(acc) => {
-                let AggregateFunc::Udaf(udaf) = &*func else {
+                let AggregateFunc::Udaf(udaf) = func else {
                     return Ok(());
                 };
                 let error = udaf_error(udaf.name());
@@ -247,12 +243,15 @@ impl Accumulator {
 
     /// Adds the state of `other`, an accumulator of the same aggregate (a window's panes, a
     /// two-phase aggregation).
-    pub fn merge(&mut self, other: Accumulator) -> Result<(), EvalError> {
-        let ty = self.ty.clone();
+    pub(super) fn merge(
+        &mut self,
+        agg: &AggregateExpr,
+        other: Accumulator,
+    ) -> Result<(), EvalError> {
         if let (Some(mine), Some(theirs)) = (&mut self.distinct, &other.distinct) {
             // DISTINCT: replay the tuples the other side has that this side has not.
             let mut fresh = Vec::new();
-            for (key, n) in theirs {
+            for (key, n) in theirs.iter() {
                 let count = mine.entry(key.clone()).or_insert(0);
                 if *count <= 0 && *count + n > 0 {
                     fresh.push(key.clone());
@@ -261,26 +260,18 @@ impl Accumulator {
             }
             for key in fresh {
                 let args: Vec<Datum> = key.iter().collect();
-                self.apply(&args, 1, true)?;
+                self.apply(agg, &args, 1, true)?;
             }
             return Ok(());
         }
         match (&mut self.state, other.state) {
             (State::Count(a), State::Count(b)) => *a += b,
-            (
-                State::Sum {
-                    exact,
-                    approx,
-                    count,
-                },
-                State::Sum {
-                    exact: e,
-                    approx: x,
-                    count: c,
-                },
-            ) => {
-                *exact = exact.checked_add(e).ok_or_else(|| overflow(&ty))?;
-                *approx += x;
+            (State::ExactSum { total, count }, State::ExactSum { total: t, count: c }) => {
+                *total = total.checked_add(t).ok_or_else(|| overflow(&agg.ty))?;
+                *count += c;
+            }
+            (State::FloatSum { total, count }, State::FloatSum { total: t, count: c }) => {
+                *total += t;
                 *count += c;
             }
             (State::Values(a), State::Values(b)) => {
@@ -306,7 +297,7 @@ impl Accumulator {
                 *squares += q;
             }
             (State::Udaf(a), State::Udaf(b)) => {
-                if let AggregateFunc::Udaf(udaf) = &self.func {
+                if let AggregateFunc::Udaf(udaf) = &agg.func {
                     a.merge(b.as_ref()).map_err(udaf_error(udaf.name()))?;
                 }
             }
@@ -316,50 +307,57 @@ impl Accumulator {
     }
 
     /// Pushes the aggregate's value (one datum).
-    pub fn get_value(&self, packer: &mut RowPacker<'_>) -> Result<(), EvalError> {
-        let datum = match (&self.func, &self.state) {
+    pub(super) fn get_value(
+        &self,
+        agg: &AggregateExpr,
+        packer: &mut RowPacker<'_>,
+    ) -> Result<(), EvalError> {
+        let overflow = || overflow(&agg.ty);
+        let datum = match (&agg.func, &self.state) {
             (_, State::Count(n)) => Datum::Int(*n),
-            (_, State::Sum { count, .. }) if *count <= 0 => Datum::Null,
-            (AggregateFunc::Sum(kind), State::Sum { exact, approx, .. }) => match kind {
-                Numeric::Int(t) => {
-                    let v = i64::try_from(*exact).map_err(|_| overflow(&self.ty))?;
-                    Datum::Int(t.check(v).map_err(|_| overflow(&self.ty))?)
-                }
-                Numeric::Float => Datum::Float(*approx as f32 as f64),
-                Numeric::Double => Datum::Float(*approx),
-                Numeric::Decimal { precision, .. } => {
-                    if !decimal::fits(*exact, *precision) {
-                        return Err(overflow(&self.ty));
-                    }
-                    Datum::Decimal(*exact)
-                }
-            },
+            (_, State::ExactSum { count, .. } | State::FloatSum { count, .. }) if *count <= 0 => {
+                Datum::Null
+            }
             (
-                AggregateFunc::Avg(kind),
-                State::Sum {
-                    exact,
-                    approx,
-                    count,
-                },
-            ) => match kind {
-                // Java's long division truncates toward zero, as Rust's.
-                Numeric::Int(t) => {
-                    let v =
-                        i64::try_from(exact / *count as i128).map_err(|_| overflow(&self.ty))?;
-                    Datum::Int(t.check(v).map_err(|_| overflow(&self.ty))?)
+                AggregateFunc::Sum(Numeric::Decimal { precision, .. }),
+                State::ExactSum { total, .. },
+            ) => {
+                if !decimal::fits(*total, *precision) {
+                    return Err(overflow());
                 }
-                Numeric::Float => Datum::Float((approx / *count as f64) as f32 as f64),
-                Numeric::Double => Datum::Float(approx / *count as f64),
-                Numeric::Decimal {
+                Datum::Decimal(*total)
+            }
+            (AggregateFunc::Sum(Numeric::Int(t)), State::ExactSum { total, .. }) => {
+                let v = i64::try_from(*total).map_err(|_| overflow())?;
+                Datum::Int(t.check(v).map_err(|_| overflow())?)
+            }
+            (AggregateFunc::Sum(Numeric::Float), State::FloatSum { total, .. }) => {
+                Datum::Float(*total as f32 as f64)
+            }
+            (AggregateFunc::Sum(_), State::FloatSum { total, .. }) => Datum::Float(*total),
+            (
+                AggregateFunc::Avg(Numeric::Decimal {
                     left,
                     scale,
                     precision,
                     ..
-                } => match decimal::divide(*exact, *left, *count as i128, 0, *scale) {
-                    Some(v) if decimal::fits(v, *precision) => Datum::Decimal(v),
-                    _ => return Err(overflow(&self.ty)),
-                },
+                }),
+                State::ExactSum { total, count },
+            ) => match decimal::divide(*total, *left, *count as i128, 0, *scale) {
+                Some(v) if decimal::fits(v, *precision) => Datum::Decimal(v),
+                _ => return Err(overflow()),
             },
+            // Java's long division truncates toward zero, as Rust's.
+            (AggregateFunc::Avg(Numeric::Int(t)), State::ExactSum { total, count }) => {
+                let v = i64::try_from(total / *count as i128).map_err(|_| overflow())?;
+                Datum::Int(t.check(v).map_err(|_| overflow())?)
+            }
+            (AggregateFunc::Avg(Numeric::Float), State::FloatSum { total, count }) => {
+                Datum::Float((total / *count as f64) as f32 as f64)
+            }
+            (AggregateFunc::Avg(_), State::FloatSum { total, count }) => {
+                Datum::Float(total / *count as f64)
+            }
             (AggregateFunc::Min, State::Values(values)) => {
                 let min = values.iter().find(|(_, n)| **n > 0);
                 return push_first(packer, min.map(|(k, _)| &k.0));

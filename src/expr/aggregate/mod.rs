@@ -145,7 +145,7 @@ impl AggregateExpr {
             self.update(&mut acc, row, times as i64, &arena)?;
             arena.clear();
         }
-        acc.get_value(packer)
+        self.get_value(&acc, packer)
     }
 
     /// Adds (`diff > 0`) or retracts (`diff < 0`) one input row `diff.abs()` times, applying
@@ -165,11 +165,23 @@ impl AggregateExpr {
         let Some(args) = args else {
             return Ok(());
         };
-        if diff > 0 {
-            acc.accumulate(&args, diff.unsigned_abs())
-        } else {
-            acc.retract(&args, diff.unsigned_abs())
-        }
+        acc.update(self, &args, diff.unsigned_abs(), diff > 0)
+    }
+
+    /// Adds the state of `other`, an accumulator of this aggregate (a window's panes, a
+    /// two-phase aggregation); DISTINCT counts each tuple once across both.
+    pub fn merge(&self, acc: &mut Accumulator, other: Accumulator) -> Result<(), EvalError> {
+        acc.merge(self, other)
+    }
+
+    /// Pushes the value of `acc`, an accumulator of this aggregate, into `packer` (one datum),
+    /// or the overflow error of a SUM / AVG whose value does not fit the result type.
+    pub fn get_value(
+        &self,
+        acc: &Accumulator,
+        packer: &mut RowPacker<'_>,
+    ) -> Result<(), EvalError> {
+        acc.get_value(self, packer)
     }
 
     /// The argument values on `row`, or `None` when FILTER rejects it.
@@ -201,6 +213,6 @@ impl AggregateExpr {
 
     /// A fresh accumulator for one group.
     pub fn create_accumulator(&self) -> Accumulator {
-        Accumulator::new(self.func.clone(), self.distinct, self.ty.clone())
+        Accumulator::new(&self.func, self.distinct)
     }
 }
