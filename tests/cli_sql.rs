@@ -34,6 +34,39 @@ fn seed_temporal_table_function_final() {
     }
 }
 
+/// Case A07 (its data in `tests/data/`): deduplication on a `PROCTIME()` column, keep-first
+/// then keep-last, the final tables.
+#[test]
+fn case_a07_dedup_on_proctime_final() {
+    let expected = "a,b,c
+1,1,Hi
+2,2,Hello
+4,3,\"Hello world, how are you?\"
+7,4,Comment#1
+11,5,Comment#5
+16,6,Comment#10
+a,b,c
+1,1,Hi
+3,2,Hello world
+6,3,Luke Skywalker
+10,4,Comment#4
+15,5,Comment#9
+21,6,Comment#15
+";
+    for workers in ["1", "2"] {
+        let run = dtemporal(&[
+            "sql",
+            "-f",
+            "a07_dedup_proctime.sql",
+            "--emit",
+            "final",
+            "-w",
+            workers,
+        ]);
+        assert_eq!(run, (0, expected.into(), String::new()));
+    }
+}
+
 #[test]
 fn seed_versioned_rates_changelog() {
     let run = dtemporal(&["sql", "-f", "versioned_rates.sql", "--epoch-bytes", "1"]);

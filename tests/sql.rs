@@ -10,6 +10,8 @@ use differential_temporal::table::{TableEnv, TableResult};
 
 #[path = "sql/cases.rs"]
 mod cases;
+#[path = "sql/computed.rs"]
+mod computed;
 
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
 

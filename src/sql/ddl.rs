@@ -1,5 +1,6 @@
-//! `CREATE TABLE` onto a registered CSV table: the schema from the columns, primary key and
-//! watermark; the file from the filesystem connector's options.
+//! `CREATE TABLE` onto a registered CSV table: the file's schema from the physical and metadata
+//! columns, primary key and watermark; the computed columns over it ([`computed`]); the file
+//! from the filesystem connector's options.
 //!
 //! Connector (Flink's `filesystem` connector, `docs/connectors/table/filesystem.md`):
 //! `'connector' = 'filesystem'`, `'path'` (the CSV file), `'format' = 'csv'`. A file with an
@@ -11,7 +12,8 @@ use std::path::Path;
 
 use sqlparser::ast::{self, Spanned};
 
-use super::create_table::{ColumnKind, CreateTable, TableOption};
+use super::computed;
+use super::create_table::{ColumnKind, CreateTable, TableOption, Watermark};
 use super::error::SqlError;
 use super::expr::interval_millis;
 use super::types::data_type;
@@ -24,18 +26,24 @@ const OPTIONS: &[&str] = &["connector", "format", "path"];
 /// Registers the table `t` declares in `env`: as a source when its file exists, and as a sink.
 ///
 /// Errors (at the offending part): an unsupported type, option, connector or format, a missing
-/// `path`, a primary key or watermark column that is not a column, a watermark that is not
-/// `c` or `c - INTERVAL 'n' unit`, a computed column, a file whose header lacks a column.
+/// `path`, a primary key or watermark column that is not a column, a primary key on a computed
+/// column, a watermark that is not `c` or `c - INTERVAL 'n' unit`, a computed column that does
+/// not bind over the physical columns, a file whose header lacks a physical column.
 pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlError> {
     let path = connector_path(t)?;
-    let schema = schema(t)?;
+    let physical = physical_schema(t)?;
     let name = &t.name.value;
     let at = |e: crate::table::TableError| SqlError::at(t.name.span, e.to_string());
     if Path::new(&path).exists() {
-        env.register_csv(name, &path, Some(schema.clone()))
-            .map_err(at)?;
+        env.register_csv_computed(name, &path, Some(physical.clone()), |scan| {
+            computed::declared_table(env, t, scan)
+        })
+        .map_err(|e| match e {
+            SqlError::Table(e) => at(e),
+            other => other,
+        })?;
     }
-    env.register_csv_sink(name, &path, schema).map_err(at)
+    env.register_csv_sink(name, &path, physical).map_err(at)
 }
 
 /// The table's file, from its options.
@@ -102,22 +110,15 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// The schema `t` declares.
-fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
+/// The schema of the columns `t` reads from its file (physical and metadata, in declared order),
+/// with the primary key and, when its column is one of them, the rowtime.
+fn physical_schema(t: &CreateTable) -> Result<Schema, SqlError> {
     let mut fields = Vec::new();
     for column in &t.columns {
         let (ty, not_null) = match &column.kind {
             ColumnKind::Physical { ty, not_null } => (ty, *not_null),
             ColumnKind::Metadata { ty, .. } => (ty, false),
-            ColumnKind::Computed(expr) => {
-                return Err(SqlError::at(
-                    column.name.span,
-                    format!(
-                        "computed column '{}' AS {expr} is not supported yet; compute it in a view",
-                        column.name.value
-                    ),
-                ))
-            }
+            ColumnKind::Computed(_) => continue,
         };
         let ty = data_type(ty).map_err(|m| SqlError::at(column.name.span, m))?;
         fields.push(Field::new(
@@ -131,6 +132,15 @@ fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
     }
     let mut schema = Schema::new(fields).map_err(|e| SqlError::at(t.name.span, e.to_string()))?;
     if let Some(key) = &t.primary_key {
+        if let Some(c) = key.iter().find(|k| computed::is_computed(t, k)) {
+            return Err(SqlError::at(
+                c.span,
+                format!(
+                    "Could not create a PRIMARY KEY with column '{}': it is a computed column, and a primary key is declared on physical columns",
+                    c.value
+                ),
+            ));
+        }
         let span = key
             .iter()
             .map(|k| k.span)
@@ -140,13 +150,22 @@ fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
             .with_primary_key(key.iter().map(|k| k.value.as_str()))
             .map_err(|e| SqlError::at(span, e.to_string()))?;
     }
-    if let Some(w) = &t.watermark {
-        let delay = watermark_delay(&w.column, &w.expr)?;
-        schema = schema
-            .with_rowtime(&w.column.value, delay)
-            .map_err(|e| SqlError::at(w.column.span, e.to_string()))?;
+    if let Some(w) = t
+        .watermark
+        .as_ref()
+        .filter(|w| !computed::is_computed(t, &w.column))
+    {
+        schema = with_rowtime(schema, w)?;
     }
     Ok(schema)
+}
+
+/// `schema` with the rowtime attribute `WATERMARK FOR c AS expr` declares.
+pub(super) fn with_rowtime(schema: Schema, w: &Watermark) -> Result<Schema, SqlError> {
+    let delay = watermark_delay(&w.column, &w.expr)?;
+    schema
+        .with_rowtime(&w.column.value, delay)
+        .map_err(|e| SqlError::at(w.column.span, e.to_string()))
 }
 
 /// The delay of `WATERMARK FOR c AS c [- INTERVAL 'n' unit]` in milliseconds (Flink's bounded

@@ -54,7 +54,8 @@ struct State {
 
 #[derive(Clone)]
 enum Registered {
-    Source(TableSource),
+    /// A file, and the plan [`TableEnv::from`] gives: its scan, or computed columns over it.
+    Source(TableSource, RelExpr),
     View(RelExpr),
     /// A table whose changelog the caller's dataflow supplies: its schema, and whether it is
     /// a changelog (`false`: append-only).
@@ -111,13 +112,55 @@ impl TableEnv {
         path: &str,
         schema: Option<Schema>,
     ) -> Result<(), TableError> {
-        let (source, schema) = TypedSource::open(path, schema)?;
-        let table = TableSource {
+        self.register_csv_computed(name, path, schema, Ok)
+    }
+
+    /// Registers the CSV file `path` as table `name` whose rows are `table(scan)`: `scan` reads
+    /// the file's columns of `physical` as [`register_csv`](TableEnv::register_csv) does, and
+    /// `table` builds on it, typically a [`RelExpr::map`] of computed columns and a
+    /// [`RelExpr::project`] into the declared order (Flink's computed columns, `c AS expr` in
+    /// `CREATE TABLE`, evaluated per row from the physical columns). Queries over `name` start
+    /// from `table(scan)`; executing one reads the file with `physical`.
+    ///
+    /// Errors: those of [`register_csv`](TableEnv::register_csv), or `table`'s.
+    ///
+    /// ```
+    /// # use differential_temporal::table::tempfile_dir::Dir;
+    /// use differential_temporal::expr::{bind_scalar, col, lit};
+    /// use differential_temporal::repr::{DataType, Schema};
+    /// use differential_temporal::table::{TableEnv, TableError};
+    ///
+    /// let dir = Dir::new();
+    /// let path = dir.write("o.csv", "price,qty\n3,2\n5,4\n");
+    /// let physical = Schema::builder()
+    ///     .column("price", DataType::Int.nullable())
+    ///     .column("qty", DataType::Int.nullable())
+    ///     .build()
+    ///     .unwrap();
+    /// let env = TableEnv::new();
+    /// env.register_csv_computed("o", &path, Some(physical), |scan| {
+    ///     let cost = bind_scalar(&col("price").mul(col("qty")), &scan.schema, &Default::default())
+    ///         .map_err(|e| TableError::Invalid(e.to_string()))?;
+    ///     scan.map(vec![(cost, "cost".into())]).map_err(|e| TableError::Invalid(e.to_string()))
+    /// })
+    /// .unwrap();
+    /// assert_eq!(env.from("o").execute().unwrap().rows_as_text(), vec!["3,2,6", "5,4,20"]);
+    /// ```
+    pub fn register_csv_computed<E: From<TableError>>(
+        &self,
+        name: &str,
+        path: &str,
+        physical: Option<Schema>,
+        table: impl FnOnce(RelExpr) -> Result<RelExpr, E>,
+    ) -> Result<(), E> {
+        let (source, schema) = TypedSource::open(path, physical).map_err(TableError::from)?;
+        let source = TableSource {
             path: path.to_string(),
             schema,
             changelog: source.is_changelog(),
         };
-        self.register(name, Registered::Source(table))
+        let plan = table(RelExpr::scan(name, source.schema.clone(), source.changelog))?;
+        Ok(self.register(name, Registered::Source(source, plan))?)
     }
 
     /// Registers `name` as a table whose rows come from the caller's own dataflow (Flink's
@@ -169,8 +212,7 @@ impl TableEnv {
     pub fn from(&self, name: &str) -> Table {
         let state = self.state.borrow();
         let plan = match state.tables.get(name) {
-            Some(Registered::Source(t)) => Ok(RelExpr::scan(name, t.schema.clone(), t.changelog)),
-            Some(Registered::View(plan)) => Ok(plan.clone()),
+            Some(Registered::Source(_, plan) | Registered::View(plan)) => Ok(plan.clone()),
             Some(Registered::Collection(schema, changelog)) => {
                 Ok(RelExpr::scan(name, schema.clone(), *changelog))
             }
@@ -214,7 +256,7 @@ impl TableEnv {
     /// The file source registered as `name`, for execution.
     pub(super) fn source(&self, name: &str) -> Result<TableSource, TableError> {
         match self.state.borrow().tables.get(name) {
-            Some(Registered::Source(t)) => Ok(t.clone()),
+            Some(Registered::Source(t, _)) => Ok(t.clone()),
             Some(Registered::Collection(..)) => Err(TableError::Invalid(format!(
                 "the plan scans '{name}', whose rows come from the caller's dataflow \
                  (register_collection): render it with Table::render"
