@@ -67,6 +67,23 @@ a,b,c
     }
 }
 
+/// The seed's orders as a directory of two files (and a hidden one, skipped); the script's
+/// comment lines are dropped (an `-e` value cannot start with `-`).
+#[test]
+fn seed_orders_from_a_directory() {
+    let script: String = std::fs::read_to_string(format!("{SEED}/temporal_table_function.sql"))
+        .unwrap()
+        .replace("'orders.csv'", "'orders_parts'")
+        .lines()
+        .filter(|l| !l.starts_with("--"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for workers in ["1", "2"] {
+        let run = dtemporal(&["sql", "-e", &script, "--emit", "final", "-w", workers]);
+        assert_eq!(run, (0, "amount\n1238.000000\n".into(), String::new()));
+    }
+}
+
 #[test]
 fn seed_versioned_rates_changelog() {
     let run = dtemporal(&["sql", "-f", "versioned_rates.sql", "--epoch-bytes", "1"]);

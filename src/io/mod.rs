@@ -6,6 +6,7 @@
 //! mechanics (blocks, the record loop, row errors, the CSV writer), which it shares with the
 //! command line's text rows.
 
+mod directory;
 mod sink;
 mod source;
 pub mod tableau;

@@ -28,6 +28,9 @@ pub struct TypedSource {
     op: Option<usize>,
     /// For each schema column: its position in the header and its type.
     columns: Vec<(usize, ColumnType)>,
+    /// `(position, files)`: this file's place among the `files` of its table's directory (a
+    /// record on line `l` gets `seq = l * files + position`); `(0, 1)` for a table of one file.
+    file: (u64, u64),
 }
 
 impl TypedSource {
@@ -109,8 +112,52 @@ impl TypedSource {
             header,
             op,
             columns,
+            file: (0, 1),
         };
         Ok((source, schema))
+    }
+
+    /// Opens the table at `path`, a CSV file or a directory of them, as [`open`](Self::open)
+    /// opens one file: a directory gives one source per file, every file of the directory
+    /// sorted by name (so runs are deterministic; names starting with `.` are skipped, as
+    /// Flink's filesystem connector skips hidden files), each resolved against the same schema
+    /// (without one, the first file's columns). The files are read side by side, block `i` of
+    /// each at system time `i`, as the tables of one query are; a record's `seq` (its arrival
+    /// order) is `line * files + position of its file`, so equal lines of two files arrive in
+    /// name order. Row errors name each file and its own line.
+    ///
+    /// Errors: those of [`open`](Self::open) for any file; a directory that is empty or holds
+    /// a directory; files of which some have an `op` column and some do not.
+    pub fn open_table(
+        path: &str,
+        schema: Option<Schema>,
+    ) -> Result<(Vec<TypedSource>, Schema), Error> {
+        let files = super::directory::table_files(path)?;
+        let count = files.len() as u64;
+        let mut sources = Vec::with_capacity(files.len());
+        let mut schema = schema;
+        for (position, file) in files.iter().enumerate() {
+            let (mut source, resolved) = TypedSource::open(file, schema)?;
+            if let Some(first) = sources
+                .first()
+                .filter(|f: &&TypedSource| f.is_changelog() != source.is_changelog())
+            {
+                let (with, without) = if source.is_changelog() {
+                    (file.as_str(), first.path())
+                } else {
+                    (first.path(), file.as_str())
+                };
+                return Err(Error::input(
+                    path,
+                    format!("{with} has an \"op\" column and {without} has not: the files of a table are all changelogs or all append-only"),
+                ));
+            }
+            source.file = (position as u64, count);
+            schema = Some(resolved);
+            sources.push(source);
+        }
+        let schema = schema.expect("table_files gives at least one file");
+        Ok((sources, schema))
     }
 
     /// This source as input number `input` of a command (named in its [`RowError`]s; 0 unless
@@ -201,7 +248,8 @@ impl TypedSource {
                 packer.push(datum);
             }
         }
-        Ok(Change::new(line, kind, scratch.clone()))
+        let (position, files) = self.file;
+        Ok(Change::new(line * files + position, kind, scratch.clone()))
     }
 
     /// The text of header column `at` of `record`.

@@ -3,7 +3,9 @@
 //! from the filesystem connector's options.
 //!
 //! Connector (Flink's `filesystem` connector, `docs/connectors/table/filesystem.md`):
-//! `'connector' = 'filesystem'`, `'path'` (the CSV file), `'format' = 'csv'`. A file with an
+//! `'connector' = 'filesystem'`, `'path'` (a CSV file, or a directory: every file in it, in name
+//! order, hidden files skipped; [`TypedSource::open_table`](crate::io::TypedSource::open_table)),
+//! `'format' = 'csv'`. A file with an
 //! `op` column (`+I -U +U -D`) is a changelog. Any other option is an error listing the valid
 //! ones. A `METADATA` column reads the CSV column of the same name (the metadata key, `FROM
 //! '...'`, names where Kafka or Debezium would take it from; a CSV file has it as a column).

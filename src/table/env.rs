@@ -14,10 +14,10 @@ use crate::repr::Schema;
 use super::execute::ExecuteOptions;
 use super::{Table, TableError};
 
-/// A registered table: a CSV file read into rows of its schema.
+/// A registered table: a CSV file (or a directory of them) read into rows of its schema.
 #[derive(Clone, Debug)]
 pub struct TableSource {
-    /// The file.
+    /// The file, or the directory of files.
     pub path: String,
     /// The resolved schema (declared, or every header column as STRING).
     pub schema: Schema,
@@ -100,7 +100,8 @@ impl TableEnv {
         self.state.borrow().options.clone()
     }
 
-    /// Registers the CSV file `path` as table `name`. With a `schema`, each of its columns is
+    /// Registers the CSV file `path` as table `name` (or every file of the directory `path`,
+    /// in name order: [`TypedSource::open_table`]). With a `schema`, each of its columns is
     /// read from the header column of the same name and parsed as its type (a cell that does
     /// not parse is a row error `FILE:LINE:COLUMN: column "x": reason`); without one, every
     /// column is a nullable STRING. A file with an `op` column (`+I -U +U -D`) is a changelog.
@@ -153,11 +154,11 @@ impl TableEnv {
         physical: Option<Schema>,
         table: impl FnOnce(RelExpr) -> Result<RelExpr, E>,
     ) -> Result<(), E> {
-        let (source, schema) = TypedSource::open(path, physical).map_err(TableError::from)?;
+        let (files, schema) = TypedSource::open_table(path, physical).map_err(TableError::from)?;
         let source = TableSource {
             path: path.to_string(),
             schema,
-            changelog: source.is_changelog(),
+            changelog: files[0].is_changelog(),
         };
         let plan = table(RelExpr::scan(name, source.schema.clone(), source.changelog))?;
         Ok(self.register(name, Registered::Source(source, plan))?)

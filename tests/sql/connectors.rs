@@ -1,0 +1,56 @@
+//! The filesystem connector's `'path'` naming a directory: every file of it, in name order,
+//! hidden files skipped.
+
+use super::{env, last_rows, seed_script};
+
+/// The seed's temporal table function query over `orders_parts/` (the seed orders in two
+/// files, and a hidden `.crc` file that is not CSV) gives the seed's answer.
+#[test]
+fn a_directory_of_orders() {
+    let script =
+        seed_script("temporal_table_function.sql").replace("/orders.csv'", "/orders_parts'");
+    for workers in [1, 2] {
+        let result = last_rows(&env(workers), &script);
+        assert_eq!(
+            result.rows_as_text(),
+            vec!["1238.000000"],
+            "{workers} workers"
+        );
+    }
+}
+
+/// The files are read side by side; records on equal lines arrive in the files' name order,
+/// so keep-last by arrival keeps the later file's row. A bad cell is a row error naming its
+/// file and line.
+#[test]
+fn directory_files_in_name_order_with_their_own_row_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t");
+    std::fs::create_dir(&table).unwrap();
+    std::fs::write(table.join("b.csv"), "k,v\nx,2\ny,oops\n").unwrap();
+    std::fs::write(table.join("a.csv"), "k,v\nx,1\ny,3\n").unwrap();
+    std::fs::write(table.join(".b.csv.crc"), "\u{0}\u{1}").unwrap();
+    let ddl = format!(
+        "CREATE TABLE t (k STRING, v INT, pt AS PROCTIME())
+           WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');",
+        table.display()
+    );
+    for workers in [1, 2] {
+        let env = env(workers);
+        env.execute_sql(&ddl).unwrap();
+        let last = last_rows(
+            &env,
+            "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt DESC) AS rn
+             FROM t) WHERE rn = 1",
+        );
+        assert_eq!(last.rows_as_text(), vec!["x,2", "y,3"], "{workers} workers");
+        let errors: Vec<String> = last.malformed().iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            errors,
+            [format!(
+                "{}:3:2: column \"v\": cannot parse \"oops\" as INT: not an integer",
+                table.join("b.csv").display()
+            )]
+        );
+    }
+}
