@@ -84,6 +84,42 @@ fn seed_orders_from_a_directory() {
     }
 }
 
+/// Debezium change events (`'format' = 'debezium-json'`, plain and with the schema wrapper).
+#[test]
+fn debezium_json_products() {
+    let run = dtemporal(&["sql", "-f", "debezium_products.sql", "--epoch-bytes", "1"]);
+    let changelog = "op,id,name,weight
++I,101,scooter,3.14
++I,102,car battery,8.10
+-U,101,scooter,3.14
++U,101,scooter,5.15
+-D,102,car battery,8.10
++I,103,12-pack drill bits,0.80
+op,products,total_weight
++I,1,3.14
+-U,1,3.14
++U,2,11.24
+-U,2,11.24
++U,2,13.25
+-U,2,13.25
++U,1,5.15
+-U,1,5.15
++U,2,5.95
+";
+    assert_eq!(run, (0, changelog.into(), String::new()));
+    let run = dtemporal(&[
+        "sql",
+        "-f",
+        "debezium_products.sql",
+        "--emit",
+        "final",
+        "-w",
+        "2",
+    ]);
+    let table = "id,name,weight\n101,scooter,5.15\n103,12-pack drill bits,0.80\nproducts,total_weight\n2,5.95\n";
+    assert_eq!(run, (0, table.into(), String::new()));
+}
+
 #[test]
 fn seed_versioned_rates_changelog() {
     let run = dtemporal(&["sql", "-f", "versioned_rates.sql", "--epoch-bytes", "1"]);

@@ -2,28 +2,23 @@
 //! columns, primary key and watermark; the computed columns over it ([`computed`]); the file
 //! from the filesystem connector's options.
 //!
-//! Connector (Flink's `filesystem` connector, `docs/connectors/table/filesystem.md`):
-//! `'connector' = 'filesystem'`, `'path'` (a CSV file, or a directory: every file in it, in name
-//! order, hidden files skipped; [`TypedSource::open_table`](crate::io::TypedSource::open_table)),
-//! `'format' = 'csv'`. A file with an
-//! `op` column (`+I -U +U -D`) is a changelog. Any other option is an error listing the valid
-//! ones. A `METADATA` column reads the CSV column of the same name (the metadata key, `FROM
-//! '...'`, names where Kafka or Debezium would take it from; a CSV file has it as a column).
+//! The connector's options are [`connector`]'s. A `METADATA` column reads the CSV column of the
+//! same name (the metadata key, `FROM '...'`, names where Kafka or Debezium would take it from;
+//! a CSV file has it as a column).
 
 use std::path::Path;
 
 use sqlparser::ast::{self, Spanned};
 
 use super::computed;
-use super::create_table::{ColumnKind, CreateTable, TableOption, Watermark};
+use super::connector::{self, Connector};
+use super::create_table::{ColumnKind, CreateTable, Watermark};
 use super::error::SqlError;
 use super::expr::interval_millis;
 use super::types::data_type;
+use crate::io::Format;
 use crate::repr::{Field, Schema};
 use crate::table::TableEnv;
-
-/// The options of the filesystem connector.
-const OPTIONS: &[&str] = &["connector", "format", "path"];
 
 /// Registers the table `t` declares in `env`: as a source when its file exists, and as a sink.
 ///
@@ -32,12 +27,12 @@ const OPTIONS: &[&str] = &["connector", "format", "path"];
 /// column, a watermark that is not `c` or `c - INTERVAL 'n' unit`, a computed column that does
 /// not bind over the physical columns, a file whose header lacks a physical column.
 pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlError> {
-    let path = connector_path(t)?;
+    let Connector { path, format } = connector::filesystem(t)?;
     let physical = physical_schema(t)?;
     let name = &t.name.value;
     let at = |e: crate::table::TableError| SqlError::at(t.name.span, e.to_string());
     if Path::new(&path).exists() {
-        env.register_csv_computed(name, &path, Some(physical.clone()), |scan| {
+        env.register_file(name, &path, &format, Some(physical.clone()), |scan| {
             computed::declared_table(env, t, scan)
         })
         .map_err(|e| match e {
@@ -45,71 +40,11 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
             other => other,
         })?;
     }
-    env.register_csv_sink(name, &path, physical).map_err(at)
-}
-
-/// The table's file, from its options.
-fn connector_path(t: &CreateTable) -> Result<String, SqlError> {
-    let get = |key: &str| t.options.iter().find(|o| o.key == key);
-    if let Some(bad) = t
-        .options
-        .iter()
-        .find(|o| !OPTIONS.contains(&o.key.as_str()))
-    {
-        return Err(SqlError::at(bad.span, unsupported(bad)));
+    match format {
+        Format::Csv => env.register_csv_sink(name, &path, physical).map_err(at),
+        // Only CSV is written: INSERT INTO this table says it is not a sink.
+        Format::DebeziumJson(_) => Ok(()),
     }
-    let value = |key: &str, valid: &str| -> Result<(), SqlError> {
-        match get(key) {
-            Some(o) if o.value != valid => Err(SqlError::at(
-                o.span,
-                format!("Could not find any factory for identifier '{}' ('{key}'); the available one is '{valid}'", o.value),
-            )),
-            Some(_) => Ok(()),
-            None => Err(SqlError::at(t.name.span, format!("table '{}' needs the option '{key}' = '{valid}'", t.name.value))),
-        }
-    };
-    value("connector", "filesystem")?;
-    value("format", "csv")?;
-    get("path").map(|o| o.value.clone()).ok_or_else(|| {
-        SqlError::at(
-            t.name.span,
-            format!(
-                "table '{}' needs the option 'path' (its CSV file)",
-                t.name.value
-            ),
-        )
-    })
-}
-
-fn unsupported(option: &TableOption) -> String {
-    let closest = OPTIONS
-        .iter()
-        .min_by_key(|valid| edit_distance(valid, &option.key))
-        .filter(|valid| edit_distance(valid, &option.key) <= 2);
-    let hint = closest.map_or(String::new(), |c| format!(" (did you mean '{c}'?)"));
-    format!(
-        "Unsupported option '{}' for connector 'filesystem'{hint}; supported options: {}",
-        option.key,
-        OPTIONS.join(", ")
-    )
-}
-
-/// Levenshtein distance, for "did you mean".
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 /// The schema of the columns `t` reads from its file (physical and metadata, in declared order),
@@ -185,25 +120,5 @@ fn watermark_delay(column: &ast::Ident, expr: &ast::Expr) -> Result<i64, SqlErro
             other.span(),
             format!("the watermark must be '{0}' or '{0} - INTERVAL ...' (bounded out-of-orderness), not {other}", column.value),
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn did_you_mean() {
-        assert_eq!(edit_distance("path", "pathh"), 1);
-        assert_eq!(edit_distance("format", "fromat"), 2);
-        let option = TableOption {
-            key: "pth".into(),
-            value: "x".into(),
-            span: sqlparser::tokenizer::Span::empty(),
-        };
-        assert_eq!(
-            unsupported(&option),
-            "Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"
-        );
     }
 }

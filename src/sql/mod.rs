@@ -45,6 +45,7 @@
 //! ```
 
 mod computed;
+mod connector;
 mod create_table;
 mod ddl;
 mod dedup;

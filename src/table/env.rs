@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::expr::{Expr, FunctionRegistry, ScalarUdf};
-use crate::io::TypedSource;
+use crate::io::{Format, TypedSource};
 use crate::plan::RelExpr;
 use crate::render::ExecutionMode;
 use crate::repr::Schema;
@@ -21,8 +21,10 @@ pub struct TableSource {
     pub path: String,
     /// The resolved schema (declared, or every header column as STRING).
     pub schema: Schema,
-    /// Whether the file is a changelog (it has an `op` column).
+    /// Whether the file is a changelog (it has an `op` column, or its format is one).
     pub changelog: bool,
+    /// The files' format.
+    pub format: Format,
 }
 
 /// A temporal table function (Flink's `Table.createTemporalTableFunction(time, key)`): an
@@ -113,21 +115,25 @@ impl TableEnv {
         path: &str,
         schema: Option<Schema>,
     ) -> Result<(), TableError> {
-        self.register_csv_computed(name, path, schema, Ok)
+        self.register_file(name, path, &Format::Csv, schema, Ok)
     }
 
-    /// Registers the CSV file `path` as table `name` whose rows are `table(scan)`: `scan` reads
-    /// the file's columns of `physical` as [`register_csv`](TableEnv::register_csv) does, and
+    /// Registers the file (or directory) `path` in `format` as table `name` whose rows are
+    /// `table(scan)`: `scan` reads the file's columns of `physical` as
+    /// [`register_csv`](TableEnv::register_csv) does (for `debezium-json`:
+    /// [`TypedSource::open_format`]), and
     /// `table` builds on it, typically a [`RelExpr::map`] of computed columns and a
     /// [`RelExpr::project`] into the declared order (Flink's computed columns, `c AS expr` in
     /// `CREATE TABLE`, evaluated per row from the physical columns). Queries over `name` start
     /// from `table(scan)`; executing one reads the file with `physical`.
     ///
-    /// Errors: those of [`register_csv`](TableEnv::register_csv), or `table`'s.
+    /// Errors: those of [`register_csv`](TableEnv::register_csv) (`debezium-json` needs
+    /// `physical`), or `table`'s.
     ///
     /// ```
     /// # use differential_temporal::table::tempfile_dir::Dir;
-    /// use differential_temporal::expr::{bind_scalar, col, lit};
+    /// use differential_temporal::expr::{bind_scalar, col};
+    /// use differential_temporal::io::Format;
     /// use differential_temporal::repr::{DataType, Schema};
     /// use differential_temporal::table::{TableEnv, TableError};
     ///
@@ -139,7 +145,7 @@ impl TableEnv {
     ///     .build()
     ///     .unwrap();
     /// let env = TableEnv::new();
-    /// env.register_csv_computed("o", &path, Some(physical), |scan| {
+    /// env.register_file("o", &path, &Format::Csv, Some(physical), |scan| {
     ///     let cost = bind_scalar(&col("price").mul(col("qty")), &scan.schema, &Default::default())
     ///         .map_err(|e| TableError::Invalid(e.to_string()))?;
     ///     scan.map(vec![(cost, "cost".into())]).map_err(|e| TableError::Invalid(e.to_string()))
@@ -147,18 +153,21 @@ impl TableEnv {
     /// .unwrap();
     /// assert_eq!(env.from("o").execute().unwrap().rows_as_text(), vec!["3,2,6", "5,4,20"]);
     /// ```
-    pub fn register_csv_computed<E: From<TableError>>(
+    pub fn register_file<E: From<TableError>>(
         &self,
         name: &str,
         path: &str,
+        format: &Format,
         physical: Option<Schema>,
         table: impl FnOnce(RelExpr) -> Result<RelExpr, E>,
     ) -> Result<(), E> {
-        let (files, schema) = TypedSource::open_table(path, physical).map_err(TableError::from)?;
+        let (files, schema) =
+            TypedSource::open_table(path, physical, format).map_err(TableError::from)?;
         let source = TableSource {
             path: path.to_string(),
             schema,
             changelog: files[0].is_changelog(),
+            format: format.clone(),
         };
         let plan = table(RelExpr::scan(name, source.schema.clone(), source.changelog))?;
         Ok(self.register(name, Registered::Source(source, plan))?)
@@ -244,6 +253,7 @@ impl TableEnv {
             path: path.to_string(),
             schema,
             changelog: false,
+            format: Format::Csv,
         };
         state.sinks.insert(name.to_string(), sink);
         Ok(())

@@ -51,7 +51,8 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let mut inputs = Vec::new();
     for name in plan.scans() {
         let source = env.source(name)?;
-        let (files, _) = TypedSource::open_table(&source.path, Some(source.schema.clone()))?;
+        let (files, _) =
+            TypedSource::open_table(&source.path, Some(source.schema.clone()), &source.format)?;
         for file in files {
             names.push(name.to_string());
             inputs.push(file);

@@ -14,6 +14,28 @@ macro_rules! ddl {
 
 const FILES: &[(&str, &[u8])] = &[("o.csv", O), ("r.csv", R)];
 
+/// `CREATE TABLE t (id BIGINT, v STRING)` over `e.json` in `debezium-json`, with more options.
+macro_rules! debezium {
+    ($options:literal) => {
+        concat!(
+            "CREATE TABLE t (id BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'debezium-json'",
+            $options,
+            ")"
+        )
+    };
+}
+
+/// Debezium events, all but the first refused.
+const DEBEZIUM_BAD: &[u8] = br#"{"before":null,"after":{"id":1,"v":"a"},"op":"c"}
+{"before":null,"after":{"id":2,"v":"b"},"op":"x"}
+{"after":{"id":3,"v":"c"},"op":"u"}
+not json
+{"before":null,"after":{"id":"four","v":"d"},"op":"c"}
+{"schema":{},"payload":{"before":null,"after":{"id":5,"v":"e"},"op":"c"}}
+{"before":null,"after":{"id":6,"v":["x"]},"op":"c"}
+{"before":null,"after":null,"op":"c"}
+"#;
+
 pub(super) const SQL_CASES: &[Case] = &[
     Case {
         name: "sql: syntax error with its position and expectation",
@@ -146,5 +168,61 @@ pub(super) const SQL_CASES: &[Case] = &[
         code: 1,
         stderr: &["d/b.csv:2:1: column \"id\": cannot parse \"x\" as INT: not an integer\ndtemporal: 1 row(s) rejected (reported to standard error); --max-errors 0: failing\n"],
         stdout: "op,id\n+I,1\n+I,3\n",
+    },
+    Case {
+        name: "sql: debezium-json events that do not decode, each a row error with its line",
+        files: &[("e.json", DEBEZIUM_BAD)],
+        via: Via::Cli(&["sql", "-e", concat!(debezium!(""), "; SELECT * FROM t")]),
+        code: 1,
+        stderr: &["e.json:2: Unknown \"op\" value \"x\"
+e.json:3: The \"before\" field of UPDATE message is null, if you are using Debezium Postgres Connector, please check the Postgres table has been set REPLICA IDENTITY to FULL level.
+e.json:4: invalid JSON: expected ident at line 1 column 2
+e.json:5: column \"id\": cannot parse \"four\" as BIGINT: not an integer
+e.json:6: the message has Debezium's {\"schema\": .., \"payload\": ..} wrapper: set 'debezium-json.schema-include' = 'true'
+e.json:7: column \"v\": a JSON array is not a value of type STRING
+e.json:8: the \"after\" field of CREATE message is null
+dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: failing
+"],
+        stdout: "op,id,v\n+I,1,a\n",
+    },
+    Case {
+        name: "sql: debezium-json with schema-include and an event without its payload",
+        files: &[("e.json", b"{\"before\":null,\"after\":{\"id\":1,\"v\":\"a\"},\"op\":\"c\"}\n")],
+        via: Via::Cli(&["sql", "-e", concat!(debezium!(", 'debezium-json.schema-include' = 'true'"), "; SELECT * FROM t")]),
+        code: 1,
+        stderr: &["e.json:1: no \"payload\" object: with 'debezium-json.schema-include' = 'true' a message is {\"schema\": .., \"payload\": ..}\n"],
+        stdout: "op,id,v\n",
+    },
+    Case {
+        name: "sql: a debezium-json option this connector does not have",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", debezium!(", 'debezium-json.ignore-parse-errors' = 'true'")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 119: Unsupported option 'debezium-json.ignore-parse-errors' for connector 'filesystem'; supported options: connector, format, path, debezium-json.schema-include\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: debezium-json.schema-include neither true nor false",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", debezium!(", 'debezium-json.schema-include' = 'yes'")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 119: 'debezium-json.schema-include' is 'true' or 'false', not 'yes'\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a METADATA column of a debezium-json file",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id BIGINT, m TIMESTAMP(3) METADATA FROM 'value.source.timestamp' VIRTUAL) WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'debezium-json')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 28: the debezium-json format of the filesystem connector has no metadata: declare 'm' a physical column (a field of the events' rows)\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: an unknown format",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id BIGINT) WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'json')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 81: Could not find any factory for identifier 'json' ('format'); the available ones are 'csv', 'debezium-json'\n"],
+        stdout: "",
     },
 ];

@@ -1,7 +1,9 @@
-//! The filesystem connector's `'path'` naming a directory: every file of it, in name order,
-//! hidden files skipped.
+//! The filesystem connector: `'path'` naming a directory (every file of it, in name order,
+//! hidden files skipped) and `'format' = 'debezium-json'`.
 
-use super::{env, last_rows, seed_script};
+use differential_temporal::sql::StatementResult;
+
+use super::{changelog_text, env, last_rows, seed_script};
 
 /// The seed's temporal table function query over `orders_parts/` (the seed orders in two
 /// files, and a hidden `.crc` file that is not CSV) gives the seed's answer.
@@ -52,5 +54,35 @@ fn directory_files_in_name_order_with_their_own_row_errors() {
                 table.join("b.csv").display()
             )]
         );
+    }
+}
+
+/// `'format' = 'debezium-json'` (`tests/sql_seed/debezium_products.sql`): Debezium's events
+/// decoded as Flink decodes them (`r`/`c` -> `+I`, `u` -> `-U +U`, `d` -> `-D`; a blank line is
+/// no event), plain and with the `schema`/`payload` wrapper.
+#[test]
+fn debezium_json_changelogs() {
+    for workers in [1, 2] {
+        let results = env(workers)
+            .execute_sql(&seed_script("debezium_products.sql"))
+            .unwrap();
+        let [StatementResult::Ok, StatementResult::Ok, StatementResult::Rows(plain), StatementResult::Rows(totals)] =
+            &results[..]
+        else {
+            panic!("{results:?}")
+        };
+        assert_eq!(
+            changelog_text(plain),
+            [
+                "+I,101,scooter,3.14",
+                "+I,102,car battery,8.10",
+                "-U,101,scooter,3.14",
+                "+U,101,scooter,5.15",
+                "-D,102,car battery,8.10",
+                "+I,103,12-pack drill bits,0.80",
+            ],
+            "{workers} workers"
+        );
+        assert_eq!(totals.rows_as_text(), vec!["2,5.95"], "{workers} workers");
     }
 }

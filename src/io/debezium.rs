@@ -1,0 +1,181 @@
+//! Flink's `debezium-json` format for files: one Debezium change event per line, its envelope
+//! `{"before": {..}, "after": {..}, "op": "c" | "r" | "u" | "d"}` decoded into the changelog
+//! as Flink's `DebeziumJsonDeserializationSchema` decodes it: `c` (create) and `r` (snapshot
+//! read) give `+I after`, `u` gives `-U before` then `+U after`, `d` gives `-D before`.
+//!
+//! With `'debezium-json.schema-include' = 'true'` each event is wrapped as Debezium writes it
+//! with its JSON converter's schemas enabled, `{"schema": {..}, "payload": {envelope}}`, and the
+//! envelope is read from `payload`; without it (Flink's default) the line is the envelope.
+//!
+//! A column's value is the field of the same name of `before`/`after`; a missing field or JSON
+//! `null` is NULL. A string, number or boolean is read as its text, as a CSV cell of the
+//! column's type ([`parse_datum`]); an array or object is a row error. Lines that are empty or
+//! only spaces are not events. Anything else that does not decode is a row error naming the file
+//! and line, with Flink's message where Flink has one.
+
+use serde_json::{Map, Value};
+
+use crate::csv::{Block, RowError};
+use crate::operators::{Change, RowKind};
+use crate::repr::cast::parse_datum;
+use crate::repr::{ColumnType, Datum, Row, Schema};
+
+/// The options of the `debezium-json` format (Flink's names, prefix `debezium-json.`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DebeziumOptions {
+    /// `debezium-json.schema-include` (default false): each event is wrapped in Debezium's
+    /// `{"schema": .., "payload": ..}`.
+    pub schema_include: bool,
+}
+
+/// Flink's message for an update or delete whose `before` is null.
+const REPLICA_IDENTITY: &str = "message is null, if you are using Debezium Postgres Connector, please check the Postgres table has been set REPLICA IDENTITY to FULL level.";
+
+/// Decodes the events of one file into rows of a schema.
+#[derive(Clone, Debug)]
+pub(super) struct DebeziumJson {
+    options: DebeziumOptions,
+    /// The schema's columns: name and type.
+    columns: Vec<(String, ColumnType)>,
+}
+
+impl DebeziumJson {
+    /// A decoder of `schema`'s columns.
+    pub(super) fn new(schema: &Schema, options: DebeziumOptions) -> DebeziumJson {
+        let columns = schema
+            .fields
+            .iter()
+            .map(|f| (f.name.clone(), f.ty.clone()))
+            .collect();
+        DebeziumJson { options, columns }
+    }
+
+    /// Decodes every line of `block` into its changes, passing each to `out` in file order
+    /// with `seq(line, i)` (`i` = 0, or 1 for the `+U` of an update); a line that does not
+    /// decode is `error(line, reason)`.
+    pub(super) fn parse_block(
+        &self,
+        block: &Block,
+        seq: impl Fn(u64, u64) -> u64,
+        error: impl Fn(u64, String) -> RowError,
+        out: &mut dyn FnMut(Result<Change<Row>, RowError>),
+    ) {
+        let mut scratch = Row::new();
+        let mut bytes = Vec::new();
+        for (i, line) in block.bytes.split(|&b| b == b'\n').enumerate() {
+            let number = block.first_line + i as u64;
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let changes = std::str::from_utf8(line)
+                .map_err(|e| format!("invalid UTF-8: {e}"))
+                .and_then(|text| self.event(text, &mut scratch, &mut bytes));
+            match changes {
+                Ok(changes) => {
+                    for (j, (kind, row)) in changes.into_iter().enumerate() {
+                        out(Ok(Change::new(seq(number, j as u64), kind, row)));
+                    }
+                }
+                Err(reason) => out(Err(error(number, reason))),
+            }
+        }
+    }
+
+    /// The changes of one event.
+    fn event(
+        &self,
+        text: &str,
+        scratch: &mut Row,
+        bytes: &mut Vec<u8>,
+    ) -> Result<Vec<(RowKind, Row)>, String> {
+        let root: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+        let Value::Object(root) = root else {
+            return Err("a Debezium JSON message is an object".into());
+        };
+        let envelope = if self.options.schema_include {
+            match root.get("payload") {
+                Some(Value::Object(payload)) => payload,
+                _ => return Err("no \"payload\" object: with 'debezium-json.schema-include' = 'true' a message is {\"schema\": .., \"payload\": ..}".into()),
+            }
+        } else if root.contains_key("schema") && root.contains_key("payload") {
+            return Err("the message has Debezium's {\"schema\": .., \"payload\": ..} wrapper: set 'debezium-json.schema-include' = 'true'".into());
+        } else {
+            &root
+        };
+        let op = match envelope.get("op") {
+            Some(Value::String(op)) => op.as_str(),
+            other => {
+                return Err(format!(
+                    "Unknown \"op\" value \"{}\"",
+                    other.unwrap_or(&Value::Null)
+                ))
+            }
+        };
+        let mut image = |field: &str, name: &str| -> Result<Row, String> {
+            match envelope.get(field) {
+                Some(Value::Object(values)) => self.row(values, scratch, bytes),
+                None | Some(Value::Null) if field == "before" => {
+                    Err(format!("The \"before\" field of {name} {REPLICA_IDENTITY}"))
+                }
+                None | Some(Value::Null) => {
+                    Err(format!("the \"after\" field of {name} message is null"))
+                }
+                Some(other) => Err(format!("the \"{field}\" field is not an object: {other}")),
+            }
+        };
+        Ok(match op {
+            "c" | "r" => vec![(RowKind::Insert, image("after", "CREATE")?)],
+            "u" => vec![
+                (RowKind::UpdateBefore, image("before", "UPDATE")?),
+                (RowKind::UpdateAfter, image("after", "UPDATE")?),
+            ],
+            "d" => vec![(RowKind::Delete, image("before", "DELETE")?)],
+            other => return Err(format!("Unknown \"op\" value \"{other}\"")),
+        })
+    }
+
+    /// The row of one image (`before` or `after`).
+    fn row(
+        &self,
+        values: &Map<String, Value>,
+        scratch: &mut Row,
+        bytes: &mut Vec<u8>,
+    ) -> Result<Row, String> {
+        let mut packer = scratch.packer();
+        let mut number: String;
+        for (name, ty) in &self.columns {
+            let text = match values.get(name) {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.as_str()),
+                Some(Value::Bool(b)) => Some(if *b { "true" } else { "false" }),
+                Some(Value::Number(n)) => {
+                    number = n.to_string();
+                    Some(number.as_str())
+                }
+                Some(other) => {
+                    return Err(format!(
+                        "column \"{name}\": a JSON {} is not a value of type {}",
+                        if other.is_array() { "array" } else { "object" },
+                        ty.data_type
+                    ))
+                }
+            };
+            match text {
+                None if !ty.nullable => {
+                    return Err(format!(
+                        "column \"{name}\": NULL in a NOT NULL column of type {}",
+                        ty.data_type
+                    ))
+                }
+                None => packer.push(Datum::Null),
+                Some(text) => {
+                    let datum = parse_datum(text, &ty.data_type, bytes)
+                        .map_err(|e| format!("column \"{name}\": {e}"))?;
+                    packer.push(datum);
+                }
+            }
+        }
+        Ok(scratch.clone())
+    }
+}
