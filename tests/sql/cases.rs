@@ -1,4 +1,4 @@
-//! The worked cases as SQL over files: A03, B01, B06, B09, B13 and B15, each with exact rows on
+//! The worked cases as SQL over files: A03, B01, B02, B06, B09, B13 and B15, each with exact rows on
 //! 1 and 2 workers.
 
 use differential_temporal::table::TableEnv;
@@ -257,12 +257,13 @@ fn case_b15_temporal_table_functions() {
     }
 }
 
-/// Cases B01 and B06 as SQL over files: the temporal join's version choice with `-U/+U` at one
-/// time, a `-D` as a version (a probe at the delete's time sees no row), and the equal-time
-/// boundary; the final tables of INNER and LEFT (the watermark-driven emission times of the
-/// cases are the operator tests' concern).
+/// Cases B01, B02 and B06 as SQL over files: the temporal join's version choice with `-U/+U`
+/// at one time, a `-D` as a version (a probe at the delete's time sees no row), an upsert probe
+/// (`+U` without `-U`) against a build side without `-U` (B02: the same tables as B01, its
+/// `+U` probe row forwarded as `+U`), and the equal-time boundary; the final tables of INNER and
+/// LEFT (the watermark-driven emission times of the cases are the operator tests' concern).
 #[test]
-fn cases_b01_b06_as_sql() {
+fn cases_b01_b02_b06_as_sql() {
     let ts = |ms: u32| format!("1970-01-01 00:00:00.{ms:03}");
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, header: &str, rows: &[(&str, u32, &str, &str)]| {
@@ -316,6 +317,30 @@ fn cases_b01_b06_as_sql() {
             ],
         ),
     );
+    let b02 = ddl(
+        &write(
+            "b02_l.csv",
+            "op,time,key,val",
+            &[
+                ("+I", 1, "k1", "1a1"),
+                ("+U", 3, "k1", "1a3"),
+                ("+I", 6, "k2", "2a3"),
+                ("+I", 9, "k2", "5a11"),
+                ("+I", 11, "k2", "5a12"),
+            ],
+        ),
+        &write(
+            "b02_r.csv",
+            "op,time,key,val",
+            &[
+                ("+I", 2, "k1", "1a2"),
+                ("+I", 4, "k2", "2a4"),
+                ("+U", 7, "k2", "2a5"),
+                ("-D", 9, "k2", "2a5"),
+                ("+I", 10, "k2", "2a6"),
+            ],
+        ),
+    );
     let b06 = ddl(
         &write(
             "b06_l.csv",
@@ -333,22 +358,50 @@ fn cases_b01_b06_as_sql() {
         let final_rows = |ddl: &str, kind: &str| {
             last_rows(&env(workers), &format!("{ddl}{}", join(kind))).rows_as_text()
         };
+        for tables in [&b01, &b02] {
+            assert_eq!(
+                final_rows(tables, ""),
+                vec![
+                    format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
+                    format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
+                    format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+                ]
+            );
+            assert_eq!(
+                final_rows(tables, "LEFT"),
+                vec![
+                    format!("{},k1,1a1,,,", ts(1)),
+                    format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
+                    format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
+                    format!("{},k2,5a11,,,", ts(9)),
+                    format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+                ]
+            );
+        }
+        // B02's changelogs, as the case lists them: the probe's `+U` is forwarded.
+        let b02_changelog =
+            |kind: &str| changelog_text(&last_rows(&env(workers), &format!("{b02}{}", join(kind))));
+        let (k1, k2) = (
+            format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
+            format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
+        );
+        let k2_last = format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10));
         assert_eq!(
-            final_rows(&b01, ""),
-            vec![
-                format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
-                format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
-                format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+            b02_changelog(""),
+            [
+                format!("+U,{k1}"),
+                format!("+I,{k2}"),
+                format!("+I,{k2_last}")
             ]
         );
         assert_eq!(
-            final_rows(&b01, "LEFT"),
-            vec![
-                format!("{},k1,1a1,,,", ts(1)),
-                format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
-                format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
-                format!("{},k2,5a11,,,", ts(9)),
-                format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+            b02_changelog("LEFT"),
+            [
+                format!("+I,{},k1,1a1,,,", ts(1)),
+                format!("+U,{k1}"),
+                format!("+I,{k2}"),
+                format!("+I,{},k2,5a11,,,", ts(9)),
+                format!("+I,{k2_last}"),
             ]
         );
         assert_eq!(
