@@ -120,6 +120,35 @@ op,products,total_weight
     assert_eq!(run, (0, table.into(), String::new()));
 }
 
+/// Case A01: every probe of the products' versioned table (computed rowtimes over the case's
+/// times of day).
+#[test]
+fn case_a01_versioned_table_as_of() {
+    let run = dtemporal(&[
+        "sql",
+        "-f",
+        "a01_versioned_table_as_of.sql",
+        "--emit",
+        "final",
+    ]);
+    let expected = "t,product_id,product_name,price,update_time
+1970-01-01 00:00:59.000,p_001,,,
+1970-01-01 00:01:00.000,p_001,scooter,11.11,00:01:00
+1970-01-01 00:01:00.000,p_002,,,
+1970-01-01 10:00:00.000,p_001,scooter,11.11,00:01:00
+1970-01-01 10:00:00.000,p_002,basketball,23.11,00:02:00
+1970-01-01 11:59:59.000,p_001,scooter,11.11,00:01:00
+1970-01-01 12:00:00.000,p_001,scooter,12.99,12:00:00
+1970-01-01 12:00:00.000,p_002,basketball,19.99,12:00:00
+1970-01-01 13:00:00.000,p_001,scooter,12.99,12:00:00
+1970-01-01 13:00:00.000,p_002,basketball,19.99,12:00:00
+1970-01-01 18:00:00.000,p_001,,,
+1970-01-01 18:00:00.000,p_002,basketball,19.99,12:00:00
+1970-01-01 19:00:00.000,p_001,,,
+";
+    assert_eq!(run, (0, expected.into(), String::new()));
+}
+
 #[test]
 fn seed_versioned_rates_changelog() {
     let run = dtemporal(&["sql", "-f", "versioned_rates.sql", "--epoch-bytes", "1"]);

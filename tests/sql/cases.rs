@@ -1,9 +1,9 @@
-//! The worked cases as SQL over files: A03, B01, B02, B06, B09, B13 and B15, each with exact rows on
+//! The worked cases as SQL over files: A01, A03, B01, B02, B06, B09, B13 and B15, each with exact rows on
 //! 1 and 2 workers.
 
 use differential_temporal::table::TableEnv;
 
-use super::{changelog_text, env, last_rows};
+use super::{changelog_text, env, last_rows, seed_script};
 
 const B_ORDERS: &str = "op,order_id,currency,currency_no,amount,order_time
 +I,1,Euro,no1,12,2020-08-15 00:01:00
@@ -471,5 +471,37 @@ fn case_a03_insert_into_dedup_sink() {
 ",
             "{workers} worker(s)"
         );
+    }
+}
+
+/// Case A01 as SQL (`tests/sql_seed/a01_versioned_table_as_of.sql`, the case's data in
+/// `tests/data/`): every probe of the products' versioned table, the case's expected table
+/// with `t` printed as the TIMESTAMP(3) it is (the case writes times of day on one day).
+#[test]
+fn case_a01_versioned_table_as_of() {
+    let expected: Vec<String> = [
+        "00:00:59,p_001,,,",
+        "00:01:00,p_001,scooter,11.11,00:01:00",
+        "00:01:00,p_002,,,",
+        "10:00:00,p_001,scooter,11.11,00:01:00",
+        "10:00:00,p_002,basketball,23.11,00:02:00",
+        "11:59:59,p_001,scooter,11.11,00:01:00",
+        "12:00:00,p_001,scooter,12.99,12:00:00",
+        "12:00:00,p_002,basketball,19.99,12:00:00",
+        "13:00:00,p_001,scooter,12.99,12:00:00",
+        "13:00:00,p_002,basketball,19.99,12:00:00",
+        "18:00:00,p_001,,,",
+        "18:00:00,p_002,basketball,19.99,12:00:00",
+        "19:00:00,p_001,,,",
+    ]
+    .iter()
+    .map(|row| {
+        let (t, rest) = row.split_once(',').unwrap();
+        format!("1970-01-01 {t}.000,{rest}")
+    })
+    .collect();
+    for workers in [1, 2] {
+        let result = last_rows(&env(workers), &seed_script("a01_versioned_table_as_of.sql"));
+        assert_eq!(result.rows_as_text(), expected, "{workers} workers");
     }
 }
