@@ -1,4 +1,5 @@
-//! Flink's `debezium-json` format for files: one Debezium change event per line, its envelope
+//! Flink's `debezium-json` format for files, read and written ([`write_debezium_json`]): one
+//! Debezium change event per line, its envelope
 //! `{"before": {..}, "after": {..}, "op": "c" | "r" | "u" | "d"}` decoded into the changelog
 //! as Flink's `DebeziumJsonDeserializationSchema` decodes it: `c` (create) and `r` (snapshot
 //! read) give `+I after`, `u` gives `-U before` then `+U after`, `d` gives `-D before`.
@@ -178,4 +179,88 @@ impl DebeziumJson {
         }
         Ok(scratch.clone())
     }
+}
+
+/// Writes `changes` (rows of `schema`) to `out` as Debezium events, one per line, as Flink's
+/// `debezium-json` serialization writes them: `+I` and `+U` as `{"before":null,"after":{..},
+/// "op":"c"}`, `-U` and `-D` as `{"before":{..},"after":null,"op":"d"}` (Flink does not merge an
+/// update's two halves into one `u` event). A value is `null` for NULL, a boolean for BOOLEAN,
+/// a JSON number for a number (exactly its text: a DECIMAL keeps its digits; a float that is
+/// not finite is a string), and a string of its CSV text for every other type (timestamps
+/// `yyyy-MM-dd HH:mm:ss.SSS`, Flink's `'SQL'` timestamp format).
+///
+/// Errors: those of `out`.
+///
+/// ```
+/// use differential_temporal::io::write_debezium_json;
+/// use differential_temporal::operators::RowKind;
+/// use differential_temporal::repr::{DataType, Datum, Row, Schema};
+///
+/// let schema = Schema::builder()
+///     .column("id", DataType::BigInt.not_null())
+///     .column("name", DataType::STRING.nullable())
+///     .build()
+///     .unwrap();
+/// let (old, new) = (Row::pack([Datum::Int(1), Datum::Str("a\"b")]), Row::pack([Datum::Int(1), Datum::Null]));
+/// let mut out = Vec::new();
+/// write_debezium_json(&mut out, &schema, [(RowKind::UpdateBefore, &old), (RowKind::UpdateAfter, &new)]).unwrap();
+/// assert_eq!(
+///     String::from_utf8(out).unwrap(),
+///     "{\"before\":{\"id\":1,\"name\":\"a\\\"b\"},\"after\":null,\"op\":\"d\"}\n\
+///      {\"before\":null,\"after\":{\"id\":1,\"name\":null},\"op\":\"c\"}\n"
+/// );
+/// ```
+pub fn write_debezium_json<'r>(
+    mut out: impl std::io::Write,
+    schema: &Schema,
+    changes: impl IntoIterator<Item = (RowKind, &'r Row)>,
+) -> std::io::Result<()> {
+    let mut line = String::new();
+    let mut text = String::new();
+    for (kind, row) in changes {
+        line.clear();
+        let mut image = |line: &mut String| -> std::io::Result<()> {
+            line.push('{');
+            for (i, (datum, field)) in row.iter().zip(&schema.fields).enumerate() {
+                if i > 0 {
+                    line.push(',');
+                }
+                line.push_str(&serde_json::to_string(&field.name)?);
+                line.push(':');
+                text.clear();
+                crate::repr::cast::format_datum(datum, &field.ty.data_type, &mut text)
+                    .map_err(std::io::Error::other)?;
+                let number = field.ty.data_type.is_numeric()
+                    && serde_json::from_str::<serde_json::Number>(&text).is_ok();
+                match datum {
+                    Datum::Null => line.push_str("null"),
+                    Datum::Bool(b) => line.push_str(if b { "true" } else { "false" }),
+                    _ if number => line.push_str(&text),
+                    _ => line.push_str(&serde_json::to_string(&text)?),
+                }
+            }
+            line.push('}');
+            Ok(())
+        };
+        let insert = kind.is_accumulate();
+        line.push_str("{\"before\":");
+        if insert {
+            line.push_str("null");
+        } else {
+            image(&mut line)?;
+        }
+        line.push_str(",\"after\":");
+        if insert {
+            image(&mut line)?;
+        } else {
+            line.push_str("null");
+        }
+        line.push_str(if insert {
+            ",\"op\":\"c\"}\n"
+        } else {
+            ",\"op\":\"d\"}\n"
+        });
+        out.write_all(line.as_bytes())?;
+    }
+    out.flush()
 }

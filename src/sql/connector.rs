@@ -8,7 +8,9 @@
 //!   changelog.
 //! - `'format' = 'debezium-json'`: one Debezium change event per line, a changelog
 //!   ([`DebeziumOptions`]); `'debezium-json.schema-include' = 'true' | 'false'` (Flink's
-//!   default false). Read only: such a table is not a sink, and has no `METADATA` column.
+//!   default false; a sink refuses `true`, as Flink's serialization does). `INSERT INTO` such
+//!   a table writes Debezium events ([`write_debezium_json`](crate::io::write_debezium_json)).
+//!   It has no `METADATA` column.
 //!
 //! Any other option is an error listing the valid ones for the table's format.
 

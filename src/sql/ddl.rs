@@ -16,7 +16,6 @@ use super::create_table::{ColumnKind, CreateTable, Watermark};
 use super::error::SqlError;
 use super::expr::interval_millis;
 use super::types::data_type;
-use crate::io::Format;
 use crate::repr::{Field, Schema};
 use crate::table::TableEnv;
 
@@ -40,11 +39,8 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
             other => other,
         })?;
     }
-    match format {
-        Format::Csv => env.register_csv_sink(name, &path, physical).map_err(at),
-        // Only CSV is written: INSERT INTO this table says it is not a sink.
-        Format::DebeziumJson(_) => Ok(()),
-    }
+    env.register_file_sink(name, &path, &format, physical)
+        .map_err(at)
 }
 
 /// The schema of the columns `t` reads from its file (physical and metadata, in declared order),

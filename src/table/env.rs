@@ -245,6 +245,20 @@ impl TableEnv {
         path: &str,
         schema: Schema,
     ) -> Result<(), TableError> {
+        self.register_file_sink(name, path, &Format::Csv, schema)
+    }
+
+    /// [`register_csv_sink`](TableEnv::register_csv_sink) in `format`: `debezium-json` writes
+    /// Debezium events ([`write_debezium_json`](crate::io::write_debezium_json)).
+    ///
+    /// Errors: a sink of that name is already declared.
+    pub fn register_file_sink(
+        &self,
+        name: &str,
+        path: &str,
+        format: &Format,
+        schema: Schema,
+    ) -> Result<(), TableError> {
         let mut state = self.state.borrow_mut();
         if state.sinks.contains_key(name) {
             return Err(TableError::AlreadyRegistered(name.to_string()));
@@ -253,7 +267,7 @@ impl TableEnv {
             path: path.to_string(),
             schema,
             changelog: false,
-            format: Format::Csv,
+            format: format.clone(),
         };
         state.sinks.insert(name.to_string(), sink);
         Ok(())

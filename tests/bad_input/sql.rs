@@ -225,4 +225,12 @@ dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: faili
         stderr: &["dtemporal: error: SQL validation error at line 1, column 81: Could not find any factory for identifier 'json' ('format'); the available ones are 'csv', 'debezium-json'\n"],
         stdout: "",
     },
+    Case {
+        name: "sql: INSERT INTO a debezium-json table with schema-include (Flink writes no schema)",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), debezium!(", 'debezium-json.schema-include' = 'true'"), "; INSERT INTO t SELECT id, cur FROM o")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 2, column 173: Debezium JSON serialization doesn't support 'debezium-json.schema-include' option been set to true.\n"],
+        stdout: "",
+    },
 ];
