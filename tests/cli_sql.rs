@@ -67,17 +67,26 @@ a,b,c
     }
 }
 
-/// The seed's orders as a directory of two files (and a hidden one, skipped); the script's
-/// comment lines are dropped (an `-e` value cannot start with `-`).
-#[test]
-fn seed_orders_from_a_directory() {
-    let script: String = std::fs::read_to_string(format!("{SEED}/temporal_table_function.sql"))
+/// The seed script `name` with `from` replaced by `to`, for `-e`: its comment lines are dropped
+/// (an `-e` value cannot start with `-`).
+fn seed_script_with(name: &str, from: &str, to: &str) -> String {
+    std::fs::read_to_string(format!("{SEED}/{name}"))
         .unwrap()
-        .replace("'orders.csv'", "'orders_parts'")
+        .replace(from, to)
         .lines()
         .filter(|l| !l.starts_with("--"))
         .map(|l| format!("{l}\n"))
-        .collect();
+        .collect()
+}
+
+/// The seed's orders as a directory of two files (and a hidden one, skipped).
+#[test]
+fn seed_orders_from_a_directory() {
+    let script = seed_script_with(
+        "temporal_table_function.sql",
+        "'orders.csv'",
+        "'orders_parts'",
+    );
     for workers in ["1", "2"] {
         let run = dtemporal(&["sql", "-e", &script, "--emit", "final", "-w", workers]);
         assert_eq!(run, (0, "amount\n1238.000000\n".into(), String::new()));
@@ -145,6 +154,25 @@ fn case_a01_versioned_table_as_of() {
 1970-01-01 18:00:00.000,p_001,,,
 1970-01-01 18:00:00.000,p_002,basketball,19.99,12:00:00
 1970-01-01 19:00:00.000,p_001,,,
+";
+    assert_eq!(run, (0, expected.into(), String::new()));
+}
+
+/// The seed's `products` DDL verbatim over Debezium events, its `METADATA FROM
+/// 'value.source.timestamp'` column read from each event's `source.ts_ms`.
+#[test]
+fn seed_products_from_debezium_events() {
+    let script = seed_script_with(
+        "products.sql",
+        "'products.csv', 'format' = 'csv'",
+        "'products_debezium_seed.json', 'format' = 'debezium-json'",
+    );
+    let run = dtemporal(&["sql", "-e", &script, "--emit", "final", "-w", "2"]);
+    let expected = "t,product_id,product_name,price
+2024-01-01 10:00:00.000,p_001,scooter,11.11
+2024-01-01 10:00:00.000,p_002,basketball,23.11
+2024-01-01 13:00:00.000,p_001,scooter,12.99
+2024-01-01 13:00:00.000,p_002,basketball,19.99
 ";
     assert_eq!(run, (0, expected.into(), String::new()));
 }

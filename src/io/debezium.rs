@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use crate::csv::{Block, RowError};
 use crate::operators::{Change, RowKind};
 use crate::repr::cast::parse_datum;
-use crate::repr::{ColumnType, Datum, Row, Schema};
+use crate::repr::{ColumnType, Datum, Row, Schema, Ts};
 
 /// The options of the `debezium-json` format (Flink's names, prefix `debezium-json.`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -27,6 +27,69 @@ pub struct DebeziumOptions {
     /// `debezium-json.schema-include` (default false): each event is wrapped in Debezium's
     /// `{"schema": .., "payload": ..}`.
     pub schema_include: bool,
+    /// The columns read from the event's metadata rather than its row: column name, metadata.
+    pub metadata: Vec<(String, DebeziumMetadata)>,
+}
+
+/// A value of an event's metadata (Flink's readable metadata of `debezium-json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DebeziumMetadata {
+    /// `ingestion-timestamp`: when the connector processed the event (`ts_ms`, epoch
+    /// milliseconds), a TIMESTAMP_LTZ(3) (or TIMESTAMP(3) in UTC).
+    IngestionTimestamp,
+    /// `source.timestamp`: when the change was made in the database (`source.ts_ms`).
+    SourceTimestamp,
+    /// `source.database` (`source.db`), a STRING.
+    SourceDatabase,
+    /// `source.schema` (`source.schema`), a STRING.
+    SourceSchema,
+    /// `source.table` (`source.table`), a STRING.
+    SourceTable,
+}
+
+impl DebeziumMetadata {
+    /// The keys, as Flink names them.
+    pub const KEYS: &'static [&'static str] = &[
+        "ingestion-timestamp",
+        "source.timestamp",
+        "source.database",
+        "source.schema",
+        "source.table",
+    ];
+
+    /// The metadata `key` names: one of [`KEYS`](Self::KEYS), also with the `value.` prefix
+    /// Flink's Kafka connector puts before a value format's keys (`'value.source.timestamp'`,
+    /// as the seed's DDL writes it).
+    pub fn from_key(key: &str) -> Option<DebeziumMetadata> {
+        Some(match key.strip_prefix("value.").unwrap_or(key) {
+            "ingestion-timestamp" => DebeziumMetadata::IngestionTimestamp,
+            "source.timestamp" => DebeziumMetadata::SourceTimestamp,
+            "source.database" => DebeziumMetadata::SourceDatabase,
+            "source.schema" => DebeziumMetadata::SourceSchema,
+            "source.table" => DebeziumMetadata::SourceTable,
+            _ => return None,
+        })
+    }
+
+    /// Whether the value is a timestamp (else a string).
+    pub fn is_timestamp(self) -> bool {
+        matches!(
+            self,
+            DebeziumMetadata::IngestionTimestamp | DebeziumMetadata::SourceTimestamp
+        )
+    }
+
+    /// The value in `envelope`, if present.
+    fn read(self, envelope: &Map<String, Value>) -> Option<&Value> {
+        let source = || envelope.get("source").and_then(Value::as_object);
+        match self {
+            DebeziumMetadata::IngestionTimestamp => envelope.get("ts_ms"),
+            DebeziumMetadata::SourceTimestamp => source()?.get("ts_ms"),
+            DebeziumMetadata::SourceDatabase => source()?.get("db"),
+            DebeziumMetadata::SourceSchema => source()?.get("schema"),
+            DebeziumMetadata::SourceTable => source()?.get("table"),
+        }
+    }
 }
 
 /// Flink's message for an update or delete whose `before` is null.
@@ -36,8 +99,8 @@ const REPLICA_IDENTITY: &str = "message is null, if you are using Debezium Postg
 #[derive(Clone, Debug)]
 pub(super) struct DebeziumJson {
     options: DebeziumOptions,
-    /// The schema's columns: name and type.
-    columns: Vec<(String, ColumnType)>,
+    /// The schema's columns: name, type, and the metadata it reads if it is a metadata column.
+    columns: Vec<(String, ColumnType, Option<DebeziumMetadata>)>,
 }
 
 impl DebeziumJson {
@@ -46,7 +109,14 @@ impl DebeziumJson {
         let columns = schema
             .fields
             .iter()
-            .map(|f| (f.name.clone(), f.ty.clone()))
+            .map(|f| {
+                let metadata = options
+                    .metadata
+                    .iter()
+                    .find(|(column, _)| *column == f.name)
+                    .map(|(_, m)| *m);
+                (f.name.clone(), f.ty.clone(), metadata)
+            })
             .collect();
         DebeziumJson { options, columns }
     }
@@ -115,7 +185,7 @@ impl DebeziumJson {
         };
         let mut image = |field: &str, name: &str| -> Result<Row, String> {
             match envelope.get(field) {
-                Some(Value::Object(values)) => self.row(values, scratch, bytes),
+                Some(Value::Object(values)) => self.row(values, envelope, scratch, bytes),
                 None | Some(Value::Null) if field == "before" => {
                     Err(format!("The \"before\" field of {name} {REPLICA_IDENTITY}"))
                 }
@@ -136,17 +206,32 @@ impl DebeziumJson {
         })
     }
 
-    /// The row of one image (`before` or `after`).
+    /// The row of one image (`before` or `after`) of the event `envelope`.
     fn row(
         &self,
         values: &Map<String, Value>,
+        envelope: &Map<String, Value>,
         scratch: &mut Row,
         bytes: &mut Vec<u8>,
     ) -> Result<Row, String> {
         let mut packer = scratch.packer();
         let mut number: String;
-        for (name, ty) in &self.columns {
-            let text = match values.get(name) {
+        for (name, ty, metadata) in &self.columns {
+            let value = match metadata {
+                Some(m) => m.read(envelope),
+                None => values.get(name),
+            };
+            if let (Some(m), Some(Value::Number(n))) = (metadata, value) {
+                let millis = n.as_i64().filter(|_| m.is_timestamp()).ok_or_else(|| {
+                    format!(
+                        "column \"{name}\": the metadata '{}' is {n}, not epoch milliseconds",
+                        DebeziumMetadata::KEYS[*m as usize]
+                    )
+                })?;
+                packer.push(Datum::Timestamp(Ts::from_millis(millis)));
+                continue;
+            }
+            let text = match value {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(s.as_str()),
                 Some(Value::Bool(b)) => Some(if *b { "true" } else { "false" }),

@@ -14,7 +14,7 @@ pub mod tableau;
 #[cfg(test)]
 mod tests;
 
-pub use debezium::{write_debezium_json, DebeziumOptions};
+pub use debezium::{write_debezium_json, DebeziumMetadata, DebeziumOptions};
 pub use sink::CsvSink;
 pub use source::{Format, TypedSource};
 pub use tableau::{Tableau, Widths};

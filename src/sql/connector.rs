@@ -10,13 +10,14 @@
 //!   ([`DebeziumOptions`]); `'debezium-json.schema-include' = 'true' | 'false'` (Flink's
 //!   default false; a sink refuses `true`, as Flink's serialization does). `INSERT INTO` such
 //!   a table writes Debezium events ([`write_debezium_json`](crate::io::write_debezium_json)).
-//!   It has no `METADATA` column.
+//!   A `METADATA [FROM 'key']` column reads the event's metadata ([`DebeziumMetadata`]: Flink's
+//!   keys, also with Kafka's `value.` prefix).
 //!
 //! Any other option is an error listing the valid ones for the table's format.
 
 use super::create_table::{ColumnKind, CreateTable, TableOption};
 use super::error::SqlError;
-use crate::io::{DebeziumOptions, Format};
+use crate::io::{DebeziumMetadata, DebeziumOptions, Format};
 
 /// The options of every filesystem table.
 const OPTIONS: &[&str] = &["connector", "format", "path"];
@@ -41,7 +42,8 @@ pub(super) struct Connector {
 /// Errors (at the option, or at the table's name when one is missing): a connector other than
 /// `filesystem`, an unknown format, an option that is not one of the format's (with the
 /// closest valid name), a missing `connector`, `format` or `path`, a `schema-include` that is
-/// not `true` or `false`, a `METADATA` column of a `debezium-json` table.
+/// not `true` or `false`, an unknown `debezium-json` metadata key or one whose column's type
+/// does not fit it.
 pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
     let get = |key: &str| t.options.iter().find(|o| o.key == key);
     let needs = |key: &str, what: &str| {
@@ -76,18 +78,37 @@ pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
     let format = if format_option.value == "csv" {
         Format::Csv
     } else {
-        if let Some(column) = t
-            .columns
-            .iter()
-            .find(|c| matches!(c.kind, ColumnKind::Metadata { .. }))
-        {
-            return Err(SqlError::at(
-                column.name.span,
-                format!(
-                    "the debezium-json format of the filesystem connector has no metadata: declare '{}' a physical column (a field of the events' rows)",
-                    column.name.value
-                ),
-            ));
+        let mut metadata = Vec::new();
+        for column in &t.columns {
+            let ColumnKind::Metadata { ty, key, .. } = &column.kind else {
+                continue;
+            };
+            let key = key.as_deref().unwrap_or(&column.name.value);
+            let bad = |message: String| Err(SqlError::at(column.name.span, message));
+            let Some(m) = DebeziumMetadata::from_key(key) else {
+                return bad(format!(
+                    "Invalid metadata key '{key}' in column '{}' of a debezium-json table; the available keys are {} (or with the prefix 'value.')",
+                    column.name.value,
+                    quoted(DebeziumMetadata::KEYS)
+                ));
+            };
+            let ty = super::types::data_type(ty).map_err(|e| SqlError::at(column.name.span, e))?;
+            let fits = if m.is_timestamp() {
+                ty.is_timestamp()
+            } else {
+                ty.is_string()
+            };
+            if !fits {
+                return bad(format!(
+                    "the metadata '{key}' is a {}, but the column is of type {ty}",
+                    if m.is_timestamp() {
+                        "TIMESTAMP_LTZ(3)"
+                    } else {
+                        "STRING"
+                    }
+                ));
+            }
+            metadata.push((column.name.value.clone(), m));
         }
         let schema_include = match get("debezium-json.schema-include") {
             None => false,
@@ -100,7 +121,10 @@ pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
                 ))
             }
         };
-        Format::DebeziumJson(DebeziumOptions { schema_include })
+        Format::DebeziumJson(DebeziumOptions {
+            schema_include,
+            metadata,
+        })
     };
     Ok(Connector {
         path: path.value.clone(),

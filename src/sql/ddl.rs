@@ -2,9 +2,10 @@
 //! columns, primary key and watermark; the computed columns over it ([`computed`]); the file
 //! from the filesystem connector's options.
 //!
-//! The connector's options are [`connector`]'s. A `METADATA` column reads the CSV column of the
-//! same name (the metadata key, `FROM '...'`, names where Kafka or Debezium would take it from;
-//! a CSV file has it as a column).
+//! The connector's options are [`connector`]'s. A `METADATA` column of a CSV table reads the
+//! CSV column of the same name (the metadata key, `FROM '...'`, names where Kafka or Debezium
+//! would take it from; a CSV file has it as a column); of a `debezium-json` table, the event's
+//! metadata of that key.
 
 use std::path::Path;
 

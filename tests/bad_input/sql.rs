@@ -210,11 +210,19 @@ dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: faili
         stdout: "",
     },
     Case {
-        name: "sql: a METADATA column of a debezium-json file",
+        name: "sql: an unknown debezium-json metadata key",
         files: &[("e.json", b"")],
-        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id BIGINT, m TIMESTAMP(3) METADATA FROM 'value.source.timestamp' VIRTUAL) WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'debezium-json')"]),
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id BIGINT, m TIMESTAMP(3) METADATA FROM 'value.source.ts' VIRTUAL) WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'debezium-json')"]),
         code: 2,
-        stderr: &["dtemporal: error: SQL validation error at line 1, column 28: the debezium-json format of the filesystem connector has no metadata: declare 'm' a physical column (a field of the events' rows)\n"],
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 28: Invalid metadata key 'value.source.ts' in column 'm' of a debezium-json table; the available keys are 'ingestion-timestamp', 'source.timestamp', 'source.database', 'source.schema', 'source.table' (or with the prefix 'value.')\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a debezium-json metadata column of the wrong type",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id BIGINT, m INT METADATA FROM 'source.timestamp') WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'debezium-json')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 28: the metadata 'source.timestamp' is a TIMESTAMP_LTZ(3), but the column is of type INT\n"],
         stdout: "",
     },
     Case {

@@ -133,3 +133,27 @@ fn debezium_json_sink_round_trip() {
         ]
     );
 }
+
+/// The seed's `products` DDL verbatim, its `METADATA FROM 'value.source.timestamp'` column
+/// included, over Debezium events (`products_debezium_seed.json`: the seed's changelog as
+/// MySQL's connector writes it): the seed's answers as of 10:00 and 13:00.
+#[test]
+fn seed_products_from_debezium_events() {
+    let script = seed_script("products.sql").replace(
+        "/products.csv', 'format' = 'csv'",
+        "/products_debezium_seed.json', 'format' = 'debezium-json'",
+    );
+    for workers in [1, 2] {
+        let result = last_rows(&env(workers), &script);
+        assert_eq!(
+            result.rows_as_text(),
+            vec![
+                "2024-01-01 10:00:00.000,p_001,scooter,11.11",
+                "2024-01-01 10:00:00.000,p_002,basketball,23.11",
+                "2024-01-01 13:00:00.000,p_001,scooter,12.99",
+                "2024-01-01 13:00:00.000,p_002,basketball,19.99",
+            ],
+            "{workers} workers"
+        );
+    }
+}
