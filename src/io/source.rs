@@ -44,7 +44,8 @@ pub struct TypedSource {
     /// The `debezium-json` decoder, for a file of that format (no header, every line an event).
     debezium: Option<DebeziumJson>,
     /// `(position, files)`: this file's place among the `files` of its table's directory (a
-    /// record on line `l` gets `seq = l * files + position`); `(0, 1)` for a table of one file.
+    /// CSV record on line `l` gets `seq = l * files + position`, the change `i` of a
+    /// `debezium-json` line `(2 * l + i) * files + position`); `(0, 1)` for a table of one file.
     file: (u64, u64),
 }
 
@@ -164,16 +165,18 @@ impl TypedSource {
     }
 
     /// Opens the table at `path`, a file or a directory of them, in `format`, as
-    /// [`open_format`](Self::open_format) opens one file: a directory gives one source per file, every file of the directory
-    /// sorted by name (so runs are deterministic; names starting with `.` are skipped, as
-    /// Flink's filesystem connector skips hidden files), each resolved against the same schema
-    /// (without one, the first file's columns). The files are read side by side, block `i` of
-    /// each at system time `i`, as the tables of one query are; a record's `seq` (its arrival
-    /// order) is `line * files + position of its file`, so equal lines of two files arrive in
-    /// name order. Row errors name each file and its own line.
+    /// [`open_format`](Self::open_format) opens one file. A directory gives one source per
+    /// file: every file of the directory sorted by name (so runs are deterministic; names
+    /// starting with `.` are skipped, as Flink's filesystem connector skips hidden files), each
+    /// resolved against the same schema (without one, the first file's columns). The files are
+    /// read side by side, block `i` of each at system time `i`, as the tables of one query are;
+    /// a record's `seq` (its arrival order within a system time) is its line times the number
+    /// of files plus its file's position (for `debezium-json`, the change's position in the
+    /// file's changes), so equal lines of two files arrive in name order. Row errors name each
+    /// file and its own line.
     ///
-    /// Errors: those of [`open_format`](Self::open_format) for any file; a directory that is empty or holds
-    /// a directory; files of which some have an `op` column and some do not.
+    /// Errors: those of [`open_format`](Self::open_format) for any file; a directory that is
+    /// empty or holds a directory; files of which some have an `op` column and some do not.
     pub fn open_table(
         path: &str,
         schema: Option<Schema>,
