@@ -166,13 +166,14 @@ impl TypedSource {
 
     /// Opens the table at `path`, a file or a directory of them, in `format`, as
     /// [`open_format`](Self::open_format) opens one file. A directory gives one source per
-    /// file: every file of the directory sorted by name (so runs are deterministic; names
-    /// starting with `.` are skipped, as Flink's filesystem connector skips hidden files), each
+    /// file: every file under the directory, nested directories included, sorted by path (so
+    /// runs are deterministic; names starting with `.` or `_` are skipped, as Flink's
+    /// filesystem connector skips hidden files), each
     /// resolved against the same schema (without one, the first file's columns). The files are
     /// read side by side, block `i` of each at system time `i`, as the tables of one query are;
     /// a record's `seq` (its arrival order within a system time) is its line times the number
     /// of files plus its file's position (for `debezium-json`, the change's position in the
-    /// file's changes), so equal lines of two files arrive in name order. Row errors name each
+    /// file's changes), so equal lines of two files arrive in path order. Row errors name each
     /// file and its own line.
     ///
     /// Errors: those of [`open_format`](Self::open_format) for any file; a directory that is

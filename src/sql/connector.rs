@@ -2,8 +2,8 @@
 //! (`docs/connectors/table/filesystem.md`) with its `csv` and `debezium-json` formats.
 //!
 //! - `'connector' = 'filesystem'`, `'path'`: a file, or a directory whose files are all read
-//!   ([`TypedSource::open_table`](crate::io::TypedSource::open_table): in name order, names
-//!   starting with `.` skipped).
+//!   ([`TypedSource::open_table`](crate::io::TypedSource::open_table): every file under it, in
+//!   path order, names starting with `.` or `_` skipped).
 //! - `'format' = 'csv'`: a header row; a file with an `op` column (`+I -U +U -D`) is a
 //!   changelog.
 //! - `'format' = 'debezium-json'`: one Debezium change event per line, a changelog

@@ -102,8 +102,8 @@ impl TableEnv {
         self.state.borrow().options.clone()
     }
 
-    /// Registers the CSV file `path` as table `name` (or every file of the directory `path`,
-    /// in name order: [`TypedSource::open_table`]). With a `schema`, each of its columns is
+    /// Registers the CSV file `path` as table `name` (or every file under the directory `path`,
+    /// in path order: [`TypedSource::open_table`]). With a `schema`, each of its columns is
     /// read from the header column of the same name and parsed as its type (a cell that does
     /// not parse is a row error `FILE:LINE:COLUMN: column "x": reason`); without one, every
     /// column is a nullable STRING. A file with an `op` column (`+I -U +U -D`) is a changelog.

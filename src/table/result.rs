@@ -121,7 +121,7 @@ impl TableResult {
 
     /// Rows refused while running (an expression that failed, a NULL event time, a late row in
     /// final mode): system time, `seq` (the row's line in its input; in a table of `n` files, `line * n` + the file's
-    /// position in name order) and reason.
+    /// position in path order) and reason.
     pub fn refused(&self) -> &[(SysTime, Rejected)] {
         &self.refused
     }

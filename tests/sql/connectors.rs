@@ -1,4 +1,4 @@
-//! The filesystem connector: `'path'` naming a directory (every file of it, in name order,
+//! The filesystem connector: `'path'` naming a directory (every file under it, in path order,
 //! hidden files skipped) and `'format' = 'debezium-json'`.
 
 use differential_temporal::sql::StatementResult;
@@ -21,17 +21,20 @@ fn a_directory_of_orders() {
     }
 }
 
-/// The files are read side by side; records on equal lines arrive in the files' name order,
-/// so keep-last by arrival keeps the later file's row. A bad cell is a row error naming its
-/// file and line.
+/// The files under the directory (a nested one included; `.` and `_` names skipped) are read
+/// side by side; records on equal lines arrive in the files' path order, so keep-last by
+/// arrival keeps the later file's row. A bad cell is a row error naming its file and line.
 #[test]
-fn directory_files_in_name_order_with_their_own_row_errors() {
+fn directory_files_in_path_order_with_their_own_row_errors() {
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("t");
     std::fs::create_dir(&table).unwrap();
     std::fs::write(table.join("b.csv"), "k,v\nx,2\ny,oops\n").unwrap();
     std::fs::write(table.join("a.csv"), "k,v\nx,1\ny,3\n").unwrap();
     std::fs::write(table.join(".b.csv.crc"), "\u{0}\u{1}").unwrap();
+    std::fs::write(table.join("_SUCCESS"), "").unwrap();
+    std::fs::create_dir(table.join("c")).unwrap();
+    std::fs::write(table.join("c").join("z.csv"), "k,v\nz,9\n").unwrap();
     let ddl = format!(
         "CREATE TABLE t (k STRING, v INT, pt AS PROCTIME())
            WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');",
@@ -45,7 +48,11 @@ fn directory_files_in_name_order_with_their_own_row_errors() {
             "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt DESC) AS rn
              FROM t) WHERE rn = 1",
         );
-        assert_eq!(last.rows_as_text(), vec!["x,2", "y,3"], "{workers} workers");
+        assert_eq!(
+            last.rows_as_text(),
+            vec!["x,2", "y,3", "z,9"],
+            "{workers} workers"
+        );
         let errors: Vec<String> = last.malformed().iter().map(|e| e.to_string()).collect();
         assert_eq!(
             errors,
