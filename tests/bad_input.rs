@@ -465,7 +465,9 @@ fn bad_input_matrix() {
     for case in CASES.iter().chain(joins::JOIN_CASES).chain(sql::SQL_CASES) {
         let dir = tempfile::tempdir().unwrap();
         for (name, bytes) in case.files {
-            std::fs::write(dir.path().join(name), bytes).unwrap();
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
         }
         let run = match case.via {
             Via::Cli(args) => dtemporal(dir.path(), args),

@@ -34,6 +34,149 @@ fn seed_temporal_table_function_final() {
     }
 }
 
+/// Case A07 (its data in `tests/data/`): deduplication on a `PROCTIME()` column, keep-first
+/// then keep-last, the final tables.
+#[test]
+fn case_a07_dedup_on_proctime_final() {
+    let expected = "a,b,c
+1,1,Hi
+2,2,Hello
+4,3,\"Hello world, how are you?\"
+7,4,Comment#1
+11,5,Comment#5
+16,6,Comment#10
+a,b,c
+1,1,Hi
+3,2,Hello world
+6,3,Luke Skywalker
+10,4,Comment#4
+15,5,Comment#9
+21,6,Comment#15
+";
+    for workers in ["1", "2"] {
+        let run = dtemporal(&[
+            "sql",
+            "-f",
+            "a07_dedup_proctime.sql",
+            "--emit",
+            "final",
+            "-w",
+            workers,
+        ]);
+        assert_eq!(run, (0, expected.into(), String::new()));
+    }
+}
+
+/// The seed script `name` with `from` replaced by `to`, for `-e`: its comment lines are dropped
+/// (an `-e` value cannot start with `-`).
+fn seed_script_with(name: &str, from: &str, to: &str) -> String {
+    std::fs::read_to_string(format!("{SEED}/{name}"))
+        .unwrap()
+        .replace(from, to)
+        .lines()
+        .filter(|l| !l.starts_with("--"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The seed's orders as a directory of two files (and a hidden one, skipped).
+#[test]
+fn seed_orders_from_a_directory() {
+    let script = seed_script_with(
+        "temporal_table_function.sql",
+        "'orders.csv'",
+        "'orders_parts'",
+    );
+    for workers in ["1", "2"] {
+        let run = dtemporal(&["sql", "-e", &script, "--emit", "final", "-w", workers]);
+        assert_eq!(run, (0, "amount\n1238.000000\n".into(), String::new()));
+    }
+}
+
+/// Debezium change events (`'format' = 'debezium-json'`, plain and with the schema wrapper).
+#[test]
+fn debezium_json_products() {
+    let run = dtemporal(&["sql", "-f", "debezium_products.sql", "--epoch-bytes", "1"]);
+    let changelog = "op,id,name,weight
++I,101,scooter,3.14
++I,102,car battery,8.10
+-U,101,scooter,3.14
++U,101,scooter,5.15
+-D,102,car battery,8.10
++I,103,12-pack drill bits,0.80
+op,products,total_weight
++I,1,3.14
+-U,1,3.14
++U,2,11.24
+-U,2,11.24
++U,2,13.25
+-U,2,13.25
++U,1,5.15
+-U,1,5.15
++U,2,5.95
+";
+    assert_eq!(run, (0, changelog.into(), String::new()));
+    let run = dtemporal(&[
+        "sql",
+        "-f",
+        "debezium_products.sql",
+        "--emit",
+        "final",
+        "-w",
+        "2",
+    ]);
+    let table = "id,name,weight\n101,scooter,5.15\n103,12-pack drill bits,0.80\nproducts,total_weight\n2,5.95\n";
+    assert_eq!(run, (0, table.into(), String::new()));
+}
+
+/// Case A01: every probe of the products' versioned table (computed rowtimes over the case's
+/// times of day).
+#[test]
+fn case_a01_versioned_table_as_of() {
+    let run = dtemporal(&[
+        "sql",
+        "-f",
+        "a01_versioned_table_as_of.sql",
+        "--emit",
+        "final",
+    ]);
+    let expected = "t,product_id,product_name,price,update_time
+1970-01-01 00:00:59.000,p_001,,,
+1970-01-01 00:01:00.000,p_001,scooter,11.11,00:01:00
+1970-01-01 00:01:00.000,p_002,,,
+1970-01-01 10:00:00.000,p_001,scooter,11.11,00:01:00
+1970-01-01 10:00:00.000,p_002,basketball,23.11,00:02:00
+1970-01-01 11:59:59.000,p_001,scooter,11.11,00:01:00
+1970-01-01 12:00:00.000,p_001,scooter,12.99,12:00:00
+1970-01-01 12:00:00.000,p_002,basketball,19.99,12:00:00
+1970-01-01 13:00:00.000,p_001,scooter,12.99,12:00:00
+1970-01-01 13:00:00.000,p_002,basketball,19.99,12:00:00
+1970-01-01 18:00:00.000,p_001,,,
+1970-01-01 18:00:00.000,p_002,basketball,19.99,12:00:00
+1970-01-01 19:00:00.000,p_001,,,
+";
+    assert_eq!(run, (0, expected.into(), String::new()));
+}
+
+/// The seed's `products` DDL verbatim over Debezium events, its `METADATA FROM
+/// 'value.source.timestamp'` column read from each event's `source.ts_ms`.
+#[test]
+fn seed_products_from_debezium_events() {
+    let script = seed_script_with(
+        "products.sql",
+        "'products.csv', 'format' = 'csv'",
+        "'products_debezium_seed.json', 'format' = 'debezium-json'",
+    );
+    let run = dtemporal(&["sql", "-e", &script, "--emit", "final", "-w", "2"]);
+    let expected = "t,product_id,product_name,price
+2024-01-01 10:00:00.000,p_001,scooter,11.11
+2024-01-01 10:00:00.000,p_002,basketball,23.11
+2024-01-01 13:00:00.000,p_001,scooter,12.99
+2024-01-01 13:00:00.000,p_002,basketball,19.99
+";
+    assert_eq!(run, (0, expected.into(), String::new()));
+}
+
 #[test]
 fn seed_versioned_rates_changelog() {
     let run = dtemporal(&["sql", "-f", "versioned_rates.sql", "--epoch-bytes", "1"]);

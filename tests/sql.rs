@@ -10,6 +10,10 @@ use differential_temporal::table::{TableEnv, TableResult};
 
 #[path = "sql/cases.rs"]
 mod cases;
+#[path = "sql/computed.rs"]
+mod computed;
+#[path = "sql/connectors.rs"]
+mod connectors;
 
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
 

@@ -70,15 +70,18 @@ pub struct Splitter<R> {
     /// Line number of the next unread byte.
     line: u64,
     in_quotes: bool,
+    /// Whether `"` quotes newlines (CSV), or every newline ends a record (JSON lines).
+    quoting: bool,
     /// Line on which the currently open quote was opened.
     quote_line: u64,
     next_index: u64,
 }
 
 impl<R: Read> Splitter<R> {
-    /// A splitter cutting blocks of at least `target` bytes (1 or more).
+    /// A splitter cutting blocks of at least `target` bytes (1 or more) of CSV records.
     pub fn new(input: R, target: usize) -> Self {
         Splitter {
+            quoting: true,
             input,
             target: target.max(1),
             buf: vec![0; READ_CHUNK],
@@ -89,6 +92,15 @@ impl<R: Read> Splitter<R> {
             in_quotes: false,
             quote_line: 0,
             next_index: 0,
+        }
+    }
+
+    /// A splitter cutting blocks of at least `target` bytes of lines, each newline the end of a
+    /// record (JSON lines: a `"` never quotes a newline).
+    pub fn lines(input: R, target: usize) -> Self {
+        Splitter {
+            quoting: false,
+            ..Splitter::new(input, target)
         }
     }
 
@@ -154,6 +166,9 @@ impl<R: Read> Splitter<R> {
             let mut cut = None;
             for i in memchr2_iter(b'"', b'\n', chunk) {
                 if chunk[i] == b'"' {
+                    if !self.quoting {
+                        continue;
+                    }
                     in_quotes = !in_quotes;
                     if in_quotes {
                         quote_line = line;

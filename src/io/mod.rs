@@ -1,17 +1,20 @@
-//! Sources and sinks of typed rows: CSV files read into packed [`Row`](crate::repr::Row)s by a
-//! [`Schema`](crate::repr::Schema) ([`TypedSource`]), rows written back as CSV ([`CsvSink`]),
+//! Sources and sinks of typed rows: CSV files (or Debezium JSON change events, [`Format`]) read
+//! into packed [`Row`](crate::repr::Row)s by a [`Schema`](crate::repr::Schema) ([`TypedSource`]), rows written back as CSV ([`CsvSink`]),
 //! and Flink's printed tableau ([`Tableau`]).
 //!
 //! This layer depends on [`crate::repr`] for values and on [`crate::csv`] for the file
 //! mechanics (blocks, the record loop, row errors, the CSV writer), which it shares with the
 //! command line's text rows.
 
+mod debezium;
+mod directory;
 mod sink;
 mod source;
 pub mod tableau;
 #[cfg(test)]
 mod tests;
 
+pub use debezium::{write_debezium_json, DebeziumMetadata, DebeziumOptions};
 pub use sink::CsvSink;
-pub use source::TypedSource;
+pub use source::{Format, TypedSource};
 pub use tableau::{Tableau, Widths};

@@ -9,15 +9,28 @@
 
 use csv::ByteRecord;
 
+use super::debezium::{DebeziumJson, DebeziumOptions};
 use crate::csv::{
-    check_header, for_each_record, open_blocks, read_header, Block, RowError, Splitter, OP_COLUMN,
+    check_header, for_each_record, open_blocks, open_input, read_header, Block, RowError, Splitter,
+    OP_COLUMN,
 };
 use crate::error::Error;
 use crate::operators::{Change, RowKind};
 use crate::repr::cast::parse_datum;
 use crate::repr::{ColumnType, DataType, Datum, Field, Row, Schema};
 
-/// A CSV file read as typed rows. See the [module documentation](crate::io).
+/// The format of a table's files (Flink's `'format'` option).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// `csv`: a header row, then one record per row; an `op` column makes a changelog.
+    #[default]
+    Csv,
+    /// `debezium-json`: one Debezium change event per line ([`DebeziumOptions`]).
+    DebeziumJson(DebeziumOptions),
+}
+
+/// A CSV file (or a `debezium-json` file, [`open_format`](Self::open_format)) read as typed
+/// rows. See the [module documentation](crate::io).
 #[derive(Clone, Debug)]
 pub struct TypedSource {
     path: String,
@@ -28,6 +41,12 @@ pub struct TypedSource {
     op: Option<usize>,
     /// For each schema column: its position in the header and its type.
     columns: Vec<(usize, ColumnType)>,
+    /// The `debezium-json` decoder, for a file of that format (no header, every line an event).
+    debezium: Option<DebeziumJson>,
+    /// `(position, files)`: this file's place among the `files` of its table's directory (a
+    /// CSV record on line `l` gets `seq = l * files + position`, the change `i` of a
+    /// `debezium-json` line `(2 * l + i) * files + position`); `(0, 1)` for a table of one file.
+    file: (u64, u64),
 }
 
 impl TypedSource {
@@ -109,8 +128,87 @@ impl TypedSource {
             header,
             op,
             columns,
+            debezium: None,
+            file: (0, 1),
         };
         Ok((source, schema))
+    }
+
+    /// The file at `path` in `format`: [`open`](Self::open) for CSV; for `debezium-json` the
+    /// file is a changelog of `schema`'s columns, one event per line ([`DebeziumOptions`]).
+    ///
+    /// Errors: those of [`open`](Self::open); `debezium-json` without a schema; a file that
+    /// cannot be read.
+    pub fn open_format(
+        path: &str,
+        schema: Option<Schema>,
+        format: &Format,
+    ) -> Result<(TypedSource, Schema), Error> {
+        let options = match format {
+            Format::Csv => return TypedSource::open(path, schema),
+            Format::DebeziumJson(options) => options,
+        };
+        let schema = schema.ok_or_else(|| {
+            Error::input(path, "the debezium-json format needs the table's columns")
+        })?;
+        std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        let source = TypedSource {
+            path: path.to_string(),
+            input: 0,
+            header: Vec::new(),
+            op: None,
+            columns: Vec::new(),
+            debezium: Some(DebeziumJson::new(&schema, options.clone())),
+            file: (0, 1),
+        };
+        Ok((source, schema))
+    }
+
+    /// Opens the table at `path`, a file or a directory of them, in `format`, as
+    /// [`open_format`](Self::open_format) opens one file. A directory gives one source per
+    /// file: every file under the directory, nested directories included, sorted by path (so
+    /// runs are deterministic; names starting with `.` or `_` are skipped, as Flink's
+    /// filesystem connector skips hidden files), each
+    /// resolved against the same schema (without one, the first file's columns). The files are
+    /// read side by side, block `i` of each at system time `i`, as the tables of one query are;
+    /// a record's `seq` (its arrival order within a system time) is its line times the number
+    /// of files plus its file's position (for `debezium-json`, the change's position in the
+    /// file's changes), so equal lines of two files arrive in path order. Row errors name each
+    /// file and its own line.
+    ///
+    /// Errors: those of [`open_format`](Self::open_format) for any file; a directory that is
+    /// empty or holds a directory; files of which some have an `op` column and some do not.
+    pub fn open_table(
+        path: &str,
+        schema: Option<Schema>,
+        format: &Format,
+    ) -> Result<(Vec<TypedSource>, Schema), Error> {
+        let files = super::directory::table_files(path)?;
+        let count = files.len() as u64;
+        let mut sources = Vec::with_capacity(files.len());
+        let mut schema = schema;
+        for (position, file) in files.iter().enumerate() {
+            let (mut source, resolved) = TypedSource::open_format(file, schema, format)?;
+            if let Some(first) = sources
+                .first()
+                .filter(|f: &&TypedSource| f.is_changelog() != source.is_changelog())
+            {
+                let (with, without) = if source.is_changelog() {
+                    (file.as_str(), first.path())
+                } else {
+                    (first.path(), file.as_str())
+                };
+                return Err(Error::input(
+                    path,
+                    format!("{with} has an \"op\" column and {without} has not: the files of a table are all changelogs or all append-only"),
+                ));
+            }
+            source.file = (position as u64, count);
+            schema = Some(resolved);
+            sources.push(source);
+        }
+        let schema = schema.expect("table_files gives at least one file");
+        Ok((sources, schema))
     }
 
     /// This source as input number `input` of a command (named in its [`RowError`]s; 0 unless
@@ -125,9 +223,9 @@ impl TypedSource {
         &self.path
     }
 
-    /// Whether the file is a changelog (it has an `op` column).
+    /// Whether the file is a changelog (it has an `op` column, or is `debezium-json`).
     pub fn is_changelog(&self) -> bool {
-        self.op.is_some()
+        self.op.is_some() || self.debezium.is_some()
     }
 
     /// A splitter over the file's blocks of at least `block_bytes` bytes, after the header:
@@ -136,7 +234,10 @@ impl TypedSource {
         &self,
         block_bytes: usize,
     ) -> Result<Splitter<Box<dyn std::io::Read + Send>>, Error> {
-        open_blocks(&self.path, block_bytes)
+        match self.debezium {
+            Some(_) => Ok(Splitter::lines(open_input(&self.path)?, block_bytes)),
+            None => open_blocks(&self.path, block_bytes),
+        }
     }
 
     /// Parses every record of `block` into a `Change { seq: line, kind, row }` (kind `+I`
@@ -146,7 +247,17 @@ impl TypedSource {
     /// Row errors: a wrong number of fields, a cell that is not UTF-8, an unknown `op`, an
     /// empty cell (NULL) in a NOT NULL column, a cell that does not parse as its column's type
     /// (the reason is the [`CastError`](crate::repr::cast::CastError)'s), unreadable CSV.
-    pub fn parse_block(&self, block: &Block, out: impl FnMut(Result<Change<Row>, RowError>)) {
+    pub fn parse_block(&self, block: &Block, mut out: impl FnMut(Result<Change<Row>, RowError>)) {
+        let (position, files) = self.file;
+        if let Some(decoder) = &self.debezium {
+            let seq = |line: u64, i: u64| (line * 2 + i) * files + position;
+            return decoder.parse_block(
+                block,
+                seq,
+                |line, reason| self.error(line, None, reason),
+                &mut out,
+            );
+        }
         let mut scratch = Row::new();
         let mut bytes = Vec::new();
         for_each_record(
@@ -201,7 +312,8 @@ impl TypedSource {
                 packer.push(datum);
             }
         }
-        Ok(Change::new(line, kind, scratch.clone()))
+        let (position, files) = self.file;
+        Ok(Change::new(line * files + position, kind, scratch.clone()))
     }
 
     /// The text of header column `at` of `record`.

@@ -1,123 +1,58 @@
-//! `CREATE TABLE` onto a registered CSV table: the schema from the columns, primary key and
-//! watermark; the file from the filesystem connector's options.
+//! `CREATE TABLE` onto a registered CSV table: the file's schema from the physical and metadata
+//! columns, primary key and watermark; the computed columns over it ([`computed`]); the file
+//! from the filesystem connector's options.
 //!
-//! Connector (Flink's `filesystem` connector, `docs/connectors/table/filesystem.md`):
-//! `'connector' = 'filesystem'`, `'path'` (the CSV file), `'format' = 'csv'`. A file with an
-//! `op` column (`+I -U +U -D`) is a changelog. Any other option is an error listing the valid
-//! ones. A `METADATA` column reads the CSV column of the same name (the metadata key, `FROM
-//! '...'`, names where Kafka or Debezium would take it from; a CSV file has it as a column).
+//! The connector's options are [`connector`]'s. A `METADATA` column of a CSV table reads the
+//! CSV column of the same name (the metadata key, `FROM '...'`, names where Kafka or Debezium
+//! would take it from; a CSV file has it as a column); of a `debezium-json` table, the event's
+//! metadata of that key.
 
 use std::path::Path;
 
 use sqlparser::ast::{self, Spanned};
 
-use super::create_table::{ColumnKind, CreateTable, TableOption};
+use super::computed;
+use super::connector::{self, Connector};
+use super::create_table::{ColumnKind, CreateTable, Watermark};
 use super::error::SqlError;
 use super::expr::interval_millis;
 use super::types::data_type;
 use crate::repr::{Field, Schema};
 use crate::table::TableEnv;
 
-/// The options of the filesystem connector.
-const OPTIONS: &[&str] = &["connector", "format", "path"];
-
 /// Registers the table `t` declares in `env`: as a source when its file exists, and as a sink.
 ///
 /// Errors (at the offending part): an unsupported type, option, connector or format, a missing
-/// `path`, a primary key or watermark column that is not a column, a watermark that is not
-/// `c` or `c - INTERVAL 'n' unit`, a computed column, a file whose header lacks a column.
+/// `path`, a primary key or watermark column that is not a column, a primary key on a computed
+/// column, a watermark that is not `c` or `c - INTERVAL 'n' unit`, a computed column that does
+/// not bind over the physical columns, a file whose header lacks a physical column.
 pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlError> {
-    let path = connector_path(t)?;
-    let schema = schema(t)?;
+    let Connector { path, format } = connector::filesystem(t)?;
+    let physical = physical_schema(t)?;
     let name = &t.name.value;
     let at = |e: crate::table::TableError| SqlError::at(t.name.span, e.to_string());
     if Path::new(&path).exists() {
-        env.register_csv(name, &path, Some(schema.clone()))
-            .map_err(at)?;
+        env.register_file(name, &path, &format, Some(physical.clone()), |scan| {
+            computed::declared_table(env, t, scan)
+        })
+        .map_err(|e| match e {
+            SqlError::Table(e) => at(e),
+            other => other,
+        })?;
     }
-    env.register_csv_sink(name, &path, schema).map_err(at)
+    env.register_file_sink(name, &path, &format, physical)
+        .map_err(at)
 }
 
-/// The table's file, from its options.
-fn connector_path(t: &CreateTable) -> Result<String, SqlError> {
-    let get = |key: &str| t.options.iter().find(|o| o.key == key);
-    if let Some(bad) = t
-        .options
-        .iter()
-        .find(|o| !OPTIONS.contains(&o.key.as_str()))
-    {
-        return Err(SqlError::at(bad.span, unsupported(bad)));
-    }
-    let value = |key: &str, valid: &str| -> Result<(), SqlError> {
-        match get(key) {
-            Some(o) if o.value != valid => Err(SqlError::at(
-                o.span,
-                format!("Could not find any factory for identifier '{}' ('{key}'); the available one is '{valid}'", o.value),
-            )),
-            Some(_) => Ok(()),
-            None => Err(SqlError::at(t.name.span, format!("table '{}' needs the option '{key}' = '{valid}'", t.name.value))),
-        }
-    };
-    value("connector", "filesystem")?;
-    value("format", "csv")?;
-    get("path").map(|o| o.value.clone()).ok_or_else(|| {
-        SqlError::at(
-            t.name.span,
-            format!(
-                "table '{}' needs the option 'path' (its CSV file)",
-                t.name.value
-            ),
-        )
-    })
-}
-
-fn unsupported(option: &TableOption) -> String {
-    let closest = OPTIONS
-        .iter()
-        .min_by_key(|valid| edit_distance(valid, &option.key))
-        .filter(|valid| edit_distance(valid, &option.key) <= 2);
-    let hint = closest.map_or(String::new(), |c| format!(" (did you mean '{c}'?)"));
-    format!(
-        "Unsupported option '{}' for connector 'filesystem'{hint}; supported options: {}",
-        option.key,
-        OPTIONS.join(", ")
-    )
-}
-
-/// Levenshtein distance, for "did you mean".
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
-}
-
-/// The schema `t` declares.
-fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
+/// The schema of the columns `t` reads from its file (physical and metadata, in declared order),
+/// with the primary key and, when its column is one of them, the rowtime.
+fn physical_schema(t: &CreateTable) -> Result<Schema, SqlError> {
     let mut fields = Vec::new();
     for column in &t.columns {
         let (ty, not_null) = match &column.kind {
             ColumnKind::Physical { ty, not_null } => (ty, *not_null),
             ColumnKind::Metadata { ty, .. } => (ty, false),
-            ColumnKind::Computed(expr) => {
-                return Err(SqlError::at(
-                    column.name.span,
-                    format!(
-                        "computed column '{}' AS {expr} is not supported yet; compute it in a view",
-                        column.name.value
-                    ),
-                ))
-            }
+            ColumnKind::Computed(_) => continue,
         };
         let ty = data_type(ty).map_err(|m| SqlError::at(column.name.span, m))?;
         fields.push(Field::new(
@@ -131,6 +66,15 @@ fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
     }
     let mut schema = Schema::new(fields).map_err(|e| SqlError::at(t.name.span, e.to_string()))?;
     if let Some(key) = &t.primary_key {
+        if let Some(c) = key.iter().find(|k| computed::is_computed(t, k)) {
+            return Err(SqlError::at(
+                c.span,
+                format!(
+                    "Could not create a PRIMARY KEY with column '{}': it is a computed column, and a primary key is declared on physical columns",
+                    c.value
+                ),
+            ));
+        }
         let span = key
             .iter()
             .map(|k| k.span)
@@ -140,13 +84,22 @@ fn schema(t: &CreateTable) -> Result<Schema, SqlError> {
             .with_primary_key(key.iter().map(|k| k.value.as_str()))
             .map_err(|e| SqlError::at(span, e.to_string()))?;
     }
-    if let Some(w) = &t.watermark {
-        let delay = watermark_delay(&w.column, &w.expr)?;
-        schema = schema
-            .with_rowtime(&w.column.value, delay)
-            .map_err(|e| SqlError::at(w.column.span, e.to_string()))?;
+    if let Some(w) = t
+        .watermark
+        .as_ref()
+        .filter(|w| !computed::is_computed(t, &w.column))
+    {
+        schema = with_rowtime(schema, w)?;
     }
     Ok(schema)
+}
+
+/// `schema` with the rowtime attribute `WATERMARK FOR c AS expr` declares.
+pub(super) fn with_rowtime(schema: Schema, w: &Watermark) -> Result<Schema, SqlError> {
+    let delay = watermark_delay(&w.column, &w.expr)?;
+    schema
+        .with_rowtime(&w.column.value, delay)
+        .map_err(|e| SqlError::at(w.column.span, e.to_string()))
 }
 
 /// The delay of `WATERMARK FOR c AS c [- INTERVAL 'n' unit]` in milliseconds (Flink's bounded
@@ -164,25 +117,5 @@ fn watermark_delay(column: &ast::Ident, expr: &ast::Expr) -> Result<i64, SqlErro
             other.span(),
             format!("the watermark must be '{0}' or '{0} - INTERVAL ...' (bounded out-of-orderness), not {other}", column.value),
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn did_you_mean() {
-        assert_eq!(edit_distance("path", "pathh"), 1);
-        assert_eq!(edit_distance("format", "fromat"), 2);
-        let option = TableOption {
-            key: "pth".into(),
-            value: "x".into(),
-            span: sqlparser::tokenizer::Span::empty(),
-        };
-        assert_eq!(
-            unsupported(&option),
-            "Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"
-        );
     }
 }

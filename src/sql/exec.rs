@@ -8,6 +8,7 @@ use super::error::SqlError;
 use super::parse::{parse, Statement};
 use super::query::Binder;
 use crate::expr::col;
+use crate::io::Format;
 use crate::plan::RelExpr;
 use crate::table::{Table, TableEnv, TableResult};
 
@@ -133,8 +134,25 @@ impl TableEnv {
             }
             Statement::Insert { table, .. } => {
                 let plan = self.plan_of(statement)?;
-                let path = self.sink(&table.value).map(|s| s.path).unwrap_or_default();
-                let result = Table::new(self, Ok(plan)).execute_insert(&path)?;
+                let sink = self.sink(&table.value);
+                let path = sink.as_ref().map(|s| s.path.clone()).unwrap_or_default();
+                let plan = Table::new(self, Ok(plan));
+                let result = match sink.map(|s| s.format) {
+                    Some(Format::DebeziumJson(options)) => {
+                        if options.schema_include {
+                            // Flink's message (DebeziumJsonFormatFactory).
+                            return Err(SqlError::at(table.span, "Debezium JSON serialization doesn't support 'debezium-json.schema-include' option been set to true."));
+                        }
+                        let result = plan.execute()?;
+                        if result.is_complete() {
+                            result
+                                .write_debezium_json(&path)
+                                .map_err(crate::table::TableError::from)?;
+                        }
+                        result
+                    }
+                    _ => plan.execute_insert(&path)?,
+                };
                 Ok(StatementResult::Inserted(result, path))
             }
         }

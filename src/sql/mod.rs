@@ -5,7 +5,8 @@
 //!
 //! What is supported:
 //! - `CREATE [TEMPORARY] TABLE t (col TYPE [NOT NULL], col TYPE METADATA [FROM 'k'] [VIRTUAL],
-//!   WATERMARK FOR c AS c [- INTERVAL 'n' unit], PRIMARY KEY (..) NOT ENFORCED) WITH
+//!   col AS expr, pt AS PROCTIME(), WATERMARK FOR c AS c [- INTERVAL 'n' unit], PRIMARY KEY
+//!   (..) NOT ENFORCED) WITH
 //!   ('connector' = 'filesystem', 'path' = 'file.csv', 'format' = 'csv')`;
 //!   `CREATE [TEMPORARY] VIEW v AS query`; `SET 'parallelism.default' = 'n'`; `EXPLAIN query`;
 //!   `INSERT INTO t query`.
@@ -43,6 +44,8 @@
 //! assert_eq!(sum.rows_as_text(), vec!["576"]);
 //! ```
 
+mod computed;
+mod connector;
 mod create_table;
 mod ddl;
 mod dedup;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::expr::{Expr, FunctionRegistry, ScalarUdf};
-use crate::io::TypedSource;
+use crate::io::{Format, TypedSource};
 use crate::plan::RelExpr;
 use crate::render::ExecutionMode;
 use crate::repr::Schema;
@@ -14,15 +14,17 @@ use crate::repr::Schema;
 use super::execute::ExecuteOptions;
 use super::{Table, TableError};
 
-/// A registered table: a CSV file read into rows of its schema.
+/// A registered table: a CSV file (or a directory of them) read into rows of its schema.
 #[derive(Clone, Debug)]
 pub struct TableSource {
-    /// The file.
+    /// The file, or the directory of files.
     pub path: String,
     /// The resolved schema (declared, or every header column as STRING).
     pub schema: Schema,
-    /// Whether the file is a changelog (it has an `op` column).
+    /// Whether the file is a changelog (it has an `op` column, or its format is one).
     pub changelog: bool,
+    /// The files' format.
+    pub format: Format,
 }
 
 /// A temporal table function (Flink's `Table.createTemporalTableFunction(time, key)`): an
@@ -54,7 +56,8 @@ struct State {
 
 #[derive(Clone)]
 enum Registered {
-    Source(TableSource),
+    /// A file, and the plan [`TableEnv::from`] gives: its scan, or computed columns over it.
+    Source(TableSource, RelExpr),
     View(RelExpr),
     /// A table whose changelog the caller's dataflow supplies: its schema, and whether it is
     /// a changelog (`false`: append-only).
@@ -99,7 +102,8 @@ impl TableEnv {
         self.state.borrow().options.clone()
     }
 
-    /// Registers the CSV file `path` as table `name`. With a `schema`, each of its columns is
+    /// Registers the CSV file `path` as table `name` (or every file under the directory `path`,
+    /// in path order: [`TypedSource::open_table`]). With a `schema`, each of its columns is
     /// read from the header column of the same name and parsed as its type (a cell that does
     /// not parse is a row error `FILE:LINE:COLUMN: column "x": reason`); without one, every
     /// column is a nullable STRING. A file with an `op` column (`+I -U +U -D`) is a changelog.
@@ -111,13 +115,62 @@ impl TableEnv {
         path: &str,
         schema: Option<Schema>,
     ) -> Result<(), TableError> {
-        let (source, schema) = TypedSource::open(path, schema)?;
-        let table = TableSource {
+        self.register_file(name, path, &Format::Csv, schema, Ok)
+    }
+
+    /// Registers the file (or directory) `path` in `format` as table `name` whose rows are
+    /// `table(scan)`: `scan` reads the file's columns of `physical` as
+    /// [`register_csv`](TableEnv::register_csv) does (for `debezium-json`:
+    /// [`TypedSource::open_format`]), and
+    /// `table` builds on it, typically a [`RelExpr::map`] of computed columns and a
+    /// [`RelExpr::project`] into the declared order (Flink's computed columns, `c AS expr` in
+    /// `CREATE TABLE`, evaluated per row from the physical columns). Queries over `name` start
+    /// from `table(scan)`; executing one reads the file with `physical`.
+    ///
+    /// Errors: those of [`register_csv`](TableEnv::register_csv) (`debezium-json` needs
+    /// `physical`), or `table`'s.
+    ///
+    /// ```
+    /// # use differential_temporal::table::tempfile_dir::Dir;
+    /// use differential_temporal::expr::{bind_scalar, col};
+    /// use differential_temporal::io::Format;
+    /// use differential_temporal::repr::{DataType, Schema};
+    /// use differential_temporal::table::{TableEnv, TableError};
+    ///
+    /// let dir = Dir::new();
+    /// let path = dir.write("o.csv", "price,qty\n3,2\n5,4\n");
+    /// let physical = Schema::builder()
+    ///     .column("price", DataType::Int.nullable())
+    ///     .column("qty", DataType::Int.nullable())
+    ///     .build()
+    ///     .unwrap();
+    /// let env = TableEnv::new();
+    /// env.register_file("o", &path, &Format::Csv, Some(physical), |scan| {
+    ///     let cost = bind_scalar(&col("price").mul(col("qty")), &scan.schema, &Default::default())
+    ///         .map_err(|e| TableError::Invalid(e.to_string()))?;
+    ///     scan.map(vec![(cost, "cost".into())]).map_err(|e| TableError::Invalid(e.to_string()))
+    /// })
+    /// .unwrap();
+    /// assert_eq!(env.from("o").execute().unwrap().rows_as_text(), vec!["3,2,6", "5,4,20"]);
+    /// ```
+    pub fn register_file<E: From<TableError>>(
+        &self,
+        name: &str,
+        path: &str,
+        format: &Format,
+        physical: Option<Schema>,
+        table: impl FnOnce(RelExpr) -> Result<RelExpr, E>,
+    ) -> Result<(), E> {
+        let (files, schema) =
+            TypedSource::open_table(path, physical, format).map_err(TableError::from)?;
+        let source = TableSource {
             path: path.to_string(),
             schema,
-            changelog: source.is_changelog(),
+            changelog: files[0].is_changelog(),
+            format: format.clone(),
         };
-        self.register(name, Registered::Source(table))
+        let plan = table(RelExpr::scan(name, source.schema.clone(), source.changelog))?;
+        Ok(self.register(name, Registered::Source(source, plan))?)
     }
 
     /// Registers `name` as a table whose rows come from the caller's own dataflow (Flink's
@@ -169,8 +222,7 @@ impl TableEnv {
     pub fn from(&self, name: &str) -> Table {
         let state = self.state.borrow();
         let plan = match state.tables.get(name) {
-            Some(Registered::Source(t)) => Ok(RelExpr::scan(name, t.schema.clone(), t.changelog)),
-            Some(Registered::View(plan)) => Ok(plan.clone()),
+            Some(Registered::Source(_, plan) | Registered::View(plan)) => Ok(plan.clone()),
             Some(Registered::Collection(schema, changelog)) => {
                 Ok(RelExpr::scan(name, schema.clone(), *changelog))
             }
@@ -193,6 +245,20 @@ impl TableEnv {
         path: &str,
         schema: Schema,
     ) -> Result<(), TableError> {
+        self.register_file_sink(name, path, &Format::Csv, schema)
+    }
+
+    /// [`register_csv_sink`](TableEnv::register_csv_sink) in `format`: `debezium-json` writes
+    /// Debezium events ([`write_debezium_json`](crate::io::write_debezium_json)).
+    ///
+    /// Errors: a sink of that name is already declared.
+    pub fn register_file_sink(
+        &self,
+        name: &str,
+        path: &str,
+        format: &Format,
+        schema: Schema,
+    ) -> Result<(), TableError> {
         let mut state = self.state.borrow_mut();
         if state.sinks.contains_key(name) {
             return Err(TableError::AlreadyRegistered(name.to_string()));
@@ -201,6 +267,7 @@ impl TableEnv {
             path: path.to_string(),
             schema,
             changelog: false,
+            format: format.clone(),
         };
         state.sinks.insert(name.to_string(), sink);
         Ok(())
@@ -214,7 +281,7 @@ impl TableEnv {
     /// The file source registered as `name`, for execution.
     pub(super) fn source(&self, name: &str) -> Result<TableSource, TableError> {
         match self.state.borrow().tables.get(name) {
-            Some(Registered::Source(t)) => Ok(t.clone()),
+            Some(Registered::Source(t, _)) => Ok(t.clone()),
             Some(Registered::Collection(..)) => Err(TableError::Invalid(format!(
                 "the plan scans '{name}', whose rows come from the caller's dataflow \
                  (register_collection): render it with Table::render"

@@ -51,9 +51,12 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let mut inputs = Vec::new();
     for name in plan.scans() {
         let source = env.source(name)?;
-        let (typed, _) = TypedSource::open(&source.path, Some(source.schema.clone()))?;
-        names.push(name.to_string());
-        inputs.push(typed);
+        let (files, _) =
+            TypedSource::open_table(&source.path, Some(source.schema.clone()), &source.format)?;
+        for file in files {
+            names.push(name.to_string());
+            inputs.push(file);
+        }
     }
     let args = std::iter::once("dtemporal".to_string()).chain(options.timely_args.iter().cloned());
     let config = timely::Config::from_args(args).map_err(Error::Usage)?;
@@ -71,11 +74,16 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
         let mut failure = None;
         let mut table_form = false;
         worker.dataflow::<SysTime, _, _>(|scope| {
-            let sources: BTreeMap<String, VecCollection<'_, SysTime, Change<Row>>> = names
-                .iter()
-                .cloned()
-                .zip(sessions.iter_mut().map(|s| s.to_collection(scope)))
-                .collect();
+            // A table of several files is the concatenation of their changelogs.
+            let mut sources = BTreeMap::new();
+            for (name, session) in names.iter().zip(sessions.iter_mut()) {
+                let file: VecCollection<'_, SysTime, Change<Row>> = session.to_collection(scope);
+                let table = match sources.remove(name) {
+                    Some(others) => file.concat(others),
+                    None => file,
+                };
+                sources.insert(name.clone(), table);
+            }
             let mut ctx = RenderContext::new(scope, sources, mode);
             match ctx.render(&worker_plan) {
                 Ok(Collection::Changelog(changes)) => {

@@ -120,7 +120,8 @@ impl TableResult {
     }
 
     /// Rows refused while running (an expression that failed, a NULL event time, a late row in
-    /// final mode): system time, `seq` (the row's line in its input) and reason.
+    /// final mode): system time, `seq` (the row's line in its input; in a table of `n` files, `line * n` + the file's
+    /// position in path order) and reason.
     pub fn refused(&self) -> &[(SysTime, Rejected)] {
         &self.refused
     }
@@ -168,6 +169,17 @@ impl TableResult {
             sink.finish().map(drop)
         })();
         crate::csv::output_result(path, written)
+    }
+
+    /// Writes the changelog to the file `path` as Debezium events, one per line
+    /// ([`write_debezium_json`](crate::io::write_debezium_json)).
+    ///
+    /// Errors: the file cannot be written.
+    pub fn write_debezium_json(&self, path: &str) -> Result<(), crate::error::Error> {
+        let file = std::fs::File::create(path).map_err(|e| crate::error::Error::io(path, e))?;
+        let changes = self.changelog.iter().map(|(_, c)| (c.kind, &c.row));
+        crate::io::write_debezium_json(std::io::BufWriter::new(file), &self.schema, changes)
+            .map_err(|e| crate::error::Error::io(path, e))
     }
 
     /// Prints [`to_tableau`](TableResult::to_tableau) on standard output.

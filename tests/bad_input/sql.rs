@@ -14,6 +14,28 @@ macro_rules! ddl {
 
 const FILES: &[(&str, &[u8])] = &[("o.csv", O), ("r.csv", R)];
 
+/// `CREATE TABLE t (id BIGINT, v STRING)` over `e.json` in `debezium-json`, with more options.
+macro_rules! debezium {
+    ($options:literal) => {
+        concat!(
+            "CREATE TABLE t (id BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'debezium-json'",
+            $options,
+            ")"
+        )
+    };
+}
+
+/// Debezium events, all but the first refused.
+const DEBEZIUM_BAD: &[u8] = br#"{"before":null,"after":{"id":1,"v":"a"},"op":"c"}
+{"before":null,"after":{"id":2,"v":"b"},"op":"x"}
+{"after":{"id":3,"v":"c"},"op":"u"}
+not json
+{"before":null,"after":{"id":"four","v":"d"},"op":"c"}
+{"schema":{},"payload":{"before":null,"after":{"id":5,"v":"e"},"op":"c"}}
+{"before":null,"after":{"id":6,"v":["x"]},"op":"c"}
+{"before":null,"after":null,"op":"c"}
+"#;
+
 pub(super) const SQL_CASES: &[Case] = &[
     Case {
         name: "sql: syntax error with its position and expectation",
@@ -73,6 +95,142 @@ pub(super) const SQL_CASES: &[Case] = &[
         via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT) WITH ('connector' = 'filesystem', 'pth' = 'o.csv', 'format' = 'csv')"]),
         code: 2,
         stderr: &["dtemporal: error: SQL validation error at line 1, column 59: Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a primary key on a computed column",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT, cur STRING, k AS id + 1, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 63: Could not create a PRIMARY KEY with column 'k': it is a computed column, and a primary key is declared on physical columns"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a computed column over an unknown or computed column",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT, cur STRING, k AS id + 1, k2 AS k * 2) WITH ('connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 56: Column 'k' not found in any table; the columns are: o.id, o.cur"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: two PROCTIME() columns",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT, p1 AS PROCTIME(), p2 AS PROCTIME()) WITH ('connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 43: a table has one proctime attribute, but 'p1' and 'p2' are both PROCTIME()"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a WATERMARK on the proctime column",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT, p1 AS PROCTIME(), WATERMARK FOR p1 AS p1) WITH ('connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 57: the proctime attribute 'p1' cannot also be the rowtime attribute (WATERMARK FOR)"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a computed rowtime that is not a timestamp",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT, cur STRING, ts AS UPPER(cur), WATERMARK FOR ts AS ts) WITH ('connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 69: invalid time attribute: the rowtime attribute 'ts' must be of type TIMESTAMP or TIMESTAMP_LTZ, but is of type STRING"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a directory table with no file but hidden ones",
+        files: &[("d/.part-0.crc", b"x"), ("d/_SUCCESS", b""), ("d/sub/_tmp.csv", b"id\n1\n")],
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id INT) WITH ('connector' = 'filesystem', 'path' = 'd', 'format' = 'csv')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 14: d: the table's directory holds no file (names starting with '.' or '_' are skipped)"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a directory table of a changelog file and an append-only file",
+        files: &[("d/a.csv", b"op,id\n+I,1\n"), ("d/b.csv", b"id\n2\n")],
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id INT) WITH ('connector' = 'filesystem', 'path' = 'd', 'format' = 'csv')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 14: d: d/a.csv has an \"op\" column and d/b.csv has not: the files of a table are all changelogs or all append-only"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a bad cell in the second file of a directory table",
+        files: &[("d/a.csv", b"id\n1\n"), ("d/b.csv", b"id\nx\n3\n")],
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id INT) WITH ('connector' = 'filesystem', 'path' = 'd', 'format' = 'csv'); SELECT * FROM t"]),
+        code: 1,
+        stderr: &["d/b.csv:2:1: column \"id\": cannot parse \"x\" as INT: not an integer\ndtemporal: 1 row(s) rejected (reported to standard error); --max-errors 0: failing\n"],
+        stdout: "op,id\n+I,1\n+I,3\n",
+    },
+    Case {
+        name: "sql: debezium-json events that do not decode, each a row error with its line",
+        files: &[("e.json", DEBEZIUM_BAD)],
+        via: Via::Cli(&["sql", "-e", concat!(debezium!(""), "; SELECT * FROM t")]),
+        code: 1,
+        stderr: &["e.json:2: Unknown \"op\" value \"x\"
+e.json:3: The \"before\" field of UPDATE message is null, if you are using Debezium Postgres Connector, please check the Postgres table has been set REPLICA IDENTITY to FULL level.
+e.json:4: invalid JSON: expected ident at line 1 column 2
+e.json:5: column \"id\": cannot parse \"four\" as BIGINT: not an integer
+e.json:6: the message has Debezium's {\"schema\": .., \"payload\": ..} wrapper: set 'debezium-json.schema-include' = 'true'
+e.json:7: column \"v\": a JSON array is not a value of type STRING
+e.json:8: the \"after\" field of CREATE message is null
+dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: failing
+"],
+        stdout: "op,id,v\n+I,1,a\n",
+    },
+    Case {
+        name: "sql: debezium-json with schema-include and an event without its payload",
+        files: &[("e.json", b"{\"before\":null,\"after\":{\"id\":1,\"v\":\"a\"},\"op\":\"c\"}\n")],
+        via: Via::Cli(&["sql", "-e", concat!(debezium!(", 'debezium-json.schema-include' = 'true'"), "; SELECT * FROM t")]),
+        code: 1,
+        stderr: &["e.json:1: no \"payload\" object: with 'debezium-json.schema-include' = 'true' a message is {\"schema\": .., \"payload\": ..}\n"],
+        stdout: "op,id,v\n",
+    },
+    Case {
+        name: "sql: a debezium-json option this connector does not have",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", debezium!(", 'debezium-json.ignore-parse-errors' = 'true'")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 119: Unsupported option 'debezium-json.ignore-parse-errors' for connector 'filesystem'; supported options: connector, format, path, debezium-json.schema-include\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: debezium-json.schema-include neither true nor false",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", debezium!(", 'debezium-json.schema-include' = 'yes'")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 119: 'debezium-json.schema-include' is 'true' or 'false', not 'yes'\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: an unknown debezium-json metadata key",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id BIGINT, m TIMESTAMP(3) METADATA FROM 'value.source.ts' VIRTUAL) WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'debezium-json')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 28: Invalid metadata key 'value.source.ts' in column 'm' of a debezium-json table; the available keys are 'ingestion-timestamp', 'source.timestamp', 'source.database', 'source.schema', 'source.table' (or with the prefix 'value.')\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a debezium-json metadata column of the wrong type",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id BIGINT, m INT METADATA FROM 'source.timestamp') WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'debezium-json')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 28: the metadata 'source.timestamp' is a TIMESTAMP_LTZ(3), but the column is of type INT\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: an unknown format",
+        files: &[("e.json", b"")],
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE t (id BIGINT) WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'json')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 81: Could not find any factory for identifier 'json' ('format'); the available ones are 'csv', 'debezium-json'\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: INSERT INTO a debezium-json table with schema-include (Flink writes no schema)",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), debezium!(", 'debezium-json.schema-include' = 'true'"), "; INSERT INTO t SELECT id, cur FROM o")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 2, column 173: Debezium JSON serialization doesn't support 'debezium-json.schema-include' option been set to true.\n"],
         stdout: "",
     },
 ];

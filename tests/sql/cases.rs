@@ -1,9 +1,9 @@
-//! The worked cases as SQL over files: A03, B01, B06, B09, B13 and B15, each with exact rows on
+//! The worked cases as SQL over files: A01, A03, B01, B02, B06, B09, B13 and B15, each with exact rows on
 //! 1 and 2 workers.
 
 use differential_temporal::table::TableEnv;
 
-use super::{changelog_text, env, last_rows};
+use super::{changelog_text, env, last_rows, seed_script};
 
 const B_ORDERS: &str = "op,order_id,currency,currency_no,amount,order_time
 +I,1,Euro,no1,12,2020-08-15 00:01:00
@@ -257,12 +257,13 @@ fn case_b15_temporal_table_functions() {
     }
 }
 
-/// Cases B01 and B06 as SQL over files: the temporal join's version choice with `-U/+U` at one
-/// time, a `-D` as a version (a probe at the delete's time sees no row), and the equal-time
-/// boundary; the final tables of INNER and LEFT (the watermark-driven emission times of the
-/// cases are the operator tests' concern).
+/// Cases B01, B02 and B06 as SQL over files: the temporal join's version choice with `-U/+U`
+/// at one time, a `-D` as a version (a probe at the delete's time sees no row), an upsert probe
+/// (`+U` without `-U`) against a build side without `-U` (B02: the same tables as B01, its
+/// `+U` probe row forwarded as `+U`), and the equal-time boundary; the final tables of INNER and
+/// LEFT (the watermark-driven emission times of the cases are the operator tests' concern).
 #[test]
-fn cases_b01_b06_as_sql() {
+fn cases_b01_b02_b06_as_sql() {
     let ts = |ms: u32| format!("1970-01-01 00:00:00.{ms:03}");
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, header: &str, rows: &[(&str, u32, &str, &str)]| {
@@ -316,6 +317,30 @@ fn cases_b01_b06_as_sql() {
             ],
         ),
     );
+    let b02 = ddl(
+        &write(
+            "b02_l.csv",
+            "op,time,key,val",
+            &[
+                ("+I", 1, "k1", "1a1"),
+                ("+U", 3, "k1", "1a3"),
+                ("+I", 6, "k2", "2a3"),
+                ("+I", 9, "k2", "5a11"),
+                ("+I", 11, "k2", "5a12"),
+            ],
+        ),
+        &write(
+            "b02_r.csv",
+            "op,time,key,val",
+            &[
+                ("+I", 2, "k1", "1a2"),
+                ("+I", 4, "k2", "2a4"),
+                ("+U", 7, "k2", "2a5"),
+                ("-D", 9, "k2", "2a5"),
+                ("+I", 10, "k2", "2a6"),
+            ],
+        ),
+    );
     let b06 = ddl(
         &write(
             "b06_l.csv",
@@ -333,22 +358,50 @@ fn cases_b01_b06_as_sql() {
         let final_rows = |ddl: &str, kind: &str| {
             last_rows(&env(workers), &format!("{ddl}{}", join(kind))).rows_as_text()
         };
+        for tables in [&b01, &b02] {
+            assert_eq!(
+                final_rows(tables, ""),
+                vec![
+                    format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
+                    format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
+                    format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+                ]
+            );
+            assert_eq!(
+                final_rows(tables, "LEFT"),
+                vec![
+                    format!("{},k1,1a1,,,", ts(1)),
+                    format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
+                    format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
+                    format!("{},k2,5a11,,,", ts(9)),
+                    format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+                ]
+            );
+        }
+        // B02's changelogs, as the case lists them: the probe's `+U` is forwarded.
+        let b02_changelog =
+            |kind: &str| changelog_text(&last_rows(&env(workers), &format!("{b02}{}", join(kind))));
+        let (k1, k2) = (
+            format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
+            format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
+        );
+        let k2_last = format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10));
         assert_eq!(
-            final_rows(&b01, ""),
-            vec![
-                format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
-                format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
-                format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+            b02_changelog(""),
+            [
+                format!("+U,{k1}"),
+                format!("+I,{k2}"),
+                format!("+I,{k2_last}")
             ]
         );
         assert_eq!(
-            final_rows(&b01, "LEFT"),
-            vec![
-                format!("{},k1,1a1,,,", ts(1)),
-                format!("{},k1,1a3,{},k1,1a2", ts(3), ts(2)),
-                format!("{},k2,2a3,{},k2,2a4", ts(6), ts(4)),
-                format!("{},k2,5a11,,,", ts(9)),
-                format!("{},k2,5a12,{},k2,2a6", ts(11), ts(10)),
+            b02_changelog("LEFT"),
+            [
+                format!("+I,{},k1,1a1,,,", ts(1)),
+                format!("+U,{k1}"),
+                format!("+I,{k2}"),
+                format!("+I,{},k2,5a11,,,", ts(9)),
+                format!("+I,{k2_last}"),
             ]
         );
         assert_eq!(
@@ -418,5 +471,37 @@ fn case_a03_insert_into_dedup_sink() {
 ",
             "{workers} worker(s)"
         );
+    }
+}
+
+/// Case A01 as SQL (`tests/sql_seed/a01_versioned_table_as_of.sql`, the case's data in
+/// `tests/data/`): every probe of the products' versioned table, the case's expected table
+/// with `t` printed as the TIMESTAMP(3) it is (the case writes times of day on one day).
+#[test]
+fn case_a01_versioned_table_as_of() {
+    let expected: Vec<String> = [
+        "00:00:59,p_001,,,",
+        "00:01:00,p_001,scooter,11.11,00:01:00",
+        "00:01:00,p_002,,,",
+        "10:00:00,p_001,scooter,11.11,00:01:00",
+        "10:00:00,p_002,basketball,23.11,00:02:00",
+        "11:59:59,p_001,scooter,11.11,00:01:00",
+        "12:00:00,p_001,scooter,12.99,12:00:00",
+        "12:00:00,p_002,basketball,19.99,12:00:00",
+        "13:00:00,p_001,scooter,12.99,12:00:00",
+        "13:00:00,p_002,basketball,19.99,12:00:00",
+        "18:00:00,p_001,,,",
+        "18:00:00,p_002,basketball,19.99,12:00:00",
+        "19:00:00,p_001,,,",
+    ]
+    .iter()
+    .map(|row| {
+        let (t, rest) = row.split_once(',').unwrap();
+        format!("1970-01-01 {t}.000,{rest}")
+    })
+    .collect();
+    for workers in [1, 2] {
+        let result = last_rows(&env(workers), &seed_script("a01_versioned_table_as_of.sql"));
+        assert_eq!(result.rows_as_text(), expected, "{workers} workers");
     }
 }
