@@ -429,3 +429,68 @@ fn lookup_join_where_checks_the_current_version_only() {
     assert_eq!((run.code, run.stderr.as_str()), (0, ""));
     assert_eq!(run.stdout, "op,id,cur,cur0,rate\n+I,1,E,,\n+I,2,E,E,120\n");
 }
+
+/// `--state-ttl` (rule B13, on the combined watermark, `--epoch-bytes 1`: one row an epoch).
+/// At epoch 2 the watermark is min(30, 30) = 30: order 1 (A at 2) fires with r1, then key A
+/// expires (2 + 10 < 30) and r1 is forgotten. Order 3 (A at 31) finds no version valid at 31
+/// (r2 at 32 arrived after the expiry) and is padded; order 4 (A at 33) joins r2. Key B (access
+/// 30, expiry 40) keeps x. Without a retention order 3 joins r1. Incremental mode refuses it.
+#[test]
+fn state_ttl_forgets_an_idle_key_in_final_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = fixture(
+        dir.path(),
+        "o.csv",
+        "id,cur,t\n1,A,2\n2,B,30\n3,A,31\n4,A,33\n",
+    );
+    let build = fixture(
+        dir.path(),
+        "r.csv",
+        "cur,rate,t\nA,r1,1\nB,x,30\nA,r2,32\nB,y,41\n",
+    );
+    let args = |extra: &[&'static str]| {
+        let mut args = vec![
+            "temporal-join",
+            "--probe",
+            &probe,
+            "--build",
+            &build,
+            "--on",
+        ];
+        args.extend_from_slice(&[
+            "cur=cur",
+            "--probe-time",
+            "t",
+            "--build-time",
+            "t",
+            "--left",
+        ]);
+        args.extend_from_slice(&["--mode", "final", "--lateness", "0", "--epoch-bytes", "1"]);
+        args.extend_from_slice(extra);
+        args.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let header = "op,id,cur,t,cur0,rate,t0\n+I,1,A,2,A,r1,1\n+I,2,B,30,B,x,30\n";
+    let expired = format!("{header}+I,3,A,31,,,\n+I,4,A,33,A,r2,32\n");
+    for workers in ["1", "2"] {
+        assert_eq!(
+            output_of(&args(&["--state-ttl", "10", "-w", workers])),
+            expired
+        );
+    }
+    let kept = format!("{header}+I,3,A,31,A,r1,1\n+I,4,A,33,A,r2,32\n");
+    assert_eq!(output_of(&args(&[])), kept);
+    assert_eq!(output_of(&args(&["--state-ttl", "0"])), kept);
+    assert_eq!(output_of(&args(&["--state-ttl", "100"])), kept);
+    let mut incremental = args(&["--state-ttl", "10"]);
+    incremental.retain(|a| a != "final");
+    incremental.retain(|a| a != "--mode");
+    let run = dtemporal(&incremental);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            2,
+            "",
+            "dtemporal: error: --state-ttl needs --mode final: state expires on the watermark\n"
+        )
+    );
+}

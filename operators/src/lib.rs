@@ -23,6 +23,7 @@ pub mod group_aggregate;
 pub mod keyed_merge;
 pub mod merge_engine;
 mod pending;
+pub mod retention;
 pub mod temporal_join;
 pub mod testing;
 pub mod to_changelog;

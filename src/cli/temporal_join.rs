@@ -15,9 +15,10 @@ use super::join_condition::{Condition, JoinKeys};
 use super::{Cli, CommonArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
+use crate::operators::retention::Retention;
 use crate::operators::temporal_join::{
     arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
-    temporal_join_final, JoinKind, Joined,
+    temporal_join_final, temporal_join_final_with_retention, JoinKind, Joined,
 };
 use crate::operators::versioned::versions_from_changelog;
 use crate::operators::watermark::{no_watermark, watermarks};
@@ -35,6 +36,11 @@ With a residual condition (rule B5: checked against the chosen version only; a L
 the rows it fails):
   dtemporal temporal-join --probe orders.csv --build rates.csv --on currency=currency \\
     --probe-time order_time --build-time update_time --where \"rate >= 100 AND amount < 10\"
+
+With idle-state retention (a currency without a rate or order for 1 hour of event time is
+forgotten; final mode only):
+  dtemporal temporal-join --probe orders.csv --build rates.csv --on currency=currency \\
+    --probe-time order_time --build-time update_time --mode final --lateness 5000 --state-ttl 3600000
 
 Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage or I/O error.";
 
@@ -113,6 +119,15 @@ pub struct TemporalJoinArgs {
     /// on the worker count.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
     pub lateness: Option<i64>,
+    /// Final mode: idle-state retention (Flink's `table.exec.state.ttl`). A key's state expires
+    /// once the combined watermark passes the latest event time of its rows plus MS
+    /// milliseconds: its build versions are forgotten, so a later probe row of the key finds
+    /// only versions that arrived after the expiry (--left pads it). Measured on the watermark,
+    /// not the wall clock as in Flink, so it never depends on the worker count; like lateness it
+    /// depends on --epoch-bytes and input order, and results depend on timing as in Flink.
+    /// [default: 0, state is kept forever]
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
+    pub state_ttl: Option<i64>,
     /// Options every command takes.
     #[command(flatten)]
     pub common: CommonArgs,
@@ -256,6 +271,12 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
     let r = inputs.resolve(Some(&args.probe_time), Some(&args.build_time))?;
     let (keys, condition) = (r.keys.clone(), r.condition.clone());
     let (kind, mode, lateness) = (inputs.kind(), args.mode, args.lateness);
+    let state_ttl = args.state_ttl.filter(|ms| *ms > 0);
+    if state_ttl.is_some() && mode == ModeArg::Incremental {
+        return Err(Error::Usage(
+            "--state-ttl needs --mode final: state expires on the watermark".to_string(),
+        ));
+    }
     let append_only = inputs.build_append_only;
     let (probe_schema, build_schema, width) = (r.probe.clone(), r.build.clone(), r.build_width);
     driver::run(
@@ -315,16 +336,24 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                         build_marks.clone(),
                         "Build",
                     );
-                    let out = temporal_join_final(
-                        probe,
-                        |r: &TimedRow| r.time,
-                        arranged,
-                        probe_marks,
-                        build_marks,
-                        kind,
-                        residual,
-                        "TemporalJoinFinal",
-                    );
+                    let time = |r: &TimedRow| r.time;
+                    let (marks, name) = ((probe_marks, build_marks), "TemporalJoinFinal");
+                    let out = match state_ttl {
+                        Some(ms) => temporal_join_final_with_retention(
+                            probe,
+                            time,
+                            arranged,
+                            marks.0,
+                            marks.1,
+                            kind,
+                            residual,
+                            Retention::millis(ms),
+                            name,
+                        ),
+                        None => temporal_join_final(
+                            probe, time, arranged, marks.0, marks.1, kind, residual, name,
+                        ),
+                    };
                     let schema = probe_schema.clone();
                     let late = out
                         .late

@@ -128,6 +128,33 @@ pub(super) const JOIN_CASES: &[Case] = &[
         stdout: "",
     },
     Case {
+        name: "negative state TTL",
+        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
+        via: Via::Cli(&["temporal-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--probe-time", "t", "--build-time", "t", "--mode", "final", "--state-ttl=-5"]),
+        code: 2,
+        stderr: &["error: invalid value '-5' for '--state-ttl <MS>': -5 is not in 0..9223372036854775807
+"],
+        stdout: "",
+    },
+    Case {
+        name: "state TTL that is not a number",
+        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
+        via: Via::Cli(&["temporal-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--probe-time", "t", "--build-time", "t", "--mode", "final", "--state-ttl", "abc"]),
+        code: 2,
+        stderr: &["error: invalid value 'abc' for '--state-ttl <MS>': invalid digit found in string
+"],
+        stdout: "",
+    },
+    Case {
+        name: "state TTL in incremental mode",
+        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
+        via: Via::Cli(&["temporal-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--probe-time", "t", "--build-time", "t", "--state-ttl", "5"]),
+        code: 2,
+        stderr: &["dtemporal: error: --state-ttl needs --mode final: state expires on the watermark
+"],
+        stdout: "",
+    },
+    Case {
         name: "join: malformed rows of both inputs are reported, the good rows joined",
         files: &[
             ("orders.csv", b"id,t,cur\no1,10,EUR\no2,later,USD\no3,30,USD\n"),

@@ -11,6 +11,7 @@ use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
 
 use super::rules::not_insert_only;
 use crate::keyed_merge::{Merged, Rejected};
+use crate::retention::Retention;
 use crate::watermark::{Watermark, WatermarkTracker};
 use crate::{Change, RowKind, Seq, SysTime};
 
@@ -25,8 +26,9 @@ enum In<K, V, E> {
 enum Slot<E, V> {
     /// The earliest row so far: its event time, `seq` and content.
     Waiting(E, Seq, V),
-    /// The key's row was emitted; every later row of the key is ignored.
-    Emitted,
+    /// The key's row was emitted; every later row of the key is ignored. With a retention,
+    /// the event time from which this flag is gone.
+    Emitted(Option<E>),
 }
 
 /// One output: a changelog row or a refused (late or non-insert) row.
@@ -34,10 +36,13 @@ type Outcome<K, V> = (K, Result<Change<V>, Rejected>);
 
 /// Keep-first by event time, final mode: see
 /// [`Deduplicate::deduplicate_first_on_watermark`](super::Deduplicate::deduplicate_first_on_watermark).
+/// With a `retention`, the "already emitted" flag of a key expires once the watermark has passed
+/// `retention.expiry(time of the emitted row)`: the key's next row is a first row again.
 pub(super) fn first_on_watermark<'s, K, V, E, F>(
     rows: VecCollection<'s, SysTime, (K, Change<V>)>,
     time_of: F,
     watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    retention: Option<Retention<E>>,
     name: &str,
 ) -> Merged<'s, K, V>
 where
@@ -66,6 +71,8 @@ where
         let mut slots: HashMap<K, Slot<E, V>> = HashMap::new();
         // The waiting candidates by (event time, seq): the event-time timers.
         let mut timers: BTreeMap<(E, Seq), K> = BTreeMap::new();
+        // With a retention: the emitted flags by the event time from which they are gone.
+        let mut flags = retention.map(Flags::new);
         move |(input, frontier), output| {
             // 1. Drain: rows by epoch, watermark candidates into the tracker.
             input.for_each(|cap, data| {
@@ -100,7 +107,11 @@ where
                 let mut session = output.session(&cap);
                 let w = tracker.at(now);
                 if w > fired {
-                    fire(&w, &mut timers, &mut slots, |o| session.give((o, now, 1)));
+                    let emit = |o| session.give((o, now, 1));
+                    fire(&w, &mut timers, &mut slots, flags.as_mut(), emit);
+                    if let Some(flags) = flags.as_mut() {
+                        flags.expire(&w, &mut slots);
+                    }
                     fired = w.clone();
                 }
                 let Some(mut rows) = arrivals.remove(&now) else {
@@ -130,7 +141,7 @@ where
                     }
                     // Extra copies of a row (diff > 1) tie with it, and an equal time loses.
                     match slots.get_mut(&k) {
-                        Some(Slot::Emitted) => {}
+                        Some(Slot::Emitted(_)) => {}
                         Some(Slot::Waiting(t, seq, row)) => {
                             if time < *t {
                                 timers.remove(&(t.clone(), *seq));
@@ -155,7 +166,7 @@ where
                     let end = tracker.end_epoch().max(held);
                     let cap = caps.delayed(&end);
                     let mut session = output.session(&cap);
-                    fire(&Watermark::Max, &mut timers, &mut slots, |o| {
+                    fire(&Watermark::Max, &mut timers, &mut slots, None, |o| {
                         session.give((o, end, 1))
                     });
                 }
@@ -188,14 +199,15 @@ where
 }
 
 /// Emits, as `+I`, every waiting candidate whose event time the watermark `w` has passed, and
-/// marks its key emitted.
+/// marks its key emitted (with the flag's expiry, given `flags`).
 fn fire<K, V, E>(
     w: &Watermark<E>,
     timers: &mut BTreeMap<(E, Seq), K>,
     slots: &mut HashMap<K, Slot<E, V>>,
+    mut flags: Option<&mut Flags<K, E>>,
     mut emit: impl FnMut(Outcome<K, V>),
 ) where
-    K: Hash + Eq,
+    K: Hash + Eq + Clone,
     E: Ord + Clone,
 {
     let due = match w {
@@ -210,8 +222,54 @@ fn fire<K, V, E>(
         let Some(slot) = slots.get_mut(&k) else {
             continue;
         };
-        if let Slot::Waiting(_, seq, row) = std::mem::replace(slot, Slot::Emitted) {
+        let Slot::Waiting(time, _, _) = slot else {
+            continue;
+        };
+        let expiry = flags.as_deref_mut().map(|f| f.set(&k, time));
+        if let Slot::Waiting(_, seq, row) = std::mem::replace(slot, Slot::Emitted(expiry)) {
             emit((k, Ok(Change::new(seq, RowKind::Insert, row))));
+        }
+    }
+}
+
+/// The idle-state retention of the emitted flags (Flink's state TTL on
+/// `RowTimeDeduplicateKeepFirstRowFunction`'s flag, measured on the watermark: see
+/// [`crate::retention`]). A flag is written once, when its row is emitted, and later rows of the
+/// key do not write it (Flink's TTL is refreshed on writes), so it is gone from
+/// `expiry(time of the emitted row)`.
+struct Flags<K, E> {
+    retention: Retention<E>,
+    /// Keys by the expiry of their flag; an entry is stale if the key's flag has another one.
+    expiry: BTreeMap<E, Vec<K>>,
+}
+
+impl<K: Hash + Eq + Clone, E: Ord + Clone> Flags<K, E> {
+    fn new(retention: Retention<E>) -> Self {
+        Flags {
+            retention,
+            expiry: BTreeMap::new(),
+        }
+    }
+
+    /// Schedules the expiry of `key`'s flag, written for a row of event time `time`; returns it.
+    fn set(&mut self, key: &K, time: &E) -> E {
+        let at = self.retention.expiry(time);
+        self.expiry.entry(at.clone()).or_default().push(key.clone());
+        at
+    }
+
+    /// Removes every flag whose expiry the watermark `w` has passed: its key is new again.
+    fn expire<V>(&mut self, w: &Watermark<E>, slots: &mut HashMap<K, Slot<E, V>>) {
+        while let Some(entry) = self.expiry.first_entry() {
+            if !w.passed(entry.key()) {
+                break;
+            }
+            let (at, keys) = entry.remove_entry();
+            for k in keys {
+                if matches!(slots.get(&k), Some(Slot::Emitted(Some(e))) if *e == at) {
+                    slots.remove(&k);
+                }
+            }
         }
     }
 }

@@ -71,6 +71,7 @@ use differential_dataflow::{ExchangeData, VecCollection};
 pub use rules::DedupRule;
 
 use crate::keyed_merge::{keyed_merge_with_retention, Merged};
+use crate::retention::Retention;
 use crate::watermark::Watermark;
 use crate::{Change, SysTime};
 
@@ -200,8 +201,9 @@ pub trait Deduplicate<'s, K: 'static, V: 'static> {
     ///
     /// The result is exact and independent of workers; it depends on how input is cut into
     /// system times only through the watermark. State: one candidate, or an emitted flag, per
-    /// key (the flag is kept forever: Flink's TTL of that flag is not modelled); cost
-    /// O(log n) per row.
+    /// key (the flag is kept forever; see
+    /// [`deduplicate_first_on_watermark_with_retention`](Deduplicate::deduplicate_first_on_watermark_with_retention)
+    /// for Flink's TTL of that flag); cost O(log n) per row.
     ///
     /// # Examples
     ///
@@ -245,6 +247,56 @@ pub trait Deduplicate<'s, K: 'static, V: 'static> {
         self,
         time_of: F,
         watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+        name: &str,
+    ) -> Merged<'s, K, V>
+    where
+        E: ExchangeData,
+        F: Fn(&V) -> E + 'static;
+
+    /// [`deduplicate_first_on_watermark`](Deduplicate::deduplicate_first_on_watermark) with
+    /// idle-state retention of the "already emitted" flag (Flink's `table.exec.state.ttl` on
+    /// `RowTimeDeduplicateKeepFirstRowFunction`, rule A13), measured on the watermark (see
+    /// [`crate::retention`]), naming the dataflow operator `name`.
+    ///
+    /// The flag of a key is written when its row (event time `t`) is emitted; it is gone once
+    /// the watermark rises past `retention.expiry(t)` (later rows of the key do not refresh it:
+    /// Flink refreshes its TTL on writes only). The key's next row is then a first row again:
+    /// it waits for the watermark and is emitted as `+I`, with no retraction of the earlier row,
+    /// as in Flink. Results depend on timing exactly as in Flink; never on the number of
+    /// workers. Retention is off in the other methods. State: one candidate or flag per key
+    /// whose flag has not expired, plus an O(log n) index of the flags' expiries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use differential_temporal_operators::dedup::Deduplicate;
+    /// use differential_temporal_operators::retention::Retention;
+    /// use differential_temporal_operators::testing::run_unary;
+    /// use differential_temporal_operators::watermark::watermarks;
+    /// use differential_temporal_operators::{Change, RowKind::Insert};
+    ///
+    /// type Row = (i64, char); // (event time, value)
+    /// let row = |seq, k: u8, t, v| ((k, Change::new(seq, Insert, (t, v))), 1);
+    /// // Epoch 0: key 1 at 1; epoch 1: key 2 at 20; epoch 2 (watermark 20): key 1 at 21.
+    /// let epochs = vec![vec![row(0, 1, 1, 'a')], vec![row(1, 2, 20, 'b')], vec![row(2, 1, 21, 'c')]];
+    /// let out = run_unary(1, epochs, |c| {
+    ///     let marks = watermarks(c.clone(), |(_, ch): &(u8, Change<Row>)| ch.row.0, |m: &i64| *m, "Wm");
+    ///     let ttl = Retention::millis(5);
+    ///     c.deduplicate_first_on_watermark_with_retention(|r: &Row| r.0, marks, ttl, "Dedup").changelog
+    /// });
+    /// // At epoch 2 the watermark 20 emits 'a', then passes 1 + 5: key 1's flag is gone, so 'c'
+    /// // is a first row again, emitted when the input ends (epoch 3), like 'b'.
+    /// assert_eq!(out, vec![
+    ///     ((1, Change::new(0, Insert, (1, 'a'))), 2, 1),
+    ///     ((1, Change::new(2, Insert, (21, 'c'))), 3, 1),
+    ///     ((2, Change::new(1, Insert, (20, 'b'))), 3, 1),
+    /// ]);
+    /// ```
+    fn deduplicate_first_on_watermark_with_retention<E, F>(
+        self,
+        time_of: F,
+        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+        retention: Retention<E>,
         name: &str,
     ) -> Merged<'s, K, V>
     where
@@ -301,6 +353,20 @@ where
         E: ExchangeData,
         F: Fn(&V) -> E + 'static,
     {
-        final_mode::first_on_watermark(self, time_of, watermarks, name)
+        final_mode::first_on_watermark(self, time_of, watermarks, None, name)
+    }
+
+    fn deduplicate_first_on_watermark_with_retention<E, F>(
+        self,
+        time_of: F,
+        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+        retention: Retention<E>,
+        name: &str,
+    ) -> Merged<'s, K, V>
+    where
+        E: ExchangeData,
+        F: Fn(&V) -> E + 'static,
+    {
+        final_mode::first_on_watermark(self, time_of, watermarks, Some(retention), name)
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use super::rules::not_insert_only;
 use super::{DedupConfig, DedupOrder, Keep};
 use crate::keyed_merge::Rejected;
+use crate::retention::Retention;
 use crate::testing::Updates;
 use crate::{Change, RowKind, SysTime};
 
@@ -114,10 +115,14 @@ where
 /// system time `s`. The watermark in force at `s` is `lateness(max event time of every row of
 /// the epochs before s)`. The input is taken to advance to system time `epochs.len()` and
 /// then close, so the watermark is `+infinity` at `epochs.len()`.
+///
+/// With a `retention` (rule A13): after the candidates of an epoch are emitted, every emitted
+/// flag whose `retention.expiry(time of the emitted row)` the watermark has passed is removed.
 pub fn first_on_watermark<K, V, E>(
     epochs: &[Vec<(K, Change<V>)>],
     time_of: impl Fn(&V) -> E,
     lateness: impl Fn(&E) -> E,
+    retention: Option<&Retention<E>>,
 ) -> Expected<K, V>
 where
     K: Ord + Clone,
@@ -125,8 +130,8 @@ where
     E: Ord + Clone + std::fmt::Debug,
 {
     let mut max: Option<E> = None;
-    // Per key: `Some((time, seq, row))` while waiting, `None` once emitted.
-    let mut slots: BTreeMap<K, Option<(E, u64, V)>> = BTreeMap::new();
+    // Per key: `Ok((time, seq, row))` while waiting, `Err(time of the emitted row)` once emitted.
+    let mut slots: BTreeMap<K, Result<(E, u64, V), E>> = BTreeMap::new();
     let mut changelog = Vec::new();
     let mut rejected = Vec::new();
     let end = epochs.len();
@@ -134,10 +139,20 @@ where
         let watermark = max.as_ref().map(&lateness);
         let passed = |t: &E| sys == end || watermark.as_ref().is_some_and(|w| t < w);
         for (key, slot) in slots.iter_mut() {
-            if let Some((_, seq, row)) = slot.take_if(|(t, _, _)| passed(t)) {
-                let change = Change::new(seq, RowKind::Insert, row);
+            let Ok((t, seq, row)) = slot else { continue };
+            if passed(t) {
+                let change = Change::new(*seq, RowKind::Insert, row.clone());
                 changelog.push(((key.clone(), change), sys as SysTime, 1));
+                let emitted = t.clone();
+                *slot = Err(emitted);
             }
+        }
+        if let (Some(retention), Some(w)) = (retention, watermark.as_ref()) {
+            // An emitted flag is gone once the watermark has passed its expiry.
+            slots.retain(|_, slot| match slot {
+                Ok(_) => true,
+                Err(t) => retention.expiry(t) >= *w,
+            });
         }
         let rows = epochs.get(sys).map_or(&[][..], |rows| &rows[..]);
         for (key, change) in rows {
@@ -162,10 +177,10 @@ where
             } else {
                 match slots.get_mut(key) {
                     None => {
-                        let waiting = Some((time.clone(), change.seq, change.row.clone()));
+                        let waiting = Ok((time.clone(), change.seq, change.row.clone()));
                         slots.insert(key.clone(), waiting);
                     }
-                    Some(Some(w)) if time < w.0 => {
+                    Some(Ok(w)) if time < w.0 => {
                         *w = (time.clone(), change.seq, change.row.clone())
                     }
                     Some(_) => {}

@@ -12,9 +12,11 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
 use timely::progress::Antichain;
 
+use super::idle::IdleKeys;
 use super::marks::{Combined, Mark};
 use super::{chosen, JoinKey, JoinKind, Joined};
 use crate::keyed_merge::Rejected;
+use crate::retention::Retention;
 use crate::version::cursor::{VersionBatch, VersionCursor};
 use crate::version::{seek_target, VersionTrace};
 use crate::watermark::Watermark;
@@ -39,6 +41,12 @@ enum In<K, P, E> {
 
 /// A probe row waiting for the watermark: (event time, key, change, diff).
 type Waiting<E, K, P> = (E, K, Change<P>, isize);
+
+/// The probe side's and the build side's watermark collections.
+type Watermarks<'s, E> = (
+    VecCollection<'s, SysTime, Watermark<E>>,
+    VecCollection<'s, SysTime, Watermark<E>>,
+);
 
 /// Event-time temporal join, final mode (see the [module docs](super) for shapes and rules).
 ///
@@ -110,6 +118,115 @@ where
     T: Fn(&P) -> E + 'static,
     R: Fn(&P, &B) -> bool + 'static,
 {
+    let watermarks = (probe_watermarks, build_watermarks);
+    join_final(
+        probe, probe_time, build, watermarks, kind, residual, None, name,
+    )
+}
+
+/// [`temporal_join_final`] with idle-state retention (Flink's `table.exec.state.ttl` on
+/// `TemporalRowTimeJoinOperator`, rule B13), measured on the combined watermark (see
+/// [`crate::retention`]).
+///
+/// Each probe row taken into the join (not late) and each build version received touches its
+/// key at its event time. When the combined watermark rises past `retention.expiry(access)`,
+/// `access` the greatest event time that touched the key, the key's state expires: every build
+/// version received before that system time is forgotten, so a later probe row of the key
+/// finds no version (INNER drops it, LEFT pads it) unless a version arrived after the expiry.
+/// The key's probe rows have all been emitted by then (the watermark passed them first), so
+/// expiry never drops a probe row. Expiry is checked each time the combined watermark rises.
+///
+/// Results depend on timing exactly as in Flink: on how far the watermark has moved when a row
+/// arrives. They never depend on the number of workers. Retention is off in
+/// [`temporal_join_final`].
+///
+/// Cost: per build version received one entry until the next firing, per touch an O(log n)
+/// update of the key's access time; per rise, the expired keys. State: an access time per key
+/// with live state and the system time of expiry per expired key (the versions arrangement
+/// itself is shared and not shrunk by the retention: see
+/// [`arrange_versions_pruned`](crate::temporal_join::arrange_versions_pruned) for that). Over a
+/// pruned arrangement one case differs from the unpruned one: a late build version (B10,
+/// reported by [`late_versions`](crate::temporal_join::late_versions)) received after its key
+/// expired and older than a forgotten version may be pruned, so later probe rows do not see it.
+///
+/// # Examples
+///
+/// ```
+/// use differential_temporal_operators::retention::Retention;
+/// use differential_temporal_operators::temporal_join::{temporal_join_final_with_retention, JoinKind};
+/// use differential_temporal_operators::testing::run_binary;
+/// use differential_temporal_operators::watermark::watermarks;
+/// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
+///
+/// // Epoch 0: key 1's rate at 5 and order at 6. Epoch 1: an order (key 2) and a rate (key 3)
+/// // at 20. At epoch 2 the combined watermark is 20: the order at 6 fires, then key 1 expires
+/// // (6 + 10 < 20), so its order at 21 (epoch 2) finds no rate when it fires at the end.
+/// let order = |seq, k: u8, t: i64| ((k, Change::new(seq, RowKind::Insert, t)), 1);
+/// let orders = vec![vec![order(0, 1, 6)], vec![order(1, 2, 20)], vec![order(2, 1, 21)]];
+/// let rate = |k: u8, t: i64, seq, r: i64| ((k, Version::row(t, seq, r)), 1);
+/// let rates = vec![vec![rate(1, 5, 0, 114)], vec![rate(3, 20, 1, 7)], vec![]];
+/// let out = run_binary(1, orders, rates, |o, r| {
+///     let o_wm = watermarks(o.clone(), |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
+///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, i64>)| v.time, |m: &i64| *m, "RWm");
+///     let build = arrange_versions(r, "Rates");
+///     let ttl = Retention::millis(10);
+///     let j = temporal_join_final_with_retention(
+///         o, |t: &i64| *t, build, o_wm, r_wm, JoinKind::Left, |_, _| true, ttl, "J",
+///     );
+///     j.joined
+/// });
+/// let row = |seq, k, t, rate, at| ((k, Change::new(seq, RowKind::Insert, (t, rate))), at, 1);
+/// assert_eq!(out, vec![
+///     row(0, 1, 6, Some(114), 2),
+///     row(2, 1, 21, None, 3), // key 1 expired at epoch 2: its rate is forgotten
+///     row(1, 2, 20, None, 3),
+/// ]);
+/// ```
+pub fn temporal_join_final_with_retention<'s, K, E, P, B, T, R>(
+    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
+    probe_time: T,
+    build: Arranged<'s, VersionTrace<K, E, B>>,
+    probe_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    build_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    kind: JoinKind,
+    residual: R,
+    retention: Retention<E>,
+    name: &str,
+) -> FinalJoin<'s, K, P, B>
+where
+    K: ExchangeData + Hashable + JoinKey,
+    E: ExchangeData,
+    P: ExchangeData,
+    B: ExchangeData,
+    T: Fn(&P) -> E + 'static,
+    R: Fn(&P, &B) -> bool + 'static,
+{
+    let watermarks = (probe_watermarks, build_watermarks);
+    let retention = Some(retention);
+    join_final(
+        probe, probe_time, build, watermarks, kind, residual, retention, name,
+    )
+}
+
+/// The operator of [`temporal_join_final`] and [`temporal_join_final_with_retention`].
+fn join_final<'s, K, E, P, B, T, R>(
+    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
+    probe_time: T,
+    build: Arranged<'s, VersionTrace<K, E, B>>,
+    (probe_watermarks, build_watermarks): Watermarks<'s, E>,
+    kind: JoinKind,
+    residual: R,
+    retention: Option<Retention<E>>,
+    name: &str,
+) -> FinalJoin<'s, K, P, B>
+where
+    K: ExchangeData + Hashable + JoinKey,
+    E: ExchangeData,
+    P: ExchangeData,
+    B: ExchangeData,
+    T: Fn(&P) -> E + 'static,
+    R: Fn(&P, &B) -> bool + 'static,
+{
     type Update<K, P, E> = (In<K, P, E>, SysTime, isize);
     let probe =
         probe
@@ -136,6 +253,7 @@ where
         let mut waiting: Vec<Vec<Waiting<E, K, P>>> = Vec::new();
         // Upper of the build batches received: the trace is read through it.
         let mut build_ack = Antichain::from_elem(0);
+        let mut idle = retention.clone().map(IdleKeys::new);
         move |(first_in, first_frontier), (build_in, build_frontier), output| {
             // 1. Drain: probe rows by epoch, watermark candidates into trackers, build uppers.
             first_in.for_each(|cap, data| {
@@ -152,6 +270,9 @@ where
             build_in.for_each(|_cap, spans| {
                 for span in spans.drain(..) {
                     build_ack.clone_from(span.upper());
+                    if let (Some(idle), Some(batch)) = (idle.as_mut(), span.inner) {
+                        idle.receive(batch);
+                    }
                 }
             });
             if let Some(trace) = trace.as_mut() {
@@ -178,13 +299,24 @@ where
                 let mut session = output.session(&cap);
                 let w = marks.at(now);
                 if w > fired {
-                    // Versions of the system times before `now`.
+                    // Versions of the system times before `now`, of keys not expired since.
                     let seen = now.checked_sub(1);
+                    if let Some(idle) = idle.as_mut() {
+                        idle.apply_received_before(now);
+                    }
                     if let Some(seen) = seen.filter(|_| has_ready(&w, &waiting)) {
-                        let rows =
-                            fire(&w, &mut waiting, batches(&mut trace), seen, kind, &residual);
+                        let since = |k: &K| idle.as_ref().map_or(0, |i| i.since(k));
+                        let read = Read {
+                            batches: batches(&mut trace),
+                            seen,
+                            since,
+                        };
+                        let rows = fire(&w, &mut waiting, read, kind, &residual);
                         session
                             .give_iterator(rows.into_iter().map(|(k, j, d)| ((k, Ok(j)), now, d)));
+                    }
+                    if let Some(idle) = idle.as_mut() {
+                        idle.expire(&w, now);
                     }
                     fired = w.clone();
                 }
@@ -203,6 +335,9 @@ where
                         };
                         session.give(((k, Err(rejected)), now, diff));
                     } else {
+                        if let Some(idle) = idle.as_mut().filter(|_| !k.is_null()) {
+                            idle.touch(&k, &t);
+                        }
                         run.push((t, k, change, diff));
                     }
                 }
@@ -220,14 +355,13 @@ where
                     let cap = caps.delayed(&end);
                     let mut session = output.session(&cap);
                     let w = Watermark::Max;
-                    let rows = fire(
-                        &w,
-                        &mut waiting,
-                        batches(&mut trace),
-                        SysTime::MAX,
-                        kind,
-                        &residual,
-                    );
+                    let since = |k: &K| idle.as_ref().map_or(0, |i| i.since(k));
+                    let read = Read {
+                        batches: batches(&mut trace),
+                        seen: SysTime::MAX,
+                        since,
+                    };
+                    let rows = fire(&w, &mut waiting, read, kind, &residual);
                     session.give_iterator(rows.into_iter().map(|(k, j, d)| ((k, Ok(j)), end, d)));
                 }
                 trace = None;
@@ -275,18 +409,30 @@ fn has_ready<E: Ord, K, P>(w: &Watermark<E>, waiting: &[Vec<Waiting<E, K, P>>]) 
         .any(|run| run.last().is_some_and(|r| w.passed(&r.0)))
 }
 
+/// What a firing reads: the versions in `batches` present at system time `seen` and not present
+/// before `since(key)` (the system time at which the key's state last expired, or `0`).
+struct Read<K, E, B, S>
+where
+    K: ExchangeData,
+    E: ExchangeData,
+    B: ExchangeData,
+{
+    batches: Vec<VersionBatch<K, E, B>>,
+    seen: SysTime,
+    since: S,
+}
+
 /// Takes the waiting probe rows the watermark `w` has passed and joins each with the version of
-/// its key valid at its time among the versions in `batches` present at system time `seen`.
-/// Returns the output rows in `seq` order.
+/// its key valid at its time among the versions `read` gives. Returns the output rows in `seq`
+/// order.
 ///
 /// The rows are sorted (through indices) by (key, time newest first) and each key's versions are
 /// walked once in the same order: a probe row reuses the version found for the previous row of
 /// its key when that version's time is still `<=` its own, else seeks forward.
-fn fire<K, E, P, B, R>(
+fn fire<K, E, P, B, R, S>(
     w: &Watermark<E>,
     waiting: &mut Vec<Vec<Waiting<E, K, P>>>,
-    batches: Vec<VersionBatch<K, E, B>>,
-    seen: SysTime,
+    read: Read<K, E, B, S>,
     kind: JoinKind,
     residual: &R,
 ) -> Vec<(K, Joined<P, B>, isize)>
@@ -296,6 +442,7 @@ where
     P: ExchangeData,
     B: ExchangeData,
     R: Fn(&P, &B) -> bool,
+    S: Fn(&K) -> SysTime,
 {
     let mut ready = Vec::new();
     for run in waiting.iter_mut() {
@@ -315,12 +462,13 @@ where
     const NONE: usize = usize::MAX;
     let mut pick = vec![NONE; ready.len()];
     let mut versions: Vec<Option<B>> = Vec::new();
-    let mut reader = VersionCursor::new(batches);
+    let mut reader = VersionCursor::new(read.batches);
     let mut i = 0;
     while i < order.len() {
         let key = &ready[order[i]].1;
         // A NULL key matches no version (see [`JoinKey`]).
         let present = !key.is_null() && reader.seek_key(key);
+        let since = (read.since)(key);
         // The choice for the previous row of this key, once sought: (version time, pick).
         let mut found: Option<(Option<E>, usize)> = None;
         while let Some(&r) = order.get(i).filter(|&&r| ready[r].1 == *key) {
@@ -330,7 +478,7 @@ where
                 .is_none_or(|(ft, _)| ft.as_ref().is_some_and(|ft| ft > t));
             if present && stale {
                 reader.seek_val(&seek_target(t.clone()));
-                found = Some(match reader.next_present(seen) {
+                found = Some(match reader.next_present_since(since, read.seen) {
                     Some((Reverse(ft), _, row)) => {
                         versions.push(row.clone());
                         (Some(ft.clone()), versions.len() - 1)

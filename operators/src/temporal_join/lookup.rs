@@ -10,6 +10,7 @@ use timely::dataflow::channels::pact::{Exchange, Pipeline};
 use timely::dataflow::operators::{CapabilitySet, Operator};
 use timely::progress::Antichain;
 
+use super::idle::IdleEpochs;
 use super::{join_row, JoinKey, JoinKind, Joined};
 use crate::version::cursor::VersionCursor;
 use crate::version::VersionTrace;
@@ -61,6 +62,78 @@ where
     B: ExchangeData,
     R: Fn(&P, &B) -> bool + 'static,
 {
+    lookup(probe, build, kind, residual, None, name)
+}
+
+/// [`lookup_join`] with idle-state retention (Flink's `table.exec.state.ttl` on
+/// `TemporalProcessTimeJoinOperator`, rule B17), measured in system-time epochs, the
+/// processing-time clock of this crate.
+///
+/// Each probe row and each build version touches its key at the system time it arrives. A key
+/// last touched at system time `s` expires at `s + retention` (`retention >= 1`; `0` keeps
+/// state forever): the build versions received before then are forgotten, so a probe row of a
+/// system time `>= s + retention` finds only the versions received since (none: INNER drops
+/// it, LEFT pads it), as the idle-retention timer of Flink clears the key.
+///
+/// Results depend on how input is cut into system times (Flink: on wall-clock timing), never
+/// on the number of workers. Retention is off in [`lookup_join`]. Cost: per build version and
+/// probe row one O(log n) update of its key's last access. State: the last access per key and
+/// the expiry per expired key (the versions arrangement is shared and not shrunk).
+///
+/// # Examples
+///
+/// ```
+/// use differential_temporal_operators::temporal_join::{lookup_join_with_retention, JoinKind};
+/// use differential_temporal_operators::testing::run_binary;
+/// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
+///
+/// // The rate of epoch 0 is seen at epoch 1; nothing touches key 7 at epochs 2 and 3, so with a
+/// // retention of 2 epochs it expires at epoch 3 (1 + 2) and the order of epoch 4 finds nothing.
+/// let order = |seq| vec![((7u8, Change::new(seq, RowKind::Insert, seq)), 1)];
+/// let orders = vec![vec![], order(0), vec![], vec![], order(1)];
+/// let rates = vec![vec![((7u8, Version::row(5i64, 0, 114i64)), 1)]];
+/// let out = run_binary(1, orders, rates, |o, r| {
+///     let rates = arrange_versions(r, "Rates");
+///     lookup_join_with_retention(o, rates, JoinKind::Left, |_, _| true, 2, "Lookup")
+/// });
+/// let row = |seq, rate, at| ((7, Change::new(seq, RowKind::Insert, (seq, rate))), at, 1);
+/// assert_eq!(out, vec![row(0, Some(114), 1), row(1, None, 4)]);
+/// ```
+pub fn lookup_join_with_retention<'s, K, E, P, B, R>(
+    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
+    build: Arranged<'s, VersionTrace<K, E, B>>,
+    kind: JoinKind,
+    residual: R,
+    retention: SysTime,
+    name: &str,
+) -> VecCollection<'s, SysTime, (K, Joined<P, B>)>
+where
+    K: ExchangeData + Hashable + JoinKey,
+    E: ExchangeData,
+    P: ExchangeData,
+    B: ExchangeData,
+    R: Fn(&P, &B) -> bool + 'static,
+{
+    let retention = Some(retention).filter(|r| *r > 0);
+    lookup(probe, build, kind, residual, retention, name)
+}
+
+/// The operator of [`lookup_join`] and [`lookup_join_with_retention`].
+fn lookup<'s, K, E, P, B, R>(
+    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
+    build: Arranged<'s, VersionTrace<K, E, B>>,
+    kind: JoinKind,
+    residual: R,
+    retention: Option<SysTime>,
+    name: &str,
+) -> VecCollection<'s, SysTime, (K, Joined<P, B>)>
+where
+    K: ExchangeData + Hashable + JoinKey,
+    E: ExchangeData,
+    P: ExchangeData,
+    B: ExchangeData,
+    R: Fn(&P, &B) -> bool + 'static,
+{
     type Update<K, P> = ((K, Change<P>), SysTime, isize);
     let mut trace = build.trace.clone();
     let pact = Exchange::new(|u: &Update<K, P>| (u.0).0.hashed().into());
@@ -70,6 +143,7 @@ where
             let mut caps = CapabilitySet::<SysTime>::new();
             let mut pending: BTreeMap<SysTime, Vec<(K, Change<P>, isize)>> = BTreeMap::new();
             let mut ack = Antichain::from_elem(0);
+            let mut idle = retention.map(IdleEpochs::new);
             move |(probe_in, probe_frontier), (build_in, build_frontier), output| {
                 // 1. Drain: probe rows by system time; build batches only move `ack`.
                 probe_in.for_each(|cap, data| {
@@ -83,8 +157,15 @@ where
                 build_in.for_each(|_cap, spans| {
                     for span in spans.drain(..) {
                         ack.clone_from(span.upper());
+                        if let (Some(idle), Some(batch)) = (idle.as_mut(), span.inner) {
+                            idle.receive(batch);
+                        }
                     }
                 });
+                if probe_frontier.is_empty() {
+                    // No probe row will come: no access matters any more.
+                    idle = None;
+                }
                 trace.advance_upper(&mut ack);
 
                 // 2. Join the probe rows of every time both inputs have passed.
@@ -99,12 +180,20 @@ where
                     let mut session = output.session(&cap);
                     let batches = trace.batches_through(ack.borrow());
                     let mut reader = VersionCursor::new(batches.expect("build trace readable"));
+                    if let Some(idle) = idle.as_mut() {
+                        idle.apply_received_before(now);
+                    }
                     for (k, change, diff) in rows {
-                        // The key's first value present at `now` is its current version; a NULL
-                        // key matches none (see [`JoinKey`]).
+                        // The key's first value present at `now` (and received since its state
+                        // last expired) is its current version; a NULL key matches none (see
+                        // [`JoinKey`]).
+                        let since = idle.as_ref().map_or(0, |i| i.since(&k, now));
                         let version = (!k.is_null() && reader.seek_key(&k))
-                            .then(|| reader.next_present(now).map(|v| v.2.clone()))
+                            .then(|| reader.next_present_since(since, now).map(|v| v.2.clone()))
                             .flatten();
+                        if let Some(idle) = idle.as_mut().filter(|_| !k.is_null()) {
+                            idle.touch(&k, now);
+                        }
                         if let Some(row) = join_row(kind, &residual, &change, version.as_ref()) {
                             session.give(((k, row), now, diff));
                         }

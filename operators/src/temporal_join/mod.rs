@@ -41,8 +41,18 @@
 //!   received at system times `<= s`, once; never revised.
 //!
 //! All three are deterministic across worker counts and epoch batching (ties by `seq`).
+//!
+//! # Idle-state retention
+//!
+//! Off by default. [`temporal_join_final_with_retention`] (B13) forgets a key's build versions
+//! once the combined watermark passes the key's latest event time plus the retention (see
+//! [`crate::retention`]); [`lookup_join_with_retention`] (B17) once the key has not been
+//! touched for that many system-time epochs. As in Flink, results then depend on timing (here:
+//! on the watermark, resp. on how input is cut into system times), never on the worker count.
+//! The incremental join has none: it is exact at every system time.
 
 mod final_mode;
+mod idle;
 mod key;
 mod late;
 mod lookup;
@@ -58,10 +68,10 @@ use differential_dataflow::trace::implementations::{ValBatcher, ValSpine};
 use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 use timely::dataflow::channels::pact::Exchange;
 
-pub use final_mode::{temporal_join_final, FinalJoin};
+pub use final_mode::{temporal_join_final, temporal_join_final_with_retention, FinalJoin};
 pub use key::JoinKey;
 pub use late::late_versions;
-pub use lookup::lookup_join;
+pub use lookup::{lookup_join, lookup_join_with_retention};
 pub use operator::temporal_join;
 pub use prune::arrange_versions_pruned;
 

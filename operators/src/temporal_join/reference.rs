@@ -5,11 +5,12 @@
 //! updates entered at system time `s`. The models recompute everything from scratch, so they
 //! are slow and obviously right.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use differential_dataflow::consolidation::consolidate_updates;
 
 use super::{join_row, JoinKey, JoinKind, Joined};
+use crate::retention::Retention;
 use crate::testing::{Epoch, Updates};
 use crate::watermark::Watermark;
 use crate::{Change, Seq, SysTime, Version};
@@ -109,6 +110,11 @@ where
 /// `< W(s)` are late and the others buffered. The rest fire at the closing epoch: the number
 /// of epochs of the script (where [`crate::testing::run_binary`] closes its inputs), or the
 /// epoch after the last candidate if that is later.
+///
+/// With a `retention` (rule B13, see [`crate::retention`]): the probe rows buffered at `s` and
+/// the build versions inserted at `s` touch their keys at their event times; at each epoch whose
+/// `W(s)` is greater than the last one, after the firing, every key whose access time's expiry
+/// `W(s)` has passed expires: the versions it holds then are hidden from later firings.
 pub fn final_mode<K, E, P, B>(
     probe: &[Epoch<(K, Change<P>)>],
     build: &[Epoch<(K, Version<E, B>)>],
@@ -117,6 +123,7 @@ pub fn final_mode<K, E, P, B>(
     probe_time: impl Fn(&P) -> E,
     kind: JoinKind,
     residual: impl Fn(&P, &B) -> bool,
+    retention: Option<&Retention<E>>,
 ) -> (Updates<(K, Joined<P, B>)>, Updates<(K, Seq)>)
 where
     K: Ord + Clone + JoinKey,
@@ -143,6 +150,16 @@ where
     let mut b = BTreeMap::new();
     let mut buffered: Vec<(K, Change<P>, isize)> = Vec::new();
     let (mut joined, mut late) = (Vec::new(), Vec::new());
+    // Retention: the access time of each key with live state, the versions hidden by expiry.
+    let mut access: BTreeMap<K, E> = BTreeMap::new();
+    let mut hidden: BTreeSet<(K, Version<E, B>)> = BTreeSet::new();
+    let touch = |access: &mut BTreeMap<K, E>, k: &K, t: E| {
+        let a = access.entry(k.clone()).or_insert_with(|| t.clone());
+        if *a < t {
+            *a = t;
+        }
+    };
+    let mut fired = Watermark::Min;
     let epochs = probe.len().max(build.len()).max(end);
     for s in 0..=epochs {
         // After the last epoch every input has ended: W = Max, at the closing epoch.
@@ -154,20 +171,41 @@ where
             .drain(..)
             .partition(|(_, c, _)| w.is_late(&probe_time(&c.row)));
         buffered = keep;
+        let mut visible = b.clone();
+        visible.retain(|v, _| !hidden.contains(v));
         for (k, change, diff) in due {
-            let version = version_at(&b, &k, &probe_time(&change.row));
+            let version = version_at(&visible, &k, &probe_time(&change.row));
             if let Some(row) = join_row(kind, &residual, &change, version) {
                 joined.push(((k, row), at as SysTime, diff));
             }
         }
+        if let Some(retention) = retention.filter(|_| w > fired) {
+            let expired: Vec<K> = (access.iter())
+                .filter(|(_, a)| w.passed(&retention.expiry(a)))
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in expired {
+                access.remove(&k);
+                hidden.retain(|(hk, _)| *hk != k);
+                hidden.extend(b.keys().filter(|(bk, _)| *bk == k).cloned());
+            }
+        }
+        fired = fired.max(w.clone());
         for ((k, change), diff) in probe.get(s).into_iter().flatten() {
-            if w.is_late(&probe_time(&change.row)) {
+            let t = probe_time(&change.row);
+            if w.is_late(&t) {
                 late.push(((k.clone(), change.seq), s as SysTime, *diff));
             } else {
+                touch(&mut access, k, t);
                 buffered.push((k.clone(), change.clone(), *diff));
             }
         }
         accumulate(&mut b, build.get(s));
+        for ((k, v), diff) in build.get(s).into_iter().flatten() {
+            if *diff > 0 {
+                touch(&mut access, k, v.time.clone());
+            }
+        }
     }
     consolidate_updates(&mut joined);
     consolidate_updates(&mut late);
@@ -176,11 +214,17 @@ where
 
 /// The processing-time join's output: each probe row of epoch `s` joined with its key's
 /// current version (greatest `(time, seq)`) among the build versions of epochs `<= s`.
+///
+/// With a `retention` of `r >= 1` epochs (rule B17): a probe row or build version of epoch `t`
+/// touches its key at `t`; the key's state expired at `t + r` if no touch falls strictly
+/// between `t` and `t + r`. A probe row of epoch `s` sees only the versions whose updates
+/// before the key's last expiry `<= s` sum to zero.
 pub fn lookup<K, E, P, B>(
     probe: &[Epoch<(K, Change<P>)>],
     build: &[Epoch<(K, Version<E, B>)>],
     kind: JoinKind,
     residual: impl Fn(&P, &B) -> bool,
+    retention: Option<SysTime>,
 ) -> Updates<(K, Joined<P, B>)>
 where
     K: Ord + Clone + JoinKey,
@@ -188,11 +232,50 @@ where
     P: Ord + Clone,
     B: Ord + Clone,
 {
-    let mut b: BTreeMap<(K, Version<E, B>), isize> = BTreeMap::new();
+    // Every touch of a key, as (key, epoch).
+    let mut touches: BTreeSet<(K, SysTime)> = BTreeSet::new();
+    let epochs = probe.len().max(build.len());
+    for s in 0..epochs {
+        let probes = probe.get(s).into_iter().flatten().map(|((k, _), _)| k);
+        let builds = (build.get(s).into_iter().flatten())
+            .filter(|(_, d)| *d > 0)
+            .map(|((k, _), _)| k);
+        touches.extend(probes.chain(builds).map(|k| (k.clone(), s as SysTime)));
+    }
+    // The last expiry of `key` at or before `s`.
+    let since = |key: &K, s: SysTime| -> SysTime {
+        let Some(r) = retention.filter(|r| *r > 0) else {
+            return 0;
+        };
+        let of_key: Vec<SysTime> = (touches.iter())
+            .filter(|(k, _)| k == key)
+            .map(|(_, t)| *t)
+            .collect();
+        (of_key.iter())
+            .map(|t| t + r)
+            .filter(|e| *e <= s && !of_key.iter().any(|u| *u > *e - r && *u < *e))
+            .max()
+            .unwrap_or(0)
+    };
+    // Per version, its updates by epoch.
+    let mut updates: BTreeMap<(K, Version<E, B>), Vec<(SysTime, isize)>> = BTreeMap::new();
     let mut out = Vec::new();
-    for s in 0..probe.len().max(build.len()) {
-        accumulate(&mut b, build.get(s));
+    for s in 0..epochs {
+        for (v, d) in build.get(s).into_iter().flatten() {
+            updates
+                .entry(v.clone())
+                .or_default()
+                .push((s as SysTime, *d));
+        }
         for ((k, change), diff) in probe.get(s).into_iter().flatten() {
+            let from = since(k, s as SysTime);
+            let count = |u: &[(SysTime, isize)], below: SysTime| -> isize {
+                u.iter().filter(|(t, _)| *t < below).map(|(_, d)| d).sum()
+            };
+            let b: BTreeMap<(K, Version<E, B>), isize> = (updates.iter())
+                .filter(|(_, u)| count(u, s as SysTime + 1) != 0 && count(u, from) == 0)
+                .map(|(v, u)| (v.clone(), count(u, s as SysTime + 1)))
+                .collect();
             let version = b
                 .iter()
                 .filter(|((key, _), _)| key == k && !k.is_null())

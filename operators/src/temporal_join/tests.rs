@@ -347,6 +347,7 @@ fn null_keys_never_match() {
 }
 
 mod bounded;
+mod retention;
 mod sql_cases;
 
 /// A key of the property tests: `None` is NULL (it matches nothing, NULL included).
@@ -477,7 +478,7 @@ proptest! {
             let marks = |max: Option<u8>| max.map(|m| Watermark::At(lower(&m))).into_iter().collect::<Vec<_>>();
             let p_wm: Vec<_> = p.iter().map(|e| marks(e.iter().map(|((_, c), _)| c.row.0).max())).collect();
             let b_wm: Vec<_> = b.iter().map(|e| marks(e.iter().map(|((_, v), _)| v.time).max())).collect();
-            let model = reference::final_mode(&p, &b, &p_wm, &b_wm, |r: &(u8, u8)| r.0, kind, residual);
+            let model = reference::final_mode(&p, &b, &p_wm, &b_wm, |r: &(u8, u8)| r.0, kind, residual, None);
             for &(workers, pruned) in configs {
                 let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                     let p_wm = watermarks(p.clone(), |(_, c): &(ArbKey, Change<(u8, u8)>)| c.row.0, lower, "PWm");
@@ -502,7 +503,7 @@ proptest! {
         probe_cuts in arb_cuts(),
     ) {
         let (p, b) = (batch(&inputs.probes, &probe_cuts), inputs.build(&build_cuts));
-        let model = reference::lookup(&p, &b, JoinKind::Left, residual);
+        let model = reference::lookup(&p, &b, JoinKind::Left, residual, None);
         for workers in [1, 2] {
             let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                 lookup_join(p, arrange_versions(b, "Build"), JoinKind::Left, residual, "L")

@@ -119,19 +119,33 @@ where
     /// time `now` (its updates at times `<= now` sum to non-zero), and returns that one; `None`
     /// when there is none.
     pub(crate) fn next_present(&mut self, now: SysTime) -> Option<&VersionVal<E, V>> {
+        self.next_present_since(0, now)
+    }
+
+    /// As [`next_present`](Self::next_present), counting only the values that were not present
+    /// before system time `since` (their updates at times `< since` sum to zero): the versions
+    /// received since a key's state expired (see [`crate::retention`]).
+    pub(crate) fn next_present_since(
+        &mut self,
+        since: SysTime,
+        now: SysTime,
+    ) -> Option<&VersionVal<E, V>> {
         let VersionCursor {
             cursors,
             batches,
             at_key,
         } = self;
         loop {
-            let mut count = 0;
+            let (mut count, mut before) = (0, 0);
             let val = step(cursors, batches, at_key, |t, d| {
                 if *t <= now {
                     count += d;
                 }
+                if *t < since {
+                    before += d;
+                }
             })?;
-            if count != 0 {
+            if count != 0 && before == 0 {
                 return Some(val);
             }
         }

@@ -8,6 +8,7 @@ use timely::dataflow::operators::vec::Broadcast;
 use super::{inserts, Outcome};
 use crate::dedup::{reference, Deduplicate};
 use crate::keyed_merge::Rejected;
+use crate::retention::Retention;
 use crate::testing::{batch, run_binary, run_unary, Epoch, Updates};
 use crate::watermark::{watermarks, Watermark};
 use crate::{Change, RowKind, SysTime};
@@ -112,7 +113,7 @@ proptest! {
             .iter()
             .map(|e| e.iter().map(|(r, _)| r.clone()).collect())
             .collect();
-        let expected = reference::first_on_watermark(&script, |r: &Row| r.0, |m: &i64| m - lateness);
+        let expected = reference::first_on_watermark(&script, |r: &Row| r.0, |m: &i64| m - lateness, None);
         for workers in [1, 2, 4] {
             let out = run_unary(workers, epochs.clone(), move |c| {
                 let time = |(_, ch): &(u8, Change<Row>)| ch.row.0;
@@ -125,6 +126,76 @@ proptest! {
             prop_assert_eq!(&changelog, &expected.changelog, "{} workers", workers);
             prop_assert_eq!(&rejected, &expected.rejected, "{} workers", workers);
         }
+    }
+
+    /// With a retention of the emitted flags (0 to 3), on 1 and 2 workers.
+    #[test]
+    fn keep_first_on_watermark_with_retention_matches_model(
+        (rows, cuts, lateness) in rows_and_cuts(),
+        ttl in 0i64..4,
+    ) {
+        let epochs = batch(&rows, &cuts);
+        let script: Vec<Vec<_>> = epochs
+            .iter()
+            .map(|e| e.iter().map(|(r, _)| r.clone()).collect())
+            .collect();
+        let retention = Retention::millis(ttl);
+        let lower = move |m: &i64| m - lateness;
+        let expected = reference::first_on_watermark(&script, |r: &Row| r.0, lower, Some(&retention));
+        for workers in [1, 2] {
+            let out = run_unary(workers, epochs.clone(), move |c| {
+                let time = |(_, ch): &(u8, Change<Row>)| ch.row.0;
+                let marks = watermarks(c.clone(), time, lower, "Wm");
+                let ttl = Retention::millis(ttl);
+                let merged = c.deduplicate_first_on_watermark_with_retention(|r: &Row| r.0, marks, ttl, "D");
+                let refused = merged.rejected.map(Outcome::Err);
+                merged.changelog.map(Outcome::Ok).concat(refused)
+            });
+            let (changelog, rejected) = split(out);
+            prop_assert_eq!(&changelog, &expected.changelog, "{} workers", workers);
+            prop_assert_eq!(&rejected, &expected.rejected, "{} workers", workers);
+        }
+    }
+}
+
+/// Flink's `RowTimeDeduplicateKeepFirstRowFunctionTest`, the state-TTL part in our clock: a key
+/// re-emits after its flag expired. Lateness 0, retention 10: the watermark 30 (epoch 2) emits
+/// `a`@1 and `b`@25, then passes 1 + 10, so `a`'s flag is gone and `a`@31 is a first row again;
+/// `b`'s flag (25 + 10 = 35) is not passed by the watermark 30, so `b`@32 is ignored. The
+/// candidates `c`@30 and `a`@31 are emitted when the input ends (epoch 3).
+#[test]
+fn emitted_flag_expires_with_the_retention() {
+    let rows = inserts(vec![
+        ('a', (1i64, 0u8)),
+        ('b', (25, 0)),
+        ('c', (30, 0)),
+        ('a', (31, 1)),
+        ('b', (32, 1)),
+    ]);
+    let epochs = batch(&rows, &[1, 3]);
+    let insert =
+        |sys: SysTime, seq, k, t, v| ((k, Change::new(seq, RowKind::Insert, (t, v))), sys, 1);
+    let want = vec![
+        insert(2, 0, 'a', 1, 0),
+        insert(3, 3, 'a', 31, 1), // re-emitted after expiry
+        insert(2, 1, 'b', 25, 0),
+        insert(3, 2, 'c', 30, 0),
+    ];
+    let script: Vec<Vec<_>> = (epochs.iter())
+        .map(|e| e.iter().map(|(r, _)| r.clone()).collect())
+        .collect();
+    let ttl = Retention::millis(10);
+    let model = reference::first_on_watermark(&script, |r: &Row| r.0, |m: &i64| *m, Some(&ttl));
+    assert_eq!(model.changelog, want);
+    for workers in [1, 2] {
+        let out = run_unary(workers, epochs.clone(), |c| {
+            let time = |(_, ch): &(char, Change<Row>)| ch.row.0;
+            let marks = watermarks(c.clone(), time, |m: &i64| *m, "Wm");
+            let ttl = Retention::millis(10);
+            c.deduplicate_first_on_watermark_with_retention(|r: &Row| r.0, marks, ttl, "D")
+                .changelog
+        });
+        assert_eq!(out, want, "{workers} workers");
     }
 }
 
