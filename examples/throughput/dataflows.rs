@@ -22,7 +22,7 @@ use differential_temporal::operators::merge_engine::{
     merge_engine, Deletes, MergeEngine, OrderField, OrderType, Row, Versioned, IGNORED,
 };
 use differential_temporal::operators::temporal_join::{
-    arrange_probe, temporal_join, temporal_join_final, JoinKind, Joined,
+    arrange_probe, late_versions, temporal_join, temporal_join_final, JoinKind, Joined,
 };
 use differential_temporal::operators::watermark::watermarks;
 use differential_temporal::operators::{
@@ -120,6 +120,11 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
                         |m: &i64| *m,
                         "BWm",
                     );
+                    // Late build versions are reported, as the command line and the Table
+                    // API's final mode do (none is late here).
+                    let late_builds =
+                        late_versions(build.clone(), p_wm.clone(), b_wm.clone(), "Late");
+                    sink.observe(late_builds, |(_, r)| [REFUSED, r.seq]);
                     let build = arrange_versions(build, "Build");
                     let time = |p: &(i64, u64)| p.0;
                     let join = temporal_join_final(

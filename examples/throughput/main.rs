@@ -48,7 +48,8 @@
 //!   loaded at epoch 0 before the clock starts; `N` probe rows `(key, (time, payload))`. INNER
 //!   event-time temporal join (rules B3-B5): each probe row joined with its key's version with
 //!   the greatest time `<=` its time, dropped if none (about 5%). Final mode uses watermarks
-//!   with 5 s lateness (no probe row is late), incremental mode arranges every probe row.
+//!   with 5 s lateness (no probe row is late) and reports late build versions (none is late),
+//!   as the command line and the Table API do; incremental mode arranges every probe row.
 //!   Output: one `+I (probe, rate)` per matched probe row. Baseline: the versions in one array
 //!   sorted by (key, time), one binary search per probe row (the sort-merge's build side).
 //! * `asof_snapshot`: `N` versions `(key, Version { time, seq, row | delete })`, one in ten a

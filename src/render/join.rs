@@ -19,8 +19,8 @@ use differential_temporal_operators::versioned::versions_from_changelog;
 use differential_temporal_operators::watermark::watermarks;
 use differential_temporal_operators::{arrange_versions, Change, SysTime};
 
-use super::nodes::{event_time, null_time, project, render as render_node, NO_TIME};
-use super::{split, Collection, ExecutionMode, RenderContext};
+use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
+use super::{split, split_map, Collection, ExecutionMode, RenderContext};
 
 type Keyed<'s> = VecCollection<'s, SysTime, (Row, Change<Row>)>;
 
@@ -161,16 +161,21 @@ fn key_rows<'s>(
     time: Option<usize>,
 ) -> (Keyed<'s>, VecCollection<'s, SysTime, Change<Row>>) {
     let mut datums = DatumVec::new();
-    let (keyed, other) = split(changes.map(move |ch| {
-        let k = project(&ch.row, &key, &mut datums);
-        if k.iter().any(|d| d.is_null()) {
+    let (keyed, other) = split_map(changes, move |ch| {
+        // One decode of the row answers the key and the time.
+        let datums = datums.borrow_with(&ch.row);
+        if key.iter().any(|&c| datums[c].is_null()) {
+            drop(datums);
             Err(Ok(ch))
-        } else if time.is_some_and(|c| event_time(&ch.row, c).is_none()) {
+        } else if time.is_some_and(|c| datums[c].is_null()) {
+            drop(datums);
             Err(Err(null_time(ch.seq)))
         } else {
+            let k = Row::pack(key.iter().map(|&c| datums[c]));
+            drop(datums);
             Ok((k, ch))
         }
-    }));
+    });
     let (null_keyed, refused) = split(other);
     ctx.refused.push(refused);
     (keyed, null_keyed)

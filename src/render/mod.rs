@@ -148,8 +148,29 @@ impl<'s> RenderContext<'s> {
     }
 }
 
-/// Splits `(Ok(value) | Err(other))` records into the two collections (one operator with two
-/// outputs: each record is moved to its output, none is cloned).
+/// Applies `f` to every record and routes `Ok(value)` and `Err(other)` to two collections: one
+/// operator with two outputs, each result moved to its output, none cloned, so that a node that
+/// maps and splits its input costs one pass over it.
+pub(crate) fn split_map<'s, D, T, E>(
+    input: VecCollection<'s, SysTime, D>,
+    mut f: impl FnMut(D) -> Result<T, E> + 'static,
+) -> (VecCollection<'s, SysTime, T>, VecCollection<'s, SysTime, E>)
+where
+    D: differential_dataflow::Data,
+    T: differential_dataflow::ExchangeData,
+    E: differential_dataflow::ExchangeData,
+{
+    use differential_dataflow::AsCollection;
+    let (ok, err) = input
+        .inner
+        .ok_err::<Vec<_>, _, Vec<_>, _, _>(move |(d, t, r)| match f(d) {
+            Ok(v) => Ok((v, t, r)),
+            Err(e) => Err((e, t, r)),
+        });
+    (ok.as_collection(), err.as_collection())
+}
+
+/// Splits `(Ok(value) | Err(other))` records into the two collections.
 pub(crate) fn split<'s, T, E>(
     results: VecCollection<'s, SysTime, Result<T, E>>,
 ) -> (VecCollection<'s, SysTime, T>, VecCollection<'s, SysTime, E>)
@@ -157,12 +178,5 @@ where
     T: differential_dataflow::ExchangeData,
     E: differential_dataflow::ExchangeData,
 {
-    use differential_dataflow::AsCollection;
-    let (ok, err) = results
-        .inner
-        .ok_err::<Vec<_>, _, Vec<_>, _, _>(|(r, t, d)| match r {
-            Ok(v) => Ok((v, t, d)),
-            Err(e) => Err((e, t, d)),
-        });
-    (ok.as_collection(), err.as_collection())
+    split_map(results, |r| r)
 }

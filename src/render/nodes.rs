@@ -10,7 +10,7 @@ use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
-use super::{join, reduce, split, Collection, RenderContext};
+use super::{join, reduce, split, split_map, Collection, RenderContext};
 
 /// Renders `plan` and its inputs.
 pub(super) fn render<'s>(
@@ -115,10 +115,10 @@ pub(super) fn render<'s>(
             let keyed = if by_time {
                 let column = rowtime.expect("the plan checked the rowtime");
                 let (timed, refused) =
-                    split(keyed.map(move |(k, ch)| match event_time(&ch.row, column) {
+                    split_map(keyed, move |(k, ch)| match event_time(&ch.row, column) {
                         Some(_) => Ok((k, ch)),
                         None => Err(null_time(ch.seq)),
-                    }));
+                    });
                 ctx.refused.push(refused);
                 timed
             } else {

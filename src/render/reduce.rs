@@ -26,7 +26,7 @@ use differential_temporal_operators::group_aggregate::{group_aggregate, GroupFol
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{RowKind, Seq};
 
-use super::{split, Collection, RenderContext};
+use super::{split_map, Collection, RenderContext};
 
 /// `GROUP BY group` with `aggregates` over `input` (see the [module docs](self)).
 pub(super) fn reduce<'s>(
@@ -118,8 +118,9 @@ pub(super) fn reduce<'s>(
             out.push((Ok(row), 1));
         },
     );
-    let (rows, refused) =
-        split(reduced.map(|(_, r)| r.map_err(|reason| Rejected { seq: 0, reason })));
+    let (rows, refused) = split_map(reduced, |(_, r)| {
+        r.map_err(|reason| Rejected { seq: 0, reason })
+    });
     ctx.refused.push(refused);
     Collection::Table(rows)
 }
