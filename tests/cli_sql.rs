@@ -34,6 +34,35 @@ fn seed_temporal_table_function_final() {
     }
 }
 
+/// The Table API overview's grouped count in SQL form, on 1 and 2 workers: the changelog with
+/// one record an epoch (each update of a group a `-U`/`+U` pair), with the whole file in one
+/// epoch (only the totals), and the final table.
+#[test]
+fn seed_table_api_group_by_in_sql() {
+    for workers in ["1", "2"] {
+        let per_record = ["--epoch-bytes", "1", "-w", workers];
+        let changelog =
+            dtemporal(&[&["sql", "-f", "table_api_group_by.sql"][..], &per_record].concat());
+        let expected = "op,a,cnt\n+I,x,1\n+I,y,1\n-U,x,1\n+U,x,2\n";
+        assert_eq!(changelog, (0, expected.into(), String::new()));
+        let one_epoch = dtemporal(&["sql", "-f", "table_api_group_by.sql", "-w", workers]);
+        assert_eq!(
+            one_epoch,
+            (0, "op,a,cnt\n+I,x,2\n+I,y,1\n".into(), String::new())
+        );
+        let table = dtemporal(&[
+            "sql",
+            "-f",
+            "table_api_group_by.sql",
+            "--emit",
+            "final",
+            "-w",
+            workers,
+        ]);
+        assert_eq!(table, (0, "a,cnt\nx,2\ny,1\n".into(), String::new()));
+    }
+}
+
 /// Case A07 (its data in `tests/data/`): deduplication on a `PROCTIME()` column, keep-first
 /// then keep-last, the final tables.
 #[test]

@@ -106,6 +106,18 @@ fn seed_temporal_table_function_sum_is_1238() {
     }
 }
 
+/// The Table API overview's grouped count, as SQL, gives the Table API's changelog.
+#[test]
+fn seed_table_api_group_by_in_sql() {
+    let env = env(2);
+    let result = last_rows(&env, &seed_script("table_api_group_by.sql"));
+    assert_eq!(result.rows_as_text(), vec!["x,2", "y,1"]);
+    assert_eq!(
+        changelog_text(&result),
+        vec!["+I,x,1", "+I,y,1", "-U,x,1", "+U,x,2"]
+    );
+}
+
 /// The Table API program and the SQL text of each golden query bind to the same plan.
 #[test]
 fn sql_and_table_api_build_the_same_plan() {
