@@ -162,18 +162,22 @@ fn key_rows<'s>(
 ) -> (Keyed<'s>, VecCollection<'s, SysTime, Change<Row>>) {
     let mut datums = DatumVec::new();
     let (keyed, other) = split_map(changes, move |ch| {
-        // One decode of the row answers the key and the time.
-        let datums = datums.borrow_with(&ch.row);
-        if key.iter().any(|&c| datums[c].is_null()) {
-            drop(datums);
-            Err(Ok(ch))
-        } else if time.is_some_and(|c| datums[c].is_null()) {
-            drop(datums);
-            Err(Err(null_time(ch.seq)))
-        } else {
-            let k = Row::pack(key.iter().map(|&c| datums[c]));
-            drop(datums);
-            Ok((k, ch))
+        // One decode of the row answers the key and the time: `Ok(key)`, `Err(true)` for a
+        // NULL key column, `Err(false)` for a NULL time.
+        let verdict = {
+            let datums = datums.borrow_with(&ch.row);
+            if key.iter().any(|&c| datums[c].is_null()) {
+                Err(true)
+            } else if time.is_some_and(|c| datums[c].is_null()) {
+                Err(false)
+            } else {
+                Ok(Row::pack(key.iter().map(|&c| datums[c])))
+            }
+        };
+        match verdict {
+            Ok(k) => Ok((k, ch)),
+            Err(true) => Err(Ok(ch)),
+            Err(false) => Err(Err(null_time(ch.seq))),
         }
     });
     let (null_keyed, refused) = split(other);

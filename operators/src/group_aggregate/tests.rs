@@ -189,3 +189,28 @@ fn refused_rows_and_groups_are_reported() {
         ]
     );
 }
+
+/// A group whose rows are all retracted is freed and its slot reused by the next new group; a
+/// key that comes back starts from an empty accumulator (its old MAX is gone).
+#[test]
+fn freed_groups_reuse_their_slot_and_start_empty() {
+    let fold = CountSumMax { unsorted: true };
+    let epochs = vec![
+        vec![((1u8, (0u64, 7i64)), 1)],
+        vec![((1, (0, 7)), -1)],
+        vec![((2, (1, 3)), 1)],
+        vec![((1, (2, 4)), 1)],
+    ];
+    let table = run_unary(1, epochs, move |r| {
+        group_aggregate(r, fold.clone(), "Agg").table
+    });
+    assert_eq!(
+        table,
+        vec![
+            ((1, 1, 4, Some(4)), 3, 1),
+            ((1, 1, 7, Some(7)), 0, 1),
+            ((1, 1, 7, Some(7)), 1, -1),
+            ((2, 1, 3, Some(3)), 2, 1),
+        ]
+    );
+}
