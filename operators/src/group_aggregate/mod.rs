@@ -18,26 +18,28 @@
 //! [order independent](GroupFold::order_independent) gets a time's updates unsorted, as they
 //! arrive. The output never depends on the number of workers.
 //!
-//! Cost: per update one hash probe and one [`GroupFold::update`]; the sort of each system
-//! time's updates unless the fold is order independent; one [`GroupFold::output`] per changed
-//! group and time. State: one `State` and the last output row per group with rows; a group
-//! whose count returns to zero is freed (its slot is reused by the next new group).
+//! Cost: per update one probe of a hash index of 4-byte slots and one [`GroupFold::update`];
+//! the sort of each system time's updates unless the fold is order independent; one
+//! [`GroupFold::output`] per changed group and time, and one more for its previous row when it
+//! had rows before. State: per group with rows its key and one `State`, in a dense slab (the
+//! previous row is recomputed, not stored); a group whose count returns to zero is removed
+//! (the last group moves into its place).
 
+mod groups;
 #[cfg(test)]
 mod reference;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
 use std::hash::Hash;
 
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
-use foldhash::fast::RandomState;
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::generic::OutputBuilder;
 
+use self::groups::{Groups, Slot};
 use crate::keyed_merge::Rejected;
 use crate::pending::{Pending, Update};
 use crate::{Seq, SysTime};
@@ -69,7 +71,8 @@ pub trait GroupFold<K>: 'static {
     ) -> Result<(), String>;
 
     /// The output row of group `key` (called only while it has a positive number of rows), or
-    /// `Err(reason)` when it cannot be computed (an overflow): the group then has no row.
+    /// `Err(reason)` when it cannot be computed (an overflow): the group then has no row. A
+    /// function of `key` and `state` alone: it is called again for the row to retract.
     fn output(&self, key: &K, state: &Self::State) -> Result<Self::Output, String>;
 
     /// Whether the output depends only on the multiset of values, whatever the order of
@@ -90,26 +93,34 @@ pub struct Aggregated<'s, O: 'static> {
     pub rejected: VecCollection<'s, SysTime, Rejected>,
 }
 
-/// One group's accumulator, its net row count, the row it last emitted, the `seq` of its last
-/// update and whether it changed at the system time being applied.
-struct Group<S, O> {
+/// One group's accumulator, its net row count, the `seq` of its last update and whether it
+/// changed at the system time being applied. The row it emitted last is not kept: it is
+/// recomputed from the state when the group is first changed at a time (Flink's
+/// `GroupAggFunction` likewise reads `prevAggValue` from the accumulator).
+struct Group<S> {
     state: S,
     rows: isize,
-    emitted: Option<O>,
     last: Seq,
     changed: bool,
 }
 
-impl<S, O> Group<S, O> {
+impl<S> Group<S> {
     /// A group with no rows and no update yet.
     fn new(state: S) -> Self {
         Group {
             state,
             rows: 0,
-            emitted: None,
             last: 0,
             changed: false,
         }
+    }
+
+    /// The group's output row (`None` while it has no rows).
+    fn row<K, F>(&self, fold: &F, key: &K) -> Option<Result<F::Output, String>>
+    where
+        F: GroupFold<K, State = S>,
+    {
+        (self.rows > 0).then(|| fold.output(key, &self.state))
     }
 
     /// Folds one update in, or reports it refused.
@@ -121,65 +132,13 @@ impl<S, O> Group<S, O> {
         diff: isize,
         refuse: &mut impl FnMut(Seq, String),
     ) where
-        F: GroupFold<K, State = S, Output = O>,
+        F: GroupFold<K, State = S>,
     {
         self.last = seq;
         match fold.update(&mut self.state, value, diff) {
             Ok(()) => self.rows += diff,
             Err(reason) => refuse(seq, reason),
         }
-    }
-}
-
-/// The groups with rows: a hash index from key to slot, and the slots. A changed group is
-/// remembered by its slot, so emitting its row costs no second hash probe; a freed slot is
-/// reused by the next new group.
-struct Groups<K, S, O> {
-    index: HashMap<K, usize, RandomState>,
-    slots: Vec<Group<S, O>>,
-    free: Vec<usize>,
-}
-
-impl<K, S, O> Default for Groups<K, S, O> {
-    fn default() -> Self {
-        Groups {
-            index: HashMap::default(),
-            slots: Vec::new(),
-            free: Vec::new(),
-        }
-    }
-}
-
-impl<K: Hash + Eq + Clone, S, O> Groups<K, S, O> {
-    /// The slot and group of `key`, created with state `init()` if it has none.
-    fn get_or_insert(&mut self, key: &K, init: impl FnOnce() -> S) -> (usize, &mut Group<S, O>) {
-        let slot = match self.index.get(key) {
-            Some(&slot) => slot,
-            None => {
-                let group = Group::new(init());
-                let slot = match self.free.pop() {
-                    Some(slot) => {
-                        self.slots[slot] = group;
-                        slot
-                    }
-                    None => {
-                        self.slots.push(group);
-                        self.slots.len() - 1
-                    }
-                };
-                self.index.insert(key.clone(), slot);
-                slot
-            }
-        };
-        (slot, &mut self.slots[slot])
-    }
-
-    /// Frees the group of `key` in `slot`, dropping its state for `empty`.
-    fn remove(&mut self, key: &K, slot: usize, empty: S) {
-        self.index.remove(key);
-        self.slots[slot].state = empty;
-        self.slots[slot].emitted = None;
-        self.free.push(slot);
     }
 }
 
@@ -234,8 +193,11 @@ where
     let mut rejected_out = OutputBuilder::<_, Builder<Rejected>>::from(rejected_out);
     builder.build(move |_initial_caps| {
         let mut pending = Pending::new();
-        let mut groups: Groups<K, F::State, F::Output> = Groups::default();
-        let mut changed: Vec<(K, usize)> = Vec::new();
+        let mut groups: Groups<K, Group<F::State>> = Groups::default();
+        // The slots changed at the time being applied with the row each had before (a group
+        // whose row could not be computed had none), and those of them left without rows.
+        let mut changed: Vec<(Slot, Option<F::Output>)> = Vec::new();
+        let mut emptied: Vec<Slot> = Vec::new();
         let arrival_order = fold.order_independent();
         move |frontiers| {
             let frontier = &frontiers[0];
@@ -252,12 +214,13 @@ where
                 let mut refusals = rejected_out.session(&rejected_cap);
                 let mut refuse = |seq, reason| refusals.give((Rejected { seq, reason }, time, 1));
                 let mut fold_in = |((key, (seq, value)), _, diff): Update<(K, (Seq, F::Value))>| {
-                    let (slot, group) = groups.get_or_insert(&key, || fold.init());
-                    group.apply(&fold, seq, &value, diff, &mut refuse);
+                    let slot = groups.get_or_insert(key, || Group::new(fold.init()));
+                    let (key, group) = groups.get_mut(slot);
                     if !group.changed {
                         group.changed = true;
-                        changed.push((key, slot));
+                        changed.push((slot, group.row(&fold, key).and_then(Result::ok)));
                     }
+                    group.apply(&fold, seq, &value, diff, &mut refuse);
                 };
                 if arrival_order {
                     batches.into_updates().for_each(&mut fold_in);
@@ -267,32 +230,27 @@ where
                     differential_dataflow::consolidation::consolidate_updates(&mut updates);
                     updates.into_iter().for_each(&mut fold_in);
                 }
-                for (key, slot) in changed.drain(..) {
-                    let group = &mut groups.slots[slot];
+                for (slot, before) in changed.drain(..) {
+                    let (key, group) = groups.get_mut(slot);
                     group.changed = false;
-                    let now = match group.rows > 0 {
-                        true => match fold.output(&key, &group.state) {
-                            Ok(row) => Some(row),
-                            Err(reason) => {
-                                refuse(group.last, reason);
-                                None
-                            }
-                        },
-                        false => None,
-                    };
-                    if now != group.emitted {
-                        if let Some(old) = group.emitted.take() {
+                    let now = group
+                        .row(&fold, key)
+                        .and_then(|row| row.map_err(|reason| refuse(group.last, reason)).ok());
+                    if now != before {
+                        if let Some(old) = before {
                             rows.give((old, time, -1));
                         }
-                        if let Some(row) = &now {
-                            rows.give((row.clone(), time, 1));
+                        if let Some(row) = now {
+                            rows.give((row, time, 1));
                         }
-                        group.emitted = now;
                     }
                     if group.rows == 0 {
-                        groups.remove(&key, slot, fold.init());
+                        emptied.push(slot);
                     }
                 }
+                emptied.sort_unstable_by(|a, b| b.cmp(a));
+                groups.remove_all(&emptied);
+                emptied.clear();
             }
         }
     });

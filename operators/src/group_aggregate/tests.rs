@@ -190,10 +190,10 @@ fn refused_rows_and_groups_are_reported() {
     );
 }
 
-/// A group whose rows are all retracted is freed and its slot reused by the next new group; a
-/// key that comes back starts from an empty accumulator (its old MAX is gone).
+/// A group whose rows are all retracted is removed; a key that comes back starts from an empty
+/// accumulator (its old MAX is gone).
 #[test]
-fn freed_groups_reuse_their_slot_and_start_empty() {
+fn removed_groups_come_back_empty() {
     let fold = CountSumMax { unsorted: true };
     let epochs = vec![
         vec![((1u8, (0u64, 7i64)), 1)],

@@ -28,12 +28,36 @@ impl PartialOrd for ByValue {
     }
 }
 
+/// An `i128` stored as two words, so that a state holding one needs no 16-byte alignment (an
+/// accumulator stays at 32 bytes).
+#[derive(Clone, Copy, Debug)]
+struct Wide([u64; 2]);
+
+impl Wide {
+    fn new(v: i128) -> Wide {
+        Wide([v as u64, (v >> 64) as u64])
+    }
+
+    fn get(self) -> i128 {
+        (((self.0[1] as u128) << 64) | self.0[0] as u128) as i128
+    }
+}
+
+/// A DISTINCT aggregate's state: the function's, and how many times each argument tuple is
+/// present (signed, as `Values`); the function sees a tuple when its count becomes positive and
+/// loses it when it no longer is.
+#[derive(Debug)]
+struct Distinct {
+    state: State,
+    seen: BTreeMap<Row, i64>,
+}
+
 #[derive(Debug)]
 enum State {
     /// COUNT, COUNT(*).
     Count(i64),
     /// SUM, AVG of integers and DECIMALs: the exact total and the count of values.
-    ExactSum { total: i128, count: i64 },
+    ExactSum { total: Wide, count: i64 },
     /// SUM, AVG of FLOAT and DOUBLE: the total and the count of values.
     FloatSum { total: f64, count: i64 },
     /// MIN, MAX: the multiset of values, in value order, with signed multiplicities (a
@@ -45,6 +69,8 @@ enum State {
     Moments { count: i64, sum: f64, squares: f64 },
     /// A UDAF's own accumulator.
     Udaf(Box<dyn UdafAccumulator>),
+    /// A DISTINCT aggregate (boxed: few are, and the box keeps every state at 32 bytes).
+    Distinct(Box<Distinct>),
 }
 
 /// The state of one aggregate over one group (Flink's accumulator). Created by
@@ -53,15 +79,10 @@ enum State {
 /// [`AggregateExpr::update`](super::AggregateExpr::update), read by
 /// [`AggregateExpr::get_value`](super::AggregateExpr::get_value). The function and result type
 /// live in the [`AggregateExpr`](super::AggregateExpr), not here: a COUNT or SUM accumulator is
-/// 48 bytes and needs no allocation, so a group's accumulators can sit inline in its state.
+/// 32 bytes and needs no allocation, so a group's accumulators can sit inline in its state.
 #[derive(Debug)]
 pub struct Accumulator {
     state: State,
-    /// DISTINCT: how many times each argument tuple is present (signed, as `Values`); the
-    /// function sees a tuple when its count becomes positive and loses it when it no longer is.
-    /// Boxed: few aggregates are DISTINCT, and the box keeps every accumulator at 48 bytes.
-    #[allow(clippy::box_collection)]
-    distinct: Option<Box<BTreeMap<Row, i64>>>,
 }
 
 fn overflow(ty: &ColumnType) -> EvalError {
@@ -80,7 +101,10 @@ impl Accumulator {
                 total: 0.0,
                 count: 0,
             },
-            AggregateFunc::Sum(_) | AggregateFunc::Avg(_) => State::ExactSum { total: 0, count: 0 },
+            AggregateFunc::Sum(_) | AggregateFunc::Avg(_) => State::ExactSum {
+                total: Wide::new(0),
+                count: 0,
+            },
             AggregateFunc::Min | AggregateFunc::Max => State::Values(BTreeMap::new()),
             AggregateFunc::FirstValue | AggregateFunc::LastValue | AggregateFunc::ListAgg(_) => {
                 State::Sequence(Vec::new())
@@ -95,10 +119,14 @@ impl Accumulator {
             },
             AggregateFunc::Udaf(udaf) => State::Udaf(udaf.create_accumulator()),
         };
-        Accumulator {
-            state,
-            distinct: distinct.then(Box::default),
-        }
+        let state = match distinct {
+            true => State::Distinct(Box::new(Distinct {
+                state,
+                seen: BTreeMap::new(),
+            })),
+            false => state,
+        };
+        Accumulator { state }
     }
 
     /// Adds (`add`) or removes the argument values of `times` input rows. Retractions may come
@@ -111,134 +139,7 @@ impl Accumulator {
         times: u64,
         add: bool,
     ) -> Result<(), EvalError> {
-        let Some(seen) = &mut self.distinct else {
-            return self.apply(agg, args, times, add);
-        };
-        let key = Row::pack(args.iter().copied());
-        let signed = if add { times as i64 } else { -(times as i64) };
-        let before = seen.get(&key).copied().unwrap_or(0);
-        let after = before + signed;
-        if after == 0 {
-            seen.remove(&key);
-        } else {
-            seen.insert(key, after);
-        }
-        match (before > 0, after > 0) {
-            (false, true) => self.apply(agg, args, 1, true),
-            (true, false) => self.apply(agg, args, 1, false),
-            _ => Ok(()),
-        }
-    }
-
-    fn apply(
-        &mut self,
-        agg: &AggregateExpr,
-        args: &[Datum<'_>],
-        times: u64,
-        add: bool,
-    ) -> Result<(), EvalError> {
-        let first = args.first().copied().unwrap_or(Datum::Null);
-        let signed = if add { times as i64 } else { -(times as i64) };
-        let (func, ty) = (&agg.func, &agg.ty);
-        match &mut self.state {
-            State::Count(n) => {
-                let counted =
-                    matches!(func, AggregateFunc::CountStar) || args.iter().all(|a| !a.is_null());
-                if counted {
-                    *n += signed;
-                }
-            }
-            State::ExactSum { total, count } => {
-                let value = match first {
-                    Datum::Int(v) => v as i128,
-                    Datum::Decimal(v) => v,
-                    _ => return Ok(()),
-                };
-                *total = value
-                    .checked_mul(signed as i128)
-                    .and_then(|v| total.checked_add(v))
-                    .ok_or_else(|| overflow(ty))?;
-                *count += signed;
-            }
-            State::FloatSum { total, count } => {
-                let Datum::Float(v) = first else {
-                    return Ok(());
-                };
-                *total += v * signed as f64;
-                *count += signed;
-            }
-            State::Values(values) => {
-                if first.is_null() {
-                    return Ok(());
-                }
-                let key = ByValue(Row::pack_one(first));
-                let n = values.get(&key).copied().unwrap_or(0) + signed;
-                if n == 0 {
-                    values.remove(&key);
-                } else {
-                    values.insert(key, n);
-                }
-            }
-            State::Sequence(seq) => {
-                if first.is_null() {
-                    return Ok(());
-                }
-                let value = Row::pack_one(first);
-                if add {
-                    match seq.last_mut() {
-                        Some((last, n)) if *last == value => *n += times,
-                        _ => seq.push((value, times)),
-                    }
-                } else {
-                    // Retract the latest occurrences first.
-                    let mut left = times;
-                    for i in (0..seq.len()).rev() {
-                        if left == 0 {
-                            break;
-                        }
-                        if seq[i].0 == value {
-                            let take = left.min(seq[i].1);
-                            seq[i].1 -= take;
-                            left -= take;
-                            if seq[i].1 == 0 {
-                                seq.remove(i);
-                            }
-                        }
-                    }
-                }
-            }
-            State::Moments {
-                count,
-                sum,
-                squares,
-            } => {
-                let x = match first {
-                    Datum::Float(x) => x,
-                    _ => return Ok(()),
-                };
-                *count += signed;
-                *sum += x * signed as f64;
-                *squares += x * x * signed as f64;
-            }
-            State::Udaf(acc) => {
-                let AggregateFunc::Udaf(udaf) = func else {
-                    return Ok(());
-                };
-                let error = udaf_error(udaf.name());
-                for _ in 0..times {
-                    if add {
-                        acc.accumulate(args).map_err(&error)?;
-                    } else if udaf.has_retract() {
-                        acc.retract(args).map_err(&error)?;
-                    } else {
-                        return Err(error(
-                            "this aggregate function does not support retraction".into(),
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
+        self.state.apply(agg, args, times, add)
     }
 
     /// Adds the state of `other`, an accumulator of the same aggregate (a window's panes, a
@@ -248,26 +149,23 @@ impl Accumulator {
         agg: &AggregateExpr,
         other: Accumulator,
     ) -> Result<(), EvalError> {
-        if let (Some(mine), Some(theirs)) = (&mut self.distinct, &other.distinct) {
-            // DISTINCT: replay the tuples the other side has that this side has not.
-            let mut fresh = Vec::new();
-            for (key, n) in theirs.iter() {
-                let count = mine.entry(key.clone()).or_insert(0);
-                if *count <= 0 && *count + n > 0 {
-                    fresh.push(key.clone());
-                }
-                *count += n;
-            }
-            for key in fresh {
-                let args: Vec<Datum> = key.iter().collect();
-                self.apply(agg, &args, 1, true)?;
-            }
-            return Ok(());
-        }
         match (&mut self.state, other.state) {
+            (State::Distinct(mine), State::Distinct(theirs)) => {
+                // Replay the tuples the other side has that this side has not.
+                let Distinct { state, seen } = &mut **mine;
+                for (key, n) in theirs.seen {
+                    let count = seen.get(&key).copied().unwrap_or(0);
+                    if count <= 0 && count + n > 0 {
+                        let args: Vec<Datum> = key.iter().collect();
+                        state.apply(agg, &args, 1, true)?;
+                    }
+                    *seen.entry(key).or_insert(0) += n;
+                }
+            }
             (State::Count(a), State::Count(b)) => *a += b,
             (State::ExactSum { total, count }, State::ExactSum { total: t, count: c }) => {
-                *total = total.checked_add(t).ok_or_else(|| overflow(&agg.ty))?;
+                let sum = total.get().checked_add(t.get());
+                *total = Wide::new(sum.ok_or_else(|| overflow(&agg.ty))?);
                 *count += c;
             }
             (State::FloatSum { total, count }, State::FloatSum { total: t, count: c }) => {
@@ -313,7 +211,11 @@ impl Accumulator {
         packer: &mut RowPacker<'_>,
     ) -> Result<(), EvalError> {
         let overflow = || overflow(&agg.ty);
-        let datum = match (&agg.func, &self.state) {
+        let state = match &self.state {
+            State::Distinct(distinct) => &distinct.state,
+            state => state,
+        };
+        let datum = match (&agg.func, state) {
             (_, State::Count(n)) => Datum::Int(*n),
             (_, State::ExactSum { count, .. } | State::FloatSum { count, .. }) if *count <= 0 => {
                 Datum::Null
@@ -322,13 +224,13 @@ impl Accumulator {
                 AggregateFunc::Sum(Numeric::Decimal { precision, .. }),
                 State::ExactSum { total, .. },
             ) => {
-                if !decimal::fits(*total, *precision) {
+                if !decimal::fits(total.get(), *precision) {
                     return Err(overflow());
                 }
-                Datum::Decimal(*total)
+                Datum::Decimal(total.get())
             }
             (AggregateFunc::Sum(Numeric::Int(t)), State::ExactSum { total, .. }) => {
-                let v = i64::try_from(*total).map_err(|_| overflow())?;
+                let v = i64::try_from(total.get()).map_err(|_| overflow())?;
                 Datum::Int(t.check(v).map_err(|_| overflow())?)
             }
             (AggregateFunc::Sum(Numeric::Float), State::FloatSum { total, .. }) => {
@@ -343,13 +245,13 @@ impl Accumulator {
                     ..
                 }),
                 State::ExactSum { total, count },
-            ) => match decimal::divide(*total, *left, *count as i128, 0, *scale) {
+            ) => match decimal::divide(total.get(), *left, *count as i128, 0, *scale) {
                 Some(v) if decimal::fits(v, *precision) => Datum::Decimal(v),
                 _ => return Err(overflow()),
             },
             // Java's long division truncates toward zero, as Rust's.
             (AggregateFunc::Avg(Numeric::Int(t)), State::ExactSum { total, count }) => {
-                let v = i64::try_from(total / *count as i128).map_err(|_| overflow())?;
+                let v = i64::try_from(total.get() / *count as i128).map_err(|_| overflow())?;
                 Datum::Int(t.check(v).map_err(|_| overflow())?)
             }
             (AggregateFunc::Avg(Numeric::Float), State::FloatSum { total, count }) => {
@@ -423,7 +325,160 @@ impl Accumulator {
     }
 }
 
+impl State {
+    /// Adds (`add`) or removes the argument values of `times` input rows (see
+    /// [`Accumulator::update`]).
+    fn apply(
+        &mut self,
+        agg: &AggregateExpr,
+        args: &[Datum<'_>],
+        times: u64,
+        add: bool,
+    ) -> Result<(), EvalError> {
+        let first = args.first().copied().unwrap_or(Datum::Null);
+        let signed = if add { times as i64 } else { -(times as i64) };
+        let (func, ty) = (&agg.func, &agg.ty);
+        match self {
+            State::Count(n) => {
+                let counted =
+                    matches!(func, AggregateFunc::CountStar) || args.iter().all(|a| !a.is_null());
+                if counted {
+                    *n += signed;
+                }
+            }
+            State::ExactSum { total, count } => {
+                let value = match first {
+                    Datum::Int(v) => v as i128,
+                    Datum::Decimal(v) => v,
+                    _ => return Ok(()),
+                };
+                let sum = value
+                    .checked_mul(signed as i128)
+                    .and_then(|v| total.get().checked_add(v))
+                    .ok_or_else(|| overflow(ty))?;
+                *total = Wide::new(sum);
+                *count += signed;
+            }
+            State::FloatSum { total, count } => {
+                let Datum::Float(v) = first else {
+                    return Ok(());
+                };
+                *total += v * signed as f64;
+                *count += signed;
+            }
+            State::Values(values) => {
+                if first.is_null() {
+                    return Ok(());
+                }
+                let key = ByValue(Row::pack_one(first));
+                let n = values.get(&key).copied().unwrap_or(0) + signed;
+                if n == 0 {
+                    values.remove(&key);
+                } else {
+                    values.insert(key, n);
+                }
+            }
+            State::Sequence(seq) => {
+                if first.is_null() {
+                    return Ok(());
+                }
+                let value = Row::pack_one(first);
+                if add {
+                    match seq.last_mut() {
+                        Some((last, n)) if *last == value => *n += times,
+                        _ => seq.push((value, times)),
+                    }
+                } else {
+                    // Retract the latest occurrences first.
+                    let mut left = times;
+                    for i in (0..seq.len()).rev() {
+                        if left == 0 {
+                            break;
+                        }
+                        if seq[i].0 == value {
+                            let take = left.min(seq[i].1);
+                            seq[i].1 -= take;
+                            left -= take;
+                            if seq[i].1 == 0 {
+                                seq.remove(i);
+                            }
+                        }
+                    }
+                }
+            }
+            State::Moments {
+                count,
+                sum,
+                squares,
+            } => {
+                let x = match first {
+                    Datum::Float(x) => x,
+                    _ => return Ok(()),
+                };
+                *count += signed;
+                *sum += x * signed as f64;
+                *squares += x * x * signed as f64;
+            }
+            State::Distinct(distinct) => {
+                let Distinct { state, seen } = &mut **distinct;
+                let key = Row::pack(args.iter().copied());
+                let before = seen.get(&key).copied().unwrap_or(0);
+                let after = before + signed;
+                if after == 0 {
+                    seen.remove(&key);
+                } else {
+                    seen.insert(key, after);
+                }
+                match (before > 0, after > 0) {
+                    (false, true) => state.apply(agg, args, 1, true)?,
+                    (true, false) => state.apply(agg, args, 1, false)?,
+                    _ => {}
+                }
+            }
+            State::Udaf(acc) => {
+                let AggregateFunc::Udaf(udaf) = func else {
+                    return Ok(());
+                };
+                let error = udaf_error(udaf.name());
+                for _ in 0..times {
+                    if add {
+                        acc.accumulate(args).map_err(&error)?;
+                    } else if udaf.has_retract() {
+                        acc.retract(args).map_err(&error)?;
+                    } else {
+                        return Err(error(
+                            "this aggregate function does not support retraction".into(),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 fn push_first(packer: &mut RowPacker<'_>, value: Option<&Row>) -> Result<(), EvalError> {
     packer.push(value.and_then(|r| r.get(0)).unwrap_or(Datum::Null));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Wide;
+
+    #[test]
+    fn a_wide_total_round_trips_every_i128() {
+        for v in [
+            0,
+            1,
+            -1,
+            1 << 64,
+            -(1 << 64),
+            (1 << 64) - 1,
+            i128::MIN,
+            i128::MAX,
+        ] {
+            assert_eq!(Wide::new(v).get(), v);
+        }
+    }
 }
