@@ -39,7 +39,7 @@ use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::generic::OutputBuilder;
 
-use self::groups::{Groups, Slot};
+use self::groups::{fold_ahead, Groups, Slot};
 use crate::keyed_merge::Rejected;
 use crate::pending::{Pending, Update};
 use crate::{Seq, SysTime};
@@ -213,8 +213,10 @@ where
                 let mut rows = table_out.session(&table_cap);
                 let mut refusals = rejected_out.session(&rejected_cap);
                 let mut refuse = |seq, reason| refusals.give((Rejected { seq, reason }, time, 1));
-                let mut fold_in = |((key, (seq, value)), _, diff): Update<(K, (Seq, F::Value))>| {
-                    let slot = groups.get_or_insert(key, || Group::new(fold.init()));
+                let fold_in = |groups: &mut Groups<K, Group<F::State>>,
+                               hash,
+                               ((key, (seq, value)), _, diff): Update<(K, (Seq, F::Value))>| {
+                    let slot = groups.get_or_insert(hash, key, || Group::new(fold.init()));
                     let (key, group) = groups.get_mut(slot);
                     if !group.changed {
                         group.changed = true;
@@ -223,12 +225,12 @@ where
                     group.apply(&fold, seq, &value, diff, &mut refuse);
                 };
                 if arrival_order {
-                    batches.into_updates().for_each(&mut fold_in);
+                    fold_ahead(&mut groups, batches.into_updates(), fold_in);
                 } else {
                     // Sorted by key, then `(seq, value)`: one run per key, in fold order.
                     let mut updates = batches.into_vec();
                     differential_dataflow::consolidation::consolidate_updates(&mut updates);
-                    updates.into_iter().for_each(&mut fold_in);
+                    fold_ahead(&mut groups, updates, fold_in);
                 }
                 for (slot, before) in changed.drain(..) {
                     let (key, group) = groups.get_mut(slot);
