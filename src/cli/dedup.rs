@@ -3,12 +3,19 @@
 //! `op` column) normalizes it instead (rule A12, Flink's `ChangelogNormalize` over an upsert
 //! source): `+I`/`+U` an upsert (an identical one suppressed), `-D`/`-U` a delete by key. The
 //! other orders need an insert-only input and refuse `-U`/`+U`/`-D` rows (rule A14).
+//! `--mode final` is keep-first by event time emitted on the watermark (rule A9, Flink >= 2.1),
+//! with `--state-ttl` on the "already emitted" flag (rule A13, measured on the watermark).
 
-use super::{columns, emit_lines, merge, Cli, CommonArgs, EmitArg};
+use super::{
+    columns, emit_lines, final_mode_options, lateness_watermarks, merge, Cli, CommonArgs, EmitArg,
+    ModeArg,
+};
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
 use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
 use crate::operators::merge_engine::{self, Deletes, MergeEngine};
+use crate::operators::retention::Retention;
+use crate::operators::Change;
 use crate::row::TimedRow;
 use crate::run::{self as driver, Built, Outcome};
 use clap::{Args, ValueEnum};
@@ -17,6 +24,12 @@ use clap::{Args, ValueEnum};
 pub(super) const EXAMPLE: &str = "\
 Example (keep the latest rate per currency; the output is a changelog):
   dtemporal -w 2 dedup --input rates.csv --key currency --time update_time --emit upsert
+
+Keep-first in final mode (each currency's first rate once, when the watermark, 5 s behind the
+latest update_time, passes it; a currency's emitted flag is forgotten 1 hour of event time
+after its row, so a later rate of it is a first row again):
+  dtemporal dedup --input rates.csv --key currency --time update_time --keep first \\
+    --mode final --lateness 5000 --state-ttl 3600000
 
 Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage or I/O error.";
 
@@ -61,6 +74,25 @@ pub struct DedupArgs {
     /// How rows of a key are ranked.
     #[arg(long, value_enum, default_value_t = OrderArg::EventTime)]
     pub order: OrderArg,
+    /// Output mode. `final` needs --keep first and --order event-time: each key's first row is
+    /// emitted once, as +I, when the watermark has passed its time (Flink >= 2.1's insert-only
+    /// keep-first, rule A9); a row behind the watermark is late: reported, not kept.
+    #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
+    pub mode: ModeArg,
+    /// Final mode: the watermark trails the largest event time by MS milliseconds [default:
+    /// no watermark before the end of input]. Whether a row is late depends on how rows are
+    /// grouped into epochs (--epoch-bytes) and on input order, never on the worker count.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
+    pub lateness: Option<i64>,
+    /// Final mode: idle-state retention (Flink's `table.exec.state.ttl`). A key's "already
+    /// emitted" flag expires once the watermark passes its emitted row's event time plus MS
+    /// milliseconds (later rows do not refresh it); the key's next row is then a first row
+    /// again, emitted as +I with no retraction of the earlier one, as in Flink. Measured on
+    /// the watermark, not the wall clock as in Flink, so it never depends on the worker count;
+    /// like lateness it depends on --epoch-bytes and input order. [default: 0, state is kept
+    /// forever]
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
+    pub state_ttl: Option<i64>,
     /// Output form.
     #[arg(long, value_enum, default_value_t = EmitArg::Retract)]
     pub emit: EmitArg,
@@ -85,11 +117,19 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
         key: columns(&args.key),
         time: args.time.clone().filter(|_| order == DedupOrder::EventTime),
     };
+    let retention = final_mode_options(args.mode, args.lateness, args.state_ttl)?;
+    if args.mode == ModeArg::Final && (keep, order) != (Keep::First, DedupOrder::EventTime) {
+        return Err(Error::Usage(
+            "--mode final needs --keep first --order event-time: only keep-first by event time \
+             waits for the watermark (Flink's insert-only keep-first row)"
+                .to_string(),
+        ));
+    }
     let schema = Schema::open(&spec, 0)?;
     if schema.op.is_some() && order == DedupOrder::Arrival && keep == Keep::Last {
         return normalize(cli, args, schema);
     }
-    let emit = args.emit;
+    let (emit, mode, lateness) = (args.emit, args.mode, args.lateness);
     let header = emit.header(&schema.columns);
     let config = DedupConfig::new(keep, order);
     let input_schema = schema.clone();
@@ -99,9 +139,23 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
         header,
         move |[input]| {
             let rows = input.map(Record::into_change);
-            let merged = match order {
-                DedupOrder::EventTime => rows.deduplicate(config, |r: &TimedRow| r.time),
-                DedupOrder::Arrival => rows.deduplicate(config, |_: &TimedRow| ()),
+            let time = |r: &TimedRow| r.time;
+            let merged = match (mode, order) {
+                (ModeArg::Final, _) => {
+                    let row_time = |(_, c): &(_, Change<TimedRow>)| c.row.time;
+                    let marks = lateness_watermarks(rows.clone(), row_time, lateness, "Watermarks");
+                    match retention {
+                        Some(ms) => rows.deduplicate_first_on_watermark_with_retention(
+                            time,
+                            marks,
+                            Retention::millis(ms),
+                            "DeduplicateOnWatermark",
+                        ),
+                        None => rows.deduplicate_first_on_watermark(time, marks),
+                    }
+                }
+                (_, DedupOrder::EventTime) => rows.deduplicate(config, time),
+                (_, DedupOrder::Arrival) => rows.deduplicate(config, |_: &TimedRow| ()),
             };
             let output = emit_lines(merged.changelog, emit, |r: &TimedRow| {
                 (r.seq, r.row.clone())

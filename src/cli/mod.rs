@@ -14,10 +14,11 @@ mod validate;
 mod versioned;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
-use differential_dataflow::{ExchangeData, VecCollection};
+use differential_dataflow::{Data, ExchangeData, VecCollection};
 
 use crate::csv::OutputLine;
 use crate::error::Error;
+use crate::operators::watermark::{no_watermark, watermarks, Watermark};
 use crate::operators::{Change, ChangelogMode, Seq, SysTime};
 use crate::row::Row;
 use crate::run::{Outcome, RunOptions};
@@ -123,10 +124,11 @@ pub struct CommonArgs {
     #[arg(long, value_name = "FILE")]
     pub errors: Option<String>,
     /// Size of an input block in bytes: a block is one epoch and is parsed by one worker.
-    /// The output does not depend on it, except under watermarks (`temporal-join --mode final
-    /// --lateness`): which rows are late depends on this grouping and on input order, never on
-    /// the worker count; and in `lookup-join`, where a probe row sees the build rows of the
-    /// blocks up to its own (processing time).
+    /// The output does not depend on it, except under watermarks (`temporal-join` and `dedup`
+    /// in `--mode final --lateness`): which rows are late, and when `--state-ttl` expires a key,
+    /// depends on this grouping and on input order, never on the worker count; and in
+    /// `lookup-join`, where a probe row sees the build rows of the blocks up to its own and
+    /// `--state-ttl` counts blocks (processing time).
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 16, value_parser = clap::value_parser!(u64).range(1..))]
     pub epoch_bytes: u64,
 }
@@ -159,6 +161,56 @@ impl CommonArgs {
             output: self.output.clone(),
             errors: self.errors.clone(),
         })
+    }
+}
+
+/// When results are written (`temporal-join`, `dedup`, `sql`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Exact at every moment: a row arriving late in event time revises earlier results.
+    Incremental,
+    /// Each result once, when the watermark passes it (Flink's output); late rows rejected.
+    Final,
+}
+
+/// Checks the watermark options of a command with a `--mode`: `--lateness` and `--state-ttl`
+/// mean something only under `--mode final` (incremental mode has no watermark). Returns the
+/// idle-state retention of `--state-ttl MS` in milliseconds, `None` when absent or `0` (off, as
+/// in Flink).
+fn final_mode_options(
+    mode: ModeArg,
+    lateness: Option<i64>,
+    state_ttl: Option<i64>,
+) -> Result<Option<i64>, Error> {
+    let state_ttl = state_ttl.filter(|ms| *ms > 0);
+    if mode == ModeArg::Incremental {
+        if state_ttl.is_some() {
+            let reason = "--state-ttl needs --mode final: state expires on the watermark";
+            return Err(Error::Usage(reason.to_string()));
+        }
+        if lateness.is_some() {
+            let reason = "--lateness needs --mode final: incremental mode has no watermark";
+            return Err(Error::Usage(reason.to_string()));
+        }
+    }
+    Ok(state_ttl)
+}
+
+/// The watermarks of `data` under `--lateness MS`: the largest event time `time_of` so far
+/// minus `ms` (milliseconds), or no watermark before the end of input without `--lateness`.
+fn lateness_watermarks<'s, D, T>(
+    data: VecCollection<'s, SysTime, D>,
+    time_of: T,
+    lateness: Option<i64>,
+    name: &str,
+) -> VecCollection<'s, SysTime, Watermark<i64>>
+where
+    D: Data,
+    T: Fn(&D) -> i64 + 'static,
+{
+    match lateness {
+        Some(ms) => watermarks(data, time_of, move |max: &i64| max.saturating_sub(ms), name),
+        None => no_watermark(data, name),
     }
 }
 

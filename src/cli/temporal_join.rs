@@ -8,20 +8,19 @@
 //! (no `to_changelog` pass), consolidated over system time by the driver: what is written is the
 //! join of all input, so it equals `--mode final` whenever no probe row is late.
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use differential_dataflow::VecCollection;
 
 use super::join_condition::{Condition, JoinKeys};
-use super::{Cli, CommonArgs};
+use super::{final_mode_options, lateness_watermarks, Cli, CommonArgs, ModeArg};
 use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
 use crate::operators::retention::Retention;
 use crate::operators::temporal_join::{
-    arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
-    temporal_join_final, temporal_join_final_with_retention, JoinKind, Joined,
+    arrange_probe, arrange_versions_pruned, late_versions, lookup_join, lookup_join_with_retention,
+    temporal_join, temporal_join_final, temporal_join_final_with_retention, JoinKind, Joined,
 };
 use crate::operators::versioned::versions_from_changelog;
-use crate::operators::watermark::{no_watermark, watermarks};
 use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime, Version};
 use crate::row::{Row, TimedRow};
 use crate::run::{self as driver, Built, Outcome};
@@ -49,21 +48,18 @@ pub(super) const LOOKUP_EXAMPLE: &str = "\
 Example (each order with the rate current when it arrives, i.e. at its block of the file):
   dtemporal lookup-join --probe orders.csv --build rates.csv --on currency=currency --left
 
+With idle-state retention in epochs, this tool's processing-time clock (a currency that no
+order and no rate touched for 100 epochs, i.e. 100 blocks of --epoch-bytes of each file, is
+forgotten):
+  dtemporal lookup-join --probe orders.csv --build rates.csv --on currency=currency --left \\
+    --state-ttl 100
+
 With a constant key (the build side's primary key is (currency, kind)) and a residual condition
 (checked against the current version only; a LEFT join pads the rows it fails):
   dtemporal lookup-join --probe orders.csv --build rates.csv --on \"currency=currency,kind='spot'\" \\
     --where \"rate >= 100 AND amount < 10\"
 
 Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage or I/O error.";
-
-/// When results are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModeArg {
-    /// Exact at every moment: late build versions revise earlier results.
-    Incremental,
-    /// Each probe row once, when the watermark passes it (Flink's output); late rows rejected.
-    Final,
-}
 
 /// The probe and build inputs and the join condition, shared by both joins.
 #[derive(Args, Debug, Clone)]
@@ -143,6 +139,16 @@ pub struct LookupJoinArgs {
     /// arrival order].
     #[arg(long, value_name = "COL")]
     pub build_time: Option<String>,
+    /// Idle-state retention (Flink's `table.exec.state.ttl`), in epochs: the processing-time
+    /// clock of this tool, where block `i` of each input (--epoch-bytes) arrives at epoch `i`.
+    /// A key that no probe row and no build version touched for EPOCHS epochs is forgotten: a probe
+    /// row of epoch `s` whose key was last touched at epoch `s - EPOCHS` or earlier finds only the
+    /// build versions that arrived since (--left pads it). Flink counts wall-clock milliseconds;
+    /// epochs make the result depend on --epoch-bytes and input order as processing time
+    /// does, never on the worker count or the machine's speed. [default: 0, state is kept
+    /// forever]
+    #[arg(long, value_name = "EPOCHS")]
+    pub state_ttl: Option<u64>,
     /// Options every command takes.
     #[command(flatten)]
     pub common: CommonArgs,
@@ -271,12 +277,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
     let r = inputs.resolve(Some(&args.probe_time), Some(&args.build_time))?;
     let (keys, condition) = (r.keys.clone(), r.condition.clone());
     let (kind, mode, lateness) = (inputs.kind(), args.mode, args.lateness);
-    let state_ttl = args.state_ttl.filter(|ms| *ms > 0);
-    if state_ttl.is_some() && mode == ModeArg::Incremental {
-        return Err(Error::Usage(
-            "--state-ttl needs --mode final: state expires on the watermark".to_string(),
-        ));
-    }
+    let retention = final_mode_options(mode, lateness, args.state_ttl)?;
     let append_only = inputs.build_append_only;
     let (probe_schema, build_schema, width) = (r.probe.clone(), r.build.clone(), r.build_width);
     driver::run(
@@ -295,26 +296,16 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                     (joined, Vec::new())
                 }
                 ModeArg::Final => {
-                    let (probe_marks, build_marks) = match lateness {
-                        Some(ms) => (
-                            watermarks(
-                                probe.clone(),
-                                |(_, c): &Keyed<Change<TimedRow>>| c.row.time,
-                                move |max: &i64| max.saturating_sub(ms),
-                                "ProbeWatermarks",
-                            ),
-                            watermarks(
-                                versions.clone(),
-                                |(_, v): &Keyed<_>| v.time,
-                                move |max: &i64| max.saturating_sub(ms),
-                                "BuildWatermarks",
-                            ),
-                        ),
-                        None => (
-                            no_watermark(probe.clone(), "ProbeWatermarks"),
-                            no_watermark(versions.clone(), "BuildWatermarks"),
-                        ),
-                    };
+                    let probe_time = |(_, c): &Keyed<Change<TimedRow>>| c.row.time;
+                    let probe_marks =
+                        lateness_watermarks(probe.clone(), probe_time, lateness, "ProbeWatermarks");
+                    let build_time = |(_, v): &Keyed<Version<i64, TimedRow>>| v.time;
+                    let build_marks = lateness_watermarks(
+                        versions.clone(),
+                        build_time,
+                        lateness,
+                        "BuildWatermarks",
+                    );
                     // Kept for later probe rows but reported (rule B10).
                     let schema = build_schema.clone();
                     let late_builds = late_versions(
@@ -338,7 +329,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                     );
                     let time = |r: &TimedRow| r.time;
                     let (marks, name) = ((probe_marks, build_marks), "TemporalJoinFinal");
-                    let out = match state_ttl {
+                    let out = match retention {
                         Some(ms) => temporal_join_final_with_retention(
                             probe,
                             time,
@@ -376,6 +367,7 @@ pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Er
     let r = inputs.resolve(None, args.build_time.as_deref())?;
     let (kind, append_only, width) = (inputs.kind(), inputs.build_append_only, r.build_width);
     let (keys, condition) = (r.keys.clone(), r.condition.clone());
+    let state_ttl = args.state_ttl.filter(|epochs| *epochs > 0);
     driver::run(
         &args.common.run_options(cli)?,
         [r.probe, r.build],
@@ -384,7 +376,18 @@ pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Er
             let probe = probe_changes(probe, &keys);
             let versions = build_versions(build, append_only);
             let arranged = arrange_versions(versions, "Build");
-            let joined = lookup_join(probe, arranged, kind, residual(&condition), "LookupJoin");
+            let residual = residual(&condition);
+            let joined = match state_ttl {
+                Some(epochs) => lookup_join_with_retention(
+                    probe,
+                    arranged,
+                    kind,
+                    residual,
+                    epochs,
+                    "LookupJoin",
+                ),
+                None => lookup_join(probe, arranged, kind, residual, "LookupJoin"),
+            };
             Built {
                 output: joined_lines(joined, width),
                 rejected: Vec::new(),
