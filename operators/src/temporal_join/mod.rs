@@ -52,6 +52,7 @@
 //! The incremental join has none: it is exact at every system time.
 
 mod final_mode;
+mod firing;
 mod idle;
 mod key;
 mod late;
