@@ -17,8 +17,8 @@ use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
 use crate::operators::retention::Retention;
 use crate::operators::temporal_join::{
-    arrange_probe, arrange_versions_pruned, late_versions, lookup_join, lookup_join_with_retention,
-    temporal_join, temporal_join_final, temporal_join_final_with_retention, JoinKind, Joined,
+    arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
+    temporal_join_final, JoinConfig, JoinKind, Joined,
 };
 use crate::operators::versioned::versions_from_changelog;
 use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime, Version};
@@ -292,7 +292,13 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                 ModeArg::Incremental => {
                     let probe = arrange_probe(probe, |r: &TimedRow| r.time, "Probe");
                     let arranged = arrange_versions(versions, "Build");
-                    let joined = temporal_join(probe, arranged, kind, residual, "TemporalJoin");
+                    let joined = temporal_join(
+                        probe,
+                        arranged,
+                        JoinConfig::new(kind)
+                            .residual(residual)
+                            .named("TemporalJoin"),
+                    );
                     (joined, Vec::new())
                 }
                 ModeArg::Final => {
@@ -328,23 +334,12 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                         "Build",
                     );
                     let time = |r: &TimedRow| r.time;
-                    let (marks, name) = ((probe_marks, build_marks), "TemporalJoinFinal");
-                    let out = match retention {
-                        Some(ms) => temporal_join_final_with_retention(
-                            probe,
-                            time,
-                            arranged,
-                            marks.0,
-                            marks.1,
-                            kind,
-                            residual,
-                            Retention::millis(ms),
-                            name,
-                        ),
-                        None => temporal_join_final(
-                            probe, time, arranged, marks.0, marks.1, kind, residual, name,
-                        ),
-                    };
+                    let config = JoinConfig::new(kind)
+                        .residual(residual)
+                        .retention(retention.map(Retention::millis))
+                        .named("TemporalJoinFinal");
+                    let marks = (probe_marks, build_marks);
+                    let out = temporal_join_final(probe, time, arranged, marks, config);
                     let schema = probe_schema.clone();
                     let late = out
                         .late
@@ -377,17 +372,11 @@ pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Er
             let versions = build_versions(build, append_only);
             let arranged = arrange_versions(versions, "Build");
             let residual = residual(&condition);
-            let joined = match state_ttl {
-                Some(epochs) => lookup_join_with_retention(
-                    probe,
-                    arranged,
-                    kind,
-                    residual,
-                    epochs,
-                    "LookupJoin",
-                ),
-                None => lookup_join(probe, arranged, kind, residual, "LookupJoin"),
-            };
+            let config = JoinConfig::new(kind)
+                .residual(residual)
+                .retention(state_ttl.map(Retention::epochs))
+                .named("LookupJoin");
+            let joined = lookup_join(probe, arranged, config);
             Built {
                 output: joined_lines(joined, width),
                 rejected: Vec::new(),

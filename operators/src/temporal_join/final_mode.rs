@@ -15,7 +15,7 @@ use timely::progress::Antichain;
 use super::firing::{fire, Fired, Read, Waiting, WaitingRuns};
 use super::idle::IdleKeys;
 use super::marks::{Combined, Mark};
-use super::{JoinKey, JoinKind, Joined};
+use super::{JoinConfig, JoinKey, JoinKind, Joined, Residual};
 use crate::keyed_merge::Rejected;
 use crate::retention::Retention;
 use crate::version::cursor::VersionBatch;
@@ -40,8 +40,8 @@ enum In<K, P, E> {
     Mark(Mark<E>),
 }
 
-/// The probe side's and the build side's watermark collections.
-type Watermarks<'s, E> = (
+/// The probe side's and the build side's watermark collections, in this order.
+pub type Watermarks<'s, E> = (
     VecCollection<'s, SysTime, Watermark<E>>,
     VecCollection<'s, SysTime, Watermark<E>>,
 );
@@ -53,8 +53,8 @@ type Watermarks<'s, E> = (
 /// Flink's `t <= watermark`, rule B7), joined with the version valid at `t` among the build
 /// versions of system times `< s`; never revised. Watermarks come from
 /// [`watermarks`](crate::watermark::watermarks) (or [`no_watermark`](crate::watermark::no_watermark))
-/// over each input. A probe row of epoch `s` with `t < W(s)` is late (B9): it goes to
-/// [`FinalJoin::late`]. Late build versions are kept and seen by later firings (B10). When every
+/// over each input, given as the pair `(probe side's, build side's)`. A probe row of epoch `s`
+/// with `t < W(s)` is late (B9): it goes to [`FinalJoin::late`]. Late build versions are kept and seen by later firings (B10). When every
 /// input has ended, the remaining probe rows fire with `W = Max` at the *closing epoch*: the
 /// last input frontier this operator saw before the inputs closed, or the epoch after the last
 /// watermark record if that is later. A driver that advances its inputs to a final epoch and
@@ -74,10 +74,39 @@ type Watermarks<'s, E> = (
 /// O(log n) seek per distinct version chosen (a merge, not a seek per row); the output is
 /// sorted by `seq`.
 ///
+/// `config` gives INNER/LEFT, the residual predicate (checked against the chosen version only,
+/// rule B5), the operator name (default `"TemporalJoinFinal"`) and the idle-state retention.
+///
+/// # Idle-state retention
+///
+/// Off unless [`JoinConfig::retention`] sets one: Flink's `table.exec.state.ttl` on
+/// `TemporalRowTimeJoinOperator` (rule B13), measured on the combined watermark, in event time
+/// (see [`crate::retention`]).
+///
+/// Each probe row taken into the join (not late) and each build version received touches its
+/// key at its event time. When the combined watermark rises past `retention.expiry(access)`,
+/// `access` the greatest event time that touched the key, the key's state expires: every build
+/// version received before that system time is forgotten, so a later probe row of the key
+/// finds no version (INNER drops it, LEFT pads it) unless a version arrived after the expiry.
+/// The key's probe rows have all been emitted by then (the watermark passed them first), so
+/// expiry never drops a probe row. Expiry is checked each time the combined watermark rises.
+///
+/// Results depend on timing exactly as in Flink: on how far the watermark has moved when a row
+/// arrives. They never depend on the number of workers.
+///
+/// Cost: per build version received one entry until the next firing, per touch an O(log n)
+/// update of the key's access time; per rise, the expired keys. State: an access time per key
+/// with live state and the system time of expiry per expired key (the versions arrangement
+/// itself is shared and not shrunk by the retention: see
+/// [`arrange_versions_pruned`](crate::temporal_join::arrange_versions_pruned) for that). Over a
+/// pruned arrangement one case differs from the unpruned one: a late build version (B10,
+/// reported by [`late_versions`](crate::temporal_join::late_versions)) received after its key
+/// expired and older than a forgotten version may be pruned, so later probe rows do not see it.
+///
 /// # Examples
 ///
 /// ```
-/// use differential_temporal_operators::temporal_join::{temporal_join_final, JoinKind};
+/// use differential_temporal_operators::temporal_join::{temporal_join_final, JoinConfig, JoinKind};
 /// use differential_temporal_operators::testing::run_binary;
 /// use differential_temporal_operators::watermark::watermarks;
 /// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
@@ -92,66 +121,19 @@ type Watermarks<'s, E> = (
 ///     let o_wm = watermarks(o.clone(), |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
 ///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, i64>)| v.time, |m: &i64| *m, "RWm");
 ///     let build = arrange_versions(r, "Rates");
-///     temporal_join_final(o, |t: &i64| *t, build, o_wm, r_wm, JoinKind::Left, |_, _| true, "J").joined
+///     let config = JoinConfig::new(JoinKind::Left).named("J");
+///     temporal_join_final(o, |t: &i64| *t, build, (o_wm, r_wm), config).joined
 /// });
 /// // The combined watermark at epoch 2 is min(10, 12) = 10, which has not passed time 10: the
 /// // order fires at the end of input, epoch 2, with W = Max, joined with the rate valid at 10.
 /// assert_eq!(out, vec![((1, Change::new(0, RowKind::Insert, (10, Some(114)))), 2, 1)]);
 /// ```
-pub fn temporal_join_final<'s, K, E, P, B, T, R>(
-    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
-    probe_time: T,
-    build: Arranged<'s, VersionTrace<K, E, B>>,
-    probe_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    build_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    kind: JoinKind,
-    residual: R,
-    name: &str,
-) -> FinalJoin<'s, K, P, B>
-where
-    K: ExchangeData + Hashable + JoinKey,
-    E: ExchangeData,
-    P: ExchangeData,
-    B: ExchangeData,
-    T: Fn(&P) -> E + 'static,
-    R: Fn(&P, &B) -> bool + 'static,
-{
-    let watermarks = (probe_watermarks, build_watermarks);
-    join_final(
-        probe, probe_time, build, watermarks, kind, residual, None, name,
-    )
-}
-
-/// [`temporal_join_final`] with idle-state retention (Flink's `table.exec.state.ttl` on
-/// `TemporalRowTimeJoinOperator`, rule B13), measured on the combined watermark (see
-/// [`crate::retention`]).
 ///
-/// Each probe row taken into the join (not late) and each build version received touches its
-/// key at its event time. When the combined watermark rises past `retention.expiry(access)`,
-/// `access` the greatest event time that touched the key, the key's state expires: every build
-/// version received before that system time is forgotten, so a later probe row of the key
-/// finds no version (INNER drops it, LEFT pads it) unless a version arrived after the expiry.
-/// The key's probe rows have all been emitted by then (the watermark passed them first), so
-/// expiry never drops a probe row. Expiry is checked each time the combined watermark rises.
-///
-/// Results depend on timing exactly as in Flink: on how far the watermark has moved when a row
-/// arrives. They never depend on the number of workers. Retention is off in
-/// [`temporal_join_final`].
-///
-/// Cost: per build version received one entry until the next firing, per touch an O(log n)
-/// update of the key's access time; per rise, the expired keys. State: an access time per key
-/// with live state and the system time of expiry per expired key (the versions arrangement
-/// itself is shared and not shrunk by the retention: see
-/// [`arrange_versions_pruned`](crate::temporal_join::arrange_versions_pruned) for that). Over a
-/// pruned arrangement one case differs from the unpruned one: a late build version (B10,
-/// reported by [`late_versions`](crate::temporal_join::late_versions)) received after its key
-/// expired and older than a forgotten version may be pruned, so later probe rows do not see it.
-///
-/// # Examples
+/// With a retention of 10 ms:
 ///
 /// ```
 /// use differential_temporal_operators::retention::Retention;
-/// use differential_temporal_operators::temporal_join::{temporal_join_final_with_retention, JoinKind};
+/// use differential_temporal_operators::temporal_join::{temporal_join_final, JoinConfig, JoinKind};
 /// use differential_temporal_operators::testing::run_binary;
 /// use differential_temporal_operators::watermark::watermarks;
 /// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
@@ -167,11 +149,8 @@ where
 ///     let o_wm = watermarks(o.clone(), |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
 ///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, i64>)| v.time, |m: &i64| *m, "RWm");
 ///     let build = arrange_versions(r, "Rates");
-///     let ttl = Retention::millis(10);
-///     let j = temporal_join_final_with_retention(
-///         o, |t: &i64| *t, build, o_wm, r_wm, JoinKind::Left, |_, _| true, ttl, "J",
-///     );
-///     j.joined
+///     let config = JoinConfig::new(JoinKind::Left).retention(Retention::millis(10));
+///     temporal_join_final(o, |t: &i64| *t, build, (o_wm, r_wm), config).joined
 /// });
 /// let row = |seq, k, t, rate, at| ((k, Change::new(seq, RowKind::Insert, (t, rate))), at, 1);
 /// assert_eq!(out, vec![
@@ -180,43 +159,12 @@ where
 ///     row(1, 2, 20, None, 3),
 /// ]);
 /// ```
-pub fn temporal_join_final_with_retention<'s, K, E, P, B, T, R>(
-    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
-    probe_time: T,
-    build: Arranged<'s, VersionTrace<K, E, B>>,
-    probe_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    build_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    kind: JoinKind,
-    residual: R,
-    retention: Retention<E>,
-    name: &str,
-) -> FinalJoin<'s, K, P, B>
-where
-    K: ExchangeData + Hashable + JoinKey,
-    E: ExchangeData,
-    P: ExchangeData,
-    B: ExchangeData,
-    T: Fn(&P) -> E + 'static,
-    R: Fn(&P, &B) -> bool + 'static,
-{
-    let watermarks = (probe_watermarks, build_watermarks);
-    let retention = Some(retention);
-    join_final(
-        probe, probe_time, build, watermarks, kind, residual, retention, name,
-    )
-}
-
-/// The operator of [`temporal_join_final`] and [`temporal_join_final_with_retention`]: routes
-/// both inputs into one [`FinalJoinState`] and runs its phases at each activation.
-fn join_final<'s, K, E, P, B, T, R>(
+pub fn temporal_join_final<'s, K, E, P, B, T, R>(
     probe: VecCollection<'s, SysTime, (K, Change<P>)>,
     probe_time: T,
     build: Arranged<'s, VersionTrace<K, E, B>>,
     (probe_watermarks, build_watermarks): Watermarks<'s, E>,
-    kind: JoinKind,
-    residual: R,
-    retention: Option<Retention<E>>,
-    name: &str,
+    config: JoinConfig<R, E>,
 ) -> FinalJoin<'s, K, P, B>
 where
     K: ExchangeData + Hashable + JoinKey,
@@ -224,8 +172,9 @@ where
     P: ExchangeData,
     B: ExchangeData,
     T: Fn(&P) -> E + 'static,
-    R: Fn(&P, &B) -> bool + 'static,
+    R: Residual<P, B>,
 {
+    let (kind, residual, retention, name) = config.into_parts("TemporalJoinFinal");
     type Update<K, P, E> = (In<K, P, E>, SysTime, isize);
     let probe =
         probe
