@@ -12,7 +12,7 @@ use super::{
 };
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
-use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
+use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep, OnWatermark};
 use crate::operators::merge_engine::{self, Deletes, MergeEngine};
 use crate::operators::retention::Retention;
 use crate::operators::Change;
@@ -144,15 +144,8 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
                 (ModeArg::Final, _) => {
                     let row_time = |(_, c): &(_, Change<TimedRow>)| c.row.time;
                     let marks = lateness_watermarks(rows.clone(), row_time, lateness, "Watermarks");
-                    match retention {
-                        Some(ms) => rows.deduplicate_first_on_watermark_with_retention(
-                            time,
-                            marks,
-                            Retention::millis(ms),
-                            "DeduplicateOnWatermark",
-                        ),
-                        None => rows.deduplicate_first_on_watermark(time, marks),
-                    }
+                    let config = OnWatermark::new().retention(retention.map(Retention::millis));
+                    rows.deduplicate_first_on_watermark(time, marks, config)
                 }
                 (_, DedupOrder::EventTime) => rows.deduplicate(config, time),
                 (_, DedupOrder::Arrival) => rows.deduplicate(config, |_: &TimedRow| ()),
