@@ -7,8 +7,8 @@
 //! with `--state-ttl` on the "already emitted" flag (rule A13, measured on the watermark).
 
 use super::{
-    columns, emit_lines, final_mode_options, lateness_watermarks, merge, Cli, CommonArgs, EmitArg,
-    ModeArg,
+    columns, emit_lines, lateness_watermarks, merge, Cli, CommonArgs, EmitArg, ModeArg,
+    WatermarkArgs,
 };
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
@@ -74,25 +74,9 @@ pub struct DedupArgs {
     /// How rows of a key are ranked.
     #[arg(long, value_enum, default_value_t = OrderArg::EventTime)]
     pub order: OrderArg,
-    /// Output mode. `final` needs --keep first and --order event-time: each key's first row is
-    /// emitted once, as +I, when the watermark has passed its time (Flink >= 2.1's insert-only
-    /// keep-first, rule A9); a row behind the watermark is late: reported, not kept.
-    #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
-    pub mode: ModeArg,
-    /// Final mode: the watermark trails the largest event time by MS milliseconds [default:
-    /// no watermark before the end of input]. Whether a row is late depends on how rows are
-    /// grouped into epochs (--epoch-bytes) and on input order, never on the worker count.
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
-    pub lateness: Option<i64>,
-    /// Final mode: idle-state retention (Flink's `table.exec.state.ttl`). A key's "already
-    /// emitted" flag expires once the watermark passes its emitted row's event time plus MS
-    /// milliseconds (later rows do not refresh it); the key's next row is then a first row
-    /// again, emitted as +I with no retraction of the earlier one, as in Flink. Measured on
-    /// the watermark, not the wall clock as in Flink, so it never depends on the worker count;
-    /// like lateness it depends on --epoch-bytes and input order. [default: 0, state is kept
-    /// forever]
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
-    pub state_ttl: Option<i64>,
+    /// Watermark options: final mode, lateness, state TTL.
+    #[command(flatten)]
+    pub watermarks: WatermarkArgs,
     /// Output form.
     #[arg(long, value_enum, default_value_t = EmitArg::Retract)]
     pub emit: EmitArg,
@@ -117,8 +101,10 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
         key: columns(&args.key),
         time: args.time.clone().filter(|_| order == DedupOrder::EventTime),
     };
-    let retention = final_mode_options(args.mode, args.lateness, args.state_ttl)?;
-    if args.mode == ModeArg::Final && (keep, order) != (Keep::First, DedupOrder::EventTime) {
+    let retention = args.watermarks.retention()?;
+    if args.watermarks.mode == ModeArg::Final
+        && (keep, order) != (Keep::First, DedupOrder::EventTime)
+    {
         return Err(Error::Usage(
             "--mode final needs --keep first --order event-time: only keep-first by event time \
              waits for the watermark (Flink's insert-only keep-first row)"
@@ -129,7 +115,7 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
     if schema.op.is_some() && order == DedupOrder::Arrival && keep == Keep::Last {
         return normalize(cli, args, schema);
     }
-    let (emit, mode, lateness) = (args.emit, args.mode, args.lateness);
+    let (emit, mode, lateness) = (args.emit, args.watermarks.mode, args.watermarks.lateness);
     let header = emit.header(&schema.columns);
     let config = DedupConfig::new(keep, order);
     let input_schema = schema.clone();

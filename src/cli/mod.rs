@@ -173,27 +173,53 @@ pub enum ModeArg {
     Final,
 }
 
-/// Checks the watermark options of a command with a `--mode`: `--lateness` and `--state-ttl`
-/// mean something only under `--mode final` (incremental mode has no watermark). Returns the
-/// idle-state retention of `--state-ttl MS` in milliseconds, `None` when absent or `0` (off, as
-/// in Flink).
-fn final_mode_options(
-    mode: ModeArg,
-    lateness: Option<i64>,
-    state_ttl: Option<i64>,
-) -> Result<Option<i64>, Error> {
-    let state_ttl = state_ttl.filter(|ms| *ms > 0);
-    if mode == ModeArg::Incremental {
-        if state_ttl.is_some() {
-            let reason = "--state-ttl needs --mode final: state expires on the watermark";
-            return Err(Error::Usage(reason.to_string()));
+/// The watermark options of `temporal-join` and `dedup`: the output mode, the lateness of the
+/// watermarks and the idle-state retention measured on them.
+#[derive(Args, Debug, Clone)]
+pub struct WatermarkArgs {
+    /// Output mode. `final`: each result once, when the watermark has passed its event time
+    /// (Flink's output); a row behind the watermark is late: reported, not used (a late build
+    /// version of `temporal-join` is kept for later probe rows and reported). `dedup --mode
+    /// final` needs --keep first --order event-time (Flink >= 2.1's insert-only keep-first).
+    #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
+    pub mode: ModeArg,
+    /// Final mode: watermarks trail each input's largest event time by MS milliseconds
+    /// [default: no watermark before the end of input]. Whether a row is late depends on how
+    /// rows are grouped into epochs (--epoch-bytes) and on input order, never on the worker
+    /// count.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
+    pub lateness: Option<i64>,
+    /// Final mode: idle-state retention (Flink's `table.exec.state.ttl`). A key's state expires
+    /// once the watermark passes its access time plus MS milliseconds: `temporal-join` forgets
+    /// its build versions (access: the latest event time of its rows; a later probe row finds
+    /// only versions that arrived after the expiry, --left pads it); `dedup` forgets that it
+    /// emitted a row (access: the emitted row's time; the key's next row is a first row again,
+    /// emitted with no retraction). Measured on the watermark, not the wall clock as in Flink,
+    /// so it never depends on the worker count; like lateness it depends on --epoch-bytes and
+    /// input order, and results depend on timing as in Flink. [default: 0, state is kept
+    /// forever]
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
+    pub state_ttl: Option<i64>,
+}
+
+impl WatermarkArgs {
+    /// Checks the options: `--lateness` and `--state-ttl` mean something only under `--mode
+    /// final` (incremental mode has no watermark). Returns the idle-state retention of
+    /// `--state-ttl MS` in milliseconds, `None` when absent or `0` (off, as in Flink).
+    fn retention(&self) -> Result<Option<i64>, Error> {
+        let state_ttl = self.state_ttl.filter(|ms| *ms > 0);
+        if self.mode == ModeArg::Incremental {
+            if state_ttl.is_some() {
+                let reason = "--state-ttl needs --mode final: state expires on the watermark";
+                return Err(Error::Usage(reason.to_string()));
+            }
+            if self.lateness.is_some() {
+                let reason = "--lateness needs --mode final: incremental mode has no watermark";
+                return Err(Error::Usage(reason.to_string()));
+            }
         }
-        if lateness.is_some() {
-            let reason = "--lateness needs --mode final: incremental mode has no watermark";
-            return Err(Error::Usage(reason.to_string()));
-        }
+        Ok(state_ttl)
     }
-    Ok(state_ttl)
 }
 
 /// The watermarks of `data` under `--lateness MS`: the largest event time `time_of` so far

@@ -12,7 +12,7 @@ use clap::Args;
 use differential_dataflow::VecCollection;
 
 use super::join_condition::{Condition, JoinKeys};
-use super::{final_mode_options, lateness_watermarks, Cli, CommonArgs, ModeArg};
+use super::{lateness_watermarks, Cli, CommonArgs, ModeArg, WatermarkArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
 use crate::operators::retention::Retention;
@@ -104,26 +104,9 @@ pub struct TemporalJoinArgs {
     /// Event-time column of the build side (a version is valid from it).
     #[arg(long, value_name = "COL")]
     pub build_time: String,
-    /// Output mode.
-    #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
-    pub mode: ModeArg,
-    /// Final mode: watermarks trail each input's largest event time by MS milliseconds
-    /// [default: no watermark before the end of input]. A probe row behind the combined
-    /// watermark is late: not joined, reported. A build version behind it is kept for later
-    /// probe rows and reported (rows already written are not revised). Whether a row is late
-    /// depends on how rows are grouped into epochs (`--epoch-bytes`) and on input order, never
-    /// on the worker count.
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
-    pub lateness: Option<i64>,
-    /// Final mode: idle-state retention (Flink's `table.exec.state.ttl`). A key's state expires
-    /// once the combined watermark passes the latest event time of its rows plus MS
-    /// milliseconds: its build versions are forgotten, so a later probe row of the key finds
-    /// only versions that arrived after the expiry (--left pads it). Measured on the watermark,
-    /// not the wall clock as in Flink, so it never depends on the worker count; like lateness it
-    /// depends on --epoch-bytes and input order, and results depend on timing as in Flink.
-    /// [default: 0, state is kept forever]
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
-    pub state_ttl: Option<i64>,
+    /// Watermark options: final mode, lateness, state TTL.
+    #[command(flatten)]
+    pub watermarks: WatermarkArgs,
     /// Options every command takes.
     #[command(flatten)]
     pub common: CommonArgs,
@@ -141,9 +124,9 @@ pub struct LookupJoinArgs {
     pub build_time: Option<String>,
     /// Idle-state retention (Flink's `table.exec.state.ttl`), in epochs: the processing-time
     /// clock of this tool, where block `i` of each input (--epoch-bytes) arrives at epoch `i`.
-    /// A key that no probe row and no build version touched for EPOCHS epochs is forgotten: a probe
-    /// row of epoch `s` whose key was last touched at epoch `s - EPOCHS` or earlier finds only the
-    /// build versions that arrived since (--left pads it). Flink counts wall-clock milliseconds;
+    /// A key that no probe row and no build version touched for EPOCHS epochs is forgotten: a
+    /// probe row of epoch `s` whose key was last touched at epoch `s - EPOCHS` or earlier finds
+    /// only the build versions that arrived since (--left pads it). Flink counts wall-clock milliseconds;
     /// epochs make the result depend on --epoch-bytes and input order as processing time
     /// does, never on the worker count or the machine's speed. [default: 0, state is kept
     /// forever]
@@ -276,8 +259,8 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
     let inputs = &args.inputs;
     let r = inputs.resolve(Some(&args.probe_time), Some(&args.build_time))?;
     let (keys, condition) = (r.keys.clone(), r.condition.clone());
-    let (kind, mode, lateness) = (inputs.kind(), args.mode, args.lateness);
-    let retention = final_mode_options(mode, lateness, args.state_ttl)?;
+    let (mode, lateness) = (args.watermarks.mode, args.watermarks.lateness);
+    let (kind, retention) = (inputs.kind(), args.watermarks.retention()?);
     let append_only = inputs.build_append_only;
     let (probe_schema, build_schema, width) = (r.probe.clone(), r.build.clone(), r.build_width);
     driver::run(

@@ -494,7 +494,7 @@ proptest! {
             let marks = |max: Option<u8>| max.map(|m| Watermark::At(lower(&m))).into_iter().collect::<Vec<_>>();
             let p_wm: Vec<_> = p.iter().map(|e| marks(e.iter().map(|((_, c), _)| c.row.0).max())).collect();
             let b_wm: Vec<_> = b.iter().map(|e| marks(e.iter().map(|((_, v), _)| v.time).max())).collect();
-            let model = reference::final_mode(&p, &b, &p_wm, &b_wm, |r: &(u8, u8)| r.0, kind, residual, None);
+            let model = reference::final_mode(&p, &b, (&p_wm, &b_wm), |r: &(u8, u8)| r.0, &JoinConfig::new(kind).residual(residual));
             for &(workers, pruned) in configs {
                 let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                     let p_wm = watermarks(p.clone(), |(_, c): &(ArbKey, Change<(u8, u8)>)| c.row.0, lower, "PWm");

@@ -71,17 +71,8 @@ fn model(kind: JoinKind, ttl: Option<i64>) -> Updates<Out> {
     let b_wm: Vec<_> = (build.iter())
         .map(|e| e.iter().map(|((_, v), _)| Watermark::At(v.time)).collect())
         .collect();
-    let ttl = ttl.map(Retention::millis);
-    let (joined, late) = reference::final_mode(
-        &probe,
-        &build,
-        &p_wm,
-        &b_wm,
-        |t| *t,
-        kind,
-        |_, _| true,
-        ttl.as_ref(),
-    );
+    let config = JoinConfig::new(kind).retention(ttl.map(Retention::millis));
+    let (joined, late) = reference::final_mode(&probe, &build, (&p_wm, &b_wm), |t| *t, &config);
     assert_eq!(late, vec![]);
     joined
 }
@@ -141,7 +132,7 @@ proptest! {
         let p_wm: Vec<_> = p.iter().map(|e| marks(e.iter().map(|((_, c), _)| c.row.0).max())).collect();
         let b_wm: Vec<_> = b.iter().map(|e| marks(e.iter().map(|((_, v), _)| v.time).max())).collect();
         let retention = Retention::new(move |t: &u8| t.saturating_add(ttl));
-        let model = reference::final_mode(&p, &b, &p_wm, &b_wm, |r: &(u8, u8)| r.0, kind, residual, Some(&retention));
+        let model = reference::final_mode(&p, &b, (&p_wm, &b_wm), |r: &(u8, u8)| r.0, &JoinConfig::new(kind).residual(residual).retention(retention.clone()));
         for workers in [1, 2] {
             let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                 let p_wm = watermarks(p.clone(), |(_, c): &(ArbKey, Change<(u8, u8)>)| c.row.0, lower, "PWm");
