@@ -24,7 +24,7 @@
 //!
 //! "Arrival" is source order (`seq`), not wall-clock time, so every mode is deterministic: the
 //! result does not depend on the number of workers nor on how input is cut into system times
-//! (the fold is [`keyed_merge`](crate::keyed_merge::keyed_merge), which applies each key's rows
+//! (the fold is [`keyed_merge`], which applies each key's rows
 //! in `seq` order). Output is emitted as soon as a system time completes; no watermark is
 //! needed.
 //!
@@ -75,7 +75,7 @@ use differential_dataflow::{ExchangeData, VecCollection};
 
 pub use rules::DedupRule;
 
-use crate::keyed_merge::{keyed_merge_with_retention, Merged};
+use crate::keyed_merge::{keyed_merge, Merged};
 use crate::retention::Retention;
 use crate::watermark::Watermark;
 use crate::{Change, SysTime};
@@ -357,7 +357,7 @@ where
         F: Fn(&V) -> E + Send + 'static,
     {
         let rule = DedupRule::new(config.keep, config.order, time_of);
-        keyed_merge_with_retention(self, rule, config.idle_state_retention, config.name)
+        keyed_merge(self, rule, config.idle_state_retention, config.name)
     }
 
     fn deduplicate_first_on_watermark<E, F>(
