@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use differential_dataflow::input::InputSession;
 use differential_temporal::operators::temporal_join::{
-    arrange_probe, temporal_join, temporal_join_final, JoinKind, Joined,
+    arrange_probe, temporal_join, temporal_join_final, JoinConfig, JoinKind, Joined,
 };
 use differential_temporal::operators::watermark::watermarks;
 use differential_temporal::operators::{arrange_versions, Change, RowKind, Version};
@@ -132,9 +132,7 @@ fn dataflow(w: &Arc<Workload>, workers: usize, mode: Mode) -> (u64, u64, Duratio
                     temporal_join(
                         p,
                         arrange_versions(b, "Build"),
-                        JoinKind::Inner,
-                        |_, _| true,
-                        "Join",
+                        JoinConfig::new(JoinKind::Inner).named("Join"),
                     )
                 }
                 Mode::Final => {
@@ -155,11 +153,8 @@ fn dataflow(w: &Arc<Workload>, workers: usize, mode: Mode) -> (u64, u64, Duratio
                         p,
                         |r: &Probe| r.0,
                         b,
-                        p_wm,
-                        b_wm,
-                        JoinKind::Inner,
-                        |_, _| true,
-                        "Join",
+                        (p_wm, b_wm),
+                        JoinConfig::new(JoinKind::Inner).named("Join"),
                     )
                     .joined
                 }

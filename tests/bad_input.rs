@@ -255,6 +255,42 @@ const CASES: &[Case] = &[
         stderr: &[],
         stdout: "id,t,v,valid_from,valid_to\na,1,x,1,\n",
     },
+    // Final-mode dedup: its options, late rows.
+    Case {
+        name: "dedup: state TTL without final mode",
+        files: &[("in.csv", b"id,t,v\na,1,x\n")],
+        via: Via::Cli(&["dedup", "--input", "in.csv", "--key", "id", "--time", "t", "--keep", "first", "--state-ttl", "5"]),
+        code: 2,
+        stderr: &["dtemporal: error: --state-ttl needs --mode final: state expires on the watermark\n"],
+        stdout: "",
+    },
+    Case {
+        name: "dedup: final mode with keep last",
+        files: &[("in.csv", b"id,t,v\na,1,x\n")],
+        via: Via::Cli(&["dedup", "--input", "in.csv", "--key", "id", "--time", "t", "--mode", "final"]),
+        code: 2,
+        stderr: &["dtemporal: error: --mode final needs --keep first --order event-time"],
+        stdout: "",
+    },
+    Case {
+        name: "dedup: negative state TTL",
+        files: &[("in.csv", b"id,t,v\na,1,x\n")],
+        via: Via::Cli(&["dedup", "--input", "in.csv", "--key", "id", "--time", "t", "--keep", "first", "--mode", "final", "--state-ttl=-3"]),
+        code: 2,
+        stderr: &["error: invalid value '-3' for '--state-ttl <MS>': -3 is not in 0..9223372036854775807\n"],
+        stdout: "",
+    },
+    Case {
+        name: "dedup, final mode: a late row and a NULL event time are reported",
+        files: &[("in.csv", b"id,t,v\na,1,x\na,0,y\nb,,z\n")],
+        via: Via::Cli(&["dedup", "--input", "in.csv", "--key", "id", "--time", "t", "--keep", "first", "--mode", "final", "--lateness", "0", "--epoch-bytes", "1", "-w", "2"]),
+        code: 1,
+        stderr: &[
+            "in.csv:3: late row: event time 0 is behind the watermark 1\n",
+            "in.csv:4:2: column \"t\": NULL event time\n",
+        ],
+        stdout: "op,id,t,v\n+I,a,1,x\n",
+    },
     // Empty inputs.
     Case {
         name: "empty file",

@@ -226,3 +226,88 @@ fn changelog_input_is_normalized() {
     );
     assert_eq!(run.stderr, stderr);
 }
+
+/// `--mode final` (rule A9) with `--state-ttl` (rule A13, on the watermark; `--epoch-bytes 1`:
+/// one row an epoch, `--lateness 0`: the watermark is the largest time so far). At epoch 2 the
+/// watermark is 20: `x` (a at 1) is emitted. With a retention of 5 ms a's flag expires there
+/// too (1 + 5 < 20), so `z` (a at 21) is a first row again, emitted at the end of input; with
+/// 30 ms (1 + 30 >= 21) it is ignored, as without a retention. `w` (a at 3, epoch 3) is behind
+/// the watermark 21: late, reported, whatever the retention.
+#[test]
+fn final_mode_keep_first_with_state_ttl() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::fixture(
+        dir.path(),
+        "d.csv",
+        "id,t,v\na,1,x\nb,20,y\na,21,z\na,3,w\n",
+    );
+    let args = |extra: &[&str]| {
+        let head = [
+            "dedup", "--input", &input, "--key", "id", "--time", "t", "--keep",
+        ];
+        let mode = [
+            "first",
+            "--mode",
+            "final",
+            "--lateness",
+            "0",
+            "--epoch-bytes",
+            "1",
+        ];
+        let args = [&head[..], &mode[..], extra].concat();
+        args.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let late = format!(
+        "{input}:5: late row: event time 3 is behind the watermark 21\n\
+         dtemporal: 1 row(s) rejected (reported to standard error); --max-errors 0: failing\n"
+    );
+    let kept = "op,id,t,v\n+I,a,1,x\n+I,b,20,y\n";
+    let expired = "op,id,t,v\n+I,a,1,x\n+I,b,20,y\n+I,a,21,z\n";
+    for (extra, stdout) in [
+        (&[][..], kept),
+        (&["--state-ttl", "0"][..], kept),
+        (&["--state-ttl", "30"][..], kept),
+        (&["--state-ttl", "5"][..], expired),
+        (&["--state-ttl", "5", "-w", "2"][..], expired),
+    ] {
+        let run = common::dtemporal(&args(extra));
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (1, stdout, late.as_str()),
+            "{extra:?}"
+        );
+    }
+}
+
+/// The watermark options need the mode that has a watermark, and final mode needs keep-first
+/// by event time: every other combination is a usage error (exit 2), nothing is written.
+#[test]
+fn final_mode_options_are_refused_where_they_mean_nothing() {
+    let ttl = "dtemporal: error: --state-ttl needs --mode final: state expires on the watermark\n";
+    let lateness =
+        "dtemporal: error: --lateness needs --mode final: incremental mode has no watermark\n";
+    let keep_first = "dtemporal: error: --mode final needs --keep first --order event-time: only \
+                      keep-first by event time waits for the watermark (Flink's insert-only \
+                      keep-first row)\n";
+    let by_time = ["--key", "currency", "--time", "update_time"];
+    for (extra, stderr) in [
+        (&["--keep", "first", "--state-ttl", "5"][..], ttl),
+        (&["--keep", "first", "--lateness", "5"][..], lateness),
+        (&["--mode", "final"][..], keep_first),
+        (
+            &["--mode", "final", "--keep", "first", "--order", "arrival"][..],
+            keep_first,
+        ),
+    ] {
+        let run = common::dtemporal(&on_input(
+            "dedup",
+            "a02_currency_rates.csv",
+            &[&by_time[..], extra].concat(),
+        ));
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (2, "", stderr),
+            "{extra:?}"
+        );
+    }
+}

@@ -494,3 +494,40 @@ fn state_ttl_forgets_an_idle_key_in_final_mode() {
         )
     );
 }
+
+/// `lookup-join --state-ttl EPOCHS` (rule B17, in epochs: `--epoch-bytes 1` puts row `i` of each
+/// file at epoch `i`). Key A is touched at epochs 0 (r1, order 1) and 1 (order 2); with a
+/// retention of 2 epochs it expires at epoch 3, so order 4 (epoch 3) finds no version and is
+/// padded; order 5 (epoch 4) joins r2, which arrived at epoch 4. With 3 epochs A lives until
+/// epoch 4 and order 4 joins r1. B is touched at epoch 1 (x) and 2 (order 3).
+#[test]
+fn lookup_join_state_ttl_counts_epochs() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = fixture(dir.path(), "o.csv", "id,cur\n1,A\n2,A\n3,B\n4,A\n5,A\n");
+    let build = fixture(dir.path(), "r.csv", "cur,rate\nA,r1\nB,x\nC,z\nD,w\nA,r2\n");
+    let args = |extra: &[&str]| {
+        let head = [
+            "lookup-join",
+            "--probe",
+            &probe,
+            "--build",
+            &build,
+            "--on",
+            "cur=cur",
+        ];
+        let args = [&head[..], &["--left", "--epoch-bytes", "1"], extra].concat();
+        args.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let head = "op,id,cur,cur0,rate\n+I,1,A,A,r1\n+I,2,A,A,r1\n+I,3,B,B,x\n";
+    let expired = format!("{head}+I,4,A,,\n+I,5,A,A,r2\n");
+    let kept = format!("{head}+I,4,A,A,r1\n+I,5,A,A,r2\n");
+    for workers in ["1", "2"] {
+        assert_eq!(
+            output_of(&args(&["--state-ttl", "2", "-w", workers])),
+            expired
+        );
+    }
+    assert_eq!(output_of(&args(&["--state-ttl", "3"])), kept);
+    assert_eq!(output_of(&args(&["--state-ttl", "0"])), kept);
+    assert_eq!(output_of(&args(&[])), kept);
+}

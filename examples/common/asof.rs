@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 
 use differential_dataflow::input::InputSession;
 use differential_temporal::csv::{InputSpec, Schema};
-use differential_temporal::operators::temporal_join::{arrange_probe, temporal_join, JoinKind};
+use differential_temporal::operators::temporal_join::{
+    arrange_probe, temporal_join, JoinConfig, JoinKind,
+};
 use differential_temporal::operators::{arrange_versions, Change, RowKind, SysTime, Version};
 use differential_temporal::repr::time::{parse_event_time, EventTime};
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
@@ -292,7 +294,7 @@ pub fn asof_join(
         worker.dataflow::<SysTime, _, _>(|scope| {
             let probe = arrange_probe(probe_in.to_collection(scope), |r: &ProbeRow| r.0, "Probe");
             let build = arrange_versions(build_in.to_collection(scope), "Build");
-            let out = temporal_join(probe, build, kind, |_, _| true, "AsOfJoin");
+            let out = temporal_join(probe, build, JoinConfig::new(kind).named("AsOfJoin"));
             gather(out.map(|(_, change)| change).inner, &joined).probe_with(&handle);
             gather(notes_in.to_collection(scope).inner, &notes).probe_with(&handle);
         });

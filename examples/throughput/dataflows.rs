@@ -22,7 +22,7 @@ use differential_temporal::operators::merge_engine::{
     merge_engine, Deletes, MergeEngine, OrderField, OrderType, Row, Versioned, IGNORED,
 };
 use differential_temporal::operators::temporal_join::{
-    arrange_probe, late_versions, temporal_join, temporal_join_final, JoinKind, Joined,
+    arrange_probe, late_versions, temporal_join, temporal_join_final, JoinConfig, JoinKind, Joined,
 };
 use differential_temporal::operators::watermark::watermarks;
 use differential_temporal::operators::{
@@ -131,18 +131,19 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
                         probes,
                         time,
                         build,
-                        p_wm,
-                        b_wm,
-                        JoinKind::Inner,
-                        |_, _| true,
-                        "Join",
+                        (p_wm, b_wm),
+                        JoinConfig::new(JoinKind::Inner).named("Join"),
                     );
                     sink.observe(join.late, |(_, r)| [REFUSED, r.seq]);
                     join.joined
                 } else {
                     let probes = arrange_probe(probes, |p: &(i64, u64)| p.0, "Probe");
                     let build = arrange_versions(build, "Build");
-                    temporal_join(probes, build, JoinKind::Inner, |_, _| true, "Join")
+                    temporal_join(
+                        probes,
+                        build,
+                        JoinConfig::new(JoinKind::Inner).named("Join"),
+                    )
                 };
                 sink.observe(joined, |(k, c): &(u64, Joined<(i64, u64), u64>)| {
                     let ((time, payload), rate) = c.row;

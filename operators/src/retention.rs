@@ -25,6 +25,8 @@
 use std::fmt;
 use std::rc::Rc;
 
+use crate::SysTime;
+
 /// How long a key's state is kept after its last access, in event time: `expiry(t)` is the
 /// event time from which state last touched at `t` is gone (`t + retention`).
 ///
@@ -40,6 +42,8 @@ use std::rc::Rc;
 /// // Any ordered event-time type: a retention of 2 on `u8` times.
 /// let small = Retention::new(|t: &u8| t.saturating_add(2));
 /// assert_eq!(small.expiry(&7), 9);
+/// // System-time epochs (the lookup join's clock): state touched at epoch 4 is gone at 7.
+/// assert_eq!(Retention::epochs(3).expiry(&4), 7);
 /// ```
 #[derive(Clone)]
 pub struct Retention<E> {
@@ -65,6 +69,16 @@ impl Retention<i64> {
     /// A retention of `ms` for event times in milliseconds (`t + ms`, saturating).
     pub fn millis(ms: i64) -> Self {
         Retention::new(move |t: &i64| t.saturating_add(ms))
+    }
+}
+
+impl Retention<SysTime> {
+    /// A retention of `epochs` system-time epochs (`s + epochs`, saturating), the
+    /// processing-time clock of the lookup join: state last touched at epoch `s` is gone from
+    /// epoch `s + epochs` on. `epochs` should be at least `1`: with `0` a key's state is gone
+    /// at the epoch it is touched (leave the retention unset to keep state forever).
+    pub fn epochs(epochs: SysTime) -> Self {
+        Retention::new(move |s: &SysTime| s.saturating_add(epochs))
     }
 }
 

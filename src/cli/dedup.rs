@@ -3,12 +3,19 @@
 //! `op` column) normalizes it instead (rule A12, Flink's `ChangelogNormalize` over an upsert
 //! source): `+I`/`+U` an upsert (an identical one suppressed), `-D`/`-U` a delete by key. The
 //! other orders need an insert-only input and refuse `-U`/`+U`/`-D` rows (rule A14).
+//! `--mode final` is keep-first by event time emitted on the watermark (rule A9, Flink >= 2.1),
+//! with `--state-ttl` on the "already emitted" flag (rule A13, measured on the watermark).
 
-use super::{columns, emit_lines, merge, Cli, CommonArgs, EmitArg};
+use super::{
+    columns, emit_lines, lateness_watermarks, merge, Cli, CommonArgs, EmitArg, ModeArg,
+    WatermarkArgs,
+};
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
-use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
+use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep, OnWatermark};
 use crate::operators::merge_engine::{self, Deletes, MergeEngine};
+use crate::operators::retention::Retention;
+use crate::operators::Change;
 use crate::row::TimedRow;
 use crate::run::{self as driver, Built, Outcome};
 use clap::{Args, ValueEnum};
@@ -17,6 +24,12 @@ use clap::{Args, ValueEnum};
 pub(super) const EXAMPLE: &str = "\
 Example (keep the latest rate per currency; the output is a changelog):
   dtemporal -w 2 dedup --input rates.csv --key currency --time update_time --emit upsert
+
+Keep-first in final mode (each currency's first rate once, when the watermark, 5 s behind the
+latest update_time, passes it; a currency's emitted flag is forgotten 1 hour of event time
+after its row, so a later rate of it is a first row again):
+  dtemporal dedup --input rates.csv --key currency --time update_time --keep first \\
+    --mode final --lateness 5000 --state-ttl 3600000
 
 Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage or I/O error.";
 
@@ -61,6 +74,9 @@ pub struct DedupArgs {
     /// How rows of a key are ranked.
     #[arg(long, value_enum, default_value_t = OrderArg::EventTime)]
     pub order: OrderArg,
+    /// Watermark options: final mode, lateness, state TTL.
+    #[command(flatten)]
+    pub watermarks: WatermarkArgs,
     /// Output form.
     #[arg(long, value_enum, default_value_t = EmitArg::Retract)]
     pub emit: EmitArg,
@@ -85,11 +101,21 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
         key: columns(&args.key),
         time: args.time.clone().filter(|_| order == DedupOrder::EventTime),
     };
+    let retention = args.watermarks.retention()?;
+    if args.watermarks.mode == ModeArg::Final
+        && (keep, order) != (Keep::First, DedupOrder::EventTime)
+    {
+        return Err(Error::Usage(
+            "--mode final needs --keep first --order event-time: only keep-first by event time \
+             waits for the watermark (Flink's insert-only keep-first row)"
+                .to_string(),
+        ));
+    }
     let schema = Schema::open(&spec, 0)?;
     if schema.op.is_some() && order == DedupOrder::Arrival && keep == Keep::Last {
         return normalize(cli, args, schema);
     }
-    let emit = args.emit;
+    let (emit, mode, lateness) = (args.emit, args.watermarks.mode, args.watermarks.lateness);
     let header = emit.header(&schema.columns);
     let config = DedupConfig::new(keep, order);
     let input_schema = schema.clone();
@@ -99,9 +125,16 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
         header,
         move |[input]| {
             let rows = input.map(Record::into_change);
-            let merged = match order {
-                DedupOrder::EventTime => rows.deduplicate(config, |r: &TimedRow| r.time),
-                DedupOrder::Arrival => rows.deduplicate(config, |_: &TimedRow| ()),
+            let time = |r: &TimedRow| r.time;
+            let merged = match (mode, order) {
+                (ModeArg::Final, _) => {
+                    let row_time = |(_, c): &(_, Change<TimedRow>)| c.row.time;
+                    let marks = lateness_watermarks(rows.clone(), row_time, lateness, "Watermarks");
+                    let config = OnWatermark::new().retention(retention.map(Retention::millis));
+                    rows.deduplicate_first_on_watermark(time, marks, config)
+                }
+                (_, DedupOrder::EventTime) => rows.deduplicate(config, time),
+                (_, DedupOrder::Arrival) => rows.deduplicate(config, |_: &TimedRow| ()),
             };
             let output = emit_lines(merged.changelog, emit, |r: &TimedRow| {
                 (r.seq, r.row.clone())

@@ -14,10 +14,11 @@ mod validate;
 mod versioned;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
-use differential_dataflow::{ExchangeData, VecCollection};
+use differential_dataflow::{Data, ExchangeData, VecCollection};
 
 use crate::csv::OutputLine;
 use crate::error::Error;
+use crate::operators::watermark::{no_watermark, watermarks, Watermark};
 use crate::operators::{Change, ChangelogMode, Seq, SysTime};
 use crate::row::Row;
 use crate::run::{Outcome, RunOptions};
@@ -123,10 +124,11 @@ pub struct CommonArgs {
     #[arg(long, value_name = "FILE")]
     pub errors: Option<String>,
     /// Size of an input block in bytes: a block is one epoch and is parsed by one worker.
-    /// The output does not depend on it, except under watermarks (`temporal-join --mode final
-    /// --lateness`): which rows are late depends on this grouping and on input order, never on
-    /// the worker count; and in `lookup-join`, where a probe row sees the build rows of the
-    /// blocks up to its own (processing time).
+    /// The output does not depend on it, except under watermarks (`temporal-join` and `dedup`
+    /// in `--mode final --lateness`): which rows are late, and when `--state-ttl` expires a key,
+    /// depends on this grouping and on input order, never on the worker count; and in
+    /// `lookup-join`, where a probe row sees the build rows of the blocks up to its own and
+    /// `--state-ttl` counts blocks (processing time).
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 16, value_parser = clap::value_parser!(u64).range(1..))]
     pub epoch_bytes: u64,
 }
@@ -159,6 +161,82 @@ impl CommonArgs {
             output: self.output.clone(),
             errors: self.errors.clone(),
         })
+    }
+}
+
+/// When results are written (`temporal-join`, `dedup`, `sql`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Exact at every moment: a row arriving late in event time revises earlier results.
+    Incremental,
+    /// Each result once, when the watermark passes it (Flink's output); late rows rejected.
+    Final,
+}
+
+/// The watermark options of `temporal-join` and `dedup`: the output mode, the lateness of the
+/// watermarks and the idle-state retention measured on them.
+#[derive(Args, Debug, Clone)]
+pub struct WatermarkArgs {
+    /// Output mode. `final`: each result once, when the watermark has passed its event time
+    /// (Flink's output); a row behind the watermark is late: reported, not used (a late build
+    /// version of `temporal-join` is kept for later probe rows and reported). `dedup --mode
+    /// final` needs --keep first --order event-time (Flink >= 2.1's insert-only keep-first).
+    #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
+    pub mode: ModeArg,
+    /// Final mode: watermarks trail each input's largest event time by MS milliseconds
+    /// [default: no watermark before the end of input]. Whether a row is late depends on how
+    /// rows are grouped into epochs (--epoch-bytes) and on input order, never on the worker
+    /// count.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
+    pub lateness: Option<i64>,
+    /// Final mode: idle-state retention (Flink's `table.exec.state.ttl`). A key's state expires
+    /// once the watermark passes its access time plus MS milliseconds: `temporal-join` forgets
+    /// its build versions (access: the latest event time of its rows; a later probe row finds
+    /// only versions that arrived after the expiry, --left pads it); `dedup` forgets that it
+    /// emitted a row (access: the emitted row's time; the key's next row is a first row again,
+    /// emitted with no retraction). Measured on the watermark, not the wall clock as in Flink,
+    /// so it never depends on the worker count; like lateness it depends on --epoch-bytes and
+    /// input order, and results depend on timing as in Flink. [default: 0, state is kept
+    /// forever]
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
+    pub state_ttl: Option<i64>,
+}
+
+impl WatermarkArgs {
+    /// Checks the options: `--lateness` and `--state-ttl` mean something only under `--mode
+    /// final` (incremental mode has no watermark). Returns the idle-state retention of
+    /// `--state-ttl MS` in milliseconds, `None` when absent or `0` (off, as in Flink).
+    fn retention(&self) -> Result<Option<i64>, Error> {
+        let state_ttl = self.state_ttl.filter(|ms| *ms > 0);
+        if self.mode == ModeArg::Incremental {
+            if state_ttl.is_some() {
+                let reason = "--state-ttl needs --mode final: state expires on the watermark";
+                return Err(Error::Usage(reason.to_string()));
+            }
+            if self.lateness.is_some() {
+                let reason = "--lateness needs --mode final: incremental mode has no watermark";
+                return Err(Error::Usage(reason.to_string()));
+            }
+        }
+        Ok(state_ttl)
+    }
+}
+
+/// The watermarks of `data` under `--lateness MS`: the largest event time `time_of` so far
+/// minus `ms` (milliseconds), or no watermark before the end of input without `--lateness`.
+fn lateness_watermarks<'s, D, T>(
+    data: VecCollection<'s, SysTime, D>,
+    time_of: T,
+    lateness: Option<i64>,
+    name: &str,
+) -> VecCollection<'s, SysTime, Watermark<i64>>
+where
+    D: Data,
+    T: Fn(&D) -> i64 + 'static,
+{
+    match lateness {
+        Some(ms) => watermarks(data, time_of, move |max: &i64| max.saturating_sub(ms), name),
+        None => no_watermark(data, name),
     }
 }
 

@@ -3,8 +3,7 @@
 
 use clap::{Args, ValueEnum};
 
-use super::temporal_join::ModeArg;
-use super::{prompt, Cli, CommonArgs, EmitArg};
+use super::{prompt, Cli, CommonArgs, EmitArg, ModeArg};
 use crate::error::Error;
 use crate::io::Tableau;
 use crate::operators::RowKind;

@@ -8,20 +8,19 @@
 //! (no `to_changelog` pass), consolidated over system time by the driver: what is written is the
 //! join of all input, so it equals `--mode final` whenever no probe row is late.
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use differential_dataflow::VecCollection;
 
 use super::join_condition::{Condition, JoinKeys};
-use super::{Cli, CommonArgs};
+use super::{lateness_watermarks, Cli, CommonArgs, ModeArg, WatermarkArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
 use crate::operators::retention::Retention;
 use crate::operators::temporal_join::{
     arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
-    temporal_join_final, temporal_join_final_with_retention, JoinKind, Joined,
+    temporal_join_final, JoinConfig, JoinKind, Joined,
 };
 use crate::operators::versioned::versions_from_changelog;
-use crate::operators::watermark::{no_watermark, watermarks};
 use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime, Version};
 use crate::row::{Row, TimedRow};
 use crate::run::{self as driver, Built, Outcome};
@@ -49,21 +48,18 @@ pub(super) const LOOKUP_EXAMPLE: &str = "\
 Example (each order with the rate current when it arrives, i.e. at its block of the file):
   dtemporal lookup-join --probe orders.csv --build rates.csv --on currency=currency --left
 
+With idle-state retention in epochs, this tool's processing-time clock (a currency that no
+order and no rate touched for 100 epochs, i.e. 100 blocks of --epoch-bytes of each file, is
+forgotten):
+  dtemporal lookup-join --probe orders.csv --build rates.csv --on currency=currency --left \\
+    --state-ttl 100
+
 With a constant key (the build side's primary key is (currency, kind)) and a residual condition
 (checked against the current version only; a LEFT join pads the rows it fails):
   dtemporal lookup-join --probe orders.csv --build rates.csv --on \"currency=currency,kind='spot'\" \\
     --where \"rate >= 100 AND amount < 10\"
 
 Exit codes: 0 ok, 1 more rows rejected than --max-errors, 2 usage or I/O error.";
-
-/// When results are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModeArg {
-    /// Exact at every moment: late build versions revise earlier results.
-    Incremental,
-    /// Each probe row once, when the watermark passes it (Flink's output); late rows rejected.
-    Final,
-}
 
 /// The probe and build inputs and the join condition, shared by both joins.
 #[derive(Args, Debug, Clone)]
@@ -108,26 +104,9 @@ pub struct TemporalJoinArgs {
     /// Event-time column of the build side (a version is valid from it).
     #[arg(long, value_name = "COL")]
     pub build_time: String,
-    /// Output mode.
-    #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
-    pub mode: ModeArg,
-    /// Final mode: watermarks trail each input's largest event time by MS milliseconds
-    /// [default: no watermark before the end of input]. A probe row behind the combined
-    /// watermark is late: not joined, reported. A build version behind it is kept for later
-    /// probe rows and reported (rows already written are not revised). Whether a row is late
-    /// depends on how rows are grouped into epochs (`--epoch-bytes`) and on input order, never
-    /// on the worker count.
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
-    pub lateness: Option<i64>,
-    /// Final mode: idle-state retention (Flink's `table.exec.state.ttl`). A key's state expires
-    /// once the combined watermark passes the latest event time of its rows plus MS
-    /// milliseconds: its build versions are forgotten, so a later probe row of the key finds
-    /// only versions that arrived after the expiry (--left pads it). Measured on the watermark,
-    /// not the wall clock as in Flink, so it never depends on the worker count; like lateness it
-    /// depends on --epoch-bytes and input order, and results depend on timing as in Flink.
-    /// [default: 0, state is kept forever]
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(i64).range(0..))]
-    pub state_ttl: Option<i64>,
+    /// Watermark options: final mode, lateness, state TTL.
+    #[command(flatten)]
+    pub watermarks: WatermarkArgs,
     /// Options every command takes.
     #[command(flatten)]
     pub common: CommonArgs,
@@ -143,6 +122,16 @@ pub struct LookupJoinArgs {
     /// arrival order].
     #[arg(long, value_name = "COL")]
     pub build_time: Option<String>,
+    /// Idle-state retention (Flink's `table.exec.state.ttl`), in epochs: the processing-time
+    /// clock of this tool, where block `i` of each input (--epoch-bytes) arrives at epoch `i`.
+    /// A key that no probe row and no build version touched for EPOCHS epochs is forgotten: a
+    /// probe row of epoch `s` whose key was last touched at epoch `s - EPOCHS` or earlier finds
+    /// only the build versions that arrived since (--left pads it). Flink counts wall-clock milliseconds;
+    /// epochs make the result depend on --epoch-bytes and input order as processing time
+    /// does, never on the worker count or the machine's speed. [default: 0, state is kept
+    /// forever]
+    #[arg(long, value_name = "EPOCHS")]
+    pub state_ttl: Option<u64>,
     /// Options every command takes.
     #[command(flatten)]
     pub common: CommonArgs,
@@ -270,13 +259,8 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
     let inputs = &args.inputs;
     let r = inputs.resolve(Some(&args.probe_time), Some(&args.build_time))?;
     let (keys, condition) = (r.keys.clone(), r.condition.clone());
-    let (kind, mode, lateness) = (inputs.kind(), args.mode, args.lateness);
-    let state_ttl = args.state_ttl.filter(|ms| *ms > 0);
-    if state_ttl.is_some() && mode == ModeArg::Incremental {
-        return Err(Error::Usage(
-            "--state-ttl needs --mode final: state expires on the watermark".to_string(),
-        ));
-    }
+    let (mode, lateness) = (args.watermarks.mode, args.watermarks.lateness);
+    let (kind, retention) = (inputs.kind(), args.watermarks.retention()?);
     let append_only = inputs.build_append_only;
     let (probe_schema, build_schema, width) = (r.probe.clone(), r.build.clone(), r.build_width);
     driver::run(
@@ -291,30 +275,26 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                 ModeArg::Incremental => {
                     let probe = arrange_probe(probe, |r: &TimedRow| r.time, "Probe");
                     let arranged = arrange_versions(versions, "Build");
-                    let joined = temporal_join(probe, arranged, kind, residual, "TemporalJoin");
+                    let joined = temporal_join(
+                        probe,
+                        arranged,
+                        JoinConfig::new(kind)
+                            .residual(residual)
+                            .named("TemporalJoin"),
+                    );
                     (joined, Vec::new())
                 }
                 ModeArg::Final => {
-                    let (probe_marks, build_marks) = match lateness {
-                        Some(ms) => (
-                            watermarks(
-                                probe.clone(),
-                                |(_, c): &Keyed<Change<TimedRow>>| c.row.time,
-                                move |max: &i64| max.saturating_sub(ms),
-                                "ProbeWatermarks",
-                            ),
-                            watermarks(
-                                versions.clone(),
-                                |(_, v): &Keyed<_>| v.time,
-                                move |max: &i64| max.saturating_sub(ms),
-                                "BuildWatermarks",
-                            ),
-                        ),
-                        None => (
-                            no_watermark(probe.clone(), "ProbeWatermarks"),
-                            no_watermark(versions.clone(), "BuildWatermarks"),
-                        ),
-                    };
+                    let probe_time = |(_, c): &Keyed<Change<TimedRow>>| c.row.time;
+                    let probe_marks =
+                        lateness_watermarks(probe.clone(), probe_time, lateness, "ProbeWatermarks");
+                    let build_time = |(_, v): &Keyed<Version<i64, TimedRow>>| v.time;
+                    let build_marks = lateness_watermarks(
+                        versions.clone(),
+                        build_time,
+                        lateness,
+                        "BuildWatermarks",
+                    );
                     // Kept for later probe rows but reported (rule B10).
                     let schema = build_schema.clone();
                     let late_builds = late_versions(
@@ -337,23 +317,12 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                         "Build",
                     );
                     let time = |r: &TimedRow| r.time;
-                    let (marks, name) = ((probe_marks, build_marks), "TemporalJoinFinal");
-                    let out = match state_ttl {
-                        Some(ms) => temporal_join_final_with_retention(
-                            probe,
-                            time,
-                            arranged,
-                            marks.0,
-                            marks.1,
-                            kind,
-                            residual,
-                            Retention::millis(ms),
-                            name,
-                        ),
-                        None => temporal_join_final(
-                            probe, time, arranged, marks.0, marks.1, kind, residual, name,
-                        ),
-                    };
+                    let config = JoinConfig::new(kind)
+                        .residual(residual)
+                        .retention(retention.map(Retention::millis))
+                        .named("TemporalJoinFinal");
+                    let marks = (probe_marks, build_marks);
+                    let out = temporal_join_final(probe, time, arranged, marks, config);
                     let schema = probe_schema.clone();
                     let late = out
                         .late
@@ -376,6 +345,7 @@ pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Er
     let r = inputs.resolve(None, args.build_time.as_deref())?;
     let (kind, append_only, width) = (inputs.kind(), inputs.build_append_only, r.build_width);
     let (keys, condition) = (r.keys.clone(), r.condition.clone());
+    let state_ttl = args.state_ttl.filter(|epochs| *epochs > 0);
     driver::run(
         &args.common.run_options(cli)?,
         [r.probe, r.build],
@@ -384,7 +354,12 @@ pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Er
             let probe = probe_changes(probe, &keys);
             let versions = build_versions(build, append_only);
             let arranged = arrange_versions(versions, "Build");
-            let joined = lookup_join(probe, arranged, kind, residual(&condition), "LookupJoin");
+            let residual = residual(&condition);
+            let config = JoinConfig::new(kind)
+                .residual(residual)
+                .retention(state_ttl.map(Retention::epochs))
+                .named("LookupJoin");
+            let joined = lookup_join(probe, arranged, config);
             Built {
                 output: joined_lines(joined, width),
                 rejected: Vec::new(),

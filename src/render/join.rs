@@ -14,6 +14,7 @@ use crate::plan::{Join, JoinKind, Node, PlanError, RelExpr};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::temporal_join::{
     arrange_probe, late_versions, lookup_join, temporal_join, temporal_join_final, FinalJoin,
+    JoinConfig,
 };
 use differential_temporal_operators::versioned::versions_from_changelog;
 use differential_temporal_operators::watermark::watermarks;
@@ -85,7 +86,13 @@ pub(super) fn render<'s>(
                     "TemporalJoin: probe",
                 );
                 let build = arrange_versions(versions, "TemporalJoin: versions");
-                temporal_join(probe, build, kind, residual, "TemporalJoin")
+                temporal_join(
+                    probe,
+                    build,
+                    JoinConfig::new(kind)
+                        .residual(residual)
+                        .named("TemporalJoin"),
+                )
             }
             ExecutionMode::Final => {
                 let (p_delay, b_delay) = (pt.delay_ms, bt.delay_ms);
@@ -115,11 +122,10 @@ pub(super) fn render<'s>(
                     probe_keyed,
                     move |row: &Row| time_of(row, p_col),
                     build,
-                    probe_marks,
-                    build_marks,
-                    kind,
-                    residual,
-                    "TemporalJoin",
+                    (probe_marks, build_marks),
+                    JoinConfig::new(kind)
+                        .residual(residual)
+                        .named("TemporalJoin"),
                 );
                 ctx.refused.push(late.map(|(_, r)| r));
                 ctx.refused.push(late_builds.map(|(_, r)| r));
@@ -129,7 +135,11 @@ pub(super) fn render<'s>(
     } else {
         let versions = versions_from_changelog(build_keyed, |_: &Row| ());
         let build = arrange_versions(versions, "LookupJoin: versions");
-        lookup_join(probe_keyed, build, kind, residual, "LookupJoin")
+        lookup_join(
+            probe_keyed,
+            build,
+            JoinConfig::new(kind).residual(residual).named("LookupJoin"),
+        )
     };
     let mut datums = DatumVec::new();
     let mut out = joined_changes.map(move |(_, ch)| {

@@ -124,14 +124,12 @@ pub(super) fn render<'s>(
             } else {
                 keyed
             };
-            let config = DedupConfig::new(*keep, *order);
+            let config = DedupConfig::new(*keep, *order).named("Dedup");
             let merged = match rowtime {
-                Some(column) if by_time => keyed.deduplicate_named(
-                    config,
-                    move |row: &Row| event_time(row, column).unwrap_or(NO_TIME),
-                    "Dedup",
-                ),
-                _ => keyed.deduplicate_named(config, |_: &Row| (), "Dedup"),
+                Some(column) if by_time => keyed.deduplicate(config, move |row: &Row| {
+                    event_time(row, column).unwrap_or(NO_TIME)
+                }),
+                _ => keyed.deduplicate(config, |_: &Row| ()),
             };
             ctx.refused.push(merged.rejected.map(|(_, r)| r));
             Collection::Changelog(merged.changelog.map(|(_, ch)| ch))

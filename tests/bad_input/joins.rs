@@ -155,6 +155,22 @@ pub(super) const JOIN_CASES: &[Case] = &[
         stdout: "",
     },
     Case {
+        name: "lateness in incremental mode",
+        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
+        via: Via::Cli(&["temporal-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--probe-time", "t", "--build-time", "t", "--lateness", "5"]),
+        code: 2,
+        stderr: &["dtemporal: error: --lateness needs --mode final: incremental mode has no watermark\n"],
+        stdout: "",
+    },
+    Case {
+        name: "lookup join: a state TTL with a unit (it counts epochs)",
+        files: &[("orders.csv", ORDERS), ("rates.csv", RATES)],
+        via: Via::Cli(&["lookup-join", "--probe", "orders.csv", "--build", "rates.csv", "--on", "cur=cur", "--state-ttl", "2h"]),
+        code: 2,
+        stderr: &["error: invalid value '2h' for '--state-ttl <EPOCHS>': invalid digit found in string\n"],
+        stdout: "",
+    },
+    Case {
         name: "join: malformed rows of both inputs are reported, the good rows joined",
         files: &[
             ("orders.csv", b"id,t,cur\no1,10,EUR\no2,later,USD\no3,30,USD\n"),

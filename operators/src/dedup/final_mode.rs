@@ -10,6 +10,7 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
 
 use super::rules::not_insert_only;
+use super::OnWatermark;
 use crate::keyed_merge::{Merged, Rejected};
 use crate::retention::Retention;
 use crate::watermark::{Watermark, WatermarkTracker};
@@ -36,14 +37,14 @@ type Outcome<K, V> = (K, Result<Change<V>, Rejected>);
 
 /// Keep-first by event time, final mode: see
 /// [`Deduplicate::deduplicate_first_on_watermark`](super::Deduplicate::deduplicate_first_on_watermark).
-/// With a `retention`, the "already emitted" flag of a key expires once the watermark has passed
-/// `retention.expiry(time of the emitted row)`: the key's next row is a first row again.
+/// With a retention in `config`, the "already emitted" flag of a key expires once the watermark
+/// has passed `retention.expiry(time of the emitted row)`: the key's next row is a first row
+/// again.
 pub(super) fn first_on_watermark<'s, K, V, E, F>(
     rows: VecCollection<'s, SysTime, (K, Change<V>)>,
     time_of: F,
     watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    retention: Option<Retention<E>>,
-    name: &str,
+    config: OnWatermark<E>,
 ) -> Merged<'s, K, V>
 where
     K: ExchangeData + Hash,
@@ -61,6 +62,7 @@ where
         });
     let input = rows.concat(watermarks.map(In::Mark).inner);
 
+    let (retention, name) = (config.retained().cloned(), config.name());
     let outcomes = input.unary_frontier(Pipeline, name, move |_cap, _info| {
         let mut caps = CapabilitySet::<SysTime>::new();
         let mut arrivals: BTreeMap<SysTime, Vec<(K, Change<V>, isize)>> = BTreeMap::new();

@@ -24,7 +24,7 @@
 //!
 //! "Arrival" is source order (`seq`), not wall-clock time, so every mode is deterministic: the
 //! result does not depend on the number of workers nor on how input is cut into system times
-//! (the fold is [`keyed_merge`](crate::keyed_merge::keyed_merge), which applies each key's rows
+//! (the fold is [`keyed_merge`], which applies each key's rows
 //! in `seq` order). Output is emitted as soon as a system time completes; no watermark is
 //! needed.
 //!
@@ -56,7 +56,12 @@
 //!
 //! Final mode (rule A9, Flink >= 2.1): [`Deduplicate::deduplicate_first_on_watermark`] keeps
 //! the first row by event time but emits it only once the watermark has passed it, so its
-//! output is insert-only; rows behind the watermark are refused as late.
+//! output is insert-only; rows behind the watermark are refused as late. Its [`OnWatermark`]
+//! config may expire the "already emitted" flag on the watermark (rule A13).
+//!
+//! Both methods take a config, built as `DedupConfig::new(keep, order).named(..)` and
+//! `OnWatermark::new().retention(..).named(..)`: there is no `_named` or `_with_retention`
+//! variant.
 
 mod final_mode;
 pub mod reference;
@@ -70,7 +75,7 @@ use differential_dataflow::{ExchangeData, VecCollection};
 
 pub use rules::DedupRule;
 
-use crate::keyed_merge::{keyed_merge_with_retention, Merged};
+use crate::keyed_merge::{keyed_merge, Merged};
 use crate::retention::Retention;
 use crate::watermark::Watermark;
 use crate::{Change, SysTime};
@@ -93,7 +98,8 @@ pub enum DedupOrder {
     Arrival,
 }
 
-/// A deduplication: which row to keep, by which order, and for how long to keep idle state.
+/// A deduplication: which row to keep, by which order, for how long to keep idle state, and the
+/// dataflow operator's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DedupConfig {
     /// Keep the first or the last row.
@@ -104,6 +110,8 @@ pub struct DedupConfig {
     /// (`None`: keep state forever). A key whose last row arrived at system time `s` is a new
     /// key again for rows of system times `>= s + retention` (rule A13).
     pub idle_state_retention: Option<SysTime>,
+    /// The dataflow operator's name (default `"Deduplicate"`).
+    pub name: &'static str,
 }
 
 impl DedupConfig {
@@ -113,6 +121,7 @@ impl DedupConfig {
             keep,
             order,
             idle_state_retention: None,
+            name: "Deduplicate",
         }
     }
 
@@ -124,13 +133,81 @@ impl DedupConfig {
             ..self
         }
     }
+
+    /// The same deduplication, its dataflow operator named `name`.
+    pub const fn named(self, name: &'static str) -> Self {
+        DedupConfig { name, ..self }
+    }
+}
+
+/// How keep-first on the watermark runs
+/// ([`Deduplicate::deduplicate_first_on_watermark`]): the retention of the "already emitted"
+/// flag (off by default) and the dataflow operator's name (default `"DeduplicateOnWatermark"`).
+///
+/// # Examples
+///
+/// ```
+/// use differential_temporal_operators::dedup::OnWatermark;
+/// use differential_temporal_operators::retention::Retention;
+///
+/// // The emitted flag of a key expires 5 ms (of event time) after its row's time.
+/// let config = OnWatermark::new().retention(Retention::millis(5)).named("Dedup");
+/// assert_eq!(config.retained().map(|r| r.expiry(&1)), Some(6));
+/// assert_eq!(config.name(), "Dedup");
+/// assert!(OnWatermark::<i64>::new().retained().is_none());
+/// ```
+#[derive(Clone, Debug)]
+pub struct OnWatermark<E> {
+    retention: Option<Retention<E>>,
+    name: &'static str,
+}
+
+impl<E> Default for OnWatermark<E> {
+    fn default() -> Self {
+        OnWatermark {
+            retention: None,
+            name: "DeduplicateOnWatermark",
+        }
+    }
+}
+
+impl<E> OnWatermark<E> {
+    /// No retention (flags kept forever), the default name.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same, with idle-state retention of the "already emitted" flag (Flink's
+    /// `table.exec.state.ttl`, rule A13), measured on the watermark in event time (`None`: off).
+    pub fn retention(self, retention: impl Into<Option<Retention<E>>>) -> Self {
+        OnWatermark {
+            retention: retention.into(),
+            ..self
+        }
+    }
+
+    /// The same, the dataflow operator named `name`.
+    pub fn named(self, name: &'static str) -> Self {
+        OnWatermark { name, ..self }
+    }
+
+    /// The retention, if any.
+    pub fn retained(&self) -> Option<&Retention<E>> {
+        self.retention.as_ref()
+    }
+
+    /// The operator name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
 }
 
 /// Deduplication of an append-only changelog `(K, Change<V>)` (see the [module docs](self)).
 pub trait Deduplicate<'s, K: 'static, V: 'static> {
     /// Keeps the first or last row of each key `K`, by event time `time_of(row)` or by
     /// arrival (`seq`), and returns the result's changelog in retract form plus the refused
-    /// rows (any kind other than `+I`, rule A14).
+    /// rows (any kind other than `+I`, rule A14). `config` says which row, by which order, the
+    /// idle-state retention in epochs and the operator name.
     ///
     /// Under [`DedupOrder::Arrival`] `time_of` is never called: pass `|_| ()`.
     ///
@@ -169,17 +246,6 @@ pub trait Deduplicate<'s, K: 'static, V: 'static> {
         E: Ord + 'static,
         F: Fn(&V) -> E + Send + 'static;
 
-    /// As [`deduplicate`](Deduplicate::deduplicate), naming the dataflow operator `name`.
-    fn deduplicate_named<E, F>(
-        self,
-        config: DedupConfig,
-        time_of: F,
-        name: &str,
-    ) -> Merged<'s, K, V>
-    where
-        E: Ord + 'static,
-        F: Fn(&V) -> E + Send + 'static;
-
     /// Keeps the first row of each key by event time `time_of(row)` and emits it, as `+I`, only
     /// once the watermark has passed it (Flink >= 2.1's insert-only keep-first, rule A9).
     ///
@@ -201,14 +267,24 @@ pub trait Deduplicate<'s, K: 'static, V: 'static> {
     ///
     /// The result is exact and independent of workers; it depends on how input is cut into
     /// system times only through the watermark. State: one candidate, or an emitted flag, per
-    /// key (the flag is kept forever; see
-    /// [`deduplicate_first_on_watermark_with_retention`](Deduplicate::deduplicate_first_on_watermark_with_retention)
-    /// for Flink's TTL of that flag); cost O(log n) per row.
+    /// key; cost O(log n) per row.
+    ///
+    /// `config` ([`OnWatermark`]) names the operator and may set idle-state retention of the
+    /// "already emitted" flag (Flink's `table.exec.state.ttl` on
+    /// `RowTimeDeduplicateKeepFirstRowFunction`, rule A13), measured on the watermark (see
+    /// [`crate::retention`]); without it the flag is kept forever. The flag of a key is written
+    /// when its row (event time `t`) is emitted; it is gone once the watermark rises past
+    /// `retention.expiry(t)` (later rows of the key do not refresh it: Flink refreshes its TTL on
+    /// writes only). The key's next row is then a first row again: it waits for the watermark
+    /// and is emitted as `+I`, with no retraction of the earlier row, as in Flink. Results then
+    /// depend on timing exactly as in Flink; never on the number of workers. State: one
+    /// candidate or flag per key whose flag has not expired, plus an O(log n) index of the
+    /// flags' expiries.
     ///
     /// # Examples
     ///
     /// ```
-    /// use differential_temporal_operators::dedup::Deduplicate;
+    /// use differential_temporal_operators::dedup::{Deduplicate, OnWatermark};
     /// use differential_temporal_operators::testing::{batch, run_unary};
     /// use differential_temporal_operators::watermark::watermarks;
     /// use differential_temporal_operators::{Change, RowKind::Insert};
@@ -222,7 +298,7 @@ pub trait Deduplicate<'s, K: 'static, V: 'static> {
     /// // Epoch 0: times 5 and 3; epoch 1: times 9 and 1, under the watermark W(1) = 5.
     /// let out = run_unary(2, batch(&rows, &[2]), |c| {
     ///     let marks = watermarks(c.clone(), |(_, ch): &(u8, Change<Row>)| ch.row.0, |m: &i64| *m, "Wm");
-    ///     let merged = c.deduplicate_first_on_watermark(|r: &Row| r.0, marks);
+    ///     let merged = c.deduplicate_first_on_watermark(|r: &Row| r.0, marks, OnWatermark::new());
     ///     let late = merged.rejected.map(|(k, r)| (k, Err(r.seq)));
     ///     merged.changelog.map(|(k, ch)| (k, Ok(ch))).concat(late)
     /// });
@@ -232,44 +308,11 @@ pub trait Deduplicate<'s, K: 'static, V: 'static> {
     ///     ((1, Err(3)), 1, 1),
     /// ]);
     /// ```
-    fn deduplicate_first_on_watermark<E, F>(
-        self,
-        time_of: F,
-        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    ) -> Merged<'s, K, V>
-    where
-        E: ExchangeData,
-        F: Fn(&V) -> E + 'static;
-
-    /// As [`deduplicate_first_on_watermark`](Deduplicate::deduplicate_first_on_watermark),
-    /// naming the dataflow operator `name`.
-    fn deduplicate_first_on_watermark_named<E, F>(
-        self,
-        time_of: F,
-        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-        name: &str,
-    ) -> Merged<'s, K, V>
-    where
-        E: ExchangeData,
-        F: Fn(&V) -> E + 'static;
-
-    /// [`deduplicate_first_on_watermark`](Deduplicate::deduplicate_first_on_watermark) with
-    /// idle-state retention of the "already emitted" flag (Flink's `table.exec.state.ttl` on
-    /// `RowTimeDeduplicateKeepFirstRowFunction`, rule A13), measured on the watermark (see
-    /// [`crate::retention`]), naming the dataflow operator `name`.
     ///
-    /// The flag of a key is written when its row (event time `t`) is emitted; it is gone once
-    /// the watermark rises past `retention.expiry(t)` (later rows of the key do not refresh it:
-    /// Flink refreshes its TTL on writes only). The key's next row is then a first row again:
-    /// it waits for the watermark and is emitted as `+I`, with no retraction of the earlier row,
-    /// as in Flink. Results depend on timing exactly as in Flink; never on the number of
-    /// workers. Retention is off in the other methods. State: one candidate or flag per key
-    /// whose flag has not expired, plus an O(log n) index of the flags' expiries.
-    ///
-    /// # Examples
+    /// With a retention of 5 ms:
     ///
     /// ```
-    /// use differential_temporal_operators::dedup::Deduplicate;
+    /// use differential_temporal_operators::dedup::{Deduplicate, OnWatermark};
     /// use differential_temporal_operators::retention::Retention;
     /// use differential_temporal_operators::testing::run_unary;
     /// use differential_temporal_operators::watermark::watermarks;
@@ -281,8 +324,8 @@ pub trait Deduplicate<'s, K: 'static, V: 'static> {
     /// let epochs = vec![vec![row(0, 1, 1, 'a')], vec![row(1, 2, 20, 'b')], vec![row(2, 1, 21, 'c')]];
     /// let out = run_unary(1, epochs, |c| {
     ///     let marks = watermarks(c.clone(), |(_, ch): &(u8, Change<Row>)| ch.row.0, |m: &i64| *m, "Wm");
-    ///     let ttl = Retention::millis(5);
-    ///     c.deduplicate_first_on_watermark_with_retention(|r: &Row| r.0, marks, ttl, "Dedup").changelog
+    ///     let config = OnWatermark::new().retention(Retention::millis(5));
+    ///     c.deduplicate_first_on_watermark(|r: &Row| r.0, marks, config).changelog
     /// });
     /// // At epoch 2 the watermark 20 emits 'a', then passes 1 + 5: key 1's flag is gone, so 'c'
     /// // is a first row again, emitted when the input ends (epoch 3), like 'b'.
@@ -292,12 +335,11 @@ pub trait Deduplicate<'s, K: 'static, V: 'static> {
     ///     ((2, Change::new(1, Insert, (20, 'b'))), 3, 1),
     /// ]);
     /// ```
-    fn deduplicate_first_on_watermark_with_retention<E, F>(
+    fn deduplicate_first_on_watermark<E, F>(
         self,
         time_of: F,
         watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-        retention: Retention<E>,
-        name: &str,
+        config: OnWatermark<E>,
     ) -> Merged<'s, K, V>
     where
         E: ExchangeData,
@@ -314,59 +356,20 @@ where
         E: Ord + 'static,
         F: Fn(&V) -> E + Send + 'static,
     {
-        self.deduplicate_named(config, time_of, "Deduplicate")
-    }
-
-    fn deduplicate_named<E, F>(
-        self,
-        config: DedupConfig,
-        time_of: F,
-        name: &str,
-    ) -> Merged<'s, K, V>
-    where
-        E: Ord + 'static,
-        F: Fn(&V) -> E + Send + 'static,
-    {
         let rule = DedupRule::new(config.keep, config.order, time_of);
-        keyed_merge_with_retention(self, rule, config.idle_state_retention, name)
+        keyed_merge(self, rule, config.idle_state_retention, config.name)
     }
 
     fn deduplicate_first_on_watermark<E, F>(
         self,
         time_of: F,
         watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+        config: OnWatermark<E>,
     ) -> Merged<'s, K, V>
     where
         E: ExchangeData,
         F: Fn(&V) -> E + 'static,
     {
-        self.deduplicate_first_on_watermark_named(time_of, watermarks, "DeduplicateOnWatermark")
-    }
-
-    fn deduplicate_first_on_watermark_named<E, F>(
-        self,
-        time_of: F,
-        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-        name: &str,
-    ) -> Merged<'s, K, V>
-    where
-        E: ExchangeData,
-        F: Fn(&V) -> E + 'static,
-    {
-        final_mode::first_on_watermark(self, time_of, watermarks, None, name)
-    }
-
-    fn deduplicate_first_on_watermark_with_retention<E, F>(
-        self,
-        time_of: F,
-        watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-        retention: Retention<E>,
-        name: &str,
-    ) -> Merged<'s, K, V>
-    where
-        E: ExchangeData,
-        F: Fn(&V) -> E + 'static,
-    {
-        final_mode::first_on_watermark(self, time_of, watermarks, Some(retention), name)
+        final_mode::first_on_watermark(self, time_of, watermarks, config)
     }
 }

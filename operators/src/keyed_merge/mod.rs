@@ -24,7 +24,7 @@ mod operator;
 #[cfg(test)]
 mod tests;
 
-pub use operator::{keyed_merge, keyed_merge_with_retention};
+pub use operator::keyed_merge;
 
 use differential_dataflow::{ExchangeData, VecCollection};
 use serde::{Deserialize, Serialize};

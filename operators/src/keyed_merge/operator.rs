@@ -25,6 +25,18 @@ type Builder<D> = CapacityContainerBuilder<Vec<Update<D>>>;
 /// Folds each key's writes with `rule` and emits the merged table's changelog (see the module
 /// docs of [`keyed_merge`](super) for shapes, order and cost).
 ///
+/// # Idle-state retention
+///
+/// With `idle_retention = Some(r)` (in system-time epochs), a key whose state was last written
+/// at system time `s` (by a write the rule accepted) is forgotten before the writes of any
+/// system time `t >= s + r` are applied: the rule then sees `None`, as for a key never written
+/// (Flink's state TTL, where the next row of an expired key is a first row again, semantics rule
+/// A13). Nothing is emitted when state expires. The result depends on how input is cut into
+/// system times (that is what a retention in epochs means), never on the number of workers.
+/// Cost: one queue entry per key and written system time, popped once; expired state is freed
+/// as soon as the input frontier passes `s + r`. `None` (or `Some(0)`, treated as `None`)
+/// keeps state forever.
+///
 /// # Examples
 ///
 /// Keep the greatest value written per key:
@@ -59,35 +71,11 @@ type Builder<D> = CapacityContainerBuilder<Vec<Update<D>>>;
 ///     .enumerate()
 ///     .map(|(seq, w)| (1u8, Change::new(seq as u64, RowKind::Insert, *w)))
 ///     .collect();
-/// let out = run_unary(2, batch(&writes, &[]), |c| keyed_merge(c, Max, "Max").changelog);
+/// let out = run_unary(2, batch(&writes, &[]), |c| keyed_merge(c, Max, None, "Max").changelog);
 /// let kinds: Vec<_> = out.iter().map(|((_, c), _, _)| (c.kind, c.row)).collect();
 /// assert_eq!(kinds, vec![(RowKind::Insert, 5), (RowKind::UpdateBefore, 5), (RowKind::UpdateAfter, 9)]);
 /// ```
 pub fn keyed_merge<'s, K, R>(
-    writes: VecCollection<'s, SysTime, (K, Change<R::Write>)>,
-    rule: R,
-    name: &str,
-) -> Merged<'s, K, R::Row>
-where
-    K: ExchangeData + Hash,
-    R: MergeRule,
-{
-    keyed_merge_with_retention(writes, rule, None, name)
-}
-
-/// [`keyed_merge`] with an optional idle-state retention (state TTL), in system-time epochs.
-///
-/// With `idle_retention = Some(r)`, a key whose state was last written at system time `s` (by a
-/// write the rule accepted) is forgotten before the writes of any system time `t >= s + r` are
-/// applied: the rule then sees `None`, as for a key never written (Flink's state TTL, where the
-/// next row of an expired key is a first row again, semantics rule A13). Nothing is emitted
-/// when state expires. The result depends on how input is cut into system times (that is what
-/// a retention in epochs means), never on the number of workers.
-///
-/// Cost: as [`keyed_merge`], plus one queue entry per key and written system time, popped once;
-/// expired state is freed as soon as the input frontier passes `s + r`.
-/// `idle_retention = None` (or `Some(0)`, which is treated as `None`) keeps state forever.
-pub fn keyed_merge_with_retention<'s, K, R>(
     writes: VecCollection<'s, SysTime, (K, Change<R::Write>)>,
     rule: R,
     idle_retention: Option<SysTime>,

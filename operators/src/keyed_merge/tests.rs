@@ -71,10 +71,12 @@ fn model(writes: &[(u8, Change<i64>)]) -> Out {
 fn run(workers: usize, writes: &[(u8, Change<i64>)], cuts: &[usize]) -> Out {
     let epochs = batch(writes, cuts);
     let changes = run_unary(workers, epochs.clone(), |c| {
-        keyed_merge(c, Sum, "Sum").changelog
+        keyed_merge(c, Sum, None, "Sum").changelog
     });
     let rejected = run_unary(workers, epochs, |c| {
-        keyed_merge(c, Sum, "Sum").rejected.map(|(k, r)| (k, r.seq))
+        keyed_merge(c, Sum, None, "Sum")
+            .rejected
+            .map(|(k, r)| (k, r.seq))
     });
     let mut changes: Vec<_> = changes
         .into_iter()
@@ -128,7 +130,7 @@ proptest! {
 fn retracted_write_is_reported() {
     let w = (1u8, Change::new(0, RowKind::Insert, 5i64));
     let out = run_unary(2, vec![vec![(w, -1)]], |c| {
-        keyed_merge(c, Sum, "Sum")
+        keyed_merge(c, Sum, None, "Sum")
             .rejected
             .map(|(k, r)| (k, r.seq, r.reason))
     });

@@ -223,5 +223,5 @@ where
     K: ExchangeData + Hash,
 {
     let name = format!("MergeEngine: {}", engine.name());
-    keyed_merge(writes, engine, &name)
+    keyed_merge(writes, engine, None, &name)
 }

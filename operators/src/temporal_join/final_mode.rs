@@ -1,7 +1,6 @@
 //! The final-mode event-time temporal join: emits each probe row once, when the combined
 //! watermark has passed its time (Flink's `TemporalRowTimeJoinOperator`).
 
-use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
 use differential_dataflow::operators::arrange::Arranged;
@@ -10,17 +9,19 @@ use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection}
 use serde::{Deserialize, Serialize};
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
+use timely::progress::frontier::AntichainRef;
 use timely::progress::Antichain;
 
+use super::firing::{fire, Fired, Read, Waiting, WaitingRuns};
 use super::idle::IdleKeys;
 use super::marks::{Combined, Mark};
-use super::{chosen, JoinKey, JoinKind, Joined};
+use super::{JoinConfig, JoinKey, JoinKind, Joined, Residual};
 use crate::keyed_merge::Rejected;
 use crate::retention::Retention;
-use crate::version::cursor::{VersionBatch, VersionCursor};
-use crate::version::{seek_target, VersionTrace};
+use crate::version::cursor::VersionBatch;
+use crate::version::VersionTrace;
 use crate::watermark::Watermark;
-use crate::{Change, RowKind, Seq, SysTime};
+use crate::{Change, SysTime};
 
 /// The outputs of [`temporal_join_final`].
 pub struct FinalJoin<'s, K: 'static, P: 'static, B: 'static> {
@@ -39,11 +40,8 @@ enum In<K, P, E> {
     Mark(Mark<E>),
 }
 
-/// A probe row waiting for the watermark: (event time, key, change, diff).
-type Waiting<E, K, P> = (E, K, Change<P>, isize);
-
-/// The probe side's and the build side's watermark collections.
-type Watermarks<'s, E> = (
+/// The probe side's and the build side's watermark collections, in this order.
+pub type Watermarks<'s, E> = (
     VecCollection<'s, SysTime, Watermark<E>>,
     VecCollection<'s, SysTime, Watermark<E>>,
 );
@@ -55,8 +53,8 @@ type Watermarks<'s, E> = (
 /// Flink's `t <= watermark`, rule B7), joined with the version valid at `t` among the build
 /// versions of system times `< s`; never revised. Watermarks come from
 /// [`watermarks`](crate::watermark::watermarks) (or [`no_watermark`](crate::watermark::no_watermark))
-/// over each input. A probe row of epoch `s` with `t < W(s)` is late (B9): it goes to
-/// [`FinalJoin::late`]. Late build versions are kept and seen by later firings (B10). When every
+/// over each input, given as the pair `(probe side's, build side's)`. A probe row of epoch `s`
+/// with `t < W(s)` is late (B9): it goes to [`FinalJoin::late`]. Late build versions are kept and seen by later firings (B10). When every
 /// input has ended, the remaining probe rows fire with `W = Max` at the *closing epoch*: the
 /// last input frontier this operator saw before the inputs closed, or the epoch after the last
 /// watermark record if that is later. A driver that advances its inputs to a final epoch and
@@ -76,10 +74,39 @@ type Watermarks<'s, E> = (
 /// O(log n) seek per distinct version chosen (a merge, not a seek per row); the output is
 /// sorted by `seq`.
 ///
+/// `config` gives INNER/LEFT, the residual predicate (checked against the chosen version only,
+/// rule B5), the operator name (default `"TemporalJoinFinal"`) and the idle-state retention.
+///
+/// # Idle-state retention
+///
+/// Off unless [`JoinConfig::retention`] sets one: Flink's `table.exec.state.ttl` on
+/// `TemporalRowTimeJoinOperator` (rule B13), measured on the combined watermark, in event time
+/// (see [`crate::retention`]).
+///
+/// Each probe row taken into the join (not late) and each build version received touches its
+/// key at its event time. When the combined watermark rises past `retention.expiry(access)`,
+/// `access` the greatest event time that touched the key, the key's state expires: every build
+/// version received before that system time is forgotten, so a later probe row of the key
+/// finds no version (INNER drops it, LEFT pads it) unless a version arrived after the expiry.
+/// The key's probe rows have all been emitted by then (the watermark passed them first), so
+/// expiry never drops a probe row. Expiry is checked each time the combined watermark rises.
+///
+/// Results depend on timing exactly as in Flink: on how far the watermark has moved when a row
+/// arrives. They never depend on the number of workers.
+///
+/// Cost: per build version received one entry until the next firing, per touch an O(log n)
+/// update of the key's access time; per rise, the expired keys. State: an access time per key
+/// with live state and the system time of expiry per expired key (the versions arrangement
+/// itself is shared and not shrunk by the retention: see
+/// [`arrange_versions_pruned`](crate::temporal_join::arrange_versions_pruned) for that). Over a
+/// pruned arrangement one case differs from the unpruned one: a late build version (B10,
+/// reported by [`late_versions`](crate::temporal_join::late_versions)) received after its key
+/// expired and older than a forgotten version may be pruned, so later probe rows do not see it.
+///
 /// # Examples
 ///
 /// ```
-/// use differential_temporal_operators::temporal_join::{temporal_join_final, JoinKind};
+/// use differential_temporal_operators::temporal_join::{temporal_join_final, JoinConfig, JoinKind};
 /// use differential_temporal_operators::testing::run_binary;
 /// use differential_temporal_operators::watermark::watermarks;
 /// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
@@ -94,66 +121,19 @@ type Watermarks<'s, E> = (
 ///     let o_wm = watermarks(o.clone(), |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
 ///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, i64>)| v.time, |m: &i64| *m, "RWm");
 ///     let build = arrange_versions(r, "Rates");
-///     temporal_join_final(o, |t: &i64| *t, build, o_wm, r_wm, JoinKind::Left, |_, _| true, "J").joined
+///     let config = JoinConfig::new(JoinKind::Left).named("J");
+///     temporal_join_final(o, |t: &i64| *t, build, (o_wm, r_wm), config).joined
 /// });
 /// // The combined watermark at epoch 2 is min(10, 12) = 10, which has not passed time 10: the
 /// // order fires at the end of input, epoch 2, with W = Max, joined with the rate valid at 10.
 /// assert_eq!(out, vec![((1, Change::new(0, RowKind::Insert, (10, Some(114)))), 2, 1)]);
 /// ```
-pub fn temporal_join_final<'s, K, E, P, B, T, R>(
-    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
-    probe_time: T,
-    build: Arranged<'s, VersionTrace<K, E, B>>,
-    probe_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    build_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    kind: JoinKind,
-    residual: R,
-    name: &str,
-) -> FinalJoin<'s, K, P, B>
-where
-    K: ExchangeData + Hashable + JoinKey,
-    E: ExchangeData,
-    P: ExchangeData,
-    B: ExchangeData,
-    T: Fn(&P) -> E + 'static,
-    R: Fn(&P, &B) -> bool + 'static,
-{
-    let watermarks = (probe_watermarks, build_watermarks);
-    join_final(
-        probe, probe_time, build, watermarks, kind, residual, None, name,
-    )
-}
-
-/// [`temporal_join_final`] with idle-state retention (Flink's `table.exec.state.ttl` on
-/// `TemporalRowTimeJoinOperator`, rule B13), measured on the combined watermark (see
-/// [`crate::retention`]).
 ///
-/// Each probe row taken into the join (not late) and each build version received touches its
-/// key at its event time. When the combined watermark rises past `retention.expiry(access)`,
-/// `access` the greatest event time that touched the key, the key's state expires: every build
-/// version received before that system time is forgotten, so a later probe row of the key
-/// finds no version (INNER drops it, LEFT pads it) unless a version arrived after the expiry.
-/// The key's probe rows have all been emitted by then (the watermark passed them first), so
-/// expiry never drops a probe row. Expiry is checked each time the combined watermark rises.
-///
-/// Results depend on timing exactly as in Flink: on how far the watermark has moved when a row
-/// arrives. They never depend on the number of workers. Retention is off in
-/// [`temporal_join_final`].
-///
-/// Cost: per build version received one entry until the next firing, per touch an O(log n)
-/// update of the key's access time; per rise, the expired keys. State: an access time per key
-/// with live state and the system time of expiry per expired key (the versions arrangement
-/// itself is shared and not shrunk by the retention: see
-/// [`arrange_versions_pruned`](crate::temporal_join::arrange_versions_pruned) for that). Over a
-/// pruned arrangement one case differs from the unpruned one: a late build version (B10,
-/// reported by [`late_versions`](crate::temporal_join::late_versions)) received after its key
-/// expired and older than a forgotten version may be pruned, so later probe rows do not see it.
-///
-/// # Examples
+/// With a retention of 10 ms:
 ///
 /// ```
 /// use differential_temporal_operators::retention::Retention;
-/// use differential_temporal_operators::temporal_join::{temporal_join_final_with_retention, JoinKind};
+/// use differential_temporal_operators::temporal_join::{temporal_join_final, JoinConfig, JoinKind};
 /// use differential_temporal_operators::testing::run_binary;
 /// use differential_temporal_operators::watermark::watermarks;
 /// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
@@ -169,11 +149,8 @@ where
 ///     let o_wm = watermarks(o.clone(), |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
 ///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, i64>)| v.time, |m: &i64| *m, "RWm");
 ///     let build = arrange_versions(r, "Rates");
-///     let ttl = Retention::millis(10);
-///     let j = temporal_join_final_with_retention(
-///         o, |t: &i64| *t, build, o_wm, r_wm, JoinKind::Left, |_, _| true, ttl, "J",
-///     );
-///     j.joined
+///     let config = JoinConfig::new(JoinKind::Left).retention(Retention::millis(10));
+///     temporal_join_final(o, |t: &i64| *t, build, (o_wm, r_wm), config).joined
 /// });
 /// let row = |seq, k, t, rate, at| ((k, Change::new(seq, RowKind::Insert, (t, rate))), at, 1);
 /// assert_eq!(out, vec![
@@ -182,42 +159,12 @@ where
 ///     row(1, 2, 20, None, 3),
 /// ]);
 /// ```
-pub fn temporal_join_final_with_retention<'s, K, E, P, B, T, R>(
-    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
-    probe_time: T,
-    build: Arranged<'s, VersionTrace<K, E, B>>,
-    probe_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    build_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
-    kind: JoinKind,
-    residual: R,
-    retention: Retention<E>,
-    name: &str,
-) -> FinalJoin<'s, K, P, B>
-where
-    K: ExchangeData + Hashable + JoinKey,
-    E: ExchangeData,
-    P: ExchangeData,
-    B: ExchangeData,
-    T: Fn(&P) -> E + 'static,
-    R: Fn(&P, &B) -> bool + 'static,
-{
-    let watermarks = (probe_watermarks, build_watermarks);
-    let retention = Some(retention);
-    join_final(
-        probe, probe_time, build, watermarks, kind, residual, retention, name,
-    )
-}
-
-/// The operator of [`temporal_join_final`] and [`temporal_join_final_with_retention`].
-fn join_final<'s, K, E, P, B, T, R>(
+pub fn temporal_join_final<'s, K, E, P, B, T, R>(
     probe: VecCollection<'s, SysTime, (K, Change<P>)>,
     probe_time: T,
     build: Arranged<'s, VersionTrace<K, E, B>>,
     (probe_watermarks, build_watermarks): Watermarks<'s, E>,
-    kind: JoinKind,
-    residual: R,
-    retention: Option<Retention<E>>,
-    name: &str,
+    config: JoinConfig<R, E>,
 ) -> FinalJoin<'s, K, P, B>
 where
     K: ExchangeData + Hashable + JoinKey,
@@ -225,8 +172,9 @@ where
     P: ExchangeData,
     B: ExchangeData,
     T: Fn(&P) -> E + 'static,
-    R: Fn(&P, &B) -> bool + 'static,
+    R: Residual<P, B>,
 {
+    let (kind, residual, retention, name) = config.into_parts("TemporalJoinFinal");
     type Update<K, P, E> = (In<K, P, E>, SysTime, isize);
     let probe =
         probe
@@ -241,19 +189,15 @@ where
         .concat(build_watermarks.map(|w| In::Mark(Mark::Build(w))));
     let first = probe.concat(marks.inner);
     let Arranged { stream, trace } = build;
-    let mut trace = Some(trace);
+    let join = Join {
+        kind,
+        residual,
+        probe_time,
+    };
 
     let outcomes = first.binary_frontier(stream, Pipeline, Pipeline, name, move |_cap, _info| {
         let mut caps = CapabilitySet::<SysTime>::new();
-        // Probe rows by the epoch they arrived in, until the epoch is visited.
-        let mut arrivals: BTreeMap<SysTime, Vec<(K, Change<P>, isize)>> = BTreeMap::new();
-        let mut marks = Combined::new();
-        let mut fired = Watermark::Min;
-        // Probe rows waiting for the watermark: one run per visited epoch, newest time first.
-        let mut waiting: Vec<Vec<Waiting<E, K, P>>> = Vec::new();
-        // Upper of the build batches received: the trace is read through it.
-        let mut build_ack = Antichain::from_elem(0);
-        let mut idle = retention.clone().map(IdleKeys::new);
+        let mut state = FinalJoinState::new(trace, retention);
         move |(first_in, first_frontier), (build_in, build_frontier), output| {
             // 1. Drain: probe rows by epoch, watermark candidates into trackers, build uppers.
             first_in.for_each(|cap, data| {
@@ -261,134 +205,49 @@ where
                     caps.insert(c.clone());
                 }
                 for (x, t, diff) in data.drain(..) {
-                    match x {
-                        In::Probe(k, c) => arrivals.entry(t).or_default().push((k, c, diff)),
-                        In::Mark(m) => marks.observe(t, m),
-                    }
+                    state.receive(x, t, diff);
                 }
             });
             build_in.for_each(|_cap, spans| {
                 for span in spans.drain(..) {
-                    build_ack.clone_from(span.upper());
-                    if let (Some(idle), Some(batch)) = (idle.as_mut(), span.inner) {
-                        idle.receive(batch);
-                    }
+                    let upper = span.upper().clone();
+                    state.receive_build(upper, span.inner);
                 }
             });
-            if let Some(trace) = trace.as_mut() {
-                trace.advance_upper(&mut build_ack);
-            }
-            let batches = |trace: &mut Option<VersionTrace<K, E, B>>| {
-                let trace = trace.as_mut().expect("trace held while inputs are open");
-                trace
-                    .batches_through(build_ack.borrow())
-                    .expect("build trace readable")
-            };
+            state.acknowledge_build();
+            let frontiers = [first_frontier.frontier(), build_frontier.frontier()];
 
             // 2. Visit complete epochs in order: fire at the epoch's watermark, then take its
-            // probe rows (those behind the watermark are late).
-            loop {
-                let next = arrivals.keys().next().copied();
-                let Some(now) = next.into_iter().chain(marks.next_rise()).min() else {
-                    break;
-                };
-                if first_frontier.less_equal(&now) || build_frontier.less_equal(&now) {
-                    break;
-                }
+            //    probe rows (those behind the watermark are late).
+            while let Some(now) = state.next_epoch(frontiers) {
                 let cap = caps.delayed(&now);
                 let mut session = output.session(&cap);
-                let w = marks.at(now);
-                if w > fired {
-                    // Versions of the system times before `now`, of keys not expired since.
-                    let seen = now.checked_sub(1);
-                    if let Some(idle) = idle.as_mut() {
-                        idle.apply_received_before(now);
-                    }
-                    if let Some(seen) = seen.filter(|_| has_ready(&w, &waiting)) {
-                        let since = |k: &K| idle.as_ref().map_or(0, |i| i.since(k));
-                        let read = Read {
-                            batches: batches(&mut trace),
-                            seen,
-                            since,
-                        };
-                        let rows = fire(&w, &mut waiting, read, kind, &residual);
-                        session
-                            .give_iterator(rows.into_iter().map(|(k, j, d)| ((k, Ok(j)), now, d)));
-                    }
-                    if let Some(idle) = idle.as_mut() {
-                        idle.expire(&w, now);
-                    }
-                    fired = w.clone();
-                }
-                let Some(probes) = arrivals.remove(&now) else {
-                    continue;
-                };
-                let mut run = Vec::with_capacity(probes.len());
-                for (k, change, diff) in probes {
-                    let t = probe_time(&change.row);
-                    if w.is_late(&t) {
-                        let reason =
-                            format!("late probe row: event time {t:?} is behind the watermark {w}");
-                        let rejected = Rejected {
-                            seq: change.seq,
-                            reason,
-                        };
-                        session.give(((k, Err(rejected)), now, diff));
-                    } else {
-                        if let Some(idle) = idle.as_mut().filter(|_| !k.is_null()) {
-                            idle.touch(&k, &t);
-                        }
-                        run.push((t, k, change, diff));
-                    }
-                }
-                if !run.is_empty() {
-                    run.sort_unstable_by(|a, b| b.0.cmp(&a.0));
-                    waiting.push(run);
-                }
+                state.visit(now, &join, |o, diff| session.give((o, now, diff)));
             }
 
-            // 3. End of every input: the remaining probe rows fire at W = Max, once.
-            if first_frontier.is_empty() && build_frontier.is_empty() && arrivals.is_empty() {
-                if !waiting.is_empty() {
+            // 3. End of every input: the remaining probe rows fire at W = Max, once, at the
+            //    closing epoch.
+            if frontiers.iter().all(|f| f.is_empty()) && state.arrivals.is_empty() {
+                if !state.waiting.is_empty() {
                     let held = caps.iter().map(|c| *c.time()).min().unwrap_or(0);
-                    let end = marks.end_epoch().max(held);
+                    let end = state.marks.end_epoch().max(held);
                     let cap = caps.delayed(&end);
                     let mut session = output.session(&cap);
-                    let w = Watermark::Max;
-                    let since = |k: &K| idle.as_ref().map_or(0, |i| i.since(k));
-                    let read = Read {
-                        batches: batches(&mut trace),
-                        seen: SysTime::MAX,
-                        since,
-                    };
-                    let rows = fire(&w, &mut waiting, read, kind, &residual);
-                    session.give_iterator(rows.into_iter().map(|(k, j, d)| ((k, Ok(j)), end, d)));
+                    state.close(&join, |o, diff| session.give((o, end, diff)));
                 }
-                trace = None;
+                state.trace = None;
                 caps = CapabilitySet::new();
                 return;
             }
 
             // 4. Hold a capability only while rows wait: at the earliest epoch still to visit.
-            // Compaction: logical just below that epoch (a firing at `now` reads the versions of
-            // the times before `now`), physical at the batches received.
-            let next = (arrivals.keys().next().copied().into_iter())
-                .chain(marks.next_rise())
-                .chain(first_frontier.frontier().iter().copied())
-                .chain(build_frontier.frontier().iter().copied())
-                .min();
-            if let Some(trace) = trace.as_mut() {
-                let hold = Antichain::from_iter(next.map(|t| t.saturating_sub(1)));
-                trace.set_logical_compaction(hold.borrow());
-                trace.set_physical_compaction(build_ack.borrow());
-            }
-            let pending = !waiting.is_empty() || !arrivals.is_empty() || marks.rising();
+            //    Once the probe side has ended the capability stays at the closing epoch (a
+            //    pruned build arrangement's frontier still moves: its retractions feed back).
+            let next = state.hold(frontiers);
             let held = caps.iter().map(|c| *c.time()).min();
             match held {
-                // Once the probe side has ended the capability stays at the closing epoch (a
-                // pruned build arrangement's frontier still moves: its retractions feed back).
-                Some(_) if pending && first_frontier.is_empty() => {}
-                Some(held) if pending => caps.downgrade([next.unwrap_or(held).max(held)]),
+                Some(_) if state.pending() && frontiers[0].is_empty() => {}
+                Some(held) if state.pending() => caps.downgrade([next.unwrap_or(held).max(held)]),
                 _ => caps = CapabilitySet::new(),
             }
         }
@@ -396,117 +255,214 @@ where
     let outcomes = outcomes.as_collection();
     let joined = outcomes
         .clone()
-        .flat_map(|(k, o): (K, Result<Joined<P, B>, Rejected>)| o.ok().map(|j| (k, j)));
-    let late =
-        outcomes.flat_map(|(k, o): (K, Result<Joined<P, B>, Rejected>)| o.err().map(|r| (k, r)));
+        .flat_map(|(k, o): Outcome<K, P, B>| o.ok().map(|j| (k, j)));
+    let late = outcomes.flat_map(|(k, o): Outcome<K, P, B>| o.err().map(|r| (k, r)));
     FinalJoin { joined, late }
 }
 
-/// `true` iff the watermark `w` has passed some waiting probe row.
-fn has_ready<E: Ord, K, P>(w: &Watermark<E>, waiting: &[Vec<Waiting<E, K, P>>]) -> bool {
-    waiting
-        .iter()
-        .any(|run| run.last().is_some_and(|r| w.passed(&r.0)))
+/// One output of the operator: a joined row, or a late probe row.
+type Outcome<K, P, B> = (K, Result<Joined<P, B>, Rejected>);
+
+/// What the join does with a probe row: its event time, INNER or LEFT, the residual predicate.
+struct Join<T, R> {
+    kind: JoinKind,
+    residual: R,
+    probe_time: T,
 }
 
-/// What a firing reads: the versions in `batches` present at system time `seen` and not present
-/// before `since(key)` (the system time at which the key's state last expired, or `0`).
-struct Read<K, E, B, S>
+/// A probe row of an epoch not yet visited.
+struct Arrival<K, P> {
+    key: K,
+    change: Change<P>,
+    diff: isize,
+}
+
+/// The operator's state between activations.
+struct FinalJoinState<K, E, P, B>
 where
     K: ExchangeData,
     E: ExchangeData,
     B: ExchangeData,
 {
-    batches: Vec<VersionBatch<K, E, B>>,
-    seen: SysTime,
-    since: S,
+    /// Probe rows by the epoch they arrived in, until the epoch is visited.
+    arrivals: BTreeMap<SysTime, Vec<Arrival<K, P>>>,
+    /// The combined watermark of both inputs, per epoch.
+    marks: Combined<E>,
+    /// The watermark of the last firing.
+    fired: Watermark<E>,
+    /// Probe rows taken into the join, waiting for the watermark.
+    waiting: WaitingRuns<K, E, P>,
+    /// Upper of the build batches received: the trace is read through it.
+    build_ack: Antichain<SysTime>,
+    /// Idle-state retention: the keys' access times and expiries (`None`: off).
+    idle: Option<IdleKeys<K, E>>,
+    /// Our handle on the build arrangement, dropped once every input has ended.
+    trace: Option<VersionTrace<K, E, B>>,
 }
 
-/// Takes the waiting probe rows the watermark `w` has passed and joins each with the version of
-/// its key valid at its time among the versions `read` gives. Returns the output rows in `seq`
-/// order.
-///
-/// The rows are sorted (through indices) by (key, time newest first) and each key's versions are
-/// walked once in the same order: a probe row reuses the version found for the previous row of
-/// its key when that version's time is still `<=` its own, else seeks forward.
-fn fire<K, E, P, B, R, S>(
-    w: &Watermark<E>,
-    waiting: &mut Vec<Vec<Waiting<E, K, P>>>,
-    read: Read<K, E, B, S>,
-    kind: JoinKind,
-    residual: &R,
-) -> Vec<(K, Joined<P, B>, isize)>
+impl<K, E, P, B> FinalJoinState<K, E, P, B>
 where
     K: ExchangeData + JoinKey,
     E: ExchangeData,
     P: ExchangeData,
     B: ExchangeData,
-    R: Fn(&P, &B) -> bool,
-    S: Fn(&K) -> SysTime,
 {
-    let mut ready = Vec::new();
-    for run in waiting.iter_mut() {
-        // Each run is sorted newest time first: the rows `w` passed are a suffix.
-        let from = run.partition_point(|r| !w.passed(&r.0));
-        ready.extend(run.drain(from..));
+    fn new(trace: VersionTrace<K, E, B>, retention: Option<Retention<E>>) -> Self {
+        FinalJoinState {
+            arrivals: BTreeMap::new(),
+            marks: Combined::new(),
+            fired: Watermark::Min,
+            waiting: WaitingRuns::default(),
+            build_ack: Antichain::from_elem(0),
+            idle: retention.map(IdleKeys::new),
+            trace: Some(trace),
+        }
     }
-    waiting.retain(|run| !run.is_empty());
-    // Sorted through indices: the rows themselves stay where they are.
-    let mut order: Vec<usize> = (0..ready.len()).collect();
-    order.sort_unstable_by(|&a, &b| {
-        let (a, b) = (&ready[a], &ready[b]);
-        a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0))
-    });
 
-    // Per ready row, the version chosen for it: an index into `versions`, or NONE.
-    const NONE: usize = usize::MAX;
-    let mut pick = vec![NONE; ready.len()];
-    let mut versions: Vec<Option<B>> = Vec::new();
-    let mut reader = VersionCursor::new(read.batches);
-    let mut i = 0;
-    while i < order.len() {
-        let key = &ready[order[i]].1;
-        // A NULL key matches no version (see [`JoinKey`]).
-        let present = !key.is_null() && reader.seek_key(key);
-        let since = (read.since)(key);
-        // The choice for the previous row of this key, once sought: (version time, pick).
-        let mut found: Option<(Option<E>, usize)> = None;
-        while let Some(&r) = order.get(i).filter(|&&r| ready[r].1 == *key) {
-            let t = &ready[r].0;
-            let stale = found
-                .as_ref()
-                .is_none_or(|(ft, _)| ft.as_ref().is_some_and(|ft| ft > t));
-            if present && stale {
-                reader.seek_val(&seek_target(t.clone()));
-                found = Some(match reader.next_present_since(since, read.seen) {
-                    Some((Reverse(ft), _, row)) => {
-                        versions.push(row.clone());
-                        (Some(ft.clone()), versions.len() - 1)
-                    }
-                    None => (None, NONE),
+    /// Takes a record of the first input at system time `t`.
+    fn receive(&mut self, x: In<K, P, E>, t: SysTime, diff: isize) {
+        match x {
+            In::Probe(key, change) => {
+                let arrival = Arrival { key, change, diff };
+                self.arrivals.entry(t).or_default().push(arrival);
+            }
+            In::Mark(m) => self.marks.observe(t, m),
+        }
+    }
+
+    /// Takes a build batch description: the trace is readable through `upper`; with a
+    /// retention, the batch's versions touch their keys.
+    fn receive_build(&mut self, upper: Antichain<SysTime>, batch: Option<VersionBatch<K, E, B>>) {
+        self.build_ack = upper;
+        if let (Some(idle), Some(batch)) = (self.idle.as_mut(), batch) {
+            idle.receive(batch);
+        }
+    }
+
+    /// Lets our trace handle see the batches received.
+    fn acknowledge_build(&mut self) {
+        if let Some(trace) = self.trace.as_mut() {
+            trace.advance_upper(&mut self.build_ack);
+        }
+    }
+
+    /// The earliest epoch still to visit (one with probe rows or a watermark rise), if both
+    /// inputs have passed it.
+    fn next_epoch(&self, frontiers: [AntichainRef<'_, SysTime>; 2]) -> Option<SysTime> {
+        let next = self.arrivals.keys().next().copied();
+        let now = next.into_iter().chain(self.marks.next_rise()).min()?;
+        (!frontiers.iter().any(|f| f.less_equal(&now))).then_some(now)
+    }
+
+    /// Visits epoch `now`: fires the waiting rows its watermark has passed (then expires idle
+    /// keys), and takes its probe rows: `emit`s those behind the watermark as late, keeps the
+    /// others waiting.
+    fn visit<T, R>(
+        &mut self,
+        now: SysTime,
+        join: &Join<T, R>,
+        mut emit: impl FnMut(Outcome<K, P, B>, isize),
+    ) where
+        T: Fn(&P) -> E,
+        R: Fn(&P, &B) -> bool,
+    {
+        let w = self.marks.at(now);
+        if w > self.fired {
+            if let Some(idle) = self.idle.as_mut() {
+                idle.apply_received_before(now);
+            }
+            // Versions of the system times before `now`, of keys not expired since.
+            if let Some(seen) = now.checked_sub(1).filter(|_| self.waiting.has_ready(&w)) {
+                for (k, j, d) in self.fire(&w, seen, join) {
+                    emit((k, Ok(j)), d);
+                }
+            }
+            if let Some(idle) = self.idle.as_mut() {
+                idle.expire(&w, now);
+            }
+            self.fired = w.clone();
+        }
+        let Some(arrivals) = self.arrivals.remove(&now) else {
+            return;
+        };
+        let mut run = Vec::with_capacity(arrivals.len());
+        for Arrival { key, change, diff } in arrivals {
+            let time = (join.probe_time)(&change.row);
+            if w.is_late(&time) {
+                let reason =
+                    format!("late probe row: event time {time:?} is behind the watermark {w}");
+                let seq = change.seq;
+                emit((key, Err(Rejected { seq, reason })), diff);
+            } else {
+                if let Some(idle) = self.idle.as_mut().filter(|_| !key.is_null()) {
+                    idle.touch(&key, &time);
+                }
+                run.push(Waiting {
+                    time,
+                    key,
+                    change,
+                    diff,
                 });
             }
-            pick[r] = found.as_ref().map_or(NONE, |f| f.1);
-            i += 1;
+        }
+        self.waiting.push(run);
+    }
+
+    /// Every input has ended: the remaining rows fire at `W = Max`, reading every version.
+    fn close<T, R>(&mut self, join: &Join<T, R>, mut emit: impl FnMut(Outcome<K, P, B>, isize))
+    where
+        R: Fn(&P, &B) -> bool,
+    {
+        for (k, j, d) in self.fire(&Watermark::Max, SysTime::MAX, join) {
+            emit((k, Ok(j)), d);
         }
     }
 
-    // Emit in `seq` order, moving each probe row into its output row.
-    let mut by_seq: Vec<(Seq, RowKind, usize)> = (ready.iter().enumerate())
-        .map(|(i, r)| (r.2.seq, r.2.kind, i))
-        .collect();
-    by_seq.sort_unstable();
-    let mut rows: Vec<Option<Waiting<E, K, P>>> = ready.into_iter().map(Some).collect();
-    let mut out = Vec::with_capacity(rows.len());
-    for (_, _, i) in by_seq {
-        let Some((_, k, change, diff)) = rows[i].take() else {
-            continue;
+    /// Takes the waiting rows `w` has passed and joins them against the versions present at
+    /// system time `seen` (and, per key, received since its state last expired).
+    fn fire<T, R>(
+        &mut self,
+        w: &Watermark<E>,
+        seen: SysTime,
+        join: &Join<T, R>,
+    ) -> Vec<Fired<K, P, B>>
+    where
+        R: Fn(&P, &B) -> bool,
+    {
+        let trace = self
+            .trace
+            .as_mut()
+            .expect("trace held while inputs are open");
+        let batches = trace
+            .batches_through(self.build_ack.borrow())
+            .expect("build trace readable");
+        let idle = self.idle.as_ref();
+        let read = Read {
+            batches,
+            seen,
+            since: |k: &K| idle.map_or(0, |i| i.since(k)),
         };
-        let version = versions.get(pick[i]);
-        if let Some(matched) = chosen(kind, residual, &change.row, version) {
-            let Change { seq, kind, row } = change;
-            out.push((k, Change::new(seq, kind, (row, matched.cloned())), diff));
-        }
+        fire(self.waiting.take_ready(w), read, join.kind, &join.residual)
     }
-    out
+
+    /// Sets the trace's compaction for the earliest epoch still to visit and returns it:
+    /// logical just below it (a firing at `now` reads the versions of the times before `now`),
+    /// physical at the batches received.
+    fn hold(&mut self, frontiers: [AntichainRef<'_, SysTime>; 2]) -> Option<SysTime> {
+        let next = (self.arrivals.keys().next().copied().into_iter())
+            .chain(self.marks.next_rise())
+            .chain(frontiers.iter().flat_map(|f| f.iter().copied()))
+            .min();
+        if let Some(trace) = self.trace.as_mut() {
+            let hold = Antichain::from_iter(next.map(|t| t.saturating_sub(1)));
+            trace.set_logical_compaction(hold.borrow());
+            trace.set_physical_compaction(self.build_ack.borrow());
+        }
+        next
+    }
+
+    /// `true` iff rows wait or an epoch is still to visit.
+    fn pending(&self) -> bool {
+        !self.waiting.is_empty() || !self.arrivals.is_empty() || self.marks.rising()
+    }
 }

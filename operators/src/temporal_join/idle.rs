@@ -104,9 +104,10 @@ impl<K: ExchangeData, E: ExchangeData> IdleKeys<K, E> {
 }
 
 /// The processing-time join's retention, in system-time epochs: a key last touched at system
-/// time `s` has expired from `s + retention` on.
+/// time `s` has expired from `retention.expiry(s)` on (`s + epochs`, see
+/// [`Retention::epochs`]).
 pub(super) struct IdleEpochs<K> {
-    retention: SysTime,
+    retention: Retention<SysTime>,
     /// Keys of the build versions received, by system time, until applied.
     received: BTreeMap<SysTime, Vec<K>>,
     /// The system time of each key's last touch.
@@ -116,8 +117,8 @@ pub(super) struct IdleEpochs<K> {
 }
 
 impl<K: ExchangeData> IdleEpochs<K> {
-    /// No key touched yet; `retention >= 1`.
-    pub(super) fn new(retention: SysTime) -> Self {
+    /// No key touched yet.
+    pub(super) fn new(retention: Retention<SysTime>) -> Self {
         IdleEpochs {
             retention,
             received: BTreeMap::new(),
@@ -160,7 +161,7 @@ impl<K: ExchangeData> IdleEpochs<K> {
     /// last expired, or `0`.
     pub(super) fn since(&self, key: &K, now: SysTime) -> SysTime {
         match self.access.get(key) {
-            Some(&a) if a.saturating_add(self.retention) <= now => a.saturating_add(self.retention),
+            Some(a) if self.retention.expiry(a) <= now => self.retention.expiry(a),
             _ => self.expired.get(key).copied().unwrap_or(0),
         }
     }

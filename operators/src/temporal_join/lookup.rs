@@ -11,7 +11,7 @@ use timely::dataflow::operators::{CapabilitySet, Operator};
 use timely::progress::Antichain;
 
 use super::idle::IdleEpochs;
-use super::{join_row, JoinKey, JoinKind, Joined};
+use super::{join_row, JoinConfig, JoinKey, Joined, Residual};
 use crate::version::cursor::VersionCursor;
 use crate::version::VersionTrace;
 use crate::{Change, SysTime};
@@ -22,17 +22,31 @@ use crate::{Change, SysTime};
 /// A probe row arriving at system time `s` joins its key's *current* version: the greatest
 /// `(time, seq)` among the build versions received at system times `<= s` (a delete: no
 /// match). The result is emitted at `s` and never revised, whatever the build side does later.
-/// The probe row's event time plays no part. Residual predicate and INNER/LEFT as for
-/// [`temporal_join`](super::temporal_join).
+/// The probe row's event time plays no part. `config` gives INNER/LEFT and the residual
+/// predicate (as for [`temporal_join`](super::temporal_join)), the operator name (default
+/// `"LookupJoin"`) and the retention.
+///
+/// Idle-state retention (Flink's `table.exec.state.ttl` on `TemporalProcessTimeJoinOperator`,
+/// rule B17; off unless [`JoinConfig::retention`] sets one) is measured in system-time epochs,
+/// the processing-time clock of this crate ([`Retention::epochs`](crate::retention::Retention::epochs)):
+/// each probe row and each build version touches its key at the system time it arrives; a key
+/// last touched at `s` expires at `retention.expiry(s)`, and the build versions received before
+/// then are forgotten, so a later probe row finds only the versions received since (none: INNER
+/// drops it, LEFT pads it), as Flink's idle-retention timer clears the key. Results then depend
+/// on how input is cut into system times (Flink: on wall-clock timing), never on the number of
+/// workers.
 ///
 /// Cost: per probe row one key seek in the build trace (the current version is the key's first
-/// value). State: probe rows of system times not yet complete; the build trace is held only at
-/// the earliest such time.
+/// value); with a retention, one O(log n) update of its key's last access per probe row and
+/// build version. State: probe rows of system times not yet complete, the build trace held only
+/// at the earliest such time; with a retention, the last access per key and the expiry per
+/// expired key (the versions arrangement is shared and not shrunk).
 ///
 /// # Examples
 ///
 /// ```
-/// use differential_temporal_operators::temporal_join::{lookup_join, JoinKind};
+/// use differential_temporal_operators::retention::Retention;
+/// use differential_temporal_operators::temporal_join::{lookup_join, JoinConfig, JoinKind};
 /// use differential_temporal_operators::testing::run_binary;
 /// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
 ///
@@ -44,96 +58,35 @@ use crate::{Change, SysTime};
 ///     vec![((7u8, Version::row(6i64, 1, 116i64)), 1)], // later: does not revise the result
 /// ];
 /// let out = run_binary(2, orders, rates, |o, r| {
-///     lookup_join(o, arrange_versions(r, "Rates"), JoinKind::Left, |_, _| true, "Lookup")
+///     lookup_join(o, arrange_versions(r, "Rates"), JoinConfig::new(JoinKind::Left))
 /// });
 /// assert_eq!(out, vec![((7, Change::new(0, RowKind::Insert, (1, Some(114)))), 1, 1)]);
-/// ```
-pub fn lookup_join<'s, K, E, P, B, R>(
-    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
-    build: Arranged<'s, VersionTrace<K, E, B>>,
-    kind: JoinKind,
-    residual: R,
-    name: &str,
-) -> VecCollection<'s, SysTime, (K, Joined<P, B>)>
-where
-    K: ExchangeData + Hashable + JoinKey,
-    E: ExchangeData,
-    P: ExchangeData,
-    B: ExchangeData,
-    R: Fn(&P, &B) -> bool + 'static,
-{
-    lookup(probe, build, kind, residual, None, name)
-}
-
-/// [`lookup_join`] with idle-state retention (Flink's `table.exec.state.ttl` on
-/// `TemporalProcessTimeJoinOperator`, rule B17), measured in system-time epochs, the
-/// processing-time clock of this crate.
 ///
-/// Each probe row and each build version touches its key at the system time it arrives. A key
-/// last touched at system time `s` expires at `s + retention` (`retention >= 1`; `0` keeps
-/// state forever): the build versions received before then are forgotten, so a probe row of a
-/// system time `>= s + retention` finds only the versions received since (none: INNER drops
-/// it, LEFT pads it), as the idle-retention timer of Flink clears the key.
-///
-/// Results depend on how input is cut into system times (Flink: on wall-clock timing), never
-/// on the number of workers. Retention is off in [`lookup_join`]. Cost: per build version and
-/// probe row one O(log n) update of its key's last access. State: the last access per key and
-/// the expiry per expired key (the versions arrangement is shared and not shrunk).
-///
-/// # Examples
-///
-/// ```
-/// use differential_temporal_operators::temporal_join::{lookup_join_with_retention, JoinKind};
-/// use differential_temporal_operators::testing::run_binary;
-/// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
-///
-/// // The rate of epoch 0 is seen at epoch 1; nothing touches key 7 at epochs 2 and 3, so with a
-/// // retention of 2 epochs it expires at epoch 3 (1 + 2) and the order of epoch 4 finds nothing.
+/// // With a retention of 2 epochs: the rate of epoch 0 is seen at epoch 1; nothing touches key
+/// // 7 at epochs 2 and 3, so it expires at epoch 3 (1 + 2) and the order of epoch 4 finds none.
 /// let order = |seq| vec![((7u8, Change::new(seq, RowKind::Insert, seq)), 1)];
 /// let orders = vec![vec![], order(0), vec![], vec![], order(1)];
 /// let rates = vec![vec![((7u8, Version::row(5i64, 0, 114i64)), 1)]];
 /// let out = run_binary(1, orders, rates, |o, r| {
-///     let rates = arrange_versions(r, "Rates");
-///     lookup_join_with_retention(o, rates, JoinKind::Left, |_, _| true, 2, "Lookup")
+///     let config = JoinConfig::new(JoinKind::Left).retention(Retention::epochs(2));
+///     lookup_join(o, arrange_versions(r, "Rates"), config)
 /// });
 /// let row = |seq, rate, at| ((7, Change::new(seq, RowKind::Insert, (seq, rate))), at, 1);
 /// assert_eq!(out, vec![row(0, Some(114), 1), row(1, None, 4)]);
 /// ```
-pub fn lookup_join_with_retention<'s, K, E, P, B, R>(
+pub fn lookup_join<'s, K, E, P, B, R>(
     probe: VecCollection<'s, SysTime, (K, Change<P>)>,
     build: Arranged<'s, VersionTrace<K, E, B>>,
-    kind: JoinKind,
-    residual: R,
-    retention: SysTime,
-    name: &str,
+    config: JoinConfig<R, SysTime>,
 ) -> VecCollection<'s, SysTime, (K, Joined<P, B>)>
 where
     K: ExchangeData + Hashable + JoinKey,
     E: ExchangeData,
     P: ExchangeData,
     B: ExchangeData,
-    R: Fn(&P, &B) -> bool + 'static,
+    R: Residual<P, B>,
 {
-    let retention = Some(retention).filter(|r| *r > 0);
-    lookup(probe, build, kind, residual, retention, name)
-}
-
-/// The operator of [`lookup_join`] and [`lookup_join_with_retention`].
-fn lookup<'s, K, E, P, B, R>(
-    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
-    build: Arranged<'s, VersionTrace<K, E, B>>,
-    kind: JoinKind,
-    residual: R,
-    retention: Option<SysTime>,
-    name: &str,
-) -> VecCollection<'s, SysTime, (K, Joined<P, B>)>
-where
-    K: ExchangeData + Hashable + JoinKey,
-    E: ExchangeData,
-    P: ExchangeData,
-    B: ExchangeData,
-    R: Fn(&P, &B) -> bool + 'static,
-{
+    let (kind, residual, retention, name) = config.into_parts("LookupJoin");
     type Update<K, P> = ((K, Change<P>), SysTime, isize);
     let mut trace = build.trace.clone();
     let pact = Exchange::new(|u: &Update<K, P>| (u.0).0.hashed().into());

@@ -40,18 +40,23 @@
 //!   joins the build key's *current* version, the greatest `(time, seq)` among the versions
 //!   received at system times `<= s`, once; never revised.
 //!
-//! All three are deterministic across worker counts and epoch batching (ties by `seq`).
+//! All three are deterministic across worker counts and epoch batching (ties by `seq`), and all
+//! three take a [`JoinConfig`]: INNER or LEFT, the residual predicate, the retention (none for
+//! the incremental join) and the operator name, built as
+//! `JoinConfig::new(kind).residual(..).retention(..).named(..)`.
 //!
 //! # Idle-state retention
 //!
-//! Off by default. [`temporal_join_final_with_retention`] (B13) forgets a key's build versions
-//! once the combined watermark passes the key's latest event time plus the retention (see
-//! [`crate::retention`]); [`lookup_join_with_retention`] (B17) once the key has not been
-//! touched for that many system-time epochs. As in Flink, results then depend on timing (here:
+//! Off by default; set by [`JoinConfig::retention`]. [`temporal_join_final`] (B13) forgets a
+//! key's build versions once the combined watermark passes the key's latest event time plus the
+//! retention (see [`crate::retention`]); [`lookup_join`] (B17) once the key has not been touched
+//! for that many system-time epochs ([`Retention::epochs`](crate::retention::Retention::epochs)). As in Flink, results then depend on timing (here:
 //! on the watermark, resp. on how input is cut into system times), never on the worker count.
 //! The incremental join has none: it is exact at every system time.
 
+mod config;
 mod final_mode;
+mod firing;
 mod idle;
 mod key;
 mod late;
@@ -68,10 +73,11 @@ use differential_dataflow::trace::implementations::{ValBatcher, ValSpine};
 use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 use timely::dataflow::channels::pact::Exchange;
 
-pub use final_mode::{temporal_join_final, temporal_join_final_with_retention, FinalJoin};
+pub use config::{Always, JoinConfig, Residual};
+pub use final_mode::{temporal_join_final, FinalJoin, Watermarks};
 pub use key::JoinKey;
 pub use late::late_versions;
-pub use lookup::{lookup_join, lookup_join_with_retention};
+pub use lookup::lookup_join;
 pub use operator::temporal_join;
 pub use prune::arrange_versions_pruned;
 

@@ -8,6 +8,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 
 use differential_dataflow::operators::arrange::Arranged;
 use differential_dataflow::trace::cursor::{cursor_list, CursorList};
@@ -17,7 +18,7 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Operator};
 use timely::progress::Antichain;
 
-use super::{join_row, JoinKey, JoinKind, Joined, ProbeSpine, ProbeTrace};
+use super::{join_row, JoinConfig, JoinKey, JoinKind, Joined, ProbeSpine, ProbeTrace, Residual};
 use crate::version::cursor::{VersionBatch, VersionCursor};
 use crate::version::{seek_target, VersionTrace, VersionVal};
 use crate::{Change, Seq, SysTime};
@@ -86,7 +87,9 @@ type ProbeCursor<K, E, P> = (
 /// Incremental event-time temporal join (see the [module docs](super) for shapes and rules).
 ///
 /// At every system time the output collection equals the temporal join of all probe rows and
-/// build versions received so far (rules B3-B5, B8). Ties are broken by `seq`.
+/// build versions received so far (rules B3-B5, B8). Ties are broken by `seq`. `config` gives
+/// INNER/LEFT, the residual predicate and the operator name (default `"TemporalJoin"`); it has
+/// no retention (its clock is [`Infallible`]): the join is exact at every system time.
 ///
 /// Cost, per system time and key: a new probe row is one seek in the build trace (O(log n));
 /// a changed build version `v` re-joins only the probe rows in `[v.time, next version time)`
@@ -97,7 +100,9 @@ type ProbeCursor<K, E, P> = (
 /// # Examples
 ///
 /// ```
-/// use differential_temporal_operators::temporal_join::{arrange_probe, temporal_join, JoinKind};
+/// use differential_temporal_operators::temporal_join::{
+///     arrange_probe, temporal_join, JoinConfig, JoinKind,
+/// };
 /// use differential_temporal_operators::testing::run_binary;
 /// use differential_temporal_operators::{arrange_versions, Change, RowKind, Version};
 ///
@@ -110,7 +115,7 @@ type ProbeCursor<K, E, P> = (
 /// let out = run_binary(1, orders, rates, |o, r| {
 ///     let probe = arrange_probe(o, |p: &(i64, i64)| p.0, "Orders");
 ///     let build = arrange_versions(r, "Rates");
-///     temporal_join(probe, build, JoinKind::Inner, |_, _| true, "Join")
+///     temporal_join(probe, build, JoinConfig::new(JoinKind::Inner).named("Join"))
 /// });
 /// let row = |rate| (1, Change::new(0, RowKind::Insert, ((10, 3), Some(rate))));
 /// assert_eq!(out, vec![(row(114), 0, 1), (row(114), 1, -1), (row(116), 1, 1)]);
@@ -118,17 +123,16 @@ type ProbeCursor<K, E, P> = (
 pub fn temporal_join<'s, K, E, P, B, R>(
     probe: Arranged<'s, ProbeTrace<K, E, P>>,
     build: Arranged<'s, VersionTrace<K, E, B>>,
-    kind: JoinKind,
-    residual: R,
-    name: &str,
+    config: JoinConfig<R, Infallible>,
 ) -> VecCollection<'s, SysTime, (K, Joined<P, B>)>
 where
     K: ExchangeData + Hashable + JoinKey,
     E: ExchangeData,
     P: ExchangeData,
     B: ExchangeData,
-    R: Fn(&P, &B) -> bool + 'static,
+    R: Residual<P, B>,
 {
+    let (kind, residual, _, name) = config.into_parts("TemporalJoin");
     let mut probe_trace = probe.trace.clone();
     let mut build_trace = build.trace.clone();
     let (stream, other) = (probe.stream, build.stream);

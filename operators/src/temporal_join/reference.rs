@@ -9,8 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use differential_dataflow::consolidation::consolidate_updates;
 
-use super::{join_row, JoinKey, JoinKind, Joined};
-use crate::retention::Retention;
+use super::{join_row, JoinConfig, JoinKey, JoinKind, Joined, Residual};
 use crate::testing::{Epoch, Updates};
 use crate::watermark::Watermark;
 use crate::{Change, Seq, SysTime, Version};
@@ -103,34 +102,35 @@ where
 
 /// The final-mode join's output: `(joined rows, late probe rows as (key, seq))`.
 ///
-/// `probe_wm[s]` / `build_wm[s]` are the watermark candidates observed at epoch `s` (their
-/// maximum counts). At each epoch `s`: the combined watermark `W(s)` (maximum candidate of the
+/// In the pair `(probe_wm, build_wm)`, `probe_wm[s]` / `build_wm[s]` are the watermark
+/// candidates observed at epoch `s` (their maximum counts); `config` gives the kind, residual
+/// and retention, as for [`temporal_join_final`](super::temporal_join_final). At each epoch `s`: the combined watermark `W(s)` (maximum candidate of the
 /// epochs `< s`, min over the two inputs) fires the buffered probe rows with time `< W(s)`
 /// against the build versions of epochs `< s`; then the probe rows of epoch `s` with time
 /// `< W(s)` are late and the others buffered. The rest fire at the closing epoch: the number
 /// of epochs of the script (where [`crate::testing::run_binary`] closes its inputs), or the
 /// epoch after the last candidate if that is later.
 ///
-/// With a `retention` (rule B13, see [`crate::retention`]): the probe rows buffered at `s` and
+/// With a retention (rule B13, see [`crate::retention`]): the probe rows buffered at `s` and
 /// the build versions inserted at `s` touch their keys at their event times; at each epoch whose
 /// `W(s)` is greater than the last one, after the firing, every key whose access time's expiry
 /// `W(s)` has passed expires: the versions it holds then are hidden from later firings.
-pub fn final_mode<K, E, P, B>(
+pub fn final_mode<K, E, P, B, R>(
     probe: &[Epoch<(K, Change<P>)>],
     build: &[Epoch<(K, Version<E, B>)>],
-    probe_wm: &[Vec<Watermark<E>>],
-    build_wm: &[Vec<Watermark<E>>],
+    (probe_wm, build_wm): (&[Vec<Watermark<E>>], &[Vec<Watermark<E>>]),
     probe_time: impl Fn(&P) -> E,
-    kind: JoinKind,
-    residual: impl Fn(&P, &B) -> bool,
-    retention: Option<&Retention<E>>,
+    config: &JoinConfig<R, E>,
 ) -> (Updates<(K, Joined<P, B>)>, Updates<(K, Seq)>)
 where
     K: Ord + Clone + JoinKey,
     E: Ord + Clone,
     P: Ord + Clone,
     B: Ord + Clone,
+    R: Residual<P, B>,
 {
+    let (kind, retention) = (config.kind(), config.retained());
+    let residual = |p: &P, b: &B| config.holds(p, b);
     let last_wm = probe_wm.len().max(build_wm.len());
     let end = (0..last_wm)
         .filter(|s| {

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::{
     arrange_probe, arrange_versions_pruned, lookup_join, reference, temporal_join,
-    temporal_join_final, JoinKind,
+    temporal_join_final, JoinConfig, JoinKind,
 };
 use crate::testing::{batch, content_at, run_binary, Epoch, Updates};
 use crate::watermark::{no_watermark, watermarks, Watermark};
@@ -100,11 +100,8 @@ fn run_final(workers: usize, s: &Script, kind: JoinKind) -> (Updates<Out>, Updat
             probe,
             |p: &Row| p.0,
             build,
-            probe_wm,
-            build_wm,
-            kind,
-            |_, _| true,
-            "J",
+            (probe_wm, build_wm),
+            JoinConfig::new(kind).named("J"),
         );
         j.joined.map(Ok).concat(j.late.map(|(_, r)| Err(r.seq)))
     });
@@ -155,7 +152,11 @@ fn expected(rows: &[Expect]) -> Updates<Out> {
 fn incremental_final_content(s: &Script, kind: JoinKind) -> Vec<(Out, isize)> {
     let out = run_binary(2, s.probe.clone(), s.build.clone(), move |p, b| {
         let probe = arrange_probe(p, |r: &Row| r.0, "Probe");
-        temporal_join(probe, arrange_versions(b, "Build"), kind, |_, _| true, "J")
+        temporal_join(
+            probe,
+            arrange_versions(b, "Build"),
+            JoinConfig::new(kind).named("J"),
+        )
     });
     content_at(&out, SysTime::MAX)
 }
@@ -325,7 +326,11 @@ fn null_keys_never_match() {
         }
         let incremental = run_binary(2, probe.clone(), build.clone(), move |p, b| {
             let p = arrange_probe(p, |t: &i64| *t, "Probe");
-            temporal_join(p, arrange_versions(b, "Build"), kind, |_, _| true, "J")
+            temporal_join(
+                p,
+                arrange_versions(b, "Build"),
+                JoinConfig::new(kind).named("J"),
+            )
         });
         assert_eq!(incremental, want);
         assert_eq!(
@@ -333,13 +338,24 @@ fn null_keys_never_match() {
             want
         );
         let lookup = run_binary(2, probe.clone(), build.clone(), move |p, b| {
-            lookup_join(p, arrange_versions(b, "Build"), kind, |_, _| true, "L")
+            lookup_join(
+                p,
+                arrange_versions(b, "Build"),
+                JoinConfig::new(kind).named("L"),
+            )
         });
         assert_eq!(lookup, want);
         let last = run_binary(2, probe.clone(), build.clone(), move |p, b| {
             let (p_wm, b_wm) = (no_watermark(p.clone(), "P"), no_watermark(b.clone(), "B"));
             let build = arrange_versions(b, "Build");
-            temporal_join_final(p, |t: &i64| *t, build, p_wm, b_wm, kind, |_, _| true, "J").joined
+            temporal_join_final(
+                p,
+                |t: &i64| *t,
+                build,
+                (p_wm, b_wm),
+                JoinConfig::new(kind).named("J"),
+            )
+            .joined
         });
         let at_end: Vec<_> = want.iter().map(|(d, _, r)| (d.clone(), 1, *r)).collect();
         assert_eq!(last, at_end);
@@ -452,7 +468,7 @@ proptest! {
         for workers in [1, 2, 4] {
             let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                 let probe = arrange_probe(p, |r: &(u8, u8)| r.0, "Probe");
-                temporal_join(probe, arrange_versions(b, "Build"), kind, residual, "J")
+                temporal_join(probe, arrange_versions(b, "Build"), JoinConfig::new(kind).residual(residual).named("J"))
             });
             prop_assert_eq!(&out, &model);
         }
@@ -478,7 +494,7 @@ proptest! {
             let marks = |max: Option<u8>| max.map(|m| Watermark::At(lower(&m))).into_iter().collect::<Vec<_>>();
             let p_wm: Vec<_> = p.iter().map(|e| marks(e.iter().map(|((_, c), _)| c.row.0).max())).collect();
             let b_wm: Vec<_> = b.iter().map(|e| marks(e.iter().map(|((_, v), _)| v.time).max())).collect();
-            let model = reference::final_mode(&p, &b, &p_wm, &b_wm, |r: &(u8, u8)| r.0, kind, residual, None);
+            let model = reference::final_mode(&p, &b, (&p_wm, &b_wm), |r: &(u8, u8)| r.0, &JoinConfig::new(kind).residual(residual));
             for &(workers, pruned) in configs {
                 let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                     let p_wm = watermarks(p.clone(), |(_, c): &(ArbKey, Change<(u8, u8)>)| c.row.0, lower, "PWm");
@@ -488,7 +504,7 @@ proptest! {
                     } else {
                         arrange_versions(b, "Build")
                     };
-                    let j = temporal_join_final(p, |r: &(u8, u8)| r.0, build, p_wm, b_wm, kind, residual, "J");
+                    let j = temporal_join_final(p, |r: &(u8, u8)| r.0, build, (p_wm, b_wm), JoinConfig::new(kind).residual(residual).named("J"));
                     j.joined.map(Ok).concat(j.late.map(|(k, r)| Err((k, r.seq))))
                 });
                 prop_assert_eq!(&split(out), &model, "{} workers, pruned: {}", workers, pruned);
@@ -506,7 +522,7 @@ proptest! {
         let model = reference::lookup(&p, &b, JoinKind::Left, residual, None);
         for workers in [1, 2] {
             let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
-                lookup_join(p, arrange_versions(b, "Build"), JoinKind::Left, residual, "L")
+                lookup_join(p, arrange_versions(b, "Build"), JoinConfig::new(JoinKind::Left).residual(residual).named("L"))
             });
             prop_assert_eq!(&out, &model);
         }

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use timely::dataflow::operators::vec::Broadcast;
 
 use super::{inserts, Outcome};
-use crate::dedup::{reference, Deduplicate};
+use crate::dedup::{reference, Deduplicate, OnWatermark};
 use crate::keyed_merge::Rejected;
 use crate::retention::Retention;
 use crate::testing::{batch, run_binary, run_unary, Epoch, Updates};
@@ -49,7 +49,8 @@ fn flink_harness_keep_first_on_watermark() {
     for workers in [1, 2] {
         let out = run_binary(workers, epochs.clone(), marks.clone(), |rows, marks| {
             let marks = marks.inner.broadcast().as_collection();
-            let merged = rows.deduplicate_first_on_watermark(|v: &Val| v.1, marks);
+            let merged =
+                rows.deduplicate_first_on_watermark(|v: &Val| v.1, marks, OnWatermark::new());
             let refused = merged.rejected.map(Outcome::Err);
             merged.changelog.map(Outcome::Ok).concat(refused)
         });
@@ -118,7 +119,7 @@ proptest! {
             let out = run_unary(workers, epochs.clone(), move |c| {
                 let time = |(_, ch): &(u8, Change<Row>)| ch.row.0;
                 let marks = watermarks(c.clone(), time, move |m: &i64| m - lateness, "Wm");
-                let merged = c.deduplicate_first_on_watermark(|r: &Row| r.0, marks);
+                let merged = c.deduplicate_first_on_watermark(|r: &Row| r.0, marks, OnWatermark::new());
                 let refused = merged.rejected.map(Outcome::Err);
                 merged.changelog.map(Outcome::Ok).concat(refused)
             });
@@ -147,7 +148,7 @@ proptest! {
                 let time = |(_, ch): &(u8, Change<Row>)| ch.row.0;
                 let marks = watermarks(c.clone(), time, lower, "Wm");
                 let ttl = Retention::millis(ttl);
-                let merged = c.deduplicate_first_on_watermark_with_retention(|r: &Row| r.0, marks, ttl, "D");
+                let merged = c.deduplicate_first_on_watermark(|r: &Row| r.0, marks, OnWatermark::new().retention(ttl).named("D"));
                 let refused = merged.rejected.map(Outcome::Err);
                 merged.changelog.map(Outcome::Ok).concat(refused)
             });
@@ -192,8 +193,12 @@ fn emitted_flag_expires_with_the_retention() {
             let time = |(_, ch): &(char, Change<Row>)| ch.row.0;
             let marks = watermarks(c.clone(), time, |m: &i64| *m, "Wm");
             let ttl = Retention::millis(10);
-            c.deduplicate_first_on_watermark_with_retention(|r: &Row| r.0, marks, ttl, "D")
-                .changelog
+            c.deduplicate_first_on_watermark(
+                |r: &Row| r.0,
+                marks,
+                OnWatermark::new().retention(ttl).named("D"),
+            )
+            .changelog
         });
         assert_eq!(out, want, "{workers} workers");
     }
@@ -213,7 +218,7 @@ fn waiting_candidates_fire_when_the_input_closes() {
             |m: &i64| *m,
             "Wm",
         );
-        c.deduplicate_first_on_watermark(|r: &Row| r.0, marks)
+        c.deduplicate_first_on_watermark(|r: &Row| r.0, marks, OnWatermark::new())
             .changelog
     });
     let insert =

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 
-use super::{arrange_versions_pruned, residual, temporal_join_final, JoinKind};
+use super::{arrange_versions_pruned, residual, temporal_join_final, JoinConfig, JoinKind};
 use crate::testing::{content_at, run_binary, Epoch};
 use crate::version::version_of;
 use crate::watermark::watermarks;
@@ -118,11 +118,8 @@ fn final_content(
             p,
             |r: &(u8, u8)| r.0,
             build,
-            p_wm,
-            b_wm,
-            kind,
-            residual,
-            "J",
+            (p_wm, b_wm),
+            JoinConfig::new(kind).residual(residual).named("J"),
         );
         j.joined.map(Ok).concat(j.late.map(|(_, r)| Err(r.seq)))
     });

@@ -7,8 +7,7 @@ use proptest::prelude::*;
 use super::{arb_cuts, arb_inputs, residual, split, ArbKey};
 use crate::retention::Retention;
 use crate::temporal_join::{
-    lookup_join_with_retention, reference, temporal_join_final, temporal_join_final_with_retention,
-    JoinKind, Joined,
+    lookup_join, reference, temporal_join_final, JoinConfig, JoinKind, Joined,
 };
 use crate::testing::{batch, run_binary, Epoch, Updates};
 use crate::watermark::{watermarks, Watermark};
@@ -55,23 +54,10 @@ fn run(workers: usize, kind: JoinKind, ttl: Option<i64>) -> Updates<Out> {
         );
         let build = arrange_versions(b, "Build");
         let time = |t: &i64| *t;
-        let j = match ttl {
-            Some(ms) => {
-                let ttl = Retention::millis(ms);
-                temporal_join_final_with_retention(
-                    p,
-                    time,
-                    build,
-                    p_wm,
-                    b_wm,
-                    kind,
-                    |_, _| true,
-                    ttl,
-                    "J",
-                )
-            }
-            None => temporal_join_final(p, time, build, p_wm, b_wm, kind, |_, _| true, "J"),
-        };
+        let config = JoinConfig::new(kind)
+            .retention(ttl.map(Retention::millis))
+            .named("J");
+        let j = temporal_join_final(p, time, build, (p_wm, b_wm), config);
         j.joined
     })
 }
@@ -85,17 +71,8 @@ fn model(kind: JoinKind, ttl: Option<i64>) -> Updates<Out> {
     let b_wm: Vec<_> = (build.iter())
         .map(|e| e.iter().map(|((_, v), _)| Watermark::At(v.time)).collect())
         .collect();
-    let ttl = ttl.map(Retention::millis);
-    let (joined, late) = reference::final_mode(
-        &probe,
-        &build,
-        &p_wm,
-        &b_wm,
-        |t| *t,
-        kind,
-        |_, _| true,
-        ttl.as_ref(),
-    );
+    let config = JoinConfig::new(kind).retention(ttl.map(Retention::millis));
+    let (joined, late) = reference::final_mode(&probe, &build, (&p_wm, &b_wm), |t| *t, &config);
     assert_eq!(late, vec![]);
     joined
 }
@@ -155,14 +132,14 @@ proptest! {
         let p_wm: Vec<_> = p.iter().map(|e| marks(e.iter().map(|((_, c), _)| c.row.0).max())).collect();
         let b_wm: Vec<_> = b.iter().map(|e| marks(e.iter().map(|((_, v), _)| v.time).max())).collect();
         let retention = Retention::new(move |t: &u8| t.saturating_add(ttl));
-        let model = reference::final_mode(&p, &b, &p_wm, &b_wm, |r: &(u8, u8)| r.0, kind, residual, Some(&retention));
+        let model = reference::final_mode(&p, &b, (&p_wm, &b_wm), |r: &(u8, u8)| r.0, &JoinConfig::new(kind).residual(residual).retention(retention.clone()));
         for workers in [1, 2] {
             let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                 let p_wm = watermarks(p.clone(), |(_, c): &(ArbKey, Change<(u8, u8)>)| c.row.0, lower, "PWm");
                 let b_wm = watermarks(b.clone(), |(_, v): &(ArbKey, Version<u8, u8>)| v.time, lower, "BWm");
                 let build = arrange_versions(b, "Build");
                 let retention = Retention::new(move |t: &u8| t.saturating_add(ttl));
-                let j = temporal_join_final_with_retention(p, |r: &(u8, u8)| r.0, build, p_wm, b_wm, kind, residual, retention, "J");
+                let j = temporal_join_final(p, |r: &(u8, u8)| r.0, build, (p_wm, b_wm), JoinConfig::new(kind).residual(residual).retention(retention).named("J"));
                 j.joined.map(Ok).concat(j.late.map(|(k, r)| Err((k, r.seq))))
             });
             let out: (Updates<(ArbKey, Joined<(u8, u8), u8>)>, Updates<(ArbKey, Seq)>) = split(out);
@@ -217,7 +194,13 @@ fn lookup_join_forgets_an_idle_key() {
     for workers in [1, 2] {
         let out = run_binary(workers, probe.clone(), build.clone(), |p, b| {
             let build = arrange_versions(b, "Build");
-            lookup_join_with_retention(p, build, JoinKind::Left, |_, _| true, 2, "L")
+            lookup_join(
+                p,
+                build,
+                JoinConfig::new(JoinKind::Left)
+                    .retention(Retention::epochs(2))
+                    .named("L"),
+            )
         });
         assert_eq!(out, want, "{workers} workers");
     }
@@ -239,7 +222,7 @@ proptest! {
         for workers in [1, 2] {
             let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                 let build = arrange_versions(b, "Build");
-                lookup_join_with_retention(p, build, JoinKind::Left, residual, ttl, "L")
+                lookup_join(p, build, JoinConfig::new(JoinKind::Left).residual(residual).retention((ttl > 0).then(|| Retention::epochs(ttl))).named("L"))
             });
             prop_assert_eq!(&out, &model, "{} workers", workers);
         }

@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use super::upsert_sink;
-use crate::temporal_join::{arrange_probe, temporal_join, temporal_join_final, JoinKind, Joined};
+use crate::temporal_join::{
+    arrange_probe, temporal_join, temporal_join_final, JoinConfig, JoinKind, Joined,
+};
 use crate::testing::{content_at, run_binary, Epoch};
 use crate::watermark::no_watermark;
 use crate::{arrange_versions, Change, RowKind, SysTime, Version};
@@ -72,7 +74,11 @@ fn both_modes(build: &[(String, Version<i64, Rate>)], kind: JoinKind) -> Vec<Joi
     for workers in [1, 2] {
         let inc = run_binary(workers, probe.clone(), build.clone(), move |o, r| {
             let o = arrange_probe(o, |p: &Order| p.2, "Orders");
-            temporal_join(o, arrange_versions(r, "Rates"), kind, |_, _| true, "J")
+            temporal_join(
+                o,
+                arrange_versions(r, "Rates"),
+                JoinConfig::new(kind).named("J"),
+            )
         });
         let fin = run_binary(workers, probe.clone(), build.clone(), move |o, r| {
             let (o_wm, r_wm) = (
@@ -80,7 +86,14 @@ fn both_modes(build: &[(String, Version<i64, Rate>)], kind: JoinKind) -> Vec<Joi
                 no_watermark(r.clone(), "RWm"),
             );
             let r = arrange_versions(r, "Rates");
-            temporal_join_final(o, |p: &Order| p.2, r, o_wm, r_wm, kind, |_, _| true, "J").joined
+            temporal_join_final(
+                o,
+                |p: &Order| p.2,
+                r,
+                (o_wm, r_wm),
+                JoinConfig::new(kind).named("J"),
+            )
+            .joined
         });
         // Final mode: everything fires once, at the end of input (epoch 2).
         assert!(fin.iter().all(|(_, t, r)| *t == 2 && *r == 1), "{fin:?}");
@@ -278,9 +291,7 @@ fn b15_temporal_table_function() {
         temporal_join(
             o,
             arrange_versions(r, "Rates"),
-            JoinKind::Inner,
-            |_, _| true,
-            "J",
+            JoinConfig::new(JoinKind::Inner).named("J"),
         )
         .map(|(_, c)| c.row.0 .0 * c.row.1.unwrap())
     });
@@ -325,14 +336,19 @@ fn b15_temporal_table_function() {
         let prices = arrange_versions(b.clone().flat_map(|x: L| x.ok()), "Prices");
         let rates = arrange_versions(b.flat_map(|x: L| x.err()), "Rates");
         let o = arrange_probe(o, |p: &O2| p.2, "Orders2");
-        let priced =
-            temporal_join(o, prices, JoinKind::Inner, |_, _| true, "Prices").map(|(_, c)| {
+        let priced = temporal_join(o, prices, JoinConfig::new(JoinKind::Inner).named("Prices"))
+            .map(|(_, c)| {
                 let ((id, amount, t), price) = c.row;
                 let (currency, price) = price.expect("inner join");
                 (currency, Change::new(c.seq, c.kind, (id, amount, t, price)))
             });
         let priced = arrange_probe(priced, |p: &(u64, i64, i64, String)| p.2, "Priced");
-        temporal_join(priced, rates, JoinKind::Inner, |_, _| true, "Rates").map(|(_, c)| {
+        temporal_join(
+            priced,
+            rates,
+            JoinConfig::new(JoinKind::Inner).named("Rates"),
+        )
+        .map(|(_, c)| {
             let ((id, amount, _, price), rate) = c.row;
             let total =
                 amount as f64 * price.parse::<f64>().expect("price") * rate.expect("inner") as f64;
