@@ -467,11 +467,15 @@ fn join(
 
 /// Whether two key types compare by their packed bytes: equal types, any two integer types (all
 /// pack as `Int`), or two string types.
-fn comparable(a: &DataType, b: &DataType) -> bool {
+pub(super) fn comparable(a: &DataType, b: &DataType) -> bool {
     a == b || (a.is_integer() && b.is_integer()) || (a.is_string() && b.is_string())
 }
 
-fn check_columns(node: &'static str, columns: &[usize], schema: &Schema) -> Result<(), PlanError> {
+pub(super) fn check_columns(
+    node: &'static str,
+    columns: &[usize],
+    schema: &Schema,
+) -> Result<(), PlanError> {
     match columns.iter().find(|&&c| c >= schema.len()) {
         Some(c) => Err(PlanError::invalid(
             node,

@@ -105,6 +105,25 @@ impl RelExpr {
                 }
                 args
             }
+            Node::Join(join) => {
+                // Key columns by their output names (a right column may be renamed, `k0`).
+                let width = join.left.schema.len();
+                let keys: Vec<String> = join
+                    .left_key
+                    .iter()
+                    .zip(&join.right_key)
+                    .map(|(&l, &r)| {
+                        let name = |c: usize| self.schema.fields[c].name.as_str();
+                        format!("{}={}", name(l), name(width + r))
+                    })
+                    .collect();
+                let mut args = format!("kind={}, keys=[{}]", join.join_type.sql(), keys.join(", "));
+                if let Some(r) = &join.residual {
+                    write!(args, ", residual=[{}]", expr_text(r, &self.schema)).expect("a String");
+                }
+                args
+            }
+            Node::SetOp { op, all, .. } => format!("op=[{}]", op.sql(*all)),
             Node::Sink { name, .. } => format!("table=[{name}]"),
         };
         let columns: Vec<String> = self

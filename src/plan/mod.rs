@@ -29,8 +29,10 @@
 //! ```
 
 mod build;
+mod equi_join;
 mod explain;
 pub mod reference;
+mod set_op;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +43,8 @@ use crate::repr::{Row, Schema};
 pub use build::join_schema;
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
+pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
+pub use set_op::SetOpKind;
 
 /// A node of the logical plan with its output schema and changelog mode.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,6 +160,21 @@ pub enum Node {
     /// `probe JOIN build FOR SYSTEM_TIME AS OF probe.proctime ON keys`: each probe row joined,
     /// when it arrives, with the build side's current row of its key (Flink's lookup join).
     LookupJoin(Join),
+    /// `left [INNER|LEFT|RIGHT|FULL] JOIN right ON keys [AND residual]`: the regular join of
+    /// two tables (see [`EquiJoin`]).
+    Join(EquiJoin),
+    /// `left UNION|INTERSECT|EXCEPT [ALL] right`, with multiset semantics (see
+    /// [`SetOpKind`]).
+    SetOp {
+        /// The left input.
+        left: Box<RelExpr>,
+        /// The right input (the same column types).
+        right: Box<RelExpr>,
+        /// Which operation.
+        op: SetOpKind,
+        /// `ALL` (multiplicities kept) or not (each row once).
+        all: bool,
+    },
     /// Writes its input to the registered sink `name`; its output is its input.
     Sink {
         /// The input.
@@ -223,6 +242,8 @@ impl RelExpr {
             | Node::Dedup { input, .. }
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
+            Node::Join(join) => vec![&join.left, &join.right],
+            Node::SetOp { left, right, .. } => vec![left, right],
         }
     }
 
@@ -260,6 +281,8 @@ impl RelExpr {
             Node::Dedup { .. } => "Dedup",
             Node::TemporalJoin(_) => "TemporalJoin",
             Node::LookupJoin(_) => "LookupJoin",
+            Node::Join(_) => "Join",
+            Node::SetOp { .. } => "SetOp",
             Node::Sink { .. } => "Sink",
         }
     }

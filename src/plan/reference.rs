@@ -25,6 +25,12 @@
 //!   NULL key never matches.
 //! * `LookupJoin`: each probe change joined, at its system time, with the latest (by `seq`)
 //!   build change of its key at that system time; never revised.
+//! * `Join`: the join of the two accumulated tables, pair by pair (equal keys free of NULLs, the
+//!   residual TRUE), a kept side's rows without a match padded with NULLs.
+//! * `SetOp`: per row, its multiplicity in the output from its multiplicities in the two
+//!   accumulated tables (`m + n`, `min(m, n)`, `max(m - n, 0)`, or 0/1 without `ALL`).
+
+mod binary;
 
 use std::collections::BTreeMap;
 
@@ -373,6 +379,21 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                 }
             }
             out
+        }
+        Node::Join(join) => {
+            let left = eval(&join.left, inputs, refused)?;
+            let right = eval(&join.right, inputs, refused)?;
+            binary::table_stream(&left, &right, |l, r| binary::equi_join(join, l, r))
+        }
+        Node::SetOp {
+            left,
+            right,
+            op,
+            all,
+        } => {
+            let left = eval(left, inputs, refused)?;
+            let right = eval(right, inputs, refused)?;
+            binary::table_stream(&left, &right, |l, r| binary::set_op(*op, *all, l, r))
         }
         Node::Sink { input, .. } => eval(input, inputs, refused)?,
     })

@@ -30,10 +30,12 @@
 //! is [`Table::where_`] (a keyword in Rust).
 
 mod env;
+pub(crate) mod equi_join;
 mod execute;
 pub(crate) mod join;
 mod result;
 pub(crate) mod select;
+mod set_op;
 
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
 pub use execute::ExecuteOptions;
