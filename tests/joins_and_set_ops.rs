@@ -4,7 +4,7 @@
 //! leaves, as `-D`/`+I`); then the four join kinds with NULL keys and a residual in the ON clause,
 //! and the refusals (no equality predicate, set operations over different columns).
 
-use differential_temporal::expr::col;
+use differential_temporal::expr::{col, lit};
 use differential_temporal::repr::{DataType, Schema};
 use differential_temporal::sql::StatementResult;
 use differential_temporal::table::{Table, TableEnv, TableResult};
@@ -135,4 +135,107 @@ fn e04_left_outer_join_retractions() {
             .left_outer_join(&env.from("R"), col("k").eq(col("k0")));
         assert_eq!(steps(&joined.execute().unwrap()), expected, "Table API");
     }
+}
+
+/// The four join kinds over tables with NULL keys (which match nothing, NULL included) and a
+/// residual in the ON clause (a row whose partners all fail it is padded, as `(1, w)` on the
+/// right): SQL and the Table API give the same rows.
+#[test]
+fn join_kinds_with_null_keys_and_a_residual() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = write(&dir, "l.csv", "k,v\n1,a\n,b\n2,c\n");
+    let r = write(&dir, "r.csv", "k,v\n1,x\n,y\n3,z\n1,w\n");
+    let cases: [(
+        &str,
+        fn(&Table, &Table, differential_temporal::expr::Expr) -> Table,
+        &[&str],
+    ); 4] = [
+        ("INNER", |a, b, p| a.join(b, p), &["1,a,1,x"]),
+        (
+            "LEFT",
+            |a, b, p| a.left_outer_join(b, p),
+            &[",b,,", "1,a,1,x", "2,c,,"],
+        ),
+        (
+            "RIGHT",
+            |a, b, p| a.right_outer_join(b, p),
+            &[",,,y", ",,1,w", ",,3,z", "1,a,1,x"],
+        ),
+        (
+            "FULL OUTER",
+            |a, b, p| a.full_outer_join(b, p),
+            &[",,,y", ",,1,w", ",,3,z", ",b,,", "1,a,1,x", "2,c,,"],
+        ),
+    ];
+    for workers in [1, 2] {
+        let env = env(workers);
+        env.register_csv("L", &l, Some(kv())).unwrap();
+        env.register_csv("R", &r, Some(kv())).unwrap();
+        for (kind, api, want) in cases {
+            let query = format!("SELECT * FROM L {kind} JOIN R ON L.k = R.k AND R.v <> 'w'");
+            let sql = env.sql_query(&query).unwrap().execute().unwrap();
+            assert_eq!(sql.rows_as_text(), want, "{query}, {workers} workers");
+            let predicate = col("k").eq(col("k0")).and(col("v0").ne(lit("w")));
+            let table = api(&env.from("L"), &env.from("R"), predicate);
+            assert_eq!(table.execute().unwrap().rows_as_text(), want, "{kind}");
+            let explain = table.explain().unwrap();
+            assert!(
+                explain.starts_with(&format!(
+                    "Join(kind={}, keys=[k=k0], residual=[v0 <> 'w'])",
+                    kind.split(' ').next().unwrap()
+                )),
+                "{explain}"
+            );
+        }
+    }
+}
+
+/// What is refused, with messages that say why: a join without an equality predicate (Flink's
+/// words), a column both sides have left unqualified, a set operation over different columns
+/// (naming both sides), a temporal join that is RIGHT or FULL.
+#[test]
+fn refusals_name_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = write(&dir, "l.csv", "k,v\n1,a\n");
+    let env = TableEnv::new();
+    env.register_csv("L", &l, Some(kv())).unwrap();
+    env.register_csv("R", &l, Some(kv())).unwrap();
+    let error = |query: &str| env.sql_query(query).err().unwrap().to_string();
+    assert_eq!(
+        error("SELECT * FROM L JOIN R ON L.k > R.k"),
+        "SQL validation error at line 1, column 27: Join: Invalid join condition: L.k > R.k. At least one equi-join predicate is required."
+    );
+    assert_eq!(
+        error("SELECT * FROM L CROSS JOIN R"),
+        "SQL validation error at line 1, column 28: Join: Invalid join condition: TRUE. At least one equi-join predicate is required."
+    );
+    assert_eq!(
+        error("SELECT k FROM L JOIN R ON L.k = R.k"),
+        "SQL validation error at line 1, column 8: Column 'k' is ambiguous: it is a column of L and R; qualify it"
+    );
+    assert_eq!(
+        error("SELECT k FROM L UNION SELECT k, v FROM R"),
+        "SQL validation error at line 1, column 1: SetOp: UNION: the inputs have 1 and 2 columns, a set operation needs as many on each side; the left side is [k BIGINT], the right side is [k BIGINT, v STRING]"
+    );
+    assert_eq!(
+        error("SELECT k FROM L EXCEPT ALL SELECT v FROM R"),
+        "SQL validation error at line 1, column 1: SetOp: EXCEPT ALL: column 1 has type BIGINT on the left ('k') and STRING on the right ('v'); the left side is [k BIGINT], the right side is [v STRING]"
+    );
+    let api = env
+        .from("L")
+        .join(&env.from("R"), col("k").lt(col("k0")))
+        .execute()
+        .unwrap_err();
+    assert_eq!(
+        api.to_string(),
+        "join: Join: Invalid join condition: k < k0. At least one equi-join predicate is required."
+    );
+    let api = env
+        .from("L")
+        .union(&env.from("R").select([col("v")]))
+        .execute();
+    assert!(api
+        .unwrap_err()
+        .to_string()
+        .starts_with("union: SetOp: UNION: the inputs have 2 and 1 columns"));
 }

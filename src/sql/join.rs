@@ -31,8 +31,16 @@ impl Binder<'_> {
             None => lit(true),
         };
         let span = on.map_or_else(|| factor.span(), |on| on.span());
-        let plan = plan_equi_join(left.plan, right.plan, &condition, join_type, &self.registry)
-            .map_err(|e| SqlError::at(span, e.to_string()))?;
+        let shown = on.map_or_else(|| "TRUE".to_string(), |on| on.to_string());
+        let plan = plan_equi_join(
+            left.plan,
+            right.plan,
+            &condition,
+            &shown,
+            join_type,
+            &self.registry,
+        )
+        .map_err(|e| SqlError::at(span, e.to_string()))?;
         Ok(Bound { plan, scope })
     }
 }

@@ -94,7 +94,8 @@ impl Table {
         match right.plan.clone() {
             Err(e) => Table::new(&self.env, Err(e)),
             Ok(right) => self.then(operation, move |left| {
-                plan_equi_join(left, right, &predicate, join_type, &registry)
+                let shown = predicate.to_string();
+                plan_equi_join(left, right, &predicate, &shown, join_type, &registry)
             }),
         }
     }
@@ -102,7 +103,8 @@ impl Table {
 
 /// `left <join_type> JOIN right ON condition`: the condition split into equality keys and a
 /// residual, then the plan node. Shared by the Table API and the SQL binder; `condition` names
-/// columns as the join's output does ([`equi_join_schema`]).
+/// columns as the join's output does ([`equi_join_schema`]), `shown` is the condition as the
+/// user wrote it, for the message.
 ///
 /// Errors: no equality key (Flink's message, with the condition), and what [`RelExpr::join`]
 /// refuses.
@@ -110,6 +112,7 @@ pub(crate) fn plan_equi_join(
     left: RelExpr,
     right: RelExpr,
     condition: &Expr,
+    shown: &str,
     join_type: JoinType,
     registry: &FunctionRegistry,
 ) -> Result<RelExpr, PlanError> {
@@ -119,7 +122,9 @@ pub(crate) fn plan_equi_join(
     if left_key.is_empty() {
         return Err(PlanError::invalid(
             "Join",
-            format!("Invalid join condition: {condition}. At least one equi-join predicate is required."),
+            format!(
+                "Invalid join condition: {shown}. At least one equi-join predicate is required."
+            ),
         ));
     }
     left.join(right, left_key, right_key, join_type, residual)

@@ -233,4 +233,28 @@ dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: faili
         stderr: &["dtemporal: error: SQL validation error at line 2, column 173: Debezium JSON serialization doesn't support 'debezium-json.schema-include' option been set to true.\n"],
         stdout: "",
     },
+    Case {
+        name: "sql: a regular join without an equality predicate",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT o.id, r.rate FROM o JOIN r ON o.t > r.t")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 2, column 38: Join: Invalid join condition: o.t > r.t. At least one equi-join predicate is required.\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a UNION of a different number of columns",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT id FROM o UNION ALL SELECT cur, rate FROM r")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 2, column 1: SetOp: UNION ALL: the inputs have 1 and 2 columns, a set operation needs as many on each side; the left side is [id INT], the right side is [cur STRING, rate INT]\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: an INTERSECT of columns of different types",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT id, cur FROM o INTERSECT SELECT cur, rate FROM r")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 2, column 1: SetOp: INTERSECT: column 1 has type INT on the left ('id') and STRING on the right ('cur'); the left side is [id INT, cur STRING], the right side is [cur STRING, rate INT]\n"],
+        stdout: "",
+    },
 ];
