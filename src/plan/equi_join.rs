@@ -1,26 +1,4 @@
-//! The regular join (`JOIN`, `LEFT`, `RIGHT`, `FULL [OUTER] JOIN ... ON`): equality keys plus a
-//! residual condition, over two tables that may both be updating (Flink's `StreamingJoinOperator`,
-//! issue 13).
-//!
-//! Semantics, as SQL and Flink define them:
-//! * a left row and a right row **match** when their key columns are equal and the residual
-//!   condition (over the joined row) is TRUE; a NULL key column never equals anything, NULL
-//!   included, so a row with one matches nothing;
-//! * INNER outputs the matches; LEFT also outputs each left row without a match, padded with
-//!   NULLs for the right columns; RIGHT the same for right rows; FULL both. The residual belongs
-//!   to the ON clause: a left row whose partners all fail it is padded, not dropped;
-//! * over updating inputs the output is the join of the inputs' tables at every system time, so
-//!   a padded row is retracted when its first match arrives and emitted again when its last match
-//!   leaves (case E04: `-D`/`+I`, never `-U`/`+U`, as the output has no upsert key);
-//! * a join needs at least one equality between a left and a right column (Flink's Table API
-//!   refuses it with "Invalid join condition: ... At least one equi-join predicate is
-//!   required."); this engine runs every query as a stream, where a join without keys would
-//!   compare every row with every row of the other side, so it refuses it always.
-//!
-//! Output columns: the left's, then the right's (a right column whose name is taken gets the
-//! first free suffix `0`, `1`, ..., as [`join_schema`]); the columns of a padded side are
-//! nullable. Time attributes become plain timestamps (Flink materializes them in a regular
-//! join) and the output has no key.
+//! The regular join node ([`EquiJoin`]): its builder, output schema and changelog mode.
 
 use crate::expr::ScalarExpr;
 use crate::repr::{DataType, Datum, Row, Schema};
@@ -63,7 +41,29 @@ impl JoinType {
     }
 }
 
-/// The parts of a regular join (see the [module documentation](self)).
+/// The regular join (`JOIN`, `LEFT`, `RIGHT`, `FULL [OUTER] JOIN ... ON`): equality keys plus a
+/// residual condition, over two tables that may both be updating (Flink's `StreamingJoinOperator`,
+/// issue 13).
+///
+/// Semantics, as SQL and Flink define them:
+/// * a left row and a right row **match** when their key columns are equal and the residual
+///   condition (over the joined row) is TRUE; a NULL key column never equals anything, NULL
+///   included, so a row with one matches nothing;
+/// * INNER outputs the matches; LEFT also outputs each left row without a match, padded with
+///   NULLs for the right columns; RIGHT the same for right rows; FULL both. The residual belongs
+///   to the ON clause: a left row whose partners all fail it is padded, not dropped;
+/// * over updating inputs the output is the join of the inputs' tables at every system time, so
+///   a padded row is retracted when its first match arrives and emitted again when its last match
+///   leaves (case E04: `-D`/`+I`, never `-U`/`+U`, as the output has no upsert key);
+/// * a join needs at least one equality between a left and a right column (Flink's Table API
+///   refuses it with "Invalid join condition: ... At least one equi-join predicate is
+///   required."); this engine runs every query as a stream, where a join without keys would
+///   compare every row with every row of the other side, so it refuses it always.
+///
+/// Output columns: the left's, then the right's (a right column whose name is taken gets the
+/// first free suffix `0`, `1`, ..., as [`join_schema`]); the columns of a padded side are
+/// nullable. Time attributes become plain timestamps (Flink materializes them in a regular
+/// join) and the output has no key.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EquiJoin {
     /// The left input.
@@ -82,7 +82,7 @@ pub struct EquiJoin {
 
 impl RelExpr {
     /// The regular join `self <join_type> JOIN right ON self.left_key = right.right_key [AND
-    /// residual]` (see the [module documentation](self)); `residual` is over the output columns.
+    /// residual]` (see [`EquiJoin`]); `residual` is over the output columns.
     ///
     /// Errors: no key (or not as many on each side), a key column out of range, two key columns
     /// that cannot be compared, a residual that is not BOOLEAN.

@@ -1,28 +1,30 @@
-//! Set operations: `UNION`, `INTERSECT`, `EXCEPT`, each `ALL` or not, with SQL's multiset
-//! semantics over tables that may be updating (case E01, issue 13).
-//!
-//! A row held `m` times on the left and `n` times on the right is held, at every system time:
-//!
-//! | operation       | times            |
-//! |-----------------|------------------|
-//! | `UNION ALL`     | `m + n`          |
-//! | `UNION`         | 1 if `m + n > 0` |
-//! | `INTERSECT ALL` | `min(m, n)`      |
-//! | `INTERSECT`     | 1 if both `> 0`  |
-//! | `EXCEPT ALL`    | `max(m - n, 0)`  |
-//! | `EXCEPT`        | 1 if `m > 0` and `n = 0` |
-//!
-//! The two inputs must have as many columns, of the same types (nullability aside: a column is
-//! nullable in the output if it is on either side); the output takes the left's names, as
-//! Flink's do. `UNION ALL` of two append-only inputs is append-only; every other form is
-//! updating (a right row arriving can retract an `EXCEPT` row, and the distinct forms are keyed by
-//! the whole row). Time attributes become plain timestamps and the output has no primary key.
+//! The set operation node ([`SetOpKind`] has the semantics): its builder, schema and mode.
 
 use crate::repr::Schema;
 
 use super::{Mode, Node, PlanError, RelExpr};
 
-/// Which set operation (`ALL` or not is beside it, in [`Node::SetOp`]).
+/// Set operations: `UNION`, `INTERSECT`, `EXCEPT`, each `ALL` or not, with SQL's multiset
+/// semantics over tables that may be updating (case E01, issue 13).
+///
+/// A row held `m` times on the left and `n` times on the right is held, at every system time:
+///
+/// | operation       | times            |
+/// |-----------------|------------------|
+/// | `UNION ALL`     | `m + n`          |
+/// | `UNION`         | 1 if `m + n > 0` |
+/// | `INTERSECT ALL` | `min(m, n)`      |
+/// | `INTERSECT`     | 1 if both `> 0`  |
+/// | `EXCEPT ALL`    | `max(m - n, 0)`  |
+/// | `EXCEPT`        | 1 if `m > 0` and `n = 0` |
+///
+/// The two inputs must have as many columns, of the same types (nullability aside: a column is
+/// nullable in the output if it is on either side); the output takes the left's names, as
+/// Flink's do. `UNION ALL` of two append-only inputs is append-only; every other form is
+/// updating (a right row arriving can retract an `EXCEPT` row, and the distinct forms are keyed by
+/// the whole row). Time attributes become plain timestamps and the output has no primary key.
+///
+/// `ALL` or not is beside it, in [`Node::SetOp`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SetOpKind {
     /// `UNION`: the rows of either input.
@@ -49,7 +51,7 @@ impl SetOpKind {
 }
 
 impl RelExpr {
-    /// `self <op> [ALL] right` (see the [module documentation](self)).
+    /// `self <op> [ALL] right` (see [`SetOpKind`]).
     ///
     /// Errors: the inputs differ in their number of columns or in a column's type; the message
     /// names both sides' columns.

@@ -85,8 +85,7 @@ pub(super) fn equi_join(join: &EquiJoin, left: &Table, right: &Table) -> Vec<(Ro
     out
 }
 
-/// `left <op> [ALL] right` over multiplicities (the table of the
-/// [`set_op`](crate::plan::SetOpKind) module documentation).
+/// `left <op> [ALL] right` over multiplicities (the table of [`SetOpKind`]).
 pub(super) fn set_op(op: SetOpKind, all: bool, left: &Table, right: &Table) -> Vec<(Row, isize)> {
     let mut counts: BTreeMap<&Row, (isize, isize)> = BTreeMap::new();
     for (row, m) in left {
