@@ -498,17 +498,28 @@ fn check(
     Ok(())
 }
 
+/// A case: a template of `templates`, its parameters, and the inputs A, B and C.
+fn case(
+    templates: std::ops::Range<u8>,
+) -> impl Strategy<Value = (u8, bool, i64, Stream, Stream, Stream)> {
+    (
+        templates,
+        any::<bool>(),
+        -3i64..4,
+        append_only(14),
+        changelog(10),
+        changelog(12),
+    )
+}
+
+type Stream = Vec<(SysTime, Change<Row>)>;
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
     #[test]
     fn rendered_plans_equal_the_reference(
-        template in 0u8..13,
-        flag in any::<bool>(),
-        threshold in -3i64..4,
-        a in append_only(14),
-        b in changelog(10),
-        c in changelog(12),
+        (template, flag, threshold, a, b, c) in case(0..13),
     ) {
         check(template, flag, threshold, a, b, c)?;
     }
@@ -517,12 +528,7 @@ proptest! {
     /// own: each has several forms (join type, keys, residual; operation, ALL) to cover.
     #[test]
     fn joins_and_set_operations_equal_the_reference(
-        template in 11u8..13,
-        flag in any::<bool>(),
-        threshold in -3i64..4,
-        a in append_only(14),
-        b in changelog(10),
-        c in changelog(12),
+        (template, flag, threshold, a, b, c) in case(11..13),
     ) {
         check(template, flag, threshold, a, b, c)?;
     }

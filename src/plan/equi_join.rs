@@ -1,9 +1,9 @@
 //! The regular join node ([`EquiJoin`]): its builder, output schema and changelog mode.
 
 use crate::expr::ScalarExpr;
-use crate::repr::{DataType, Datum, Row, Schema};
+use crate::repr::{Datum, Row, Schema};
 
-use super::build::{check_columns, comparable};
+use super::build::check_join;
 use super::{join_schema, JoinKind, Mode, Node, PlanError, RelExpr};
 
 /// Which unmatched rows a regular join keeps (Flink's `FlinkJoinType`).
@@ -94,38 +94,13 @@ impl RelExpr {
         join_type: JoinType,
         residual: Option<ScalarExpr>,
     ) -> Result<RelExpr, PlanError> {
-        const NODE: &str = "Join";
-        check_columns(NODE, &left_key, &self.schema)?;
-        check_columns(NODE, &right_key, &right.schema)?;
-        if left_key.is_empty() || left_key.len() != right_key.len() {
-            return Err(PlanError::invalid(
-                NODE,
-                "At least one equi-join predicate is required: a regular join on a stream needs equality keys, as many on the left as on the right",
-            ));
-        }
-        for (&l, &r) in left_key.iter().zip(&right_key) {
-            let (lf, rf) = (&self.schema.fields[l], &right.schema.fields[r]);
-            if !comparable(&lf.ty.data_type, &rf.ty.data_type) {
-                return Err(PlanError::invalid(
-                    NODE,
-                    format!(
-                        "the key columns '{}' ({}) and '{}' ({}) cannot be compared",
-                        lf.name, lf.ty.data_type, rf.name, rf.ty.data_type
-                    ),
-                ));
-            }
-        }
-        if let Some(r) = &residual {
-            if !matches!(r.ty.data_type, DataType::Boolean | DataType::Null) {
-                return Err(PlanError::invalid(
-                    NODE,
-                    format!(
-                        "the join condition must be of type BOOLEAN, but is of type {}",
-                        r.ty
-                    ),
-                ));
-            }
-        }
+        check_join(
+            "Join",
+            (&self.schema, &left_key),
+            (&right.schema, &right_key),
+            residual.as_ref(),
+            "At least one equi-join predicate is required: a regular join on a stream needs equality keys, as many on the left as on the right",
+        )?;
         let schema = equi_join_schema(&self.schema, &right.schema, join_type);
         let mode = if self.mode.is_append_only()
             && right.mode.is_append_only()

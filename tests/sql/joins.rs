@@ -1,13 +1,14 @@
-//! The worked cases of issue 13 through the Table API and SQL, each with its exact expected
-//! output on 1 and 2 workers: E01 (set operations, multiset semantics) and E04 (the NULL-padded
-//! row of a LEFT JOIN retracted when the first partner arrives and re-emitted when the last
-//! leaves, as `-D`/`+I`); then the four join kinds with NULL keys and a residual in the ON clause,
+//! The worked cases of issue 13 through SQL and the Table API, each with its exact expected
+//! output on 1 and 2 workers (every CSV record, and every blank line, its own system time): E01
+//! (set operations, multiset semantics) and E04 (the NULL-padded row of a LEFT JOIN retracted
+//! when the first partner arrives and re-emitted when the last leaves, as `-D`/`+I`); then the four join kinds with NULL keys and a residual in the ON clause,
 //! and the refusals (no equality predicate, set operations over different columns).
 
 use differential_temporal::expr::{col, lit};
 use differential_temporal::repr::{DataType, Schema};
-use differential_temporal::sql::StatementResult;
 use differential_temporal::table::{Table, TableEnv, TableResult};
+
+use super::{changelog_text, env, last_rows};
 
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
     let path = dir.path().join(name);
@@ -15,33 +16,12 @@ fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// Every CSV record (and every blank line) is its own block, hence its own system time.
-fn env(workers: usize) -> TableEnv {
-    TableEnv::new().with_workers(workers).with_block_bytes(1)
-}
-
-/// The result of the script's last statement, a query.
-fn sql_rows(env: &TableEnv, script: &str) -> TableResult {
-    match env.execute_sql(script).unwrap().pop() {
-        Some(StatementResult::Rows(rows)) => rows,
-        other => panic!("the last statement is not a query: {other:?}"),
-    }
-}
-
 /// The changelog as `after_step,op,cells..` lines (system time `t` is step `t + 1`).
 fn steps(result: &TableResult) -> Vec<String> {
-    result
-        .changelog()
-        .iter()
-        .map(|(time, change)| {
-            let mut line = format!("{},{}", time + 1, change.kind);
-            for (d, f) in change.row.iter().zip(&result.schema().fields) {
-                line.push(',');
-                differential_temporal::repr::cast::format_datum(d, &f.ty.data_type, &mut line)
-                    .unwrap();
-            }
-            line
-        })
+    let times = result.changelog().iter().map(|(time, _)| time + 1);
+    times
+        .zip(changelog_text(result))
+        .map(|(step, line)| format!("{step},{line}"))
         .collect()
 }
 
@@ -73,7 +53,7 @@ fn e01_set_operations() {
             let mut want: Vec<&str> = rows.split(';').collect();
             want.sort_unstable();
             let query = format!("(SELECT s FROM t1) {operation} (SELECT s FROM t2)");
-            let sql = sql_rows(&env, &query);
+            let sql = last_rows(&env, &query);
             assert_eq!(sql.rows_as_text(), want, "{query}, {workers} workers");
             assert_eq!(sql.schema().names().collect::<Vec<_>>(), ["s"]);
             let table = api(&env.from("t1"), &env.from("t2"));
@@ -117,7 +97,7 @@ fn e04_left_outer_join_retractions() {
              CREATE TABLE R (k BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = '{r}', 'format' = 'csv');"
         );
         env.execute_sql(&ddl).unwrap();
-        let sql = sql_rows(
+        let sql = last_rows(
             &env,
             "SELECT L.k, L.v, R.k, R.v FROM L LEFT JOIN R ON L.k = R.k",
         );
@@ -127,7 +107,7 @@ fn e04_left_outer_join_retractions() {
             ["k", "v", "k0", "v0"]
         );
 
-        let env = self::env(workers);
+        let env = super::env(workers);
         env.register_csv("L", &l, Some(kv())).unwrap();
         env.register_csv("R", &r, Some(kv())).unwrap();
         let joined = env
