@@ -20,7 +20,7 @@ use differential_temporal::expr::{
 use differential_temporal::operators::{Change, RowKind, Seq, SysTime};
 use differential_temporal::plan::reference::{evaluate, snapshot, Inputs};
 use differential_temporal::plan::{
-    equi_join_schema, DedupOrder, JoinKind, JoinType, Keep, RelExpr, SetOpKind,
+    equi_join_schema, DedupOrder, JoinKind, JoinType, Keep, RelExpr, SetOpKind, SortKey,
 };
 use differential_temporal::render::{ExecutionMode, RenderContext};
 use differential_temporal::repr::{DataType, Datum, Row, Schema, Ts};
@@ -329,6 +329,20 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             );
             left.set_op(right, op, threshold % 2 == 0).unwrap()
         }
+        13 => {
+            // A Top-N over (v, s) with NULLs and ties, or a sort by the ascending rowtime.
+            if threshold == 3 {
+                let order = vec![SortKey::new(4, false, None), SortKey::new(0, true, None)];
+                return scan_a().sort(order, 0, None).unwrap();
+            }
+            let input = if flag { scan_a() } else { scan_c() };
+            let order = vec![
+                SortKey::new(2, threshold < 0, None),
+                SortKey::new(1, true, Some(threshold % 2 == 0)),
+            ];
+            let offset = threshold.rem_euclid(3) as usize;
+            input.sort(order, offset, Some(3)).unwrap()
+        }
         _ => {
             let kind = if flag {
                 JoinKind::Left
@@ -519,16 +533,16 @@ proptest! {
 
     #[test]
     fn rendered_plans_equal_the_reference(
-        (template, flag, threshold, a, b, c) in case(0..13),
+        (template, flag, threshold, a, b, c) in case(0..14),
     ) {
         check(template, flag, threshold, a, b, c)?;
     }
 
-    /// The two-input table nodes of issue 13 (regular joins, set operations) get cases of their
-    /// own: each has several forms (join type, keys, residual; operation, ALL) to cover.
+    /// The table nodes of issue 13 (regular joins, set operations, Top-N) get cases of their
+    /// own: each has several forms (join type, keys, residual; operation, ALL; order, offset).
     #[test]
     fn joins_and_set_operations_equal_the_reference(
-        (template, flag, threshold, a, b, c) in case(11..13),
+        (template, flag, threshold, a, b, c) in case(11..14),
     ) {
         check(template, flag, threshold, a, b, c)?;
     }
@@ -555,7 +569,7 @@ fn every_template_builds_and_runs() {
         })
         .collect();
     let b = vec![(0, Change::new(2, RowKind::Insert, spec(1, "x", 9, 1).row()))];
-    for template in 0..13 {
+    for template in 0..14 {
         check(
             template,
             template % 2 == 0,

@@ -124,6 +124,27 @@ impl RelExpr {
                 args
             }
             Node::SetOp { op, all, .. } => format!("op=[{}]", op.sql(*all)),
+            Node::Sort {
+                input,
+                order,
+                offset,
+                fetch,
+            } => {
+                let keys: Vec<String> = order
+                    .iter()
+                    .map(|k| {
+                        let direction = if k.descending { "DESC" } else { "ASC" };
+                        let nulls = if k.nulls_first { "FIRST" } else { "LAST" };
+                        let name = &input.schema.fields[k.column].name;
+                        format!("{name} {direction} NULLS {nulls}")
+                    })
+                    .collect();
+                let fetch = fetch.map_or("ALL".to_string(), |f| f.to_string());
+                format!(
+                    "order=[{}], offset={offset}, fetch={fetch}",
+                    keys.join(", ")
+                )
+            }
             Node::Sink { name, .. } => format!("table=[{name}]"),
         };
         let columns: Vec<String> = self

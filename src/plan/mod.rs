@@ -33,6 +33,7 @@ mod equi_join;
 mod explain;
 pub mod reference;
 mod set_op;
+mod sort;
 #[cfg(test)]
 mod tests;
 
@@ -45,6 +46,7 @@ pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
 pub use set_op::SetOpKind;
+pub use sort::{top_n, SortKey};
 
 /// A node of the logical plan with its output schema and changelog mode.
 #[derive(Clone, Debug, PartialEq)]
@@ -175,6 +177,20 @@ pub enum Node {
         /// `ALL` (multiplicities kept) or not (each row once).
         all: bool,
     },
+    /// `ORDER BY order [OFFSET offset] [FETCH fetch]`: with `fetch`, the Top-N, the `fetch`
+    /// rows after the first `offset` in the order (ties by value); without, a sort by the
+    /// ascending rowtime whose table is its input's. Any other sort of an unbounded table is
+    /// refused when built ([`RelExpr::sort`]).
+    Sort {
+        /// The input.
+        input: Box<RelExpr>,
+        /// The sort keys.
+        order: Vec<SortKey>,
+        /// Rows skipped.
+        offset: usize,
+        /// Rows kept after them (`None`: all, a time-ordered sort).
+        fetch: Option<usize>,
+    },
     /// Writes its input to the registered sink `name`; its output is its input.
     Sink {
         /// The input.
@@ -240,6 +256,7 @@ impl RelExpr {
             | Node::Reduce { input, .. }
             | Node::Distinct { input }
             | Node::Dedup { input, .. }
+            | Node::Sort { input, .. }
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
             Node::Join(join) => vec![&join.left, &join.right],
@@ -283,6 +300,7 @@ impl RelExpr {
             Node::LookupJoin(_) => "LookupJoin",
             Node::Join(_) => "Join",
             Node::SetOp { .. } => "SetOp",
+            Node::Sort { .. } => "Sort",
             Node::Sink { .. } => "Sink",
         }
     }

@@ -27,6 +27,7 @@ mod join;
 mod nodes;
 mod reduce;
 mod set_op;
+mod sort;
 
 use std::collections::BTreeMap;
 

@@ -10,7 +10,7 @@ use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
-use super::{equi_join, join, reduce, set_op, split, split_map, Collection, RenderContext};
+use super::{equi_join, join, reduce, set_op, sort, split, split_map, Collection, RenderContext};
 
 /// Renders `plan` and its inputs.
 pub(super) fn render<'s>(
@@ -147,6 +147,12 @@ pub(super) fn render<'s>(
             let (left, right) = (render(ctx, left)?, render(ctx, right)?);
             set_op::render(left, right, *op, *all)
         }
+        Node::Sort {
+            input,
+            order,
+            offset,
+            fetch,
+        } => sort::render(render(ctx, input)?, order.clone(), *offset, *fetch),
         Node::Sink { input, .. } => render(ctx, input)?,
     })
 }

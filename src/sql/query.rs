@@ -6,8 +6,8 @@
 //! build side a versioned table), `AS OF left.proctime` a lookup join; `LATERAL TABLE (f(t))`
 //! in `FROM` joins a temporal table function, its condition taken from `WHERE`; `ROW_NUMBER()
 //! OVER (PARTITION BY k ORDER BY time) AS rn` in a subquery with `WHERE rn = 1` outside it is
-//! deduplication (see [`super::dedup`]). Regular joins and set operations are bound in
-//! [`super::join`] and [`super::set_op`].
+//! deduplication (see [`super::dedup`]). Regular joins, set operations and ORDER BY / LIMIT
+//! are bound in [`super::join`], [`super::set_op`] and [`super::order`].
 
 use sqlparser::ast::{
     self, GroupByExpr, JoinConstraint, JoinOperator, SelectItem, SelectItemQualifiedWildcardKind,
@@ -49,16 +49,8 @@ impl Binder<'_> {
         if let Some(with) = &query.with {
             return refuse(with.span(), "WITH (common table expressions)");
         }
-        if let Some(order_by) = &query.order_by {
-            return refuse(
-                order_by.span(),
-                "ORDER BY on an unbounded table (Flink sorts a stream only by a time attribute, ascending)",
-            );
-        }
-        if let Some(limit) = &query.limit_clause {
-            return refuse(limit.span(), "LIMIT");
-        }
-        self.set_expr(&query.body)
+        let body = self.set_expr(&query.body)?;
+        self.order_limit(body, query)
     }
 
     pub(super) fn select(&self, select: &ast::Select) -> Result<Bound, SqlError> {

@@ -256,5 +256,20 @@ dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: faili
         code: 2,
         stderr: &["dtemporal: error: SQL validation error at line 2, column 1: SetOp: INTERSECT: column 1 has type INT on the left ('id') and STRING on the right ('cur'); the left side is [id INT, cur STRING], the right side is [cur STRING, rate INT]\n"],
         stdout: "",
+    },    Case {
+        name: "sql: ORDER BY a column that is not the rowtime, without LIMIT",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT * FROM o ORDER BY cur")]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 2, column 26: Sort: Sort on a non-time-attribute field is not supported: ORDER BY on an unbounded table needs FETCH / LIMIT (a Top-N) or an ascending time attribute as its first key, and the first key is 'cur', not a time attribute\n"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: OFFSET without FETCH or LIMIT",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT * FROM o ORDER BY t OFFSET 1")]),
+        code: 2,
+        stderr: &["Sort: OFFSET without FETCH / LIMIT on an unbounded table is not supported"],
+        stdout: "",
     },
 ];
