@@ -14,7 +14,7 @@
 //!   `DISTINCT` and `FILTER`, `CASE`, `CAST`/`TRY_CAST`, the scalar functions of
 //!   [`crate::expr`]; `JOIN t FOR SYSTEM_TIME AS OF l.rowtime ON ..` (event-time temporal
 //!   join; `AS OF l.proctime` a lookup join); regular joins `[INNER] JOIN`, `LEFT`, `RIGHT`,
-//!   `FULL [OUTER] JOIN .. ON` with at least one equality; `UNION`, `INTERSECT`, `EXCEPT`
+//!   `FULL [OUTER] JOIN .. ON` and `FROM a, b WHERE ..`, with at least one equality; `UNION`, `INTERSECT`, `EXCEPT`
 //!   (`ALL` or not); `ORDER BY .. LIMIT n` / `FETCH FIRST n ROWS ONLY` (a Top-N, `OFFSET`
 //!   too), `ORDER BY` the ascending rowtime; `FROM l, LATERAL TABLE (f(l.time))` with a
 //!   temporal table function; the `ROW_NUMBER() .. WHERE rn = 1` deduplication (or `QUALIFY

@@ -236,9 +236,9 @@ impl Binder<'_> {
             .collect())
     }
 
-    /// `FROM a [JOIN ..], LATERAL TABLE (..), ..`: the first relation with its joins, then
-    /// each further comma item, which must be a `LATERAL TABLE` call of a temporal table
-    /// function (its condition is taken from `conjuncts`, the WHERE clause).
+    /// `FROM a [JOIN ..], b, LATERAL TABLE (..), ..`: the first relation with its joins, then
+    /// each further comma item, a `LATERAL TABLE` call of a temporal table function or a table
+    /// joined INNER (either's condition taken from `conjuncts`, the WHERE clause).
     pub(super) fn from(
         &self,
         from: &[ast::TableWithJoins],
@@ -255,7 +255,12 @@ impl Binder<'_> {
             bound = self.join(bound, join, conjuncts)?;
         }
         for item in rest {
-            bound = self.lateral(bound, &item.relation, JoinKind::Inner, None, conjuncts)?;
+            bound = match &item.relation {
+                factor @ TableFactor::Function { lateral: true, .. } => {
+                    self.lateral(bound, factor, JoinKind::Inner, None, conjuncts)?
+                }
+                factor => self.comma_join(bound, factor, conjuncts)?,
+            };
             for join in &item.joins {
                 bound = self.join(bound, join, conjuncts)?;
             }
@@ -430,7 +435,7 @@ impl Binder<'_> {
         else {
             return Err(SqlError::at(
                 factor.span(),
-                "a comma join is not supported: write a regular join as JOIN .. ON; after ',' FROM takes LATERAL TABLE (temporal_table_function(time))",
+                "expected LATERAL TABLE (temporal_table_function(time))",
             ));
         };
         let call = match args.as_slice() {

@@ -155,6 +155,12 @@ fn join_kinds_with_null_keys_and_a_residual() {
             let query = format!("SELECT * FROM L {kind} JOIN R ON L.k = R.k AND R.v <> 'w'");
             let sql = env.sql_query(&query).unwrap().execute().unwrap();
             assert_eq!(sql.rows_as_text(), want, "{query}, {workers} workers");
+            if kind == "INNER" {
+                // The comma join: the WHERE conjuncts over both tables are its condition.
+                let comma = "SELECT * FROM L, R WHERE L.k = R.k AND R.v <> 'w'";
+                let rows = env.sql_query(comma).unwrap().execute().unwrap();
+                assert_eq!(rows.rows_as_text(), want, "{comma}");
+            }
             let predicate = col("k").eq(col("k0")).and(col("v0").ne(lit("w")));
             let table = api(&env.from("L"), &env.from("R"), predicate);
             assert_eq!(table.execute().unwrap().rows_as_text(), want, "{kind}");
@@ -171,7 +177,7 @@ fn join_kinds_with_null_keys_and_a_residual() {
 }
 
 /// What is refused, with messages that say why: a join without an equality predicate (Flink's
-/// words), a column both sides have left unqualified, a set operation over different columns
+/// words; `ON`, `CROSS JOIN` or a comma join's WHERE), a column both sides have left unqualified, a set operation over different columns
 /// (naming both sides), a temporal join that is RIGHT or FULL.
 #[test]
 fn refusals_name_the_rule() {
@@ -188,6 +194,10 @@ fn refusals_name_the_rule() {
     assert_eq!(
         error("SELECT * FROM L CROSS JOIN R"),
         "SQL validation error at line 1, column 28: Join: Invalid join condition: TRUE. At least one equi-join predicate is required."
+    );
+    assert_eq!(
+        error("SELECT * FROM L, R WHERE L.v = 'a' AND L.k < R.k"),
+        "SQL validation error at line 1, column 26: Join: Invalid join condition: L.v = 'a' AND L.k < R.k. At least one equi-join predicate is required."
     );
     assert_eq!(
         error("SELECT k FROM L JOIN R ON L.k = R.k"),
