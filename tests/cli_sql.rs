@@ -439,3 +439,25 @@ fn results_are_written_statement_by_statement() {
         )
     );
 }
+
+/// Case E04 as a seed script: the LEFT JOIN's changelog, one step an epoch, on 1 and 2 workers.
+#[test]
+fn seed_e04_left_join_changelog() {
+    for workers in ["1", "2"] {
+        let run = dtemporal(&[
+            "sql",
+            "-f",
+            "e04_left_join.sql",
+            "--epoch-bytes",
+            "1",
+            "-w",
+            workers,
+        ]);
+        let expected = "op,k,v,k0,v0\n+I,1,a,,\n-D,1,a,,\n+I,1,a,1,x\n+I,1,a,1,y\n-D,1,a,1,x\n-D,1,a,1,y\n+I,1,a,,\n-D,1,a,,\n";
+        assert_eq!(
+            run,
+            (0, expected.into(), String::new()),
+            "{workers} workers"
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! Flink SQL (issue 10): the seed pages' SQL run verbatim but for the `WITH` options (files
 //! under `tests/sql_seed/`), SQL against the Table API (the same plan for each golden query),
 //! the query forms, through `TableEnv::execute_sql` / `sql_query`; the cases of
-//! `../shared/cases` as SQL are in `sql/cases.rs`.
+//! `../shared/cases` as SQL are in `sql/cases.rs`, those of regular joins and set operations
+//! (issue 13, SQL beside the Table API) in `sql/joins.rs`, ordering (E05) in `sql/ordering.rs`.
 
 use differential_temporal::expr::{call, col};
 use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
@@ -14,6 +15,10 @@ mod cases;
 mod computed;
 #[path = "sql/connectors.rs"]
 mod connectors;
+#[path = "sql/joins.rs"]
+mod joins;
+#[path = "sql/ordering.rs"]
+mod ordering;
 
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
 

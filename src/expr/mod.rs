@@ -39,6 +39,7 @@ mod compile;
 mod dsl;
 mod error;
 pub mod func;
+mod order;
 mod registry;
 mod scalar;
 
@@ -54,5 +55,6 @@ pub use compile::CompiledExpr;
 pub use dsl::{call, col, count_star, lit, lit_decimal, null_of, try_lit_decimal, IntoLiteral};
 pub use error::{EvalError, ExprError};
 pub use func::ScalarFunc;
+pub use order::SortExpr;
 pub use registry::{FunctionRegistry, ScalarUdf, ScalarUdfFn};
 pub use scalar::{ScalarExpr, ScalarKind};

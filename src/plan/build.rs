@@ -410,40 +410,13 @@ fn join(
     residual: Option<ScalarExpr>,
     node: &'static str,
 ) -> Result<RelExpr, PlanError> {
-    check_columns(node, &probe_key, &probe.schema)?;
-    check_columns(node, &build_key, &build.schema)?;
-    if probe_key.is_empty() || probe_key.len() != build_key.len() {
-        return Err(PlanError::invalid(
-            node,
-            "the join needs one or more equality keys, as many on the probe side as on the build side",
-        ));
-    }
-    for (&p, &b) in probe_key.iter().zip(&build_key) {
-        let (pt, bt) = (
-            &probe.schema.fields[p].ty.data_type,
-            &build.schema.fields[b].ty.data_type,
-        );
-        if !comparable(pt, bt) {
-            return Err(PlanError::invalid(
-                node,
-                format!(
-                    "the key columns '{}' ({pt}) and '{}' ({bt}) cannot be compared",
-                    probe.schema.fields[p].name, build.schema.fields[b].name
-                ),
-            ));
-        }
-    }
-    if let Some(r) = &residual {
-        if !matches!(r.ty.data_type, DataType::Boolean | DataType::Null) {
-            return Err(PlanError::invalid(
-                node,
-                format!(
-                    "the join condition must be of type BOOLEAN, but is of type {}",
-                    r.ty
-                ),
-            ));
-        }
-    }
+    check_join(
+        node,
+        (&probe.schema, &probe_key),
+        (&build.schema, &build_key),
+        residual.as_ref(),
+        "the join needs one or more equality keys, as many on the probe side as on the build side",
+    )?;
     let schema = join_schema(&probe.schema, &build.schema, kind);
     let mode = match &probe.mode {
         Mode::AppendOnly => Mode::AppendOnly,
@@ -463,6 +436,48 @@ fn join(
         Node::LookupJoin(join)
     };
     Ok(RelExpr { node, schema, mode })
+}
+
+/// Checks a join's keys, `(schema, key columns)` of each side: in range, as many on each side
+/// and at least one (else the error `missing`), pairwise comparable; and that the residual is
+/// BOOLEAN.
+pub(super) fn check_join(
+    node: &'static str,
+    (left, left_key): (&Schema, &[usize]),
+    (right, right_key): (&Schema, &[usize]),
+    residual: Option<&ScalarExpr>,
+    missing: &str,
+) -> Result<(), PlanError> {
+    check_columns(node, left_key, left)?;
+    check_columns(node, right_key, right)?;
+    if left_key.is_empty() || left_key.len() != right_key.len() {
+        return Err(PlanError::invalid(node, missing));
+    }
+    for (&l, &r) in left_key.iter().zip(right_key) {
+        let (lf, rf) = (&left.fields[l], &right.fields[r]);
+        let (lt, rt) = (&lf.ty.data_type, &rf.ty.data_type);
+        if !comparable(lt, rt) {
+            return Err(PlanError::invalid(
+                node,
+                format!(
+                    "the key columns '{}' ({lt}) and '{}' ({rt}) cannot be compared",
+                    lf.name, rf.name
+                ),
+            ));
+        }
+    }
+    if let Some(r) = residual {
+        if !matches!(r.ty.data_type, DataType::Boolean | DataType::Null) {
+            return Err(PlanError::invalid(
+                node,
+                format!(
+                    "the join condition must be of type BOOLEAN, but is of type {}",
+                    r.ty
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether two key types compare by their packed bytes: equal types, any two integer types (all

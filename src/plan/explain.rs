@@ -105,6 +105,46 @@ impl RelExpr {
                 }
                 args
             }
+            Node::Join(join) => {
+                // Key columns by their output names (a right column may be renamed, `k0`).
+                let width = join.left.schema.len();
+                let keys: Vec<String> = join
+                    .left_key
+                    .iter()
+                    .zip(&join.right_key)
+                    .map(|(&l, &r)| {
+                        let name = |c: usize| self.schema.fields[c].name.as_str();
+                        format!("{}={}", name(l), name(width + r))
+                    })
+                    .collect();
+                let mut args = format!("kind={}, keys=[{}]", join.join_type.sql(), keys.join(", "));
+                if let Some(r) = &join.residual {
+                    write!(args, ", residual=[{}]", expr_text(r, &self.schema)).expect("a String");
+                }
+                args
+            }
+            Node::SetOp { op, all, .. } => format!("op=[{}]", op.sql(*all)),
+            Node::Sort {
+                input,
+                order,
+                offset,
+                fetch,
+            } => {
+                let keys: Vec<String> = order
+                    .iter()
+                    .map(|k| {
+                        let direction = if k.descending { "DESC" } else { "ASC" };
+                        let nulls = if k.nulls_first { "FIRST" } else { "LAST" };
+                        let name = &input.schema.fields[k.column].name;
+                        format!("{name} {direction} NULLS {nulls}")
+                    })
+                    .collect();
+                let fetch = fetch.map_or("ALL".to_string(), |f| f.to_string());
+                format!(
+                    "order=[{}], offset={offset}, fetch={fetch}",
+                    keys.join(", ")
+                )
+            }
             Node::Sink { name, .. } => format!("table=[{name}]"),
         };
         let columns: Vec<String> = self

@@ -29,8 +29,11 @@
 //! ```
 
 mod build;
+mod equi_join;
 mod explain;
 pub mod reference;
+mod set_op;
+mod sort;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +44,9 @@ use crate::repr::{Row, Schema};
 pub use build::join_schema;
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
+pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
+pub use set_op::SetOpKind;
+pub use sort::{top_n, SortKey};
 
 /// A node of the logical plan with its output schema and changelog mode.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,6 +162,35 @@ pub enum Node {
     /// `probe JOIN build FOR SYSTEM_TIME AS OF probe.proctime ON keys`: each probe row joined,
     /// when it arrives, with the build side's current row of its key (Flink's lookup join).
     LookupJoin(Join),
+    /// `left [INNER|LEFT|RIGHT|FULL] JOIN right ON keys [AND residual]`: the regular join of
+    /// two tables (see [`EquiJoin`]).
+    Join(EquiJoin),
+    /// `left UNION|INTERSECT|EXCEPT [ALL] right`, with multiset semantics (see
+    /// [`SetOpKind`]).
+    SetOp {
+        /// The left input.
+        left: Box<RelExpr>,
+        /// The right input (the same column types).
+        right: Box<RelExpr>,
+        /// Which operation.
+        op: SetOpKind,
+        /// `ALL` (multiplicities kept) or not (each row once).
+        all: bool,
+    },
+    /// `ORDER BY order [OFFSET offset] [FETCH fetch]`: with `fetch`, the Top-N, the `fetch`
+    /// rows after the first `offset` in the order (ties by value); without, a sort by the
+    /// ascending rowtime whose table is its input's. Any other sort of an unbounded table is
+    /// refused when built ([`RelExpr::sort`]).
+    Sort {
+        /// The input.
+        input: Box<RelExpr>,
+        /// The sort keys.
+        order: Vec<SortKey>,
+        /// Rows skipped.
+        offset: usize,
+        /// Rows kept after them (`None`: all, a time-ordered sort).
+        fetch: Option<usize>,
+    },
     /// Writes its input to the registered sink `name`; its output is its input.
     Sink {
         /// The input.
@@ -221,8 +256,11 @@ impl RelExpr {
             | Node::Reduce { input, .. }
             | Node::Distinct { input }
             | Node::Dedup { input, .. }
+            | Node::Sort { input, .. }
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
+            Node::Join(join) => vec![&join.left, &join.right],
+            Node::SetOp { left, right, .. } => vec![left, right],
         }
     }
 
@@ -260,6 +298,9 @@ impl RelExpr {
             Node::Dedup { .. } => "Dedup",
             Node::TemporalJoin(_) => "TemporalJoin",
             Node::LookupJoin(_) => "LookupJoin",
+            Node::Join(_) => "Join",
+            Node::SetOp { .. } => "SetOp",
+            Node::Sort { .. } => "Sort",
             Node::Sink { .. } => "Sink",
         }
     }

@@ -25,6 +25,14 @@
 //!   NULL key never matches.
 //! * `LookupJoin`: each probe change joined, at its system time, with the latest (by `seq`)
 //!   build change of its key at that system time; never revised.
+//! * `Join`: the join of the two accumulated tables, pair by pair (equal keys free of NULLs, the
+//!   residual TRUE), a kept side's rows without a match padded with NULLs.
+//! * `Sort`: with a fetch, the accumulated rows in the order of the sort keys (ties by value),
+//!   the `fetch` after the first `offset`; without, its input.
+//! * `SetOp`: per row, its multiplicity in the output from its multiplicities in the two
+//!   accumulated tables (`m + n`, `min(m, n)`, `max(m - n, 0)`, or 0/1 without `ALL`).
+
+mod binary;
 
 use std::collections::BTreeMap;
 
@@ -32,7 +40,7 @@ use crate::expr::{EvalError, RowArena};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
-use super::{DedupOrder, Join, JoinKind, Keep, Node, PlanError, RelExpr};
+use super::{top_n, DedupOrder, Join, JoinKind, Keep, Node, PlanError, RelExpr};
 
 /// Changes with their system times, sorted by `(system time, seq)`.
 pub type Stream = Vec<(SysTime, Change<Row>)>;
@@ -373,6 +381,39 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                 }
             }
             out
+        }
+        Node::Join(join) => {
+            let left = eval(&join.left, inputs, refused)?;
+            let right = eval(&join.right, inputs, refused)?;
+            binary::table_stream(&left, &right, |l, r| binary::equi_join(join, l, r))
+        }
+        Node::SetOp {
+            left,
+            right,
+            op,
+            all,
+        } => {
+            let left = eval(left, inputs, refused)?;
+            let right = eval(right, inputs, refused)?;
+            binary::table_stream(&left, &right, |l, r| binary::set_op(*op, *all, l, r))
+        }
+        Node::Sort {
+            input,
+            order,
+            offset,
+            fetch,
+        } => {
+            let changes = eval(input, inputs, refused)?;
+            match fetch {
+                None => changes,
+                Some(fetch) => as_table_stream(&changes, false, |rows| {
+                    let rows: Vec<(&Row, isize)> = rows.iter().map(|(_, r, c)| (r, *c)).collect();
+                    top_n(order, *offset, *fetch, &rows)
+                        .into_iter()
+                        .flat_map(|(row, count)| std::iter::repeat_n(row, count as usize))
+                        .collect()
+                }),
+            }
         }
         Node::Sink { input, .. } => eval(input, inputs, refused)?,
     })

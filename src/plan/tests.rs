@@ -127,3 +127,76 @@ fn project_keeps_attributes_of_kept_columns_only() {
     let dropped = scan.project(vec![0, 1], None).unwrap();
     assert_eq!(dropped.schema.rowtime, None);
 }
+
+#[test]
+fn regular_join_schema_mode_and_explain() {
+    let orders = RelExpr::scan("Orders", orders(), false);
+    let rates = RelExpr::scan("Rates", rates(false), false);
+    let inner = orders
+        .clone()
+        .join(rates.clone(), vec![0], vec![0], JoinType::Inner, None)
+        .unwrap();
+    // Both inputs append-only and INNER: append-only; time attributes become plain timestamps.
+    assert_eq!(inner.mode, Mode::AppendOnly);
+    assert_eq!(
+        (inner.schema.rowtime.clone(), inner.schema.proctime),
+        (None, None)
+    );
+    let full = orders
+        .clone()
+        .join(rates.clone(), vec![0], vec![0], JoinType::Full, None)
+        .unwrap();
+    assert_eq!(full.mode, Mode::Updating { upsert_key: None });
+    let nullable: Vec<bool> = full.schema.fields.iter().map(|f| f.ty.nullable).collect();
+    assert_eq!(nullable, vec![true; 6]);
+    let right = orders
+        .clone()
+        .join(rates.clone(), vec![0], vec![0], JoinType::Right, None)
+        .unwrap();
+    let nullable: Vec<bool> = right.schema.fields.iter().map(|f| f.ty.nullable).collect();
+    assert_eq!(nullable, vec![true, true, true, false, true, false]);
+    assert_eq!(
+        right.explain().lines().next().unwrap(),
+        "Join(kind=RIGHT, keys=[a=a0]) -> [a STRING, b BIGINT, ts TIMESTAMP(3), a0 STRING NOT NULL, rate BIGINT, ts0 TIMESTAMP(3) NOT NULL] updating"
+    );
+    let error = orders
+        .join(rates, vec![], vec![], JoinType::Inner, None)
+        .unwrap_err();
+    assert!(error
+        .to_string()
+        .starts_with("Join: At least one equi-join predicate is required"));
+}
+
+#[test]
+fn set_operation_schema_and_mode() {
+    let orders = RelExpr::scan("Orders", orders(), false);
+    let rates = RelExpr::scan("Rates", rates(false), false);
+    let union_all = orders
+        .clone()
+        .set_op(rates.clone(), SetOpKind::Union, true)
+        .unwrap();
+    assert_eq!(union_all.mode, Mode::AppendOnly);
+    // The left's names; nullable if either side is.
+    assert_eq!(
+        union_all.schema.names().collect::<Vec<_>>(),
+        vec!["a", "b", "ts"]
+    );
+    let nullable: Vec<bool> = union_all
+        .schema
+        .fields
+        .iter()
+        .map(|f| f.ty.nullable)
+        .collect();
+    assert_eq!(nullable, vec![true, true, false]);
+    let except = orders.set_op(rates, SetOpKind::Except, false).unwrap();
+    assert_eq!(
+        except.mode,
+        Mode::Updating {
+            upsert_key: Some(vec![0, 1, 2])
+        }
+    );
+    assert_eq!(
+        except.explain().lines().next().unwrap(),
+        "SetOp(op=[EXCEPT]) -> [a STRING, b BIGINT, ts TIMESTAMP(3) NOT NULL] updating(key=[a, b, ts])"
+    );
+}

@@ -250,7 +250,7 @@ impl Output {
 
 /// The residual condition as the operators take it: TRUE passes; FALSE, NULL and an evaluation
 /// error do not (an error in a join condition counts as no match, as a failed comparison would).
-fn residual_fn(residual: Option<CompiledExpr>) -> impl Fn(&Row, &Row) -> bool + 'static {
+pub(super) fn residual_fn(residual: Option<CompiledExpr>) -> impl Fn(&Row, &Row) -> bool + 'static {
     let buffers = RefCell::new((DatumVec::new(), RowArena::new()));
     move |probe: &Row, build: &Row| {
         let Some(residual) = &residual else {

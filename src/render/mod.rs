@@ -22,9 +22,12 @@
 //! mode, a non-insert row into deduplication) are collected with their `seq` and reason in
 //! [`RenderContext::refused`], never silently dropped.
 
+mod equi_join;
 mod join;
 mod nodes;
 mod reduce;
+mod set_op;
+mod sort;
 
 use std::collections::BTreeMap;
 

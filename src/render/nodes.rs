@@ -10,7 +10,7 @@ use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
-use super::{join, reduce, split, split_map, Collection, RenderContext};
+use super::{equi_join, join, reduce, set_op, sort, split, split_map, Collection, RenderContext};
 
 /// Renders `plan` and its inputs.
 pub(super) fn render<'s>(
@@ -135,6 +135,22 @@ pub(super) fn render<'s>(
             Collection::Changelog(merged.changelog.map(|(_, ch)| ch))
         }
         Node::TemporalJoin(_) | Node::LookupJoin(_) => join::render(ctx, plan, None)?,
+        Node::Join(join) => equi_join::render(ctx, join)?,
+        Node::SetOp {
+            left,
+            right,
+            op,
+            all,
+        } => {
+            let (left, right) = (render(ctx, left)?, render(ctx, right)?);
+            set_op::render(left, right, *op, *all)
+        }
+        Node::Sort {
+            input,
+            order,
+            offset,
+            fetch,
+        } => sort::render(render(ctx, input)?, order.clone(), *offset, *fetch),
         Node::Sink { input, .. } => render(ctx, input)?,
     })
 }

@@ -13,7 +13,10 @@
 //! - Queries: `SELECT [DISTINCT]`, `WHERE`, `GROUP BY` columns and expressions, `HAVING`, aggregates with
 //!   `DISTINCT` and `FILTER`, `CASE`, `CAST`/`TRY_CAST`, the scalar functions of
 //!   [`crate::expr`]; `JOIN t FOR SYSTEM_TIME AS OF l.rowtime ON ..` (event-time temporal
-//!   join; `AS OF l.proctime` a lookup join); `FROM l, LATERAL TABLE (f(l.time))` with a
+//!   join; `AS OF l.proctime` a lookup join); regular joins `[INNER] JOIN`, `LEFT`, `RIGHT`,
+//!   `FULL [OUTER] JOIN .. ON` and `FROM a, b WHERE ..`, with at least one equality; `UNION`, `INTERSECT`, `EXCEPT`
+//!   (`ALL` or not); `ORDER BY .. LIMIT n` / `FETCH FIRST n ROWS ONLY` (a Top-N, `OFFSET`
+//!   too), `ORDER BY` the ascending rowtime; `FROM l, LATERAL TABLE (f(l.time))` with a
 //!   temporal table function; the `ROW_NUMBER() .. WHERE rn = 1` deduplication (or `QUALIFY
 //!   rn = 1`); `TIMESTAMP_LTZ '..'` literals. Window table-valued functions parse
 //!   (`TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ..)`, also with named arguments) but do not
@@ -53,9 +56,12 @@ mod dialect;
 mod error;
 mod exec;
 mod expr;
+mod join;
+mod order;
 mod parse;
 mod query;
 mod scope;
+mod set_op;
 mod types;
 
 pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};

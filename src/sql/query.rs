@@ -6,11 +6,12 @@
 //! build side a versioned table), `AS OF left.proctime` a lookup join; `LATERAL TABLE (f(t))`
 //! in `FROM` joins a temporal table function, its condition taken from `WHERE`; `ROW_NUMBER()
 //! OVER (PARTITION BY k ORDER BY time) AS rn` in a subquery with `WHERE rn = 1` outside it is
-//! deduplication (see [`super::dedup`]).
+//! deduplication (see [`super::dedup`]). Regular joins, set operations and ORDER BY / LIMIT
+//! are bound in [`super::join`], [`super::set_op`] and [`super::order`].
 
 use sqlparser::ast::{
     self, GroupByExpr, JoinConstraint, JoinOperator, SelectItem, SelectItemQualifiedWildcardKind,
-    SetExpr, Spanned, TableFactor, TableVersion,
+    Spanned, TableFactor, TableVersion,
 };
 use sqlparser::tokenizer::Span;
 
@@ -19,7 +20,7 @@ use super::error::SqlError;
 use super::expr::Translator;
 use super::scope::Scope;
 use crate::expr::{col, lit, Expr, FunctionRegistry};
-use crate::plan::{join_schema, JoinKind, RelExpr};
+use crate::plan::{join_schema, JoinKind, JoinType, RelExpr};
 use crate::table::join::{plan_join, plan_lateral};
 use crate::table::select::{aggregate, contains_aggregate, project};
 use crate::table::TableEnv;
@@ -42,29 +43,17 @@ impl Binder<'_> {
         Ok(self.bind_query(query)?.plan)
     }
 
-    fn bind_query(&self, query: &ast::Query) -> Result<Bound, SqlError> {
+    pub(super) fn bind_query(&self, query: &ast::Query) -> Result<Bound, SqlError> {
         let refuse =
             |span: Span, what: &str| Err(SqlError::at(span, format!("{what} is not supported")));
         if let Some(with) = &query.with {
             return refuse(with.span(), "WITH (common table expressions)");
         }
-        if let Some(order_by) = &query.order_by {
-            return refuse(
-                order_by.span(),
-                "ORDER BY on an unbounded table (Flink sorts a stream only by a time attribute, ascending)",
-            );
-        }
-        if let Some(limit) = &query.limit_clause {
-            return refuse(limit.span(), "LIMIT");
-        }
-        match query.body.as_ref() {
-            SetExpr::Select(select) => self.select(select),
-            SetExpr::Query(inner) => self.bind_query(inner),
-            other => refuse(other.span(), "this query form (set operations, VALUES)"),
-        }
+        let body = self.set_expr(&query.body)?;
+        self.order_limit(body, query)
     }
 
-    fn select(&self, select: &ast::Select) -> Result<Bound, SqlError> {
+    pub(super) fn select(&self, select: &ast::Select) -> Result<Bound, SqlError> {
         let mut conjuncts = Vec::new();
         if let Some(selection) = &select.selection {
             split_and(selection, &mut conjuncts);
@@ -131,7 +120,7 @@ impl Binder<'_> {
         Ok(Bound { plan, scope })
     }
 
-    fn translator<'s>(&'s self, scope: &'s Scope) -> Translator<'s> {
+    pub(super) fn translator<'s>(&'s self, scope: &'s Scope) -> Translator<'s> {
         Translator {
             scope,
             registry: &self.registry,
@@ -247,9 +236,9 @@ impl Binder<'_> {
             .collect())
     }
 
-    /// `FROM a [JOIN ..], LATERAL TABLE (..), ..`: the first relation with its joins, then
-    /// each further comma item, which must be a `LATERAL TABLE` call of a temporal table
-    /// function (its condition is taken from `conjuncts`, the WHERE clause).
+    /// `FROM a [JOIN ..], b, LATERAL TABLE (..), ..`: the first relation with its joins, then
+    /// each further comma item, a `LATERAL TABLE` call of a temporal table function or a table
+    /// joined INNER (either's condition taken from `conjuncts`, the WHERE clause).
     pub(super) fn from(
         &self,
         from: &[ast::TableWithJoins],
@@ -266,7 +255,12 @@ impl Binder<'_> {
             bound = self.join(bound, join, conjuncts)?;
         }
         for item in rest {
-            bound = self.lateral(bound, &item.relation, JoinKind::Inner, None, conjuncts)?;
+            bound = match &item.relation {
+                factor @ TableFactor::Function { lateral: true, .. } => {
+                    self.lateral(bound, factor, JoinKind::Inner, None, conjuncts)?
+                }
+                factor => self.comma_join(bound, factor, conjuncts)?,
+            };
             for join in &item.joins {
                 bound = self.join(bound, join, conjuncts)?;
             }
@@ -275,7 +269,7 @@ impl Binder<'_> {
     }
 
     /// A table, view or derived table.
-    fn factor(&self, factor: &TableFactor) -> Result<Bound, SqlError> {
+    pub(super) fn factor(&self, factor: &TableFactor) -> Result<Bound, SqlError> {
         match factor {
             TableFactor::Table { name, alias, version: None, args: None, .. } => {
                 let plan = self.table(name)?;
@@ -315,16 +309,31 @@ impl Binder<'_> {
         join: &ast::Join,
         conjuncts: &mut Vec<ast::Expr>,
     ) -> Result<Bound, SqlError> {
-        let (kind, constraint) =
-            match &join.join_operator {
-                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
-                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, Some(c)),
-                JoinOperator::CrossJoin(_) => (JoinKind::Inner, None),
-                _ => return Err(SqlError::at(
+        let (join_type, constraint) = match &join.join_operator {
+            JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinType::Inner, Some(c)),
+            JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinType::Left, Some(c)),
+            JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinType::Right, Some(c)),
+            JoinOperator::FullOuter(c) => (JoinType::Full, Some(c)),
+            JoinOperator::CrossJoin(_) => (JoinType::Inner, None),
+            _ => {
+                return Err(SqlError::at(
                     join.relation.span(),
-                    "only INNER and LEFT joins are supported (temporal joins and LATERAL TABLE)",
-                )),
-            };
+                    "only INNER, LEFT, RIGHT, FULL and CROSS joins are supported",
+                ))
+            }
+        };
+        // Temporal joins and LATERAL TABLE are INNER or LEFT (Flink's rule).
+        let kind = match join_type {
+            JoinType::Inner => Ok(JoinKind::Inner),
+            JoinType::Left => Ok(JoinKind::Left),
+            other => Err(SqlError::at(
+                join.relation.span(),
+                format!(
+                    "a {} JOIN cannot be a temporal join or join LATERAL TABLE: those are INNER or LEFT only",
+                    other.sql()
+                ),
+            )),
+        };
         let on = match constraint {
             Some(JoinConstraint::On(on)) => Some(on),
             Some(JoinConstraint::None) | None => None,
@@ -336,22 +345,32 @@ impl Binder<'_> {
             }
         };
         match &join.relation {
-            TableFactor::Table { name, alias, version: Some(TableVersion::ForSystemTimeAsOf(time)), .. } => {
+            TableFactor::Table {
+                name,
+                alias,
+                version: Some(TableVersion::ForSystemTimeAsOf(time)),
+                ..
+            } => {
                 let Some(on) = on else {
-                    return Err(SqlError::at(join.relation.span(), "a temporal join needs an ON condition with the build side's primary key"));
+                    return Err(SqlError::at(
+                        join.relation.span(),
+                        "a temporal join needs an ON condition with the build side's primary key",
+                    ));
                 };
                 let plan = self.table(name)?;
-                let qualifier = alias.as_ref().map_or_else(|| name.to_string(), |a| a.name.value.clone());
-                let build = Bound { scope: Scope::of(&plan, Some(&qualifier)), plan };
-                self.temporal_join(left, build, time, on, kind)
+                let qualifier = alias
+                    .as_ref()
+                    .map_or_else(|| name.to_string(), |a| a.name.value.clone());
+                let build = Bound {
+                    scope: Scope::of(&plan, Some(&qualifier)),
+                    plan,
+                };
+                self.temporal_join(left, build, time, on, kind?)
             }
             TableFactor::Function { lateral: true, .. } => {
-                self.lateral(left, &join.relation, kind, on, conjuncts)
+                self.lateral(left, &join.relation, kind?, on, conjuncts)
             }
-            other => Err(SqlError::at(
-                other.span(),
-                "regular joins are not supported: join with FOR SYSTEM_TIME AS OF (a temporal or lookup join) or LATERAL TABLE (a temporal table function)",
-            )),
+            other => self.regular_join(left, other, join_type, on),
         }
     }
 
@@ -416,7 +435,7 @@ impl Binder<'_> {
         else {
             return Err(SqlError::at(
                 factor.span(),
-                "regular joins are not supported: after ',' FROM takes LATERAL TABLE (temporal_table_function(time))",
+                "expected LATERAL TABLE (temporal_table_function(time))",
             ));
         };
         let call = match args.as_slice() {

@@ -183,7 +183,8 @@ pub(crate) fn plan_join(
     lookup: bool,
     registry: &FunctionRegistry,
 ) -> Result<RelExpr, PlanError> {
-    let (pk, bk, residual) = split_condition(&probe, &build, condition, kind, registry)?;
+    let joined = join_schema(&probe.schema, &build.schema, kind);
+    let (pk, bk, residual) = split_condition(probe.schema.len(), &joined, condition, registry)?;
     if lookup {
         probe.lookup_join(build, pk, bk, kind, residual)
     } else {
@@ -229,17 +230,15 @@ fn set_rowtime(schema: &mut Schema, column: usize) -> Result<(), PlanError> {
     Ok(())
 }
 
-/// Splits a join condition into equality keys (probe column = build column) and the residual,
-/// bound against the join's output schema.
-fn split_condition(
-    probe: &RelExpr,
-    build: &RelExpr,
+/// Splits a join condition into equality keys (a column of the first `width` columns of
+/// `joined`, the left or probe side, = a column of the rest) and the residual, bound against
+/// the join's output schema `joined`.
+pub(crate) fn split_condition(
+    width: usize,
+    joined: &Schema,
     condition: &Expr,
-    kind: JoinKind,
     registry: &FunctionRegistry,
 ) -> Result<(Vec<usize>, Vec<usize>, Option<crate::expr::ScalarExpr>), PlanError> {
-    let joined = join_schema(&probe.schema, &build.schema, kind);
-    let width = probe.schema.len();
     let mut conjuncts = Vec::new();
     flatten_and(condition, &mut conjuncts);
     let (mut probe_key, mut build_key, mut rest) = (Vec::new(), Vec::new(), Vec::new());
@@ -270,7 +269,7 @@ fn split_condition(
     let residual = rest
         .into_iter()
         .reduce(|a, b| a.and(b))
-        .map(|r| bind_scalar(&r, &joined, registry))
+        .map(|r| bind_scalar(&r, joined, registry))
         .transpose()?;
     Ok((probe_key, build_key, residual))
 }

@@ -30,10 +30,13 @@
 //! is [`Table::where_`] (a keyword in Rust).
 
 mod env;
+pub(crate) mod equi_join;
 mod execute;
 pub(crate) mod join;
 mod result;
 pub(crate) mod select;
+mod set_op;
+mod sort;
 
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
 pub use execute::ExecuteOptions;
@@ -49,6 +52,8 @@ use crate::repr::Schema;
 pub struct Table {
     env: TableEnv,
     plan: Result<RelExpr, TableError>,
+    /// After `order_by`, `offset` or `fetch`: the sort so far, which the next of them extends.
+    sorting: Option<sort::Sorting>,
 }
 
 /// Everything the Table API can refuse, when a plan is built or run.
@@ -92,6 +97,7 @@ impl Table {
         Table {
             env: env.clone(),
             plan,
+            sorting: None,
         }
     }
 

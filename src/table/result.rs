@@ -199,7 +199,7 @@ fn expand<D: Ord + Clone>(mut updates: Vec<(D, SysTime, isize)>) -> Vec<(SysTime
 
 /// A table's changes as a changelog: per system time and upsert key (the whole row if there
 /// is none), retractions and insertions paired into `-U`/`+U`, the rest `+I` / `-D` (as a sink
-/// of an updating table prints it).
+/// of an updating table prints it), the `-D` of a system time first.
 fn table_changelog(
     output: Vec<(Change<Row>, SysTime, isize)>,
     key: Option<&[usize]>,
@@ -238,5 +238,9 @@ fn table_changelog(
                 .map(|c| (time, c)),
         );
     }
+    // Within a system time, the deletions come first (stable otherwise): an outer join's padded
+    // row is retracted before its first match is inserted, and a match is deleted before the
+    // padded row comes back (Flink's order, case E04).
+    out.sort_by_key(|(time, change)| (*time, change.kind != RowKind::Delete));
     out
 }

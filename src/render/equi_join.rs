@@ -1,0 +1,150 @@
+//! Rendering of the regular join ([`EquiJoin`]) with differential's arrangements and
+//! `join_core`, over the two inputs as tables (multisets with native retractions).
+//!
+//! * **Matches**: both sides keyed by their key columns and arranged; `join_core` pairs the rows
+//!   of equal keys, checks the residual on the pair and packs the joined row (one allocation per
+//!   output row).
+//! * **Padding** of a kept side (LEFT, RIGHT, FULL) is a collection maintained like any other:
+//!   the side's rows minus those that have a partner. Without a residual a partner is any row of
+//!   the other side with the same key (the side's arrangement joined with the other side's
+//!   distinct keys); with one it is a row of the same key passing the residual (the distinct
+//!   matched rows, taken away from the side's rows by an antijoin). When the first partner of a
+//!   row arrives its padded row is retracted; when the last leaves it is inserted again: that is
+//!   differential's arithmetic, and the output's changelog shows it as `-D` / `+I` (case E04).
+//! * A row with a NULL key column never matches: INNER drops it, a kept side pads it.
+
+use std::rc::Rc;
+
+use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
+use differential_dataflow::trace::implementations::ValSpine;
+use differential_dataflow::VecCollection;
+
+use crate::plan::{joined_row, EquiJoin, PlanError};
+use crate::repr::{DatumVec, Row};
+use differential_temporal_operators::SysTime;
+
+use super::join::residual_fn;
+use super::nodes::render as render_node;
+use super::{split_map, Collection, RenderContext};
+
+type Rows<'s> = VecCollection<'s, SysTime, Row>;
+type Keyed<'s> = VecCollection<'s, SysTime, (Row, Row)>;
+type Arrangement<'s> = Arranged<'s, TraceAgent<ValSpine<Row, Row, SysTime, isize>>>;
+type Residual = Rc<dyn Fn(&Row, &Row) -> bool>;
+
+/// Renders a `Join` node (see the [module documentation](self)).
+pub(super) fn render<'s>(
+    ctx: &mut RenderContext<'s>,
+    join: &EquiJoin,
+) -> Result<Collection<'s>, PlanError> {
+    let widths = (join.left.schema.len(), join.right.schema.len());
+    let left = render_node(ctx, &join.left)?.into_table();
+    let right = render_node(ctx, &join.right)?.into_table();
+    let (left_keyed, left_null) = key_rows(left, join.left_key.clone());
+    let (right_keyed, right_null) = key_rows(right, join.right_key.clone());
+    let left_arranged = left_keyed.clone().arrange_by_key_named("Join: left");
+    let right_arranged = right_keyed.clone().arrange_by_key_named("Join: right");
+    let compiled = join.residual.as_ref().map(|r| r.compile());
+    let residual: Option<Residual> = compiled.map(|r| Rc::new(residual_fn(Some(r))) as Residual);
+
+    let check = residual.clone();
+    let mut out =
+        left_arranged
+            .clone()
+            .join_core(right_arranged.clone(), move |_, l: &Row, r: &Row| {
+                let pass = check.as_ref().is_none_or(|f| f(l, r));
+                pass.then(|| joined_row(Some(l), Some(r), widths))
+            });
+    if join.join_type.keeps_left() {
+        let pass = residual
+            .clone()
+            .map(|f| Rc::new(move |l: &Row, r: &Row| f(l, r)) as Residual);
+        let side = Side {
+            keyed: left_keyed.clone(),
+            arranged: left_arranged.clone(),
+            null_keyed: left_null,
+        };
+        let padded = side.unmatched(&right_keyed, &right_arranged, pass, "Join: left unmatched");
+        out = out.concat(padded.map(move |l| joined_row(Some(&l), None, widths)));
+    }
+    if join.join_type.keeps_right() {
+        // The residual reads the left row first: the right side's pairs are (right, left).
+        let pass = residual.map(|f| Rc::new(move |r: &Row, l: &Row| f(l, r)) as Residual);
+        let side = Side {
+            keyed: right_keyed,
+            arranged: right_arranged,
+            null_keyed: right_null,
+        };
+        let padded = side.unmatched(&left_keyed, &left_arranged, pass, "Join: right unmatched");
+        out = out.concat(padded.map(move |r| joined_row(None, Some(&r), widths)));
+    }
+    Ok(Collection::Table(out))
+}
+
+/// Keys each row by its key columns; rows with a NULL key column go to the second collection
+/// (they never match). One decode of each row.
+fn key_rows<'s>(rows: Rows<'s>, key: Vec<usize>) -> (Keyed<'s>, Rows<'s>) {
+    let mut datums = DatumVec::new();
+    split_map(rows, move |row: Row| {
+        let k = {
+            let datums = datums.borrow_with(&row);
+            match key.iter().any(|&c| datums[c].is_null()) {
+                true => None,
+                false => Some(Row::pack(key.iter().map(|&c| datums[c]))),
+            }
+        };
+        match k {
+            Some(k) => Ok((k, row)),
+            None => Err(row),
+        }
+    })
+}
+
+/// One input of the join, as the padding of its unmatched rows needs it.
+struct Side<'s> {
+    /// Its rows with a key free of NULLs, keyed.
+    keyed: Keyed<'s>,
+    /// The same, arranged by key.
+    arranged: Arrangement<'s>,
+    /// Its rows with a NULL key column.
+    null_keyed: Rows<'s>,
+}
+
+impl<'s> Side<'s> {
+    /// The rows of this side without a partner on the other side: those whose key the other
+    /// side lacks or, with a residual (`pass(this, other)`), whose partners all fail it; and the
+    /// rows with a NULL key column.
+    fn unmatched(
+        self,
+        other_keyed: &Keyed<'s>,
+        other_arranged: &Arrangement<'s>,
+        pass: Option<Residual>,
+        name: &str,
+    ) -> Rows<'s> {
+        let rows = self.keyed.map(|(_, row)| row);
+        let with_partner = match pass {
+            None => {
+                let keys = other_keyed
+                    .clone()
+                    .map(|(k, _)| k)
+                    .distinct()
+                    .arrange_by_self_named(name);
+                self.arranged
+                    .join_core(keys, |_, row: &Row, _| Some(row.clone()))
+            }
+            Some(pass) => {
+                let matched = self
+                    .arranged
+                    .join_core(other_arranged.clone(), move |_, row: &Row, other: &Row| {
+                        pass(row, other).then(|| row.clone())
+                    })
+                    .distinct();
+                rows.clone()
+                    .map(|row| (row, ()))
+                    .semijoin(matched)
+                    .map(|(row, ())| row)
+            }
+        };
+        rows.concat(with_partner.negate()).concat(self.null_keyed)
+    }
+}
