@@ -98,7 +98,11 @@ pub type Watermarks<'s, E> = (
 /// update of the key's access time; per rise, the expired keys. State: an access time per key
 /// with live state and the system time of expiry per expired key (the versions arrangement
 /// itself is shared and not shrunk by the retention: see
-/// [`arrange_versions_pruned`](crate::temporal_join::arrange_versions_pruned) for that). Over a
+/// [`arrange_versions_pruned`](crate::temporal_join::arrange_versions_pruned) for that). Once a
+/// key has expired, this operator holds the arrangement's logical compaction below the first
+/// expiry, so that the versions received before an expiry stay distinguishable from those
+/// received after it (a retraction of a build version then no longer cancels its insertion in
+/// the arrangement's batches). Over a
 /// pruned arrangement one case differs from the unpruned one: a late build version (B10,
 /// reported by [`late_versions`](crate::temporal_join::late_versions)) received after its key
 /// expired and older than a forgotten version may be pruned, so later probe rows do not see it.
@@ -453,8 +457,14 @@ where
             .chain(self.marks.next_rise())
             .chain(frontiers.iter().flat_map(|f| f.iter().copied()))
             .min();
+        // With a retention, at most the expiries' floor (see `IdleKeys::compaction_floor`).
+        let floor = self.idle.as_ref().and_then(IdleKeys::compaction_floor);
         if let Some(trace) = self.trace.as_mut() {
-            let hold = Antichain::from_iter(next.map(|t| t.saturating_sub(1)));
+            let below_next = next.map(|t| t.saturating_sub(1));
+            let hold = Antichain::from_iter(match (below_next, floor) {
+                (Some(h), Some(f)) => Some(h.min(f)),
+                (h, f) => h.or(f),
+            });
             trace.set_logical_compaction(hold.borrow());
             trace.set_physical_compaction(self.build_ack.borrow());
         }

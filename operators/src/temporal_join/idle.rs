@@ -31,6 +31,8 @@ pub(super) struct IdleKeys<K, E> {
     expiry: BTreeMap<E, Vec<K>>,
     /// The system time at which each expired key last expired.
     expired: BTreeMap<K, SysTime>,
+    /// The system time of the first expiry (a lower bound of every key's expiry).
+    first_expiry: Option<SysTime>,
 }
 
 impl<K: ExchangeData, E: ExchangeData> IdleKeys<K, E> {
@@ -42,6 +44,7 @@ impl<K: ExchangeData, E: ExchangeData> IdleKeys<K, E> {
             access: BTreeMap::new(),
             expiry: BTreeMap::new(),
             expired: BTreeMap::new(),
+            first_expiry: None,
         }
     }
 
@@ -91,6 +94,7 @@ impl<K: ExchangeData, E: ExchangeData> IdleKeys<K, E> {
                 if current.is_some_and(|a| self.retention.expiry(a) == at) {
                     self.access.remove(&k);
                     self.expired.insert(k, now);
+                    self.first_expiry.get_or_insert(now);
                 }
             }
         }
@@ -100,6 +104,14 @@ impl<K: ExchangeData, E: ExchangeData> IdleKeys<K, E> {
     /// `0`.
     pub(super) fn since(&self, key: &K) -> SysTime {
         self.expired.get(key).copied().unwrap_or(0)
+    }
+
+    /// The latest logical compaction of the versions trace under which [`since`](Self::since)
+    /// still tells the versions received before each expiry from those received after: one
+    /// below the first expiry (compaction advances the system times below it to it, which would
+    /// make a hidden version look received at its key's expiry). `None` before any expiry.
+    pub(super) fn compaction_floor(&self) -> Option<SysTime> {
+        self.first_expiry.map(|s| s.saturating_sub(1))
     }
 }
 
@@ -114,6 +126,8 @@ pub(super) struct IdleEpochs<K> {
     access: BTreeMap<K, SysTime>,
     /// The system time at which each key's state last expired, as far as touches have shown.
     expired: BTreeMap<K, SysTime>,
+    /// The system time of the first touch (no key can expire before its expiry).
+    first_touch: Option<SysTime>,
 }
 
 impl<K: ExchangeData> IdleEpochs<K> {
@@ -124,6 +138,7 @@ impl<K: ExchangeData> IdleEpochs<K> {
             received: BTreeMap::new(),
             access: BTreeMap::new(),
             expired: BTreeMap::new(),
+            first_touch: None,
         }
     }
 
@@ -155,6 +170,16 @@ impl<K: ExchangeData> IdleEpochs<K> {
             self.expired.insert(key.clone(), since);
         }
         self.access.insert(key.clone(), now);
+        self.first_touch.get_or_insert(now);
+    }
+
+    /// The latest logical compaction of the versions trace under which
+    /// [`since`](Self::since) still tells the versions received before each expiry from those
+    /// received after: one below the earliest expiry possible (compaction advances the system
+    /// times below it to it). `None` before any touch.
+    pub(super) fn compaction_floor(&self) -> Option<SysTime> {
+        let first = self.first_touch?;
+        Some(self.retention.expiry(&first).saturating_sub(1))
     }
 
     /// The system time from which `key`'s build versions are visible at `now`: when its state

@@ -40,7 +40,9 @@ use crate::{Change, SysTime};
 /// value); with a retention, one O(log n) update of its key's last access per probe row and
 /// build version. State: probe rows of system times not yet complete, the build trace held only
 /// at the earliest such time; with a retention, the last access per key and the expiry per
-/// expired key (the versions arrangement is shared and not shrunk).
+/// expired key (the versions arrangement is shared and not shrunk; with a retention its
+/// logical compaction is held below the earliest possible expiry, so that the versions received
+/// before an expiry stay distinguishable from those received after it).
 ///
 /// # Examples
 ///
@@ -153,16 +155,18 @@ where
                     }
                 }
 
-                // 3. Capabilities and compaction only for the earliest unprocessed time.
-                let mut hold = Antichain::new();
-                for t in pending
-                    .keys()
-                    .take(1)
+                // 3. Capabilities and compaction only for the earliest unprocessed time, and
+                // with a retention at most its floor (see `IdleEpochs::compaction_floor`).
+                let earliest = (pending.keys().take(1))
                     .chain(probe_frontier.frontier().iter())
                     .chain(build_frontier.frontier().iter())
-                {
-                    hold.insert(*t);
-                }
+                    .copied()
+                    .min();
+                let floor = idle.as_ref().and_then(IdleEpochs::compaction_floor);
+                let hold = Antichain::from_iter(match (earliest, floor) {
+                    (Some(t), Some(f)) => Some(t.min(f)),
+                    (t, f) => t.or(f),
+                });
                 match pending.keys().next() {
                     Some(&t) => caps.downgrade([t]),
                     None => caps = CapabilitySet::new(),
