@@ -170,10 +170,9 @@ fn write(
     let text = match format {
         SqlFormat::Table => {
             let mut text = String::new();
-            let final_rows;
             let rows: Vec<(RowKind, &crate::repr::Row)> = if emit == EmitArg::Final {
-                final_rows = result.collect();
-                final_rows.iter().map(|r| (RowKind::Insert, r)).collect()
+                let rows = result.final_rows().into_iter();
+                rows.map(|r| (RowKind::Insert, r)).collect()
             } else {
                 changes(result, emit)
             };

@@ -7,7 +7,10 @@ use std::rc::Rc;
 
 use differential_dataflow::input::InputSession;
 use differential_dataflow::{ExchangeData, VecCollection};
-use timely::dataflow::operators::{Exchange, Inspect, Probe};
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::generic::Operator;
+use timely::dataflow::operators::{Exchange, Probe};
 use timely::dataflow::ProbeHandle;
 
 use crate::csv::RowError;
@@ -139,14 +142,20 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     ))
 }
 
-/// Exchanges a collection's updates to worker 0 and keeps them there with their system times.
+/// Exchanges a collection's updates to worker 0 and keeps them there with their system times,
+/// moved out of the messages (not copied). The returned stream carries nothing; it is there to
+/// be probed.
 fn gather<'s, D: ExchangeData>(
     collection: VecCollection<'s, SysTime, D>,
     into: &Rc<RefCell<Vec<(D, SysTime, isize)>>>,
-) -> timely::dataflow::Stream<'s, SysTime, Vec<(D, SysTime, isize)>> {
+) -> timely::dataflow::Stream<'s, SysTime, Vec<()>> {
     let sink = Rc::clone(into);
     collection
         .inner
         .exchange(|_| 0)
-        .inspect(move |update| sink.borrow_mut().push(update.clone()))
+        .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(Pipeline, "Gather", move |_, _| {
+            move |input, _| {
+                input.for_each(|_, updates| sink.borrow_mut().append(updates));
+            }
+        })
 }

@@ -86,18 +86,36 @@ impl TableResult {
     /// The final table: the changelog accumulated, one entry per row (a row held twice is
     /// listed twice), sorted by column values.
     pub fn collect(&self) -> Vec<Row> {
-        let mut table: BTreeMap<Row, isize> = BTreeMap::new();
-        for (_, change) in &self.changelog {
-            let delta = match change.kind {
-                RowKind::Insert | RowKind::UpdateAfter => 1,
-                RowKind::UpdateBefore | RowKind::Delete => -1,
-            };
-            *table.entry(change.row.clone()).or_insert(0) += delta;
+        self.final_rows().into_iter().cloned().collect()
+    }
+
+    /// [`collect`](TableResult::collect) borrowed from the changelog: no row is copied.
+    pub fn final_rows(&self) -> Vec<&Row> {
+        if self
+            .changelog
+            .iter()
+            .all(|(_, c)| c.kind == RowKind::Insert)
+        {
+            // An append-only changelog is its own final table.
+            let mut rows: Vec<&Row> = self.changelog.iter().map(|(_, c)| &c.row).collect();
+            rows.sort_by(|a, b| a.iter().cmp(b.iter()));
+            return rows;
         }
-        let mut rows: Vec<Row> = table
-            .into_iter()
-            .flat_map(|(row, n)| std::iter::repeat_n(row, n.max(0) as usize))
+        let mut deltas: Vec<(&Row, isize)> = self
+            .changelog
+            .iter()
+            .map(|(_, change)| match change.kind {
+                RowKind::Insert | RowKind::UpdateAfter => (&change.row, 1),
+                RowKind::UpdateBefore | RowKind::Delete => (&change.row, -1),
+            })
             .collect();
+        // Equal rows are equal bytes: sorting by bytes brings a row's changes together.
+        deltas.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut rows: Vec<&Row> = Vec::new();
+        for run in deltas.chunk_by(|a, b| a.0 == b.0) {
+            let held: isize = run.iter().map(|(_, d)| d).sum();
+            rows.extend(std::iter::repeat_n(run[0].0, held.max(0) as usize));
+        }
         rows.sort_by(|a, b| a.iter().cmp(b.iter()));
         rows
     }
@@ -162,8 +180,8 @@ impl TableResult {
                     sink.write_change(change.kind, &change.row)?;
                 }
             } else {
-                for row in self.collect() {
-                    sink.write_row(&row)?;
+                for row in self.final_rows() {
+                    sink.write_row(row)?;
                 }
             }
             sink.finish().map(drop)

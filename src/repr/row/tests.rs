@@ -122,6 +122,22 @@ fn malformed_bytes_are_errors_not_panics() {
 }
 
 #[test]
+fn a_nested_value_whose_packing_panics_leaves_the_row_as_it_was() {
+    let mut row = Row::new();
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut packer = row.packer();
+        packer.push(Datum::Str("kept"));
+        packer.push_row(|inner| {
+            inner.push(Datum::Str("half"));
+            panic!("a failing nested value");
+        })
+    }));
+    assert!(caught.is_err());
+    assert_eq!(row.iter().collect::<Vec<_>>(), vec![Datum::Str("kept")]);
+    assert!(Row::from_bytes(row.as_bytes()).is_ok());
+}
+
+#[test]
 fn datum_order_is_value_order() {
     use std::cmp::Ordering::*;
     assert_eq!(Datum::Null.cmp(&Datum::Int(i64::MIN)), Less);
