@@ -7,7 +7,7 @@ use differential_temporal::expr::{call, col, lit};
 use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{DataType, Schema};
-use differential_temporal::table::{TableEnv, TableResult};
+use differential_temporal::table::{ResultForm, TableEnv, TableResult};
 
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
     let path = dir.path().join(name);
@@ -100,6 +100,29 @@ fn seed_group_by_count() {
 "
             );
         }
+    }
+}
+
+/// With [`ResultForm::FinalTable`] worker 0 keeps only the final table (the changelog's
+/// updates folded as they arrive): the same rows as the changelog's final table, as `+I`.
+#[test]
+fn final_table_form_keeps_only_the_final_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let orders = write(&dir, "orders.csv", ORDERS);
+    for workers in [1, 2] {
+        let env = env(workers, ExecutionMode::Incremental);
+        env.register_csv("Orders", &orders, Some(orders_schema()))
+            .unwrap();
+        let counts = env
+            .from("Orders")
+            .group_by([col("a")])
+            .select([col("a"), col("c").sum().alias("total")]);
+        let changelog = counts.execute().unwrap();
+        assert_eq!(changelog.changelog().len(), 6, "{workers} workers");
+        env.set_result_form(ResultForm::FinalTable);
+        let table = counts.execute().unwrap();
+        assert_eq!(changelog_text(&table), vec!["+I,x,80", "+I,y,20"]);
+        assert_eq!(table.rows_as_text(), changelog.rows_as_text());
     }
 }
 

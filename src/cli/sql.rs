@@ -9,8 +9,8 @@ use crate::io::Tableau;
 use crate::operators::RowKind;
 use crate::render::ExecutionMode;
 use crate::run::Outcome;
-use crate::sql::{parse, StatementResult};
-use crate::table::{TableEnv, TableResult};
+use crate::sql::{parse, Statement, StatementResult};
+use crate::table::{ResultForm, TableEnv, TableResult};
 
 pub(super) const EXAMPLE: &str = "\
 Example (the seed's temporal table function, 1238):
@@ -124,6 +124,13 @@ fn run_script(
     // written before the next statement runs, so a later failure keeps the earlier results.
     let statements = parse(sql).map_err(|e| Error::Usage(e.to_string()))?;
     for statement in &statements {
+        // `--emit final` needs only a query's final table; INSERT INTO writes the changelog.
+        let final_table = args.emit == EmitArg::Final && matches!(statement, Statement::Query(_));
+        env.set_result_form(if final_table {
+            ResultForm::FinalTable
+        } else {
+            ResultForm::Changelog
+        });
         let result = env
             .execute_statement(statement)
             .map_err(|e| Error::Usage(e.to_string()))?;

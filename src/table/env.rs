@@ -11,7 +11,7 @@ use crate::plan::RelExpr;
 use crate::render::ExecutionMode;
 use crate::repr::Schema;
 
-use super::execute::ExecuteOptions;
+use super::execute::{ExecuteOptions, ResultForm};
 use super::{Table, TableError};
 
 /// A registered table: a CSV file (or a directory of them) read into rows of its schema.
@@ -95,6 +95,21 @@ impl TableEnv {
     pub fn with_block_bytes(self, bytes: usize) -> TableEnv {
         self.state.borrow_mut().options.block_bytes = bytes.max(1);
         self
+    }
+
+    /// What runs started after this call keep of their output at worker 0 (see
+    /// [`ResultForm`]; [`ResultForm::Changelog`] by default). Unlike the `with_` builders
+    /// this takes `&self`, so that a script can switch forms between statements.
+    ///
+    /// ```
+    /// use differential_temporal::table::{ResultForm, TableEnv};
+    ///
+    /// let env = TableEnv::new();
+    /// env.set_result_form(ResultForm::FinalTable);
+    /// assert_eq!(env.options().result, ResultForm::FinalTable);
+    /// ```
+    pub fn set_result_form(&self, form: ResultForm) {
+        self.state.borrow_mut().options.result = form;
     }
 
     /// The options the environment runs with.

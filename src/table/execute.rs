@@ -5,11 +5,13 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use differential_dataflow::consolidation::consolidate_updates;
 use differential_dataflow::input::InputSession;
-use differential_dataflow::{ExchangeData, VecCollection};
+use differential_dataflow::{AsCollection, ExchangeData, VecCollection};
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::Operator;
+use timely::dataflow::operators::vec::Map;
 use timely::dataflow::operators::{Exchange, Probe};
 use timely::dataflow::ProbeHandle;
 
@@ -34,6 +36,22 @@ pub struct ExecuteOptions {
     pub mode: ExecutionMode,
     /// Target size of an input block (one system-time epoch), in bytes.
     pub block_bytes: usize,
+    /// What worker 0 keeps of the output.
+    pub result: ResultForm,
+}
+
+/// What a run keeps of its output at worker 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ResultForm {
+    /// Every change with the system time it was emitted at: [`TableResult::changelog`] is
+    /// the changelog, as Flink's `TableResult` prints it.
+    #[default]
+    Changelog,
+    /// The final table only: changes are consolidated as they arrive, so worker 0 holds about
+    /// the final table (at most twice its rows plus the changes of one input block) instead of
+    /// every change; [`TableResult::changelog`] is then the final table as `+I` rows at
+    /// system time 0. The CLI's `sql --emit final` runs queries so.
+    FinalTable,
 }
 
 impl Default for ExecuteOptions {
@@ -42,6 +60,7 @@ impl Default for ExecuteOptions {
             timely_args: Vec::new(),
             mode: ExecutionMode::Incremental,
             block_bytes: 64 * 1024,
+            result: ResultForm::Changelog,
         }
     }
 }
@@ -66,6 +85,9 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let worker_plan = plan.clone();
     let mode = options.mode;
     let block_bytes = options.block_bytes;
+    let final_table = options.result == ResultForm::FinalTable;
+    // An append-only output never retracts: its final table is every change, nothing to fold.
+    let consolidate = final_table && !plan.mode.is_append_only();
     let guards = timely::execute(config, move |worker| {
         let mut sessions: Vec<InputSession<SysTime, Change<Row>, isize>> =
             inputs.iter().map(|_| InputSession::new()).collect();
@@ -88,20 +110,38 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
                 sources.insert(name.clone(), table);
             }
             let mut ctx = RenderContext::new(scope, sources, mode);
-            match ctx.render(&worker_plan) {
-                Ok(Collection::Changelog(changes)) => {
-                    gather(changes, &output).probe_with(&probe);
-                }
+            let changes = match ctx.render(&worker_plan) {
+                Ok(Collection::Changelog(changes)) => Some(changes),
                 Ok(Collection::Table(rows)) => {
                     table_form = true;
-                    let as_changes = rows.map(|row| Change::new(0, RowKind::Insert, row));
-                    gather(as_changes, &output).probe_with(&probe);
+                    Some(rows.map(|row| Change::new(0, RowKind::Insert, row)))
                 }
-                Err(e) => failure = Some(e),
+                Err(e) => {
+                    failure = Some(e);
+                    None
+                }
+            };
+            if let Some(changes) = changes {
+                if final_table {
+                    // The final table is a multiset of rows: a change's time, seq and kind
+                    // only matter as its sign.
+                    table_form = false;
+                    let rows = changes.inner.map(|(change, _, diff)| {
+                        let diff = if change.kind.is_accumulate() {
+                            diff
+                        } else {
+                            -diff
+                        };
+                        (Change::new(0, RowKind::Insert, change.row), 0, diff)
+                    });
+                    gather(rows.as_collection(), &output, consolidate).probe_with(&probe);
+                } else {
+                    gather(changes, &output, false).probe_with(&probe);
+                }
             }
             let refusals = differential_dataflow::collection::concatenate(scope, ctx.refused);
-            gather(refusals, &refused).probe_with(&probe);
-            gather(malformed.to_collection(scope), &bad_rows).probe_with(&probe);
+            gather(refusals, &refused, false).probe_with(&probe);
+            gather(malformed.to_collection(scope), &bad_rows, false).probe_with(&probe);
         });
         if let Some(e) = failure {
             return Err(TableError::Plan {
@@ -143,19 +183,27 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
 }
 
 /// Exchanges a collection's updates to worker 0 and keeps them there with their system times,
-/// moved out of the messages (not copied). The returned stream carries nothing; it is there to
-/// be probed.
+/// moved out of the messages (not copied); with `consolidate`, the kept updates are
+/// consolidated whenever they have doubled since the last time. The returned stream carries
+/// nothing; it is there to be probed.
 fn gather<'s, D: ExchangeData>(
     collection: VecCollection<'s, SysTime, D>,
     into: &Rc<RefCell<Vec<(D, SysTime, isize)>>>,
+    consolidate: bool,
 ) -> timely::dataflow::Stream<'s, SysTime, Vec<()>> {
     let sink = Rc::clone(into);
+    let mut consolidate_at = 1024;
     collection
         .inner
         .exchange(|_| 0)
         .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(Pipeline, "Gather", move |_, _| {
             move |input, _| {
-                input.for_each(|_, updates| sink.borrow_mut().append(updates));
+                let mut held = sink.borrow_mut();
+                input.for_each(|_, updates| held.append(updates));
+                if consolidate && held.len() >= consolidate_at {
+                    consolidate_updates(&mut held);
+                    consolidate_at = (2 * held.len()).max(1024);
+                }
             }
         })
 }

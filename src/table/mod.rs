@@ -39,7 +39,7 @@ mod set_op;
 mod sort;
 
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
-pub use execute::ExecuteOptions;
+pub use execute::{ExecuteOptions, ResultForm};
 pub use result::TableResult;
 pub use select::GroupedTable;
 
