@@ -183,8 +183,14 @@ pub struct AsofJoin {
 impl AsofJoin {
     /// Whether a match at ordering value `build` is within the tolerance of `probe`.
     pub fn within(&self, probe: i128, build: i128) -> bool {
-        self.tolerance.is_none_or(|t| (probe - build).abs() <= t)
+        within(self.tolerance, probe, build)
     }
+}
+
+/// Whether ordering values `probe` and `build` are at most `tolerance` apart (any distance
+/// without one).
+pub(crate) fn within(tolerance: Option<i128>, probe: i128, build: i128) -> bool {
+    tolerance.is_none_or(|t| (probe - build).abs() <= t)
 }
 
 /// The ordering value of a datum as an integer: an integer as itself, a DATE in days, a TIME in

@@ -42,8 +42,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::expr::{AggregateExpr, ScalarExpr};
 use crate::repr::{Row, Schema};
-pub(crate) use asof_join::Seek;
 pub use asof_join::{order_value, AsofJoin, AsofMatch, AsofOrder, Tolerance};
+pub(crate) use asof_join::{within, Seek};
 pub use build::join_schema;
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;

@@ -29,7 +29,9 @@
 use differential_dataflow::{AsCollection, VecCollection};
 use timely::dataflow::operators::vec::Map;
 
-use crate::plan::{joined_row, order_value, AsofJoin, AsofMatch, JoinKind, PlanError, Seek};
+use crate::plan::{
+    joined_row, order_value, within, AsofJoin, AsofMatch, JoinKind, PlanError, Seek,
+};
 use crate::repr::{DatumVec, Row};
 use differential_temporal_operators::temporal_join::{arrange_probe, temporal_join, JoinConfig};
 use differential_temporal_operators::{arrange_versions, Change, RowKind, Seq, SysTime, Version};
@@ -58,11 +60,11 @@ pub(super) fn render<'s>(
         AsofMatch::Nearest => nearest(probe_keyed, builds, join),
         condition => {
             let (p_col, b_col) = (join.order.probe, join.order.build);
-            let check = join.clone();
-            let within =
-                move |p: &Row, b: &Row| check.within(value_of(p, p_col), value_of(b, b_col));
+            let tolerance = join.tolerance;
+            let close_enough =
+                move |p: &Row, b: &Row| within(tolerance, value_of(p, p_col), value_of(b, b_col));
             let seek = (condition.seeks()[0], p_col);
-            search(probe_keyed, builds, seek, join.kind, within)
+            search(probe_keyed, builds, seek, join.kind, close_enough)
         }
     };
     let mut out = matched
@@ -126,8 +128,7 @@ fn nearest<'s>(probes: Keyed<'s>, builds: Builds<'s>, join: &AsofJoin) -> Matche
         )
         .map(move |(probe, build)| (probe, (side, build)))
     });
-    let (b_col, kind) = (join.order.build, join.kind);
-    let check = join.clone();
+    let (b_col, kind, tolerance) = (join.order.build, join.kind, join.tolerance);
     backward
         .concat(forward)
         .reduce_named("AsofJoin: nearest", move |(_, probe), sides, output| {
@@ -137,7 +138,7 @@ fn nearest<'s>(probes: Keyed<'s>, builds: Builds<'s>, join: &AsofJoin) -> Matche
             let distance = |b: &Row| (p - value_of(b, b_col)).abs();
             let candidates = sides.iter().filter_map(|((_, b), _)| b.as_ref());
             let closest = candidates.min_by_key(|b| distance(b));
-            let matched = closest.filter(|b| check.within(p, value_of(b, b_col)));
+            let matched = closest.filter(|b| within(tolerance, p, value_of(b, b_col)));
             if matched.is_some() || kind == JoinKind::Left {
                 output.push((matched.cloned(), count));
             }
