@@ -281,3 +281,20 @@ fn bad_input_is_refused_with_a_reason() {
     )
     .contains("an integer column takes a number"));
 }
+
+/// The ASOF forms sqlparser does not read are rewritten on its tokens, keeping their positions:
+/// an ASOF join in a subquery next to a comma join parses, and an error after the join still
+/// names the column the user wrote.
+#[test]
+fn rewritten_syntax_keeps_positions() {
+    let (env, _dir) = tables(1, P, Q);
+    let nested = "SELECT x.id, Q.px FROM (SELECT id, px FROM P ASOF LEFT OUTER JOIN Q ON P.k = Q.k AND P.t >= Q.t TOLERANCE 2) AS x, Q WHERE x.px = Q.px";
+    assert_eq!(rows(&env, nested), ["1,100", "2,101"]);
+    let sql = "SELECT * FROM P ASOF LEFT JOIN Q ON P.k = Q.k AND P.t >= Q.t WHERE nope > 1";
+    let Err(error) = env.sql_query(sql) else {
+        panic!("an unknown column")
+    };
+    let column = sql.find("nope").unwrap() + 1;
+    let prefix = format!("SQL validation error at line 1, column {column}:");
+    assert!(error.to_string().starts_with(&prefix), "{error}");
+}
