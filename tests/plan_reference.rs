@@ -343,6 +343,7 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             let offset = threshold.rem_euclid(3) as usize;
             input.sort(order, offset, Some(3)).unwrap()
         }
+        14..=17 => asof(template, flag, threshold),
         _ => {
             let kind = if flag {
                 JoinKind::Left
@@ -358,6 +359,61 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             }
         }
     }
+}
+
+/// The ASOF join templates: each condition (from `threshold`), INNER or LEFT (`flag`), over
+/// timestamps with ties and NULLs or integers, with and without keys and a tolerance, on
+/// append-only and updating build sides (a build row's retraction changes matches).
+fn asof(template: u8, flag: bool, threshold: i64) -> RelExpr {
+    use differential_temporal::plan::{AsofMatch, AsofOrder, Tolerance};
+    let condition = [
+        AsofMatch::Nearest,
+        AsofMatch::Ge,
+        AsofMatch::Gt,
+        AsofMatch::Le,
+        AsofMatch::Lt,
+        AsofMatch::Nearest,
+        AsofMatch::Ge,
+    ][(threshold + 3) as usize];
+    let kind = if flag {
+        JoinKind::Left
+    } else {
+        JoinKind::Inner
+    };
+    let order = |column, tolerance| AsofOrder {
+        probe: column,
+        build: column,
+        condition,
+        tolerance,
+    };
+    let (probe, build, key, order) = match template {
+        // Append-only build side: ties on the time broken by arrival.
+        14 => (scan_a(), scan_b2(), vec![0], order(4, None)),
+        // A filter on the build side is applied before the match; no keys; a tolerance.
+        15 => {
+            let b2 = scan_b2();
+            let positive = b2
+                .clone()
+                .filter(bind(&b2, col("v").gt(lit(0i64))))
+                .unwrap();
+            let tolerance = Tolerance::Interval { millis: 3000 };
+            (scan_a(), positive, vec![], order(4, Some(tolerance)))
+        }
+        // Updating inputs ordered by an integer column.
+        16 => {
+            let tolerance = (threshold % 2 == 0).then_some(Tolerance::Number(2));
+            (scan_c(), scan_c(), vec![0], order(2, tolerance))
+        }
+        // Two key columns, an updating build side.
+        _ => (scan_a(), scan_c(), vec![0, 1], order(4, None)),
+    };
+    probe
+        .asof_join(build, key.clone(), key, order, kind)
+        .unwrap()
+}
+
+fn scan_b2() -> RelExpr {
+    RelExpr::scan("B2", schema_a(), false)
 }
 
 type Captured = (Vec<(Row, SysTime, isize)>, Vec<(Seq, SysTime, isize)>);
@@ -538,6 +594,14 @@ proptest! {
         check(template, flag, threshold, a, b, c)?;
     }
 
+    /// The ASOF joins of issue 13: every condition, tolerance, keys or none, INNER and LEFT.
+    #[test]
+    fn asof_joins_equal_the_reference(
+        (template, flag, threshold, a, b, c) in case(14..18),
+    ) {
+        check(template, flag, threshold, a, b, c)?;
+    }
+
     /// The table nodes of issue 13 (regular joins, set operations, Top-N) get cases of their
     /// own: each has several forms (join type, keys, residual; operation, ALL; order, offset).
     #[test]
@@ -569,7 +633,7 @@ fn every_template_builds_and_runs() {
         })
         .collect();
     let b = vec![(0, Change::new(2, RowKind::Insert, spec(1, "x", 9, 1).row()))];
-    for template in 0..14 {
+    for template in 0..18 {
         check(
             template,
             template % 2 == 0,

@@ -9,6 +9,8 @@ use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
 use differential_temporal::sql::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
 
+#[path = "sql/asof.rs"]
+mod asof;
 #[path = "sql/cases.rs"]
 mod cases;
 #[path = "sql/computed.rs"]

@@ -200,7 +200,10 @@ pub fn run(op: Op, shape: Shape) -> Base {
                 keys: groups.len() as u64,
             }
         }
-        Op::TemporalJoinFinal | Op::TemporalJoinIncremental | Op::TableTemporalJoin => {
+        Op::TemporalJoinFinal
+        | Op::TemporalJoinIncremental
+        | Op::TableTemporalJoin
+        | Op::TableAsofJoin => {
             // The build side as one array sorted by (key, time): key k's versions are
             // `VERSIONS_PER_KEY` consecutive entries (generated in that order), loaded untimed.
             let per_key = workload::VERSIONS_PER_KEY as usize;

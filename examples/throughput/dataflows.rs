@@ -168,7 +168,8 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
             })
         }
         Op::TableGroupBy => relational::group_by(workers, shape),
-        Op::TableTemporalJoin => relational::temporal_join(workers, shape),
+        Op::TableTemporalJoin => relational::temporal_join(workers, shape, false),
+        Op::TableAsofJoin => relational::temporal_join(workers, shape, true),
         Op::AsofSnapshot => {
             let generate = move |range, index, peers, out: &mut Vec<(u64, Version<i64, u64>)>| {
                 out.extend(share(range, index, peers).map(|i| {

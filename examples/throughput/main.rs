@@ -67,6 +67,9 @@
 //! * `table_group_by`, `table_temporal_join`: `group_by` and `temporal_join_final` as Table API
 //!   plans over packed rows ([`relational`]), against the same baselines: the price of the
 //!   relational layer over the hand-typed operator.
+//! * `table_asof_join`: the workload of `table_temporal_join` as `probes ASOF JOIN rates
+//!   MATCH_CONDITION (ts >= ts0) ON k = k0` (incremental, the ASOF join's one mode), against the
+//!   same baseline: an ASOF `>=` join beside the temporal join it generalises.
 
 /// The allocator of the measured runs and their baselines (the crate's default `mimalloc` feature).
 #[cfg(feature = "mimalloc")]
@@ -118,6 +121,9 @@ pub enum Op {
     /// `temporal_join_final` as a Table API plan over packed rows.
     #[value(name = "table_temporal_join")]
     TableTemporalJoin,
+    /// The same join as an ASOF `>=` join (incremental) in a Table API plan.
+    #[value(name = "table_asof_join")]
+    TableAsofJoin,
 }
 
 impl Op {
@@ -133,6 +139,7 @@ impl Op {
             Op::GroupBy => "group_by",
             Op::TableGroupBy => "table_group_by",
             Op::TableTemporalJoin => "table_temporal_join",
+            Op::TableAsofJoin => "table_asof_join",
         }
     }
 }

@@ -7,6 +7,8 @@
 //! * `table_temporal_join`: probes `(k, ts, payload)` with rowtime `ts` (watermark delay
 //!   5 s) joined `FOR SYSTEM_TIME AS OF ts` with `rates(k, ts, rate)` (primary key `k`,
 //!   rowtime `ts`), INNER, final mode: the workload of `temporal_join_final`.
+//! * `table_asof_join`: the same probes and rates, `probes ASOF JOIN rates MATCH_CONDITION
+//!   (ts >= ts0) ON k = k0`, incremental mode (the ASOF join has no other).
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -130,8 +132,8 @@ pub fn group_by(workers: usize, shape: Shape) -> Run {
     )
 }
 
-/// `table_temporal_join` (see the module docs).
-pub fn temporal_join(workers: usize, shape: Shape) -> Run {
+/// `table_temporal_join`, or with `asof` `table_asof_join` (see the module docs).
+pub fn temporal_join(workers: usize, shape: Shape, asof: bool) -> Run {
     let probe_keys = shape.build_keys();
     let on: Expr = col("k").eq(col("k0"));
     let plan = plan(
@@ -140,11 +142,21 @@ pub fn temporal_join(workers: usize, shape: Shape) -> Run {
             ("rates", schema("rate", 0, true)),
         ],
         |env| {
-            env.from("probes")
-                .temporal_join(&env.from("rates"), on.clone(), JoinKind::Inner)
-                .select([col("k"), col("ts"), col("payload"), col("rate")])
+            let (probes, rates) = (env.from("probes"), env.from("rates"));
+            let joined = match asof {
+                true => {
+                    let on = on.clone().and(col("ts").ge(col("ts0")));
+                    probes.asof_join(&rates, on, JoinKind::Inner, None)
+                }
+                false => probes.temporal_join(&rates, on.clone(), JoinKind::Inner),
+            };
+            joined.select([col("k"), col("ts"), col("payload"), col("rate")])
         },
     );
+    let mode = match asof {
+        true => ExecutionMode::Incremental,
+        false => ExecutionMode::Final,
+    };
     drive(
         workers,
         shape,
@@ -154,7 +166,7 @@ pub fn temporal_join(workers: usize, shape: Shape) -> Run {
             let rates = build_side(scope, shape);
             let sources =
                 BTreeMap::from([("probes".to_string(), probes), ("rates".to_string(), rates)]);
-            let joined = render(scope, sources, ExecutionMode::Final, &plan, sink);
+            let joined = render(scope, sources, mode, &plan, sink);
             // The digest of the hand-typed join: key, seq, kind, time, payload, rate.
             sink.observe(joined.into_changelog(), |c: &Change<Row>| {
                 let [k, time, payload, rate] = integers::<4>(&c.row);

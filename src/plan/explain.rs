@@ -123,6 +123,7 @@ impl RelExpr {
                 }
                 args
             }
+            Node::AsofJoin(join) => join.explain_args(&self.schema),
             Node::SetOp { op, all, .. } => format!("op=[{}]", op.sql(*all)),
             Node::Sort {
                 input,
@@ -181,7 +182,7 @@ impl RelExpr {
     }
 }
 
-fn kind_name(kind: super::JoinKind) -> &'static str {
+pub(super) fn kind_name(kind: super::JoinKind) -> &'static str {
     match kind {
         super::JoinKind::Inner => "INNER",
         super::JoinKind::Left => "LEFT",

@@ -28,6 +28,7 @@
 //! println!("{}", plan.explain());
 //! ```
 
+mod asof_join;
 mod build;
 mod equi_join;
 mod explain;
@@ -41,6 +42,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::expr::{AggregateExpr, ScalarExpr};
 use crate::repr::{Row, Schema};
+pub use asof_join::{order_value, AsofJoin, AsofMatch, AsofOrder, Tolerance};
+pub(crate) use asof_join::{within, Seek};
 pub use build::join_schema;
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
@@ -165,6 +168,10 @@ pub enum Node {
     /// `left [INNER|LEFT|RIGHT|FULL] JOIN right ON keys [AND residual]`: the regular join of
     /// two tables (see [`EquiJoin`]).
     Join(EquiJoin),
+    /// `probe ASOF [LEFT] JOIN build MATCH_CONDITION (probe.t >= build.t) ON keys`: each probe
+    /// row joined with the build row closest to it in the condition's direction (see
+    /// [`AsofJoin`]).
+    AsofJoin(AsofJoin),
     /// `left UNION|INTERSECT|EXCEPT [ALL] right`, with multiset semantics (see
     /// [`SetOpKind`]).
     SetOp {
@@ -260,6 +267,7 @@ impl RelExpr {
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
             Node::Join(join) => vec![&join.left, &join.right],
+            Node::AsofJoin(join) => vec![&join.probe, &join.build],
             Node::SetOp { left, right, .. } => vec![left, right],
         }
     }
@@ -299,6 +307,7 @@ impl RelExpr {
             Node::TemporalJoin(_) => "TemporalJoin",
             Node::LookupJoin(_) => "LookupJoin",
             Node::Join(_) => "Join",
+            Node::AsofJoin(_) => "AsofJoin",
             Node::SetOp { .. } => "SetOp",
             Node::Sort { .. } => "Sort",
             Node::Sink { .. } => "Sink",

@@ -27,11 +27,16 @@
 //!   build change of its key at that system time; never revised.
 //! * `Join`: the join of the two accumulated tables, pair by pair (equal keys free of NULLs, the
 //!   residual TRUE), a kept side's rows without a match padded with NULLs.
+//! * `AsofJoin`: each accumulated probe change joined with the closest build row of its key in
+//!   the condition's direction among the accumulated build table (ties: greatest `seq` on an
+//!   append-only build side, then the smallest row), within the tolerance; NULL keys and NULL
+//!   ordering values never match; INNER drops a probe row without a match, LEFT pads it.
 //! * `Sort`: with a fetch, the accumulated rows in the order of the sort keys (ties by value),
 //!   the `fetch` after the first `offset`; without, its input.
 //! * `SetOp`: per row, its multiplicity in the output from its multiplicities in the two
 //!   accumulated tables (`m + n`, `min(m, n)`, `max(m - n, 0)`, or 0/1 without `ALL`).
 
+mod asof;
 mod binary;
 
 use std::collections::BTreeMap;
@@ -386,6 +391,11 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             let left = eval(&join.left, inputs, refused)?;
             let right = eval(&join.right, inputs, refused)?;
             binary::table_stream(&left, &right, |l, r| binary::equi_join(join, l, r))
+        }
+        Node::AsofJoin(join) => {
+            let probe = eval(&join.probe, inputs, refused)?;
+            let build = eval(&join.build, inputs, refused)?;
+            asof::asof_join(join, &probe, &build)
         }
         Node::SetOp {
             left,

@@ -200,3 +200,68 @@ fn set_operation_schema_and_mode() {
         "SetOp(op=[EXCEPT]) -> [a STRING, b BIGINT, ts TIMESTAMP(3) NOT NULL] updating(key=[a, b, ts])"
     );
 }
+
+#[test]
+fn asof_join_explain_schema_and_errors() {
+    let orders = || RelExpr::scan("Orders", orders(), false);
+    let rates = || RelExpr::scan("Rates", rates(false), false);
+    let order = |probe, build, tolerance| AsofOrder {
+        probe,
+        build,
+        condition: AsofMatch::Ge,
+        tolerance,
+    };
+    let five_seconds = Some(Tolerance::Interval { millis: 5000 });
+    let joined = orders()
+        .asof_join(
+            rates(),
+            vec![0],
+            vec![0],
+            order(2, 2, five_seconds),
+            JoinKind::Left,
+        )
+        .unwrap();
+    assert_eq!(
+        joined.explain().lines().next().unwrap(),
+        "AsofJoin(kind=LEFT, keys=[a=a0], match=[ts >= ts0], tolerance=[5000 ms]) -> [a STRING, b BIGINT, ts TIMESTAMP(3) NOT NULL, a0 STRING, rate BIGINT, ts0 TIMESTAMP(3)] updating"
+    );
+    assert_eq!(joined.mode, Mode::Updating { upsert_key: None });
+    assert_eq!(joined.schema.rowtime, None);
+    let error = |result: Result<RelExpr, PlanError>| result.unwrap_err().to_string();
+    // A STRING column cannot be the ordering column.
+    assert_eq!(
+        error(orders().asof_join(rates(), vec![], vec![], order(0, 2, None), JoinKind::Inner)),
+        "AsofJoin: the match condition's column 'a' is of type STRING, which an ASOF join cannot order by: use an integer, DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column"
+    );
+    // A TIMESTAMP and a BIGINT are not comparable.
+    assert_eq!(
+        error(orders().asof_join(rates(), vec![], vec![], order(2, 1, None), JoinKind::Inner)),
+        "AsofJoin: the match condition compares 'ts' (TIMESTAMP(3)) with 'rate' (BIGINT), which cannot be compared"
+    );
+    // A tolerance must fit the ordering columns.
+    assert_eq!(
+        error(orders().asof_join(
+            rates(),
+            vec![],
+            vec![],
+            order(1, 1, five_seconds),
+            JoinKind::Inner
+        )),
+        "AsofJoin: the TOLERANCE 5000 ms does not fit the ordering column 'b' (BIGINT): an integer column takes a number"
+    );
+    assert_eq!(
+        error(orders().asof_join(
+            rates(),
+            vec![],
+            vec![],
+            order(1, 1, Some(Tolerance::Number(-1))),
+            JoinKind::Inner
+        )),
+        "AsofJoin: the TOLERANCE -1 does not fit the ordering column 'b' (BIGINT): it is negative"
+    );
+    // Keys as many on each side.
+    assert_eq!(
+        error(orders().asof_join(rates(), vec![0], vec![], order(2, 2, None), JoinKind::Inner)),
+        "AsofJoin: an ASOF join takes as many equality keys on the probe side as on the build side"
+    );
+}

@@ -22,6 +22,7 @@
 //! mode, a non-insert row into deduplication) are collected with their `seq` and reason in
 //! [`RenderContext::refused`], never silently dropped.
 
+mod asof_join;
 mod equi_join;
 mod join;
 mod nodes;

@@ -10,7 +10,9 @@ use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
-use super::{equi_join, join, reduce, set_op, sort, split, split_map, Collection, RenderContext};
+use super::{
+    asof_join, equi_join, join, reduce, set_op, sort, split, split_map, Collection, RenderContext,
+};
 
 /// Renders `plan` and its inputs.
 pub(super) fn render<'s>(
@@ -136,6 +138,7 @@ pub(super) fn render<'s>(
         }
         Node::TemporalJoin(_) | Node::LookupJoin(_) => join::render(ctx, plan, None)?,
         Node::Join(join) => equi_join::render(ctx, join)?,
+        Node::AsofJoin(join) => asof_join::render(ctx, join)?,
         Node::SetOp {
             left,
             right,

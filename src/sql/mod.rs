@@ -47,6 +47,7 @@
 //! assert_eq!(sum.rows_as_text(), vec!["576"]);
 //! ```
 
+mod asof;
 mod computed;
 mod connector;
 mod create_table;

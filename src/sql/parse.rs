@@ -5,8 +5,8 @@
 
 use sqlparser::ast;
 use sqlparser::keywords::Keyword;
-use sqlparser::parser::Parser;
-use sqlparser::tokenizer::{Span, Token};
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Span, Token, Tokenizer};
 
 use super::create_table::{parse_create_table, CreateTable};
 use super::dialect::FlinkDialect;
@@ -93,7 +93,11 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
 }
 
 fn parse_script(sql: &str) -> Result<Vec<Statement>, SqlError> {
-    let mut parser = Parser::new(&FlinkDialect).try_with_sql(sql)?;
+    let tokens = Tokenizer::new(&FlinkDialect, sql)
+        .tokenize_with_location()
+        .map_err(ParserError::from)?;
+    let mut parser =
+        Parser::new(&FlinkDialect).with_tokens_with_locations(super::asof::rewrite(tokens));
     let mut statements = Vec::new();
     loop {
         while parser.consume_token(&Token::SemiColon) {}

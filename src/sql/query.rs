@@ -315,6 +315,16 @@ impl Binder<'_> {
             JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinType::Right, Some(c)),
             JoinOperator::FullOuter(c) => (JoinType::Full, Some(c)),
             JoinOperator::CrossJoin(_) => (JoinType::Inner, None),
+            JoinOperator::AsOf {
+                match_condition,
+                constraint,
+            } => {
+                let on = match constraint {
+                    JoinConstraint::On(on) => Some(on),
+                    _ => None,
+                };
+                return self.asof_join(left, &join.relation, match_condition, on);
+            }
             _ => {
                 return Err(SqlError::at(
                     join.relation.span(),

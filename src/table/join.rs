@@ -274,7 +274,8 @@ pub(crate) fn split_condition(
     Ok((probe_key, build_key, residual))
 }
 
-fn flatten_and<'a>(expr: &'a Expr, out: &mut Vec<&'a Expr>) {
+/// The conjuncts of `expr` (its `AND` operands, flattened), in order.
+pub(super) fn flatten_and<'a>(expr: &'a Expr, out: &mut Vec<&'a Expr>) {
     match expr.unaliased() {
         Expr::Call { func, args } if func.eq_ignore_ascii_case("and") => {
             args.iter().for_each(|a| flatten_and(a, out))

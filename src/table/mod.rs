@@ -29,6 +29,7 @@
 //! are Rust's spelling of Flink's (`group_by`, `add_columns`, `join_lateral`...), and `where`
 //! is [`Table::where_`] (a keyword in Rust).
 
+pub(crate) mod asof_join;
 mod env;
 pub(crate) mod equi_join;
 mod execute;

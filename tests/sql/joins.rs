@@ -229,3 +229,48 @@ fn refusals_name_the_rule() {
         .to_string()
         .starts_with("union: SetOp: UNION: the inputs have 2 and 1 columns"));
 }
+
+/// An interval condition (`BETWEEN r.rt - INTERVAL .. AND r.rt + INTERVAL ..`, or `>=`/`<=`)
+/// runs today as a regular join with the bounds as its residual: exact at every system time,
+/// INNER and outer, but without the interval join's state freed by the watermark (issue 13).
+#[test]
+fn interval_conditions_run_as_a_regular_join() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = write(
+        &dir,
+        "l.csv",
+        "id,k,rt\n1,a,2024-01-01 10:00:00\n2,a,2024-01-01 10:05:00\n3,b,2024-01-01 10:00:00\n",
+    );
+    let r = write(
+        &dir,
+        "r.csv",
+        "id,k,rt\n10,a,2024-01-01 10:00:30\n11,a,2024-01-01 10:02:00\n12,b,2024-01-01 10:03:00\n",
+    );
+    let env = env(2);
+    env.execute_sql(&format!(
+        "CREATE TABLE L (id INT, k STRING, rt TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '{l}', 'format' = 'csv');
+         CREATE TABLE R (id INT, k STRING, rt TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '{r}', 'format' = 'csv');"
+    ))
+    .unwrap();
+    let between = "L.rt BETWEEN R.rt - INTERVAL '1' MINUTE AND R.rt + INTERVAL '1' MINUTE";
+    let rows = |sql: String| last_rows(&env, &sql).rows_as_text();
+    assert_eq!(
+        rows(format!(
+            "SELECT L.id, R.id FROM L JOIN R ON L.k = R.k AND {between}"
+        )),
+        ["1,10"]
+    );
+    assert_eq!(
+        rows(format!(
+            "SELECT L.id, R.id FROM L LEFT JOIN R ON L.k = R.k AND {between}"
+        )),
+        ["1,10", "2,", "3,"]
+    );
+    let bounds = "L.rt >= R.rt - INTERVAL '2' MINUTE AND L.rt <= R.rt + INTERVAL '3' MINUTE";
+    assert_eq!(
+        rows(format!(
+            "SELECT L.id, R.id FROM L JOIN R ON L.k = R.k AND {bounds}"
+        )),
+        ["1,10", "1,11", "2,11"]
+    );
+}
