@@ -9,6 +9,7 @@ pub mod expr;
 pub mod io;
 pub mod merge_options;
 pub mod plan;
+pub mod progress;
 pub mod render;
 pub mod repr;
 pub mod row;

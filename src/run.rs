@@ -34,6 +34,7 @@ use std::io::Read;
 use crate::csv::{write_csv, Block, OutputLine, Record, RowError, Schema, Splitter};
 use crate::error::Error;
 use crate::operators::SysTime;
+use crate::progress::Progress;
 
 /// How many epochs a worker may feed ahead of the output frontier.
 pub const LAG: u64 = 8;
@@ -49,6 +50,8 @@ pub struct RunOptions {
     pub output: Option<String>,
     /// Where the error report goes (`None`: standard error).
     pub errors: Option<String>,
+    /// Whether to draw a progress line (see [`Progress`]: only on a terminal, for large inputs).
+    pub progress: bool,
 }
 
 /// What a command's `build` function returns.
@@ -100,6 +103,8 @@ where
     let args = std::iter::once("dtemporal".to_string()).chain(options.timely_args.iter().cloned());
     let config = timely::Config::from_args(args).map_err(Error::Usage)?;
     let block_bytes = options.block_bytes;
+    let progress = Progress::for_files(inputs.iter().map(|i| i.path.as_str()), options.progress);
+    let line = progress.clone();
     let guards = timely::execute(config, move |worker| {
         let index = worker.index();
         let mut sessions: Vec<InputSession<SysTime, Record, isize>> =
@@ -127,6 +132,7 @@ where
             &mut malformed,
             block_bytes,
             &probe,
+            &line,
         );
         drop(sessions);
         drop(malformed);
@@ -141,6 +147,7 @@ where
             gathered = Some(g);
         }
     }
+    progress.finish();
     let Some((lines, refused, skipped)) = gathered else {
         return Ok(Outcome::default());
     };
@@ -210,7 +217,8 @@ impl BlockInput for crate::io::TypedSource {
 /// the module documentation says: block `i` of an input is parsed by worker `i % peers` and
 /// entered at epoch `i`; the worker steps after every block and stays at most [`LAG`] epochs
 /// ahead of `probe`. At the end every worker advances to the same final epoch and steps until
-/// `probe` reaches it. The sessions are left open (drop them to close the inputs).
+/// `probe` reaches it. The sessions are left open (drop them to close the inputs). Each parsed
+/// block is counted on `progress`.
 pub fn feed<I: BlockInput>(
     worker: &mut timely::worker::Worker,
     inputs: &[I],
@@ -218,6 +226,7 @@ pub fn feed<I: BlockInput>(
     malformed: &mut InputSession<SysTime, RowError, isize>,
     block_bytes: usize,
     probe: &ProbeHandle<SysTime>,
+    progress: &Progress,
 ) -> Result<(), Error> {
     let (index, peers) = (worker.index() as u64, worker.peers() as u64);
     let owns = |block: u64| block % peers == index;
@@ -245,10 +254,15 @@ pub fn feed<I: BlockInput>(
         malformed.advance_to(epoch);
         if let Some(block) = next[which].take() {
             let session = &mut sessions[which];
-            inputs[which].parse_block(&block, &mut |row| match row {
-                Ok(record) => session.insert(record),
-                Err(error) => malformed.insert(error),
+            let mut rows = 0;
+            inputs[which].parse_block(&block, &mut |row| {
+                rows += 1;
+                match row {
+                    Ok(record) => session.insert(record),
+                    Err(error) => malformed.insert(error),
+                }
             });
+            progress.block(block.bytes.len(), rows);
         }
         next[which] = read(&mut splitters[which], &inputs[which])?;
         for s in sessions.iter_mut() {

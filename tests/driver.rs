@@ -24,6 +24,7 @@ fn identity(text: &[u8], workers: usize, block: usize) -> (Outcome, String, Stri
         block_bytes: block,
         output: Some(output.to_str().unwrap().to_string()),
         errors: Some(errors.to_str().unwrap().to_string()),
+        progress: false,
     };
     let outcome = run(&options, [schema], header, |[input]| Built {
         output: input.map(|r| OutputLine::row(r.seq, r.row)),
@@ -98,6 +99,7 @@ fn two_inputs_feed_in_epoch_order_and_report_by_input() {
             block_bytes: block,
             output: Some(output.to_str().unwrap().to_string()),
             errors: Some(errors.to_str().unwrap().to_string()),
+            progress: false,
         };
         let header = vec!["k".to_string(), "v".to_string()];
         let outcome = run(&options, inputs, header, |[l, r]| Built {

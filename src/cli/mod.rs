@@ -131,6 +131,10 @@ pub struct CommonArgs {
     /// `--state-ttl` counts blocks (processing time).
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 16, value_parser = clap::value_parser!(u64).range(1..))]
     pub epoch_bytes: u64,
+    /// No progress line on standard error (one is drawn only when it is a terminal and the
+    /// inputs are 32 MiB or more: bytes read, rows, rows per second).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 impl CommonArgs {
@@ -160,6 +164,7 @@ impl CommonArgs {
             block_bytes: usize::try_from(self.epoch_bytes).unwrap_or(usize::MAX),
             output: self.output.clone(),
             errors: self.errors.clone(),
+            progress: !self.quiet,
         })
     }
 }

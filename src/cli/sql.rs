@@ -86,7 +86,8 @@ pub(super) fn run(cli: &Cli, args: &SqlArgs) -> Result<Outcome, Error> {
     let env = TableEnv::new()
         .with_timely_args(options.timely_args.clone())
         .with_block_bytes(options.block_bytes)
-        .with_mode(mode);
+        .with_mode(mode)
+        .with_progress(options.progress);
     let output = options.output.as_deref();
     let sql = match (&args.file, &args.execute) {
         (Some(file), _) => {

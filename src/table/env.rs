@@ -97,6 +97,14 @@ impl TableEnv {
         self
     }
 
+    /// Draws a progress line on standard error while reading large sources, when it is a
+    /// terminal ([`Progress`](crate::progress::Progress)). Off by default; `dtemporal sql`
+    /// turns it on unless `--quiet`.
+    pub fn with_progress(self, show: bool) -> TableEnv {
+        self.state.borrow_mut().options.progress = show;
+        self
+    }
+
     /// What runs started after this call keep of their output at worker 0 (see
     /// [`ResultForm`]; [`ResultForm::Changelog`] by default). Unlike the `with_` builders
     /// this takes `&self`, so that a script can switch forms between statements.

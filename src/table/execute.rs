@@ -19,6 +19,7 @@ use crate::csv::RowError;
 use crate::error::Error;
 use crate::io::TypedSource;
 use crate::plan::RelExpr;
+use crate::progress::Progress;
 use crate::render::{Collection, ExecutionMode, RenderContext};
 use crate::repr::Row;
 use crate::run::feed;
@@ -38,6 +39,9 @@ pub struct ExecuteOptions {
     pub block_bytes: usize,
     /// What worker 0 keeps of the output.
     pub result: ResultForm,
+    /// Whether to draw a progress line on standard error while reading the sources
+    /// ([`Progress`]: only on a terminal, for large inputs). Off by default.
+    pub progress: bool,
 }
 
 /// What a run keeps of its output at worker 0.
@@ -61,6 +65,7 @@ impl Default for ExecuteOptions {
             mode: ExecutionMode::Incremental,
             block_bytes: 64 * 1024,
             result: ResultForm::Changelog,
+            progress: false,
         }
     }
 }
@@ -82,6 +87,8 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     }
     let args = std::iter::once("dtemporal".to_string()).chain(options.timely_args.iter().cloned());
     let config = timely::Config::from_args(args).map_err(Error::Usage)?;
+    let progress = Progress::for_files(inputs.iter().map(TypedSource::path), options.progress);
+    let line = progress.clone();
     let worker_plan = plan.clone();
     let mode = options.mode;
     let block_bytes = options.block_bytes;
@@ -156,6 +163,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             &mut malformed,
             block_bytes,
             &probe,
+            &line,
         );
         drop(sessions);
         drop(malformed);
@@ -175,6 +183,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             gathered = Some(g);
         }
     }
+    progress.finish();
     Ok(TableResult::new(
         plan.schema.clone(),
         plan.mode.clone(),
