@@ -36,6 +36,7 @@ mod set_op;
 mod sort;
 #[cfg(test)]
 mod tests;
+mod window;
 
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +48,7 @@ pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
+pub use window::{window_datums, WindowAgg, WindowSpec};
 
 /// A node of the logical plan with its output schema and changelog mode.
 #[derive(Clone, Debug, PartialEq)]
@@ -191,6 +193,9 @@ pub enum Node {
         /// Rows kept after them (`None`: all, a time-ordered sort).
         fetch: Option<usize>,
     },
+    /// `GROUP BY window, keys` over `TUMBLE`, `HOP` or `CUMULATE` windows of the rowtime (see
+    /// [`WindowAgg`]).
+    WindowAgg(WindowAgg),
     /// Writes its input to the registered sink `name`; its output is its input.
     Sink {
         /// The input.
@@ -261,6 +266,7 @@ impl RelExpr {
             Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
             Node::Join(join) => vec![&join.left, &join.right],
             Node::SetOp { left, right, .. } => vec![left, right],
+            Node::WindowAgg(w) => vec![&w.input],
         }
     }
 
@@ -301,6 +307,7 @@ impl RelExpr {
             Node::Join(_) => "Join",
             Node::SetOp { .. } => "SetOp",
             Node::Sort { .. } => "Sort",
+            Node::WindowAgg(_) => "WindowAggregate",
             Node::Sink { .. } => "Sink",
         }
     }

@@ -10,7 +10,9 @@ use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
-use super::{equi_join, join, reduce, set_op, sort, split, split_map, Collection, RenderContext};
+use super::{
+    equi_join, join, reduce, set_op, sort, split, split_map, window, Collection, RenderContext,
+};
 
 /// Renders `plan` and its inputs.
 pub(super) fn render<'s>(
@@ -151,6 +153,7 @@ pub(super) fn render<'s>(
             offset,
             fetch,
         } => sort::render(render(ctx, input)?, order.clone(), *offset, *fetch),
+        Node::WindowAgg(w) => window::render(ctx, w)?,
         Node::Sink { input, .. } => render(ctx, input)?,
     })
 }
