@@ -36,7 +36,7 @@ mod set_op;
 mod sort;
 #[cfg(test)]
 mod tests;
-mod window;
+pub mod window;
 
 use serde::{Deserialize, Serialize};
 

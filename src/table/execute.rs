@@ -31,6 +31,9 @@ pub struct ExecuteOptions {
     pub mode: ExecutionMode,
     /// Target size of an input block (one system-time epoch), in bytes.
     pub block_bytes: usize,
+    /// The allowed lateness of window aggregations in final mode, in milliseconds (Flink's
+    /// `table.exec.emit.allow-lateness`; 0 by default): taken when a window is planned.
+    pub allow_lateness_ms: i64,
 }
 
 impl Default for ExecuteOptions {
@@ -39,6 +42,7 @@ impl Default for ExecuteOptions {
             timely_args: Vec::new(),
             mode: ExecutionMode::Incremental,
             block_bytes: 64 * 1024,
+            allow_lateness_ms: 0,
         }
     }
 }

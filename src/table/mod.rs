@@ -37,11 +37,16 @@ mod result;
 pub(crate) mod select;
 mod set_op;
 mod sort;
+pub(crate) mod window;
 
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
 pub use execute::ExecuteOptions;
 pub use result::TableResult;
 pub use select::GroupedTable;
+pub use window::{
+    hours, millis, minutes, seconds, GroupWindow, GroupWindowedTable, Slide, SlideWithSize, Tumble,
+    WindowGroupedTable,
+};
 
 use crate::expr::Expr;
 use crate::plan::{DedupOrder, Keep, PlanError, RelExpr};
