@@ -48,7 +48,7 @@ pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
-pub use window::{window_datums, WindowAgg, WindowSpec};
+pub use window::{sessions, window_datums, WindowAgg, WindowSpec};
 
 /// A node of the logical plan with its output schema and changelog mode.
 #[derive(Clone, Debug, PartialEq)]

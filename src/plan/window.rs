@@ -10,6 +10,9 @@
 //!   `ceil(size / slide)` windows a row (Flink's sliding window).
 //! * `CUMULATE(size, step)`: within the tumbling window of `size` holding `t`, the windows
 //!   `[start, start + k * step)` for `k = 1 .. size / step` that hold `t`.
+//! * `SESSION(gap)`: per group key, the runs of rows at most `gap` apart, each the window
+//!   `[first, last + gap)` ([`WindowSpec::Session`]); a row that bridges two sessions merges
+//!   them (incremental mode: both retracted, the merged one emitted). Incremental mode only.
 //!
 //! The output has one row per group key and window with rows: the group columns, then
 //! `window_start`, `window_end` (TIMESTAMP(3)), `window_time` (`end - 1 ms`, the output's rowtime
@@ -52,6 +55,14 @@ pub enum WindowSpec {
         /// Where windows start, relative to the epoch (normalised into `0..slide`).
         offset: i64,
     },
+    /// Session windows: per group key, rows whose event times are at most `gap` apart (after
+    /// sorting) share a window `[first time, last time + gap)`. Rows exactly `gap` apart are in
+    /// one session, as Flink's `TimeWindow.intersects` includes the end; as the sessions are
+    /// the connected runs of the key's rows, they are the same whatever the arrival order.
+    Session {
+        /// The largest distance between two consecutive rows of a session.
+        gap: i64,
+    },
     /// Windows growing by `step` from the start of each tumbling window of `size`.
     Cumulate {
         /// The largest window's length (a multiple of `step`).
@@ -87,12 +98,18 @@ impl WindowSpec {
         }
     }
 
-    /// The same windows shifted by `offset` ms from the epoch.
+    /// `SESSION` windows with `gap` ms of inactivity between them.
+    pub fn session(gap: i64) -> WindowSpec {
+        WindowSpec::Session { gap }
+    }
+
+    /// The same windows shifted by `offset` ms from the epoch (sessions have no offset).
     pub fn with_offset(mut self, offset: i64) -> WindowSpec {
         match &mut self {
             WindowSpec::Tumble { offset: o, .. }
             | WindowSpec::Hop { offset: o, .. }
             | WindowSpec::Cumulate { offset: o, .. } => *o = offset,
+            WindowSpec::Session { .. } => {}
         }
         self
     }
@@ -103,6 +120,7 @@ impl WindowSpec {
             WindowSpec::Tumble { .. } => "TUMBLE",
             WindowSpec::Hop { .. } => "HOP",
             WindowSpec::Cumulate { .. } => "CUMULATE",
+            WindowSpec::Session { .. } => "SESSION",
         }
     }
 
@@ -118,6 +136,9 @@ impl WindowSpec {
             WindowSpec::Cumulate { size, step, .. } if size <= 0 || step <= 0 => Err(format!(
                 "Cumulative Window parameters must satisfy maxSize > 0 and step > 0, but got maxSize {size}ms and step {step}ms."
             )),
+            WindowSpec::Session { gap } if gap <= 0 => Err(format!(
+                "Session Window parameters must satisfy gap > 0, but got gap {gap}ms."
+            )),
             WindowSpec::Cumulate { size, step, .. } if size % step != 0 => Err(format!(
                 "Cumulative Window requires maxSize must be an integral multiple of step, but got maxSize {size}ms and step {step}ms."
             )),
@@ -126,7 +147,8 @@ impl WindowSpec {
     }
 
     /// Appends to `out` the windows `(start, end)` in ms that hold the event time `t` (ms),
-    /// by ascending start, then end. The spec must have passed [`check`](Self::check).
+    /// by ascending start, then end. The spec must have passed [`check`](Self::check). A
+    /// session depends on the other rows of its key: see [`sessions`]; here none is appended.
     pub fn windows(&self, t: i64, out: &mut Vec<(i64, i64)>) {
         // The start of the window of `length` aligned to `offset` that holds `t`.
         let start_of = |length: i64, offset: i64| t - (t - offset).rem_euclid(length);
@@ -149,6 +171,7 @@ impl WindowSpec {
                 }
                 out[first..].reverse();
             }
+            WindowSpec::Session { .. } => {}
             WindowSpec::Cumulate { size, step, offset } => {
                 let start = start_of(size, offset);
                 // The first end after `t`, then every step up to the full window.
@@ -174,6 +197,7 @@ impl std::fmt::Display for WindowSpec {
                 offset,
             } => (size, ("slide", slide), offset),
             WindowSpec::Cumulate { size, step, offset } => (size, ("step", step), offset),
+            WindowSpec::Session { gap } => return write!(f, "SESSION(gap={gap}ms)"),
         };
         write!(f, "{}(size={size}ms", self.name())?;
         if !step_name.is_empty() {
@@ -185,6 +209,10 @@ impl std::fmt::Display for WindowSpec {
         f.write_str(")")
     }
 }
+
+/// Why a session window aggregation does not render in final mode (not built yet).
+pub const SESSION_FINAL: &str =
+    "SESSION windows run in incremental mode only: final mode (emit on the watermark, merging late rows within the allowed lateness) is not supported yet";
 
 /// The parts of a window aggregation; see the [module documentation](self).
 #[derive(Clone, Debug, PartialEq)]
@@ -213,6 +241,21 @@ impl WindowAgg {
         group.extend([width, width + 1, width + 2]);
         group
     }
+}
+
+/// The sessions of one key's rows: `times` (ms, sorted ascending) cut where two consecutive
+/// times are more than `gap` apart; each session as `(start, end, rows)` with `end = last time
+/// + gap` and `rows` the range of `times` it holds.
+pub fn sessions(times: &[i64], gap: i64) -> Vec<(i64, i64, std::ops::Range<usize>)> {
+    let mut out = Vec::new();
+    let mut first = 0;
+    for i in 1..=times.len() {
+        if i == times.len() || times[i] - times[i - 1] > gap {
+            out.push((times[first], times[i - 1].saturating_add(gap), first..i));
+            first = i;
+        }
+    }
+    out
 }
 
 /// The event time of a window's bounds and its `window_time`, as TIMESTAMP(3) values.
@@ -310,6 +353,7 @@ impl RelExpr {
                 step,
                 offset: offset.rem_euclid(size),
             },
+            session @ WindowSpec::Session { .. } => session,
         };
         Ok(RelExpr {
             node: Node::WindowAgg(WindowAgg {
@@ -414,6 +458,25 @@ mod tests {
             vec![(10, 14), (10, 16), (10, 18), (10, 20)]
         );
         assert_eq!(windows(WindowSpec::cumulate(10, 2), 19), vec![(10, 20)]);
+    }
+
+    #[test]
+    fn sessions_are_runs_at_most_gap_apart() {
+        // Case E02's Hello rows: {1, 2, 4, 8} and {16}.
+        assert_eq!(
+            super::sessions(&[1, 2, 4, 8, 16], 5),
+            vec![(1, 13, 0..4), (16, 21, 4..5)]
+        );
+        // Rows exactly the gap apart share a session (Flink's inclusive intersection).
+        assert_eq!(
+            super::sessions(&[0, 5, 11], 5),
+            vec![(0, 10, 0..2), (11, 16, 2..3)]
+        );
+        assert_eq!(super::sessions(&[], 5), vec![]);
+        assert_eq!(
+            WindowSpec::session(0).check().unwrap_err(),
+            "Session Window parameters must satisfy gap > 0, but got gap 0ms."
+        );
     }
 
     #[test]

@@ -296,7 +296,7 @@ impl Binder<'_> {
             TableFactor::TableFunction { expr: ast::Expr::Function(f), .. }
                 if ["TUMBLE", "HOP", "CUMULATE", "SESSION"].iter().any(|w| f.name.to_string().eq_ignore_ascii_case(w)) =>
             {
-                Err(SqlError::at(factor.span(), format!("the window table-valued function {} is supported as the only relation of a FROM, followed by GROUP BY window_start, window_end (SESSION not yet)", f.name)))
+                Err(SqlError::at(factor.span(), format!("the window table-valued function {} is supported as the only relation of a FROM, followed by GROUP BY window_start, window_end", f.name)))
             }
             other => Err(SqlError::at(
                 other.span(),

@@ -3,12 +3,14 @@
 //!
 //! * the window table-valued functions in `FROM`, then `GROUP BY window_start, window_end,
 //!   keys`: `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset]))`, `HOP(.., slide, size [,
-//!   offset])`, `CUMULATE(.., step, size [, offset])`, arguments positional or named (`DATA =>`,
-//!   `TIMECOL =>`, `SIZE =>`, `SLIDE =>`, `STEP =>`, `OFFSET =>`); the items may use
-//!   `window_start`, `window_end`, `window_time`;
-//! * the legacy group windows: `GROUP BY TUMBLE(ts, size), keys` (or `HOP(ts, slide, size)`)
-//!   with `TUMBLE_START`, `TUMBLE_END`, `TUMBLE_ROWTIME` (`HOP_*`) of the same arguments in the
-//!   items.
+//!   offset])`, `CUMULATE(.., step, size [, offset])`, `SESSION(.., gap)`, arguments positional
+//!   or named (`DATA =>`, `TIMECOL =>`, `SIZE =>`, `SLIDE =>`, `STEP =>`, `OFFSET =>`, `GAP
+//!   =>`); the items may use `window_start`, `window_end`, `window_time`. A session is per
+//!   `GROUP BY` key (Flink's `PARTITION BY` inside the table argument is not parsed: the group
+//!   keys are the partition);
+//! * the legacy group windows: `GROUP BY TUMBLE(ts, size), keys` (or `HOP(ts, slide, size)`,
+//!   `SESSION(ts, gap)`) with `TUMBLE_START`, `TUMBLE_END`, `TUMBLE_ROWTIME` (`HOP_*`,
+//!   `SESSION_*`) of the same arguments in the items.
 //!
 //! In final mode the allowed lateness is `SET 'table.exec.emit.allow-lateness' = '10 ms'`.
 
@@ -56,6 +58,7 @@ pub(super) fn tvf(
         "TUMBLE" => &["DATA", "TIMECOL", "SIZE", "OFFSET"],
         "HOP" => &["DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"],
         "CUMULATE" => &["DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"],
+        "SESSION" => &["DATA", "TIMECOL", "GAP"],
         _ => return Ok(None),
     };
     let span = from.relation.span();
@@ -124,9 +127,14 @@ pub(super) fn tvf(
     let spec = match name.as_str() {
         "TUMBLE" => WindowSpec::tumble(required("SIZE")?),
         "HOP" => WindowSpec::hop(required("SIZE")?, required("SLIDE")?),
+        "SESSION" => WindowSpec::session(required("GAP")?),
         _ => WindowSpec::cumulate(required("SIZE")?, required("STEP")?),
     };
-    let spec = spec.with_offset(millis("OFFSET")?.unwrap_or(0));
+    let offset = match parameters.contains(&"OFFSET") {
+        true => millis("OFFSET")?.unwrap_or(0),
+        false => 0,
+    };
+    let spec = spec.with_offset(offset);
     // The names the query sees: the table's columns and the window's.
     let mut fields = plan.schema.fields.clone();
     for column in ["window_start", "window_end", "window_time"] {
@@ -192,8 +200,7 @@ fn arguments<'a>(
 /// The legacy group window among the `GROUP BY` keys (`TUMBLE(ts, size)` or `HOP(ts, slide,
 /// size)`), removed from them.
 pub(super) fn legacy(keys: &mut Vec<Expr>) -> Result<Option<SqlWindow>, String> {
-    let is_window =
-        |k: &Expr| matches!(k, Expr::Call { func, .. } if func == "tumble" || func == "hop");
+    let is_window = |k: &Expr| matches!(k, Expr::Call { func, .. } if ["tumble", "hop", "session"].contains(&func.as_str()));
     let Some(at) = keys.iter().position(is_window) else {
         return Ok(None);
     };
@@ -212,6 +219,7 @@ pub(super) fn legacy(keys: &mut Vec<Expr>) -> Result<Option<SqlWindow>, String> 
     };
     let spec = match (func.as_str(), args.as_slice()) {
         ("tumble", [_, size]) => interval(size).map(WindowSpec::tumble),
+        ("session", [_, gap]) => interval(gap).map(WindowSpec::session),
         ("hop", [_, slide, size]) => interval(size)
             .zip(interval(slide))
             .map(|(s, l)| WindowSpec::hop(s, l)),
@@ -221,10 +229,10 @@ pub(super) fn legacy(keys: &mut Vec<Expr>) -> Result<Option<SqlWindow>, String> 
         return Err(format!(
             "{}: the group window takes a time attribute and {}",
             func.to_uppercase(),
-            if func == "tumble" {
-                "a size INTERVAL"
-            } else {
-                "a slide and a size INTERVAL"
+            match func.as_str() {
+                "tumble" => "a size INTERVAL",
+                "session" => "a gap INTERVAL",
+                _ => "a slide and a size INTERVAL",
             }
         ));
     };

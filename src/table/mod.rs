@@ -44,8 +44,8 @@ pub use execute::ExecuteOptions;
 pub use result::TableResult;
 pub use select::GroupedTable;
 pub use window::{
-    hours, millis, minutes, seconds, GroupWindow, GroupWindowedTable, Slide, SlideWithSize, Tumble,
-    WindowGroupedTable,
+    hours, millis, minutes, seconds, GroupWindow, GroupWindowedTable, Session, Slide,
+    SlideWithSize, Tumble, WindowGroupedTable,
 };
 
 use crate::expr::Expr;

@@ -1,4 +1,5 @@
-//! Group windows in the Table API (Flink's `Tumble` and `Slide` group windows over event time):
+//! Group windows in the Table API (Flink's `Tumble`, `Slide` and `Session` group windows over
+//! event time):
 //! `window(Tumble::over(hours(1)).on(col("rowtime")).alias("w"))`, then `group_by([col("w"),
 //! ..])` and `select` with `col("w").start()`, `col("w").end()`, `col("w").rowtime()`, lowered
 //! onto the plan's [`WindowAgg`](crate::plan::WindowAgg) (its semantics and both modes are
@@ -66,6 +67,18 @@ impl SlideWithSize {
     /// A window starting every `slide`.
     pub fn every(self, slide: Duration) -> GroupWindow {
         GroupWindow::new(WindowSpec::hop(self.size, ms(slide)))
+    }
+}
+
+/// Session windows (Flink's `Session`): `Session::with_gap(gap).on(time).alias(name)`, per
+/// group key the runs of rows at most `gap` apart (see
+/// [`WindowSpec::Session`]). Incremental mode only, for now.
+pub struct Session;
+
+impl Session {
+    /// Sessions closed by `gap` (whole milliseconds) without rows.
+    pub fn with_gap(gap: Duration) -> GroupWindow {
+        GroupWindow::new(WindowSpec::session(ms(gap)))
     }
 }
 

@@ -5,9 +5,9 @@
 
 use differential_temporal::expr::{col, lit};
 use differential_temporal::render::ExecutionMode;
-use differential_temporal::table::{hours, Slide, TableEnv, TableResult, Tumble};
+use differential_temporal::table::{hours, millis, Session, Slide, TableEnv, TableResult, Tumble};
 
-use super::{env, last_rows, SEED};
+use super::{changelog_text, env, last_rows, SEED};
 
 const ORDERS: &str = "CREATE TABLE Orders (
     a STRING, b BIGINT, c BIGINT, rowtime TIMESTAMP(3),
@@ -300,4 +300,95 @@ fn window_misuse_is_refused() {
         e.contains("group_by must contain the window alias 'w' exactly once"),
         "{e}"
     );
+}
+
+/// Case E02 (`../shared/cases/E02_session_window_merge.case`) in incremental mode, one row an
+/// epoch: the row at 4 ms bridges Hello's sessions {1, 2} and {8}, which are retracted and the
+/// merged session {1, 2, 4, 8} emitted; in SQL's legacy and TVF forms and the Table API.
+#[test]
+fn case_e02_session_window_merge() {
+    let dir = differential_temporal::table::tempfile_dir::Dir::new();
+    let csv = dir.write(
+        "t1.csv",
+        "int,string,name,rowtime\n\
+         1,Hello,a,1970-01-01 00:00:00.001\n\
+         2,Hello,b,1970-01-01 00:00:00.002\n\
+         8,Hello,a,1970-01-01 00:00:00.008\n\
+         9,Hello World,b,1970-01-01 00:00:00.009\n\
+         4,Hello,c,1970-01-01 00:00:00.004\n\
+         16,Hello,d,1970-01-01 00:00:00.016\n",
+    );
+    let expected = [
+        "Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.012,4,4,4,15,3",
+        "Hello,1970-01-01 00:00:00.016,1970-01-01 00:00:00.020,1,1,1,16,1",
+        "Hello World,1970-01-01 00:00:00.009,1970-01-01 00:00:00.013,1,1,1,9,1",
+    ];
+    let aggregates = "COUNT(1), SUM(1), COUNT(`int`), SUM(`int`), COUNT(DISTINCT name)";
+    let legacy = format!(
+        "SELECT `string`, SESSION_START(rowtime, INTERVAL '0.005' SECOND),
+            SESSION_ROWTIME(rowtime, INTERVAL '0.005' SECOND), {aggregates}
+         FROM T1 GROUP BY `string`, SESSION(rowtime, INTERVAL '0.005' SECOND)"
+    );
+    let tvf = format!(
+        "SELECT `string`, window_start, window_time, {aggregates}
+         FROM TABLE(SESSION(TABLE T1, DESCRIPTOR(rowtime), INTERVAL '0.005' SECOND))
+         GROUP BY `string`, window_start, window_end"
+    );
+    for workers in [1, 2] {
+        let env = env(workers);
+        env.execute_sql(&format!(
+            "CREATE TABLE T1 (`int` INT, `string` STRING, name STRING, rowtime TIMESTAMP(3),
+                WATERMARK FOR rowtime AS rowtime - INTERVAL '0.01' SECOND)
+             WITH ('connector' = 'filesystem', 'path' = '{csv}', 'format' = 'csv')"
+        ))
+        .unwrap();
+        for sql in [&legacy, &tvf] {
+            let result = env.sql_query(sql).unwrap().execute().unwrap();
+            assert_eq!(result.rows_as_text(), expected, "{sql}");
+            let merge: Vec<String> = changelog_text(&result)
+                .into_iter()
+                .filter(|l| l.contains(",Hello,") && !l.contains(".016"))
+                .collect();
+            assert_eq!(
+                merge,
+                [
+                    "+I,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.005,1,1,1,1,1",
+                    "-D,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.005,1,1,1,1,1",
+                    "+I,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.006,2,2,2,3,2",
+                    "+I,Hello,1970-01-01 00:00:00.008,1970-01-01 00:00:00.012,1,1,1,8,1",
+                    "-D,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.006,2,2,2,3,2",
+                    "-D,Hello,1970-01-01 00:00:00.008,1970-01-01 00:00:00.012,1,1,1,8,1",
+                    "+I,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.012,4,4,4,15,3",
+                ],
+                "{workers} workers"
+            );
+        }
+        let table_api = env
+            .from("T1")
+            .window(Session::with_gap(millis(5)).on(col("rowtime")).alias("w"))
+            .group_by([col("string"), col("w")])
+            .select([
+                col("string"),
+                col("w").start(),
+                col("w").rowtime(),
+                lit(1i64).count(),
+                lit(1i64).sum(),
+                col("int").count(),
+                col("int").sum(),
+                col("name").count().distinct(),
+            ]);
+        assert_eq!(table_api.execute().unwrap().rows_as_text(), expected);
+        let final_mode = env.with_mode(ExecutionMode::Final);
+        let e = final_mode
+            .sql_query(&legacy)
+            .unwrap()
+            .execute()
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string()
+                .contains("SESSION windows run in incremental mode only"),
+            "{e}"
+        );
+    }
 }

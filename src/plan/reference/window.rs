@@ -5,11 +5,12 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::plan::{window_datums, PlanError, RelExpr, WindowAgg};
+use crate::plan::window::SESSION_FINAL;
+use crate::plan::{sessions, window_datums, PlanError, RelExpr, WindowAgg, WindowSpec};
 use crate::repr::{DataType, Datum, Field, Row, Schema, Ts};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
-use super::{eval, event_time, refuse, Inputs, Refused, Stream};
+use super::{as_table_stream, eval, event_time, refuse, Inputs, Refused, Stream};
 
 thread_local! {
     /// Whether window aggregations are evaluated in final mode (set by
@@ -38,6 +39,12 @@ pub(super) fn evaluate(
     changes: Stream,
     refused: &mut Vec<Refused>,
 ) -> Result<Stream, PlanError> {
+    if let WindowSpec::Session { gap } = w.window {
+        if FINAL.get() {
+            return Err(PlanError::invalid("WindowAggregate", SESSION_FINAL));
+        }
+        return sessions_incremental(w, gap, changes, refused);
+    }
     let windowed = windowed(w, changes, refused);
     if FINAL.get() {
         final_mode(w, &windowed, refused)
@@ -235,5 +242,61 @@ fn emit(out: &mut Stream, time: SysTime, old: Option<&Row>, new: Option<&Row>) {
     }
     if let Some(new) = new {
         out.push((time, Change::new(time, RowKind::Insert, new.clone())));
+    }
+}
+
+/// Session windows, incremental mode: at every system time, per group key, the accumulated
+/// rows sorted by `(event time, seq)` cut into sessions, each aggregated in `seq` order.
+fn sessions_incremental(
+    w: &WindowAgg,
+    gap: i64,
+    changes: Stream,
+    refused: &mut Vec<Refused>,
+) -> Result<Stream, PlanError> {
+    let mut timed = Vec::new();
+    for (time, change) in changes {
+        match event_time(&change.row, w.time) {
+            Some(_) => timed.push((time, change)),
+            None => refused.push(refuse(time, change.seq, "the event time is NULL")),
+        }
+    }
+    let error = std::cell::RefCell::new(None);
+    let out = as_table_stream(&timed, true, |rows| {
+        let mut keys: BTreeMap<Row, Vec<(i64, Seq, Row, isize)>> = BTreeMap::new();
+        for (seq, row, count) in rows {
+            let key = Row::pack(w.group.iter().map(|&c| row.get(c).unwrap_or(Datum::Null)));
+            let t = event_time(&row, w.time).map_or(0, |t| t.millis);
+            keys.entry(key).or_default().push((t, seq, row, count));
+        }
+        let mut table = Vec::new();
+        for (key, mut rows) in keys {
+            rows.sort_by_key(|r| (r.0, r.1));
+            let times: Vec<i64> = rows.iter().map(|r| r.0).collect();
+            for (start, end, range) in sessions(&times, gap) {
+                let mut members: Vec<(Seq, Row)> = rows[range]
+                    .iter()
+                    .flat_map(|(_, seq, row, count)| {
+                        std::iter::repeat_n((*seq, row.clone()), *count as usize)
+                    })
+                    .collect();
+                members.sort_by_key(|(seq, _)| *seq);
+                let window = Row::pack(
+                    key.iter()
+                        .chain(window_datums(start, end).map(Datum::Timestamp)),
+                );
+                match output(w, &window, &members) {
+                    Ok(Some(row)) => table.push(row),
+                    Ok(None) => {}
+                    Err(e) => {
+                        error.borrow_mut().get_or_insert(e);
+                    }
+                }
+            }
+        }
+        table
+    });
+    match error.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(out),
     }
 }
