@@ -36,6 +36,10 @@ use crate::repr::{DataType, Field, Rowtime, Schema, Ts};
 
 use super::{Mode, Node, PlanError, RelExpr};
 
+/// The most windows a row may fall in (HOP's `size / slide`, CUMULATE's `size / step`): each
+/// is one record, so a row in millions of windows would stall the dataflow.
+pub const MAX_WINDOWS_PER_ROW: i64 = 1000;
+
 /// The shape of a window aggregation's windows; sizes, steps and offsets in milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WindowSpec {
@@ -141,6 +145,14 @@ impl WindowSpec {
             )),
             WindowSpec::Cumulate { size, step, .. } if size % step != 0 => Err(format!(
                 "Cumulative Window requires maxSize must be an integral multiple of step, but got maxSize {size}ms and step {step}ms."
+            )),
+            WindowSpec::Hop { size, slide, .. } if size / slide > MAX_WINDOWS_PER_ROW => Err(format!(
+                "a HOP window of size {size}ms every {slide}ms puts each row in {} windows; at most {MAX_WINDOWS_PER_ROW} are supported (a larger slide, or a smaller size)",
+                size / slide
+            )),
+            WindowSpec::Cumulate { size, step, .. } if size / step > MAX_WINDOWS_PER_ROW => Err(format!(
+                "a CUMULATE window of size {size}ms by steps of {step}ms puts a row in up to {} windows; at most {MAX_WINDOWS_PER_ROW} are supported (a larger step)",
+                size / step
             )),
             _ => Ok(()),
         }
@@ -486,6 +498,11 @@ mod tests {
             "Tumbling Window parameters must satisfy size > 0, but got size 0ms."
         );
         assert!(WindowSpec::hop(10, -1).check().is_err());
+        assert_eq!(
+            WindowSpec::hop(86_400_000, 1).check().unwrap_err(),
+            "a HOP window of size 86400000ms every 1ms puts each row in 86400000 windows; at most 1000 are supported (a larger slide, or a smaller size)"
+        );
+        assert!(WindowSpec::cumulate(86_400_000, 1).check().is_err());
         assert_eq!(
             WindowSpec::cumulate(10, 3).check().unwrap_err(),
             "Cumulative Window requires maxSize must be an integral multiple of step, but got maxSize 10ms and step 3ms."
