@@ -25,6 +25,9 @@ use differential_temporal::plan::{
 use differential_temporal::render::{ExecutionMode, RenderContext};
 use differential_temporal::repr::{DataType, Datum, Row, Schema, Ts};
 
+#[path = "plan_reference/window.rs"]
+mod window;
+
 /// `A(k BIGINT, s STRING, v BIGINT, d DECIMAL(10,2), ts TIMESTAMP(3))`, all nullable but ts,
 /// rowtime ts (delay 1 h): the append-only input.
 fn schema_a() -> Schema {

@@ -2,7 +2,7 @@
 //! under `tests/sql_seed/`), SQL against the Table API (the same plan for each golden query),
 //! the query forms, through `TableEnv::execute_sql` / `sql_query`; the cases of
 //! `../shared/cases` as SQL are in `sql/cases.rs`, those of regular joins and set operations
-//! (issue 13, SQL beside the Table API) in `sql/joins.rs`, ordering (E05) in `sql/ordering.rs`.
+//! (issue 13, SQL beside the Table API) in `sql/joins.rs`, ordering (E05) in `sql/ordering.rs`, windows (issue 12, E03) in `sql/windows.rs`.
 
 use differential_temporal::expr::{call, col};
 use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
@@ -21,6 +21,8 @@ mod connectors;
 mod joins;
 #[path = "sql/ordering.rs"]
 mod ordering;
+#[path = "sql/windows.rs"]
+mod windows;
 
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
 
@@ -285,14 +287,14 @@ fn select_forms() {
         rows("SELECT currency, TIMESTAMP_LTZ '2024-01-01 10:00:00' AS t FROM orders WHERE amount > 10"),
         vec!["Yen,2024-01-01 10:00:00.000000"]
     );
-    // Window table-valued functions parse (named or positional arguments, `TABLE t`); the
-    // windows themselves are not supported yet.
+    // Window table-valued functions parse (named or positional arguments, `TABLE t`); they
+    // bind as window aggregations (issue 12, `sql/windows.rs`), not as a plain window assignment.
     assert_eq!(
         env.execute_sql("SELECT * FROM TABLE(TUMBLE(DATA => TABLE orders, TIMECOL => DESCRIPTOR(order_time), SIZE => INTERVAL '10' MINUTES))")
             .err()
             .unwrap()
             .to_string(),
-        "SQL validation error at line 1, column 21: the window table-valued function TUMBLE is not supported yet"
+        "SQL validation error at line 1, column 8: WindowAggregate: a window table-valued function (TUMBLE) is supported followed by GROUP BY window_start, window_end [, keys] (a window aggregation)"
     );
 }
 

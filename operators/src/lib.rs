@@ -30,6 +30,7 @@ pub mod to_changelog;
 pub mod version;
 pub mod versioned;
 pub mod watermark;
+pub mod window;
 
 pub use changelog::{Change, ChangelogMode, RowKind};
 pub use dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};

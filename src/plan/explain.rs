@@ -146,6 +146,20 @@ impl RelExpr {
                     keys.join(", ")
                 )
             }
+            Node::WindowAgg(w) => {
+                let aggs: Vec<String> = (w.aggregates.iter())
+                    .zip(&self.schema.fields[w.group.len() + 3..])
+                    .map(|(a, f)| format!("{} AS {}", aggregate_text(a, &w.input.schema), f.name))
+                    .collect();
+                format!(
+                    "window=[{} ON {}], group=[{}], aggs=[{}], lateness={}ms",
+                    w.window,
+                    w.input.schema.fields[w.time].name,
+                    names(&w.group, &w.input.schema),
+                    aggs.join(", "),
+                    w.lateness_ms
+                )
+            }
             Node::Sink { name, .. } => format!("table=[{name}]"),
         };
         let columns: Vec<String> = self

@@ -37,6 +37,7 @@ mod set_op;
 mod sort;
 #[cfg(test)]
 mod tests;
+pub mod window;
 
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +51,7 @@ pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
+pub use window::{sessions, window_datums, WindowAgg, WindowSpec};
 
 /// A node of the logical plan with its output schema and changelog mode.
 #[derive(Clone, Debug, PartialEq)]
@@ -198,6 +200,9 @@ pub enum Node {
         /// Rows kept after them (`None`: all, a time-ordered sort).
         fetch: Option<usize>,
     },
+    /// `GROUP BY window, keys` over `TUMBLE`, `HOP` or `CUMULATE` windows of the rowtime (see
+    /// [`WindowAgg`]).
+    WindowAgg(WindowAgg),
     /// Writes its input to the registered sink `name`; its output is its input.
     Sink {
         /// The input.
@@ -269,6 +274,7 @@ impl RelExpr {
             Node::Join(join) => vec![&join.left, &join.right],
             Node::AsofJoin(join) => vec![&join.probe, &join.build],
             Node::SetOp { left, right, .. } => vec![left, right],
+            Node::WindowAgg(w) => vec![&w.input],
         }
     }
 
@@ -310,6 +316,7 @@ impl RelExpr {
             Node::AsofJoin(_) => "AsofJoin",
             Node::SetOp { .. } => "SetOp",
             Node::Sort { .. } => "Sort",
+            Node::WindowAgg(_) => "WindowAggregate",
             Node::Sink { .. } => "Sink",
         }
     }

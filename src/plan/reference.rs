@@ -35,9 +35,12 @@
 //!   the `fetch` after the first `offset`; without, its input.
 //! * `SetOp`: per row, its multiplicity in the output from its multiplicities in the two
 //!   accumulated tables (`m + n`, `min(m, n)`, `max(m - n, 0)`, or 0/1 without `ALL`).
+//! * `WindowAgg`: the `Reduce` of its input's rows repeated once per window, the window's
+//!   columns appended; under [`evaluate_final`], Flink's window operator over the watermark.
 
 mod asof;
 mod binary;
+mod window;
 
 use std::collections::BTreeMap;
 
@@ -80,6 +83,14 @@ pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError>
     stream.sort_by_key(|a| (a.0, a.1.seq));
     refused.sort();
     Ok(Evaluated { stream, refused })
+}
+
+/// Evaluates `plan` over `inputs` as the final mode renders it: the same as [`evaluate`] but
+/// for window aggregations, which emit a window when the watermark passes it and refuse rows
+/// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)).
+pub fn evaluate_final(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError> {
+    let _final = window::FinalMode::enter();
+    evaluate(plan, inputs)
 }
 
 /// The multiset a stream holds at system time `at`: `(row, multiplicity)`, sorted, zero
@@ -425,6 +436,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                 }),
             }
         }
+        Node::WindowAgg(w) => window::evaluate(w, eval(&w.input, inputs, refused)?, refused)?,
         Node::Sink { input, .. } => eval(input, inputs, refused)?,
     })
 }

@@ -16,7 +16,9 @@
 //! **Modes.** [`ExecutionMode::Incremental`] (the default) is exact at every system time: late
 //! rows retract and re-emit. [`ExecutionMode::Final`] gives Flink's output where it differs: the
 //! temporal join emits each probe row once, when the combined watermark passes it, and reports
-//! probe rows behind the watermark as late. The other nodes behave the same in both modes.
+//! probe rows behind the watermark as late; a window aggregation emits each window once, when
+//! the watermark passes it, revised by late rows within its allowed lateness, and reports rows
+//! beyond it. The other nodes behave the same in both modes.
 //!
 //! Rows a node refuses (an expression that fails on them, a NULL event time, a late row in final
 //! mode, a non-insert row into deduplication) are collected with their `seq` and reason in
@@ -29,6 +31,7 @@ mod nodes;
 mod reduce;
 mod set_op;
 mod sort;
+mod window;
 
 use std::collections::BTreeMap;
 

@@ -11,7 +11,8 @@ use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
 use super::{
-    asof_join, equi_join, join, reduce, set_op, sort, split, split_map, Collection, RenderContext,
+    asof_join, equi_join, join, reduce, set_op, sort, split, split_map, window, Collection,
+    RenderContext,
 };
 
 /// Renders `plan` and its inputs.
@@ -154,6 +155,7 @@ pub(super) fn render<'s>(
             offset,
             fetch,
         } => sort::render(render(ctx, input)?, order.clone(), *offset, *fetch),
+        Node::WindowAgg(w) => window::render(ctx, w)?,
         Node::Sink { input, .. } => render(ctx, input)?,
     })
 }

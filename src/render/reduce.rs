@@ -36,27 +36,7 @@ pub(super) fn reduce<'s>(
     group: Vec<usize>,
     mut aggregates: Vec<AggregateExpr>,
 ) -> Collection<'s> {
-    // The columns the aggregates read, and the aggregates renumbered onto them.
-    let mut read = Vec::new();
-    for agg in &aggregates {
-        agg.args
-            .iter()
-            .chain(&agg.filter)
-            .for_each(|e| e.columns(&mut read));
-    }
-    read.sort_unstable();
-    read.dedup();
-    let width = read.iter().max().map_or(0, |m| m + 1);
-    let mut position = vec![0; width];
-    for (new, &old) in read.iter().enumerate() {
-        position[old] = new;
-    }
-    for agg in &mut aggregates {
-        agg.args
-            .iter_mut()
-            .chain(&mut agg.filter)
-            .for_each(|e| e.permute(&position));
-    }
+    let read = read_columns(&mut aggregates);
     let order_independent = aggregates.iter().all(|a| a.func.is_order_independent());
     let accumulate = append_only || order_independent;
     let mut datums = DatumVec::new();
@@ -125,15 +105,41 @@ pub(super) fn reduce<'s>(
     Collection::Table(rows)
 }
 
+/// The columns the aggregates read, ascending; the aggregates are renumbered onto them (so they
+/// read a row of only those columns).
+pub(super) fn read_columns(aggregates: &mut [AggregateExpr]) -> Vec<usize> {
+    let mut read = Vec::new();
+    for agg in aggregates.iter() {
+        agg.args
+            .iter()
+            .chain(&agg.filter)
+            .for_each(|e| e.columns(&mut read));
+    }
+    read.sort_unstable();
+    read.dedup();
+    let width = read.iter().max().map_or(0, |m| m + 1);
+    let mut position = vec![0; width];
+    for (new, &old) in read.iter().enumerate() {
+        position[old] = new;
+    }
+    for agg in aggregates.iter_mut() {
+        agg.args
+            .iter_mut()
+            .chain(&mut agg.filter)
+            .for_each(|e| e.permute(&position));
+    }
+    read
+}
+
 /// The aggregates of a group as accumulators over its rows' values (the columns they read).
-struct RowFold {
+pub(super) struct RowFold {
     aggregates: Vec<AggregateExpr>,
     order_independent: bool,
     arena: RefCell<RowArena>,
 }
 
 impl RowFold {
-    fn new(aggregates: Vec<AggregateExpr>) -> RowFold {
+    pub(super) fn new(aggregates: Vec<AggregateExpr>) -> RowFold {
         RowFold {
             order_independent: aggregates.iter().all(|a| a.func.is_order_independent()),
             aggregates,

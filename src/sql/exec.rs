@@ -26,7 +26,11 @@ pub enum StatementResult {
 }
 
 /// Options `SET` takes.
-const SET_OPTIONS: &[&str] = &["parallelism.default", "execution.runtime-mode"];
+const SET_OPTIONS: &[&str] = &[
+    "parallelism.default",
+    "execution.runtime-mode",
+    "table.exec.emit.allow-lateness",
+];
 
 impl TableEnv {
     /// Runs the `;`-separated statements of `sql` in order and returns each one's result
@@ -216,6 +220,13 @@ impl TableEnv {
                     format!("'{key}' takes a positive number of workers, not '{value}'")
                 })?;
                 self.clone().with_workers(workers);
+                Ok(())
+            }
+            "table.exec.emit.allow-lateness" => {
+                let ms = super::window::parse_duration(value)
+                    .map_err(|m| format!("'{key}' takes a duration: {m}"))?;
+                let lateness = std::time::Duration::from_millis(ms.max(0) as u64);
+                self.clone().with_allowed_lateness(lateness);
                 Ok(())
             }
             "execution.runtime-mode" if value.eq_ignore_ascii_case("streaming") => Ok(()),

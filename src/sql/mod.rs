@@ -18,9 +18,10 @@
 //!   (`ALL` or not); `ORDER BY .. LIMIT n` / `FETCH FIRST n ROWS ONLY` (a Top-N, `OFFSET`
 //!   too), `ORDER BY` the ascending rowtime; `FROM l, LATERAL TABLE (f(l.time))` with a
 //!   temporal table function; the `ROW_NUMBER() .. WHERE rn = 1` deduplication (or `QUALIFY
-//!   rn = 1`); `TIMESTAMP_LTZ '..'` literals. Window table-valued functions parse
-//!   (`TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ..)`, also with named arguments) but do not
-//!   bind yet.
+//!   rn = 1`); `TIMESTAMP_LTZ '..'` literals. Window aggregations: the window
+//!   table-valued functions `TUMBLE`, `HOP`, `CUMULATE` (`TABLE t, DESCRIPTOR(ts), INTERVAL
+//!   ..`, positional or named arguments) followed by `GROUP BY window_start, window_end, ..`,
+//!   and the legacy `GROUP BY TUMBLE(ts, ..)` / `HOP(..)` with `TUMBLE_START` and so on.
 //! - **Extension of Flink's grammar**: `CREATE TEMPORAL TABLE FUNCTION f FOR history TIME
 //!   time_column KEY key_column` registers a temporal table function, which Flink can only do
 //!   in the Table API (`history.createTemporalTableFunction(time, key)`).
@@ -64,6 +65,7 @@ mod query;
 mod scope;
 mod set_op;
 mod types;
+mod window;
 
 pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};
 pub use dialect::FlinkDialect;

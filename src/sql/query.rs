@@ -19,6 +19,7 @@ use super::dedup::{self, Dedup};
 use super::error::SqlError;
 use super::expr::Translator;
 use super::scope::Scope;
+use super::window;
 use crate::expr::{col, lit, Expr, FunctionRegistry};
 use crate::plan::{join_schema, JoinKind, JoinType, RelExpr};
 use crate::table::join::{plan_join, plan_lateral};
@@ -67,13 +68,16 @@ impl Binder<'_> {
                 "a SELECT without FROM is not supported",
             ));
         }
-        let input = match dedup::recognize(select, &mut conjuncts)? {
-            Some(pattern) => self.dedup(pattern)?,
-            None => self.from(&select.from, &mut conjuncts)?,
+        let (input, mut window) = match window::tvf(self, select)? {
+            Some((input, window)) => (input, Some(window)),
+            None => match dedup::recognize(select, &mut conjuncts)? {
+                Some(pattern) => (self.dedup(pattern)?, None),
+                None => (self.from(&select.from, &mut conjuncts)?, None),
+            },
         };
         let input = self.filter(input, conjuncts)?;
         let tr = self.translator(&input.scope);
-        let keys = match &select.group_by {
+        let mut keys = match &select.group_by {
             GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs
                 .iter()
                 .map(|e| tr.expr(e))
@@ -90,6 +94,10 @@ impl Binder<'_> {
             .projection
             .first()
             .map_or(Span::empty(), |i| i.span());
+        if window.is_none() {
+            window =
+                window::legacy(&mut keys).map_err(|m| SqlError::at(select.group_by.span(), m))?;
+        }
         let width = items.len();
         let having = select
             .having
@@ -97,12 +105,15 @@ impl Binder<'_> {
             .map(|h| Ok::<_, SqlError>((tr.expr(h)?, h.span())))
             .transpose()?;
         let grouped = !keys.is_empty() || having.is_some() || items.iter().any(contains_aggregate);
-        let mut plan = if grouped {
+        let mut plan = if grouped || window.is_some() {
             if let Some((h, _)) = &having {
                 items.push(h.clone().alias("$having"));
             }
-            aggregate(input.plan, &keys, &items, &self.registry)
-                .map_err(|e| SqlError::at(span, e.to_string()))?
+            match &window {
+                Some(w) => window::aggregate(w, input.plan, keys, &items, self),
+                None => aggregate(input.plan, &keys, &items, &self.registry),
+            }
+            .map_err(|e| SqlError::at(span, e.to_string()))?
         } else {
             project(input.plan, &items, &self.registry)
                 .map_err(|e| SqlError::at(span, e.to_string()))?
@@ -285,7 +296,7 @@ impl Binder<'_> {
             TableFactor::TableFunction { expr: ast::Expr::Function(f), .. }
                 if ["TUMBLE", "HOP", "CUMULATE", "SESSION"].iter().any(|w| f.name.to_string().eq_ignore_ascii_case(w)) =>
             {
-                Err(SqlError::at(factor.span(), format!("the window table-valued function {} is not supported yet", f.name)))
+                Err(SqlError::at(factor.span(), format!("the window table-valued function {} is supported as the only relation of a FROM, followed by GROUP BY window_start, window_end", f.name)))
             }
             other => Err(SqlError::at(
                 other.span(),
@@ -295,7 +306,7 @@ impl Binder<'_> {
     }
 
     /// The plan of the registered table or view `name`.
-    fn table(&self, name: &ast::ObjectName) -> Result<RelExpr, SqlError> {
+    pub(super) fn table(&self, name: &ast::ObjectName) -> Result<RelExpr, SqlError> {
         let table = self.env.from(&name.to_string());
         table
             .plan()

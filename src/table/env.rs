@@ -89,6 +89,15 @@ impl TableEnv {
         self
     }
 
+    /// Lets rows up to `lateness` behind a window's end update it in final mode (Flink's
+    /// `table.exec.emit.allow-lateness`), for the windows planned from now on; rows later than
+    /// that are refused and reported. Whole milliseconds; 0 by default.
+    pub fn with_allowed_lateness(self, lateness: std::time::Duration) -> TableEnv {
+        let ms = i64::try_from(lateness.as_millis()).unwrap_or(i64::MAX);
+        self.state.borrow_mut().options.allow_lateness_ms = ms;
+        self
+    }
+
     /// Cuts each input into blocks of about `bytes` (whole records): block `i` enters the
     /// dataflow at system time `i`. Smaller blocks show more intermediate updates in a
     /// changelog; the final table is the same. Default 64 KiB.

@@ -42,6 +42,9 @@ pub struct ExecuteOptions {
     /// Whether to draw a progress line on standard error while reading the sources
     /// ([`Progress`]: only on a terminal, for large inputs). Off by default.
     pub progress: bool,
+    /// The allowed lateness of window aggregations in final mode, in milliseconds (Flink's
+    /// `table.exec.emit.allow-lateness`; 0 by default): taken when a window is planned.
+    pub allow_lateness_ms: i64,
 }
 
 /// What a run keeps of its output at worker 0.
@@ -66,6 +69,7 @@ impl Default for ExecuteOptions {
             block_bytes: 64 * 1024,
             result: ResultForm::Changelog,
             progress: false,
+            allow_lateness_ms: 0,
         }
     }
 }

@@ -38,11 +38,16 @@ mod result;
 pub(crate) mod select;
 mod set_op;
 mod sort;
+pub(crate) mod window;
 
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
 pub use execute::{ExecuteOptions, ResultForm};
 pub use result::TableResult;
 pub use select::GroupedTable;
+pub use window::{
+    hours, millis, minutes, seconds, GroupWindow, GroupWindowedTable, Session, Slide,
+    SlideWithSize, Tumble, WindowGroupedTable,
+};
 
 use crate::expr::Expr;
 use crate::plan::{DedupOrder, Keep, PlanError, RelExpr};

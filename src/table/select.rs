@@ -1,7 +1,7 @@
 //! Projections and aggregations: `select`, `add_columns`, `drop_columns`, `rename_columns`,
 //! `as_`, and `group_by(..).select(..)`, lowered onto `Map`, `Project` and `Reduce`.
 
-use crate::expr::{bind_aggregate, bind_scalar, col, Expr, FunctionRegistry};
+use crate::expr::{bind_aggregate, bind_scalar, col, AggregateExpr, Expr, FunctionRegistry};
 use crate::plan::{PlanError, RelExpr};
 use crate::repr::Schema;
 
@@ -226,6 +226,19 @@ pub(crate) fn aggregate(
     items: &[Expr],
     registry: &FunctionRegistry,
 ) -> Result<RelExpr, PlanError> {
+    aggregate_with(plan, keys, items, registry, RelExpr::reduce)
+}
+
+/// [`aggregate`] with the grouping node built by `node` from `(input, group columns, named
+/// aggregates)`: `Reduce`, or a window aggregation, whose output is the group columns, the
+/// columns it adds (a window's bounds, which the items may use), then the aggregates.
+pub(crate) fn aggregate_with(
+    plan: RelExpr,
+    keys: &[Expr],
+    items: &[Expr],
+    registry: &FunctionRegistry,
+    node: impl FnOnce(RelExpr, Vec<usize>, Vec<(AggregateExpr, String)>) -> Result<RelExpr, PlanError>,
+) -> Result<RelExpr, PlanError> {
     let width = plan.schema.len();
     let mut computed = Vec::new();
     let mut key_exprs = Vec::new();
@@ -272,7 +285,7 @@ pub(crate) fn aggregate(
             ))
         })
         .collect::<Result<Vec<_>, PlanError>>()?;
-    let reduced = plan.reduce(group, bound)?;
+    let reduced = node(plan, group, bound)?;
     for item in &rewritten {
         let mut missing = None;
         visit_columns(item, &mut |name| {
@@ -332,7 +345,7 @@ fn replace_aggregates(expr: &Expr, aggregates: &mut Vec<Expr>) -> Expr {
 /// `expr` rewritten top-down: a subexpression for which `f` gives a replacement is replaced
 /// (and not entered), every other one rebuilt from its rewritten children. Aggregate calls are
 /// not entered.
-fn transform(expr: &Expr, f: &mut impl FnMut(&Expr) -> Option<Expr>) -> Expr {
+pub(crate) fn transform(expr: &Expr, f: &mut impl FnMut(&Expr) -> Option<Expr>) -> Expr {
     if let Some(replacement) = f(expr) {
         return replacement;
     }

@@ -265,6 +265,22 @@ dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: faili
         stdout: "",
     },
     Case {
+        name: "sql: a HOP window that would put each row in 3,600,000 windows",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT window_start, COUNT(*) FROM TABLE(HOP(TABLE o, DESCRIPTOR(t), INTERVAL '0.001' SECOND, INTERVAL '1' HOUR)) GROUP BY window_start, window_end")]),
+        code: 2,
+        stderr: &["WindowAggregate: a HOP window of size 3600000ms every 1ms puts each row in 3600000 windows; at most 1000 are supported"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a tumbling window over a column that is not a time attribute",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT cur, COUNT(*) FROM o GROUP BY cur, TUMBLE(id, INTERVAL '1' HOUR)")]),
+        code: 2,
+        stderr: &["WindowAggregate: Window aggregate can only be defined over a time attribute column, but 'id' (INT) is not one (declare a WATERMARK for it)"],
+        stdout: "",
+    },
+    Case {
         name: "sql: OFFSET without FETCH or LIMIT",
         files: FILES,
         via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT * FROM o ORDER BY t OFFSET 1")]),

@@ -1,0 +1,336 @@
+//! Window aggregation in final mode: each window's aggregate emitted once, when the watermark
+//! passes the window, then revised by late rows within an allowed lateness (Flink's
+//! `WindowOperator` with an event-time trigger, late firing with delay 0 and
+//! `table.exec.emit.allow-lateness`).
+//!
+//! Input records are `(K, (E, Seq, V))`: the key of one window of one group (the window's bounds
+//! are part of `K`), the window's last event time `max` (`end - 1`), the row's `seq` and the
+//! values the fold reads; a row that falls in several windows (sliding, cumulating) is one record
+//! per window. Per system time `s`, with `W` the [watermark](crate::watermark) in force for `s`:
+//!
+//! 1. every window not yet emitted whose `max` `W` has passed emits its row (diff `+1`);
+//! 2. every window whose `close(max)` (`max + lateness`) `W` has passed is freed;
+//! 3. the records of `s` are folded in, in `seq` order; a record whose window's `close(max)` `W`
+//!    has passed is refused as late ([`Rejected`], with its `seq`), never silently dropped;
+//! 4. a window `W` has passed that changed at `s` (a late row, or a window seen for the first
+//!    time behind the watermark) emits its new row at once, retracting the one emitted before.
+//!
+//! When the input ends, every window not yet emitted emits (the watermark is `+infinity`). So
+//! the output is append-only without lateness and updating with it; it never depends on the
+//! number of workers, only on the input and how it is grouped into system times (as the
+//! watermark is).
+//!
+//! Cost: per record one hash probe and one fold update; per window one timer to fire and one to
+//! free. State: the windows not yet freed, each with its accumulator and the row it emitted.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::Hash;
+
+use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
+use serde::{Deserialize, Serialize};
+use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
+
+use crate::group_aggregate::{Aggregated, GroupFold};
+use crate::keyed_merge::Rejected;
+use crate::watermark::{Watermark, WatermarkTracker};
+use crate::{Seq, SysTime};
+
+/// The operator's input: a window record (exchanged by key) or a watermark candidate.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+enum In<K, E, V> {
+    Row(K, (E, Seq, V)),
+    Mark(Watermark<E>),
+}
+
+/// One window of one group: its accumulator, row count, last event time and the row it
+/// emitted (`None` before it fired, or while it has no row).
+struct Window<E, S, O> {
+    state: S,
+    rows: isize,
+    max: E,
+    emitted: Option<O>,
+}
+
+/// An output of the operator: a change of the table, or a refused row.
+type Outcome<O> = Result<(O, isize), Rejected>;
+
+/// Aggregates `rows` per window key with `fold`, emitting on the watermark (see the
+/// [module docs](self)). `watermarks` is the input's watermark collection
+/// ([`watermarks`](crate::watermark::watermarks)); `close` maps a window's last event time to
+/// the event time from which it is freed (`max + allowed lateness`; monotone, `close(e) >= e`).
+///
+/// # Examples
+///
+/// Counts per window of 10 (keys are window starts), lateness 5: a row for window 0 arriving
+/// under the watermark 12 revises it; one arriving under the watermark 20 is refused.
+///
+/// ```
+/// use differential_temporal_operators::group_aggregate::GroupFold;
+/// use differential_temporal_operators::testing::run_unary;
+/// use differential_temporal_operators::watermark::watermarks;
+/// use differential_temporal_operators::window::window_aggregate_final;
+///
+/// struct Count;
+/// impl GroupFold<i64> for Count {
+///     type Value = ();
+///     type State = isize;
+///     type Output = (i64, isize);
+///     fn init(&self) -> isize { 0 }
+///     fn update(&self, s: &mut isize, _: &(), diff: isize) -> Result<(), String> {
+///         *s += diff;
+///         Ok(())
+///     }
+///     fn output(&self, k: &i64, s: &isize) -> Result<(i64, isize), String> { Ok((*k, *s)) }
+/// }
+///
+/// // (window start, (event time, seq, ())): epochs [3, 12], [8], [20], [9].
+/// let record = |t: i64, seq| ((t / 10 * 10, (t, seq, ())), 1);
+/// let epochs = vec![
+///     vec![record(3, 1), record(12, 2)],
+///     vec![record(8, 3)],
+///     vec![record(20, 4)],
+///     vec![record(9, 5)],
+/// ];
+/// let out = run_unary(2, epochs, |rows| {
+///     let marks = watermarks(rows.clone(), |(_, (t, _, _)): &(i64, (i64, u64, ()))| *t, |m: &i64| *m, "Wm");
+///     let windows = rows.map(|(k, (_, seq, v))| (k, (k + 9, seq, v)));
+///     let result = window_aggregate_final(windows, marks, Count, |m: &i64| m + 5, "Window");
+///     result.table.concat(result.rejected.map(|r| (-1, r.seq as isize)))
+/// });
+/// // Epoch 1: the watermark 12 passes window 0 (last time 9), which fires with 1 row, and the
+/// // late row 8 revises it at once: the two cancel, the table holds (0, 2). Epoch 3: under the
+/// // watermark 20 window 0 (closing at 14) is gone and the row 9 (seq 5) is refused; window 10
+/// // fires. The end of input fires window 20.
+/// assert_eq!(
+///     out,
+///     vec![((-1, 5), 3, 1), ((0, 2), 1, 1), ((10, 1), 3, 1), ((20, 1), 4, 1)]
+/// );
+/// ```
+pub fn window_aggregate_final<'s, K, E, F, C>(
+    rows: VecCollection<'s, SysTime, (K, (E, Seq, F::Value))>,
+    watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    fold: F,
+    close: C,
+    name: &str,
+) -> Aggregated<'s, F::Output>
+where
+    K: ExchangeData + Hash,
+    E: ExchangeData + std::fmt::Debug,
+    F: GroupFold<K>,
+    F::Output: PartialEq,
+    C: Fn(&E) -> E + 'static,
+{
+    type Update<K, E, V> = (In<K, E, V>, SysTime, isize);
+    let rows =
+        rows.map(|(k, r)| In::Row(k, r))
+            .inner
+            .exchange(|u: &Update<K, E, F::Value>| match &u.0 {
+                In::Row(k, _) => k.hashed(),
+                In::Mark(_) => 0,
+            });
+    let input = rows.concat(watermarks.map(In::Mark).inner);
+
+    let outcomes = input.unary_frontier(Pipeline, name, move |_cap, _info| {
+        let mut caps = CapabilitySet::<SysTime>::new();
+        let mut arrivals: BTreeMap<SysTime, Vec<(K, (E, Seq, F::Value), isize)>> = BTreeMap::new();
+        let mut rises: BTreeSet<SysTime> = BTreeSet::new();
+        let mut tracker = WatermarkTracker::new();
+        let mut fired = Watermark::Min;
+        let mut windows: HashMap<K, Window<E, F::State, F::Output>> = HashMap::new();
+        // The windows waiting to fire by their last event time, and every window by the event
+        // time from which it is freed.
+        let mut to_fire: BTreeMap<E, Vec<K>> = BTreeMap::new();
+        let mut to_free: BTreeMap<E, Vec<K>> = BTreeMap::new();
+        move |(input, frontier), output| {
+            // 1. Drain: records by epoch, watermark candidates into the tracker.
+            input.for_each(|cap, data| {
+                for c in cap.retain_stamp(output.output_index()).iter() {
+                    caps.insert(c.clone());
+                }
+                for (x, t, diff) in data.drain(..) {
+                    match x {
+                        In::Row(k, r) => arrivals.entry(t).or_default().push((k, r, diff)),
+                        In::Mark(w) => {
+                            tracker.observe(t, w);
+                            rises.insert(t + 1);
+                        }
+                    }
+                }
+            });
+
+            // 2. Visit complete epochs in order: fire and free what the epoch's watermark has
+            //    passed, then fold the epoch's records in `seq` order and fire late changes.
+            loop {
+                let next = [arrivals.keys().next(), rises.iter().next()]
+                    .into_iter()
+                    .flatten()
+                    .min()
+                    .copied();
+                let Some(now) = next else { break };
+                if frontier.less_equal(&now) {
+                    break;
+                }
+                rises.remove(&now);
+                let cap = caps.delayed(&now);
+                let mut session = output.session(&cap);
+                let mut give = |o: Outcome<F::Output>| session.give((o, now, 1));
+                let w = tracker.at(now);
+                if w > fired {
+                    for k in due(&w, &mut to_fire) {
+                        if let Some(window) = windows.get_mut(&k) {
+                            refire(&fold, &k, window, &mut give);
+                        }
+                    }
+                    for k in due(&w, &mut to_free) {
+                        windows.remove(&k);
+                    }
+                    fired = w.clone();
+                }
+                let Some(mut records) = arrivals.remove(&now) else {
+                    continue;
+                };
+                records.sort_by_key(|(_, (_, seq, _), _)| *seq);
+                let mut touched = Vec::new();
+                for (k, (max, seq, value), diff) in records {
+                    let closes = close(&max);
+                    if w.passed(&closes) {
+                        let reason = format!(
+                            "late row: its window (last event time {max:?}) closed at {closes:?} \
+                             (allowed lateness), behind the watermark {w}"
+                        );
+                        give(Err(Rejected { seq, reason }));
+                        continue;
+                    }
+                    let window = windows.entry(k.clone()).or_insert_with(|| {
+                        if !w.passed(&max) {
+                            to_fire.entry(max.clone()).or_default().push(k.clone());
+                        }
+                        to_free.entry(closes).or_default().push(k.clone());
+                        Window {
+                            state: fold.init(),
+                            rows: 0,
+                            max: max.clone(),
+                            emitted: None,
+                        }
+                    });
+                    match fold.update(&mut window.state, &value, diff) {
+                        Ok(()) => window.rows += diff,
+                        Err(reason) => give(Err(Rejected { seq, reason })),
+                    }
+                    if w.passed(&window.max) {
+                        touched.push(k);
+                    }
+                }
+                for k in touched {
+                    if let Some(window) = windows.get_mut(&k) {
+                        refire(&fold, &k, window, &mut give);
+                    }
+                }
+            }
+
+            // 3. End of input: the windows not yet emitted fire with `W = Max`, once, at the
+            //    last input frontier seen (the held capability), at least the epoch after the
+            //    last watermark record.
+            if frontier.is_empty() {
+                if !to_fire.is_empty() {
+                    let held = caps.iter().map(|c| *c.time()).min().unwrap_or(0);
+                    let end = tracker.end_epoch().max(held);
+                    let cap = caps.delayed(&end);
+                    let mut session = output.session(&cap);
+                    let mut give = |o: Outcome<F::Output>| session.give((o, end, 1));
+                    for k in due(&Watermark::Max, &mut to_fire) {
+                        if let Some(window) = windows.get_mut(&k) {
+                            refire(&fold, &k, window, &mut give);
+                        }
+                    }
+                }
+                windows.clear();
+                to_free.clear();
+                caps = CapabilitySet::new();
+                return;
+            }
+
+            // 4. Hold a capability only while work waits: at the earliest epoch still to visit,
+            //    or, while only windows wait to fire, at the input frontier (where they fire if
+            //    the input ends).
+            let waiting = !to_fire.is_empty() || !arrivals.is_empty() || !rises.is_empty();
+            match caps.iter().map(|c| *c.time()).min() {
+                Some(held) if waiting => {
+                    let target = [arrivals.keys().next(), rises.iter().next()]
+                        .into_iter()
+                        .flatten()
+                        .chain(frontier.frontier().iter())
+                        .min()
+                        .copied()
+                        .unwrap_or(held)
+                        .max(held);
+                    caps.downgrade([target]);
+                }
+                _ => caps = CapabilitySet::new(),
+            }
+        }
+    });
+    let (table, rejected) = split(outcomes.as_collection());
+    Aggregated { table, rejected }
+}
+
+/// The keys of the timers the watermark `w` has passed (all of them for `Max`), removed.
+fn due<E: Ord + Clone, K>(w: &Watermark<E>, timers: &mut BTreeMap<E, Vec<K>>) -> Vec<K> {
+    let due = match w {
+        Watermark::Min => return Vec::new(),
+        Watermark::At(x) => {
+            let rest = timers.split_off(x);
+            std::mem::replace(timers, rest)
+        }
+        Watermark::Max => std::mem::take(timers),
+    };
+    due.into_values().flatten().collect()
+}
+
+/// Emits the window's current row if it differs from the one it emitted (retracting that one).
+fn refire<K, E, F: GroupFold<K>>(
+    fold: &F,
+    key: &K,
+    window: &mut Window<E, F::State, F::Output>,
+    give: &mut impl FnMut(Outcome<F::Output>),
+) where
+    F::Output: PartialEq,
+{
+    let now = match window.rows > 0 {
+        true => match fold.output(key, &window.state) {
+            Ok(row) => Some(row),
+            Err(reason) => {
+                give(Err(Rejected { seq: 0, reason }));
+                None
+            }
+        },
+        false => None,
+    };
+    if now != window.emitted {
+        if let Some(old) = window.emitted.take() {
+            give(Ok((old, -1)));
+        }
+        if let Some(row) = &now {
+            give(Ok((row.clone(), 1)));
+        }
+        window.emitted = now;
+    }
+}
+
+/// Splits the outcomes into the table (diffs carried in the record) and the refused rows.
+fn split<'s, O: ExchangeData>(
+    outcomes: VecCollection<'s, SysTime, Outcome<O>>,
+) -> (
+    VecCollection<'s, SysTime, O>,
+    VecCollection<'s, SysTime, Rejected>,
+) {
+    use timely::dataflow::operators::OkErr;
+    let (ok, err) = outcomes
+        .inner
+        .ok_err::<Vec<_>, _, Vec<_>, _, _>(|(o, t, r)| match o {
+            Ok((row, diff)) => Ok((row, t, r * diff)),
+            Err(rejected) => Err((rejected, t, r)),
+        });
+    (ok.as_collection(), err.as_collection())
+}

