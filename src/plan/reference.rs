@@ -78,19 +78,22 @@ pub struct Evaluated {
 
 /// Evaluates `plan` over `inputs`. A scanned table missing from `inputs` is an error.
 pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError> {
-    let mut refused = Vec::new();
-    let mut stream = eval(plan, inputs, &mut refused)?;
-    stream.sort_by_key(|a| (a.0, a.1.seq));
-    refused.sort();
-    Ok(Evaluated { stream, refused })
+    evaluate_in(plan, inputs, false)
 }
 
 /// Evaluates `plan` over `inputs` as the final mode renders it: the same as [`evaluate`] but
 /// for window aggregations, which emit a window when the watermark passes it and refuse rows
 /// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)).
 pub fn evaluate_final(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError> {
-    let _final = window::FinalMode::enter();
-    evaluate(plan, inputs)
+    evaluate_in(plan, inputs, true)
+}
+
+fn evaluate_in(plan: &RelExpr, inputs: &Inputs, final_mode: bool) -> Result<Evaluated, PlanError> {
+    let mut refused = Vec::new();
+    let mut stream = eval(plan, inputs, &mut refused, final_mode)?;
+    stream.sort_by_key(|a| (a.0, a.1.seq));
+    refused.sort();
+    Ok(Evaluated { stream, refused })
 }
 
 /// The multiset a stream holds at system time `at`: `(row, multiplicity)`, sorted, zero
@@ -111,7 +114,13 @@ fn sign(kind: RowKind) -> isize {
     }
 }
 
-fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<Stream, PlanError> {
+/// `plan`'s output stream; `final_mode` selects the window aggregations' final-mode model.
+fn eval(
+    plan: &RelExpr,
+    inputs: &Inputs,
+    refused: &mut Vec<Refused>,
+    final_mode: bool,
+) -> Result<Stream, PlanError> {
     let mut datums = DatumVec::new();
     let mut arena = RowArena::new();
     Ok(match &plan.node {
@@ -126,7 +135,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             .collect(),
         Node::Map { input, exprs } => {
             let mut out = Vec::new();
-            for (time, change) in eval(input, inputs, refused)? {
+            for (time, change) in eval(input, inputs, refused, final_mode)? {
                 arena.clear();
                 let row = &change.row;
                 let datums = datums.borrow_with(row);
@@ -144,7 +153,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
         }
         Node::Filter { input, predicate } => {
             let mut out = Vec::new();
-            for (time, change) in eval(input, inputs, refused)? {
+            for (time, change) in eval(input, inputs, refused, final_mode)? {
                 arena.clear();
                 let keep = {
                     let datums = datums.borrow_with(&change.row);
@@ -160,7 +169,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             }
             out
         }
-        Node::Project { input, columns } => eval(input, inputs, refused)?
+        Node::Project { input, columns } => eval(input, inputs, refused, final_mode)?
             .into_iter()
             .map(|(time, change)| {
                 let row = project(&change.row, columns, &mut datums);
@@ -172,7 +181,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             group,
             aggregates,
         } => {
-            let changes = eval(input, inputs, refused)?;
+            let changes = eval(input, inputs, refused, final_mode)?;
             let error = std::cell::RefCell::new(None);
             let out = as_table_stream(&changes, input.mode.is_append_only(), |rows| {
                 // Groups, rows in arrival order (seq), with multiplicities.
@@ -209,7 +218,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             out
         }
         Node::Distinct { input } => {
-            let changes = eval(input, inputs, refused)?;
+            let changes = eval(input, inputs, refused, final_mode)?;
             as_table_stream(&changes, false, |rows| {
                 let mut rows: Vec<Row> = rows.into_iter().map(|(_, r, _)| r).collect();
                 rows.sort();
@@ -223,7 +232,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             keep,
             order,
         } => {
-            let changes = eval(input, inputs, refused)?;
+            let changes = eval(input, inputs, refused, final_mode)?;
             let rowtime = input.schema.rowtime.as_ref().map(|r| r.column);
             let mut admitted = Vec::new();
             for (time, change) in changes {
@@ -289,8 +298,8 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             kind,
             residual,
         }) => {
-            let probe_changes = eval(probe, inputs, refused)?;
-            let build_changes = eval(build, inputs, refused)?;
+            let probe_changes = eval(probe, inputs, refused, final_mode)?;
+            let build_changes = eval(build, inputs, refused, final_mode)?;
             let probe_time = probe.schema.rowtime.as_ref().map(|r| r.column);
             let build_time = build.schema.rowtime.as_ref().map(|r| r.column);
             let build_width = build.schema.len();
@@ -364,8 +373,8 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             kind,
             residual,
         }) => {
-            let probe_changes = eval(probe, inputs, refused)?;
-            let build_changes = eval(build, inputs, refused)?;
+            let probe_changes = eval(probe, inputs, refused, final_mode)?;
+            let build_changes = eval(build, inputs, refused, final_mode)?;
             let build_width = build.schema.len();
             let mut out = Vec::new();
             for (time, change) in &probe_changes {
@@ -399,13 +408,13 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             out
         }
         Node::Join(join) => {
-            let left = eval(&join.left, inputs, refused)?;
-            let right = eval(&join.right, inputs, refused)?;
+            let left = eval(&join.left, inputs, refused, final_mode)?;
+            let right = eval(&join.right, inputs, refused, final_mode)?;
             binary::table_stream(&left, &right, |l, r| binary::equi_join(join, l, r))
         }
         Node::AsofJoin(join) => {
-            let probe = eval(&join.probe, inputs, refused)?;
-            let build = eval(&join.build, inputs, refused)?;
+            let probe = eval(&join.probe, inputs, refused, final_mode)?;
+            let build = eval(&join.build, inputs, refused, final_mode)?;
             asof::asof_join(join, &probe, &build)
         }
         Node::SetOp {
@@ -414,8 +423,8 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             op,
             all,
         } => {
-            let left = eval(left, inputs, refused)?;
-            let right = eval(right, inputs, refused)?;
+            let left = eval(left, inputs, refused, final_mode)?;
+            let right = eval(right, inputs, refused, final_mode)?;
             binary::table_stream(&left, &right, |l, r| binary::set_op(*op, *all, l, r))
         }
         Node::Sort {
@@ -424,7 +433,7 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
             offset,
             fetch,
         } => {
-            let changes = eval(input, inputs, refused)?;
+            let changes = eval(input, inputs, refused, final_mode)?;
             match fetch {
                 None => changes,
                 Some(fetch) => as_table_stream(&changes, false, |rows| {
@@ -436,8 +445,13 @@ fn eval(plan: &RelExpr, inputs: &Inputs, refused: &mut Vec<Refused>) -> Result<S
                 }),
             }
         }
-        Node::WindowAgg(w) => window::evaluate(w, eval(&w.input, inputs, refused)?, refused)?,
-        Node::Sink { input, .. } => eval(input, inputs, refused)?,
+        Node::WindowAgg(w) => window::evaluate(
+            w,
+            eval(&w.input, inputs, refused, final_mode)?,
+            refused,
+            final_mode,
+        )?,
+        Node::Sink { input, .. } => eval(input, inputs, refused, final_mode)?,
     })
 }
 

@@ -2,7 +2,6 @@
 //! of the windowed input (each row once per window, with the window's columns appended); in
 //! final mode a sequential model of Flink's window operator over the per-system-time watermark.
 
-use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::plan::window::SESSION_FINAL;
@@ -12,42 +11,22 @@ use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
 use super::{as_table_stream, eval, event_time, refuse, Inputs, Refused, Stream};
 
-thread_local! {
-    /// Whether window aggregations are evaluated in final mode (set by
-    /// [`evaluate_final`](super::evaluate_final) for the duration of its call).
-    static FINAL: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Sets final mode for the window aggregations evaluated while the guard lives.
-pub(super) struct FinalMode(bool);
-
-impl FinalMode {
-    pub(super) fn enter() -> FinalMode {
-        FinalMode(FINAL.replace(true))
-    }
-}
-
-impl Drop for FinalMode {
-    fn drop(&mut self) {
-        FINAL.set(self.0);
-    }
-}
-
-/// The output stream of `w` over its input's `changes`, in the mode in force.
+/// The output stream of `w` over its input's `changes`, in final mode if `final_mode`.
 pub(super) fn evaluate(
     w: &WindowAgg,
     changes: Stream,
     refused: &mut Vec<Refused>,
+    final_mode: bool,
 ) -> Result<Stream, PlanError> {
     if let WindowSpec::Session { gap } = w.window {
-        if FINAL.get() {
+        if final_mode {
             return Err(PlanError::invalid("WindowAggregate", SESSION_FINAL));
         }
         return sessions_incremental(w, gap, changes, refused);
     }
     let windowed = windowed(w, changes, refused);
-    if FINAL.get() {
-        final_mode(w, &windowed, refused)
+    if final_mode {
+        on_watermark(w, &windowed, refused)
     } else {
         incremental(w, windowed, refused)
     }
@@ -115,7 +94,7 @@ fn incremental(
         })
         .collect();
     let inputs: Inputs = BTreeMap::from([(NAME.to_string(), stream)]);
-    eval(&reduce, &inputs, refused)
+    eval(&reduce, &inputs, refused, false)
 }
 
 /// One window of one key in final mode.
@@ -135,7 +114,7 @@ struct Window {
 /// already fired that changed is revised (`-U`/`+U`). At the end, the system time after the
 /// last with a row, every window left fires (the rendered operator fires them when its input
 /// ends, at that system time or later: its output after the last row's is compared at the end).
-fn final_mode(
+fn on_watermark(
     w: &WindowAgg,
     windowed: &[Windowed],
     refused: &mut Vec<Refused>,
