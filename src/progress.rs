@@ -5,6 +5,8 @@
 //! run to take a noticeable time ([`LARGE_INPUT_BYTES`]); otherwise, and when the caller asks
 //! for quiet, it is hidden and costs one atomic add per block. Every worker of the process
 //! shares one line (a clone is a handle to the same line); each counts the blocks it parses.
+//! In a cluster each process draws its own line and counts only its workers' blocks, so its
+//! bar ends at that process's share of the input.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
