@@ -461,3 +461,39 @@ fn seed_e04_left_join_changelog() {
         );
     }
 }
+
+/// `--emit final` shapes a query's output only: in the same script, `INSERT INTO` still writes
+/// the changelog (worker 0 keeps every change for it), and the query gets the final table.
+#[test]
+fn emit_final_leaves_insert_into_a_changelog() {
+    let dir = tempfile::tempdir().unwrap();
+    let sink = dir.path().join("counts.csv");
+    let sql = format!(
+        "CREATE TABLE orders (order_time TIMESTAMP(3), amount DECIMAL(10, 2), currency STRING)
+           WITH ('connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv');
+         CREATE TABLE counts (currency STRING, n BIGINT)
+           WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');
+         INSERT INTO counts SELECT currency, COUNT(*) AS n FROM orders GROUP BY currency;
+         SELECT currency, COUNT(*) AS n FROM orders GROUP BY currency",
+        sink.display()
+    );
+    for workers in ["1", "2"] {
+        let run = dtemporal(&[
+            "sql",
+            "-e",
+            &sql,
+            "--emit",
+            "final",
+            "--epoch-bytes",
+            "1",
+            "-w",
+            workers,
+        ]);
+        assert_eq!(run.0, 0, "{run:?}");
+        assert_eq!(run.1, "currency,n\nEuro,2\nUS Dollar,2\nYen,1\n");
+        assert_eq!(
+            std::fs::read_to_string(&sink).unwrap(),
+            "op,currency,n\n+I,Euro,1\n+I,US Dollar,1\n+I,Yen,1\n-U,Euro,1\n+U,Euro,2\n-U,US Dollar,1\n+U,US Dollar,2\n"
+        );
+    }
+}
