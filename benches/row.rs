@@ -1,5 +1,6 @@
-//! The packed `Row` against the text row of today (`Vec<Option<String>>`) and against a plain
-//! Rust struct of the same fields, and the CSV source into typed rows against the text source.
+//! The packed `Row` against a row of text cells (`Vec<Option<String>>`, the commands' row until
+//! they moved onto packed rows) and against a plain Rust struct of the same fields, and the CSV
+//! source into typed rows against the text source.
 //!
 //! Workload: 5 columns `(id BIGINT, qty BIGINT, price DECIMAL(10, 2), ts TIMESTAMP(3),
 //! code STRING)` with an 8-character code; 10k distinct rows per operation batch. `pack`
@@ -7,7 +8,8 @@
 //! as a value (the text row parses its cells), `clone` and `hash` (SipHash) are per row.
 //! `csv_parse` reads 100k lines of that shape from a file's blocks: typed rows by the schema
 //! (`io::TypedSource`: BIGINT, DECIMAL(10, 2), TIMESTAMP(3) as `2023-11-14 22:13:20.000`,
-//! STRING) vs text rows (`csv::Schema`, the commands' pass-through of cells).
+//! STRING) vs text rows (`csv::Schema`, the commands' pass-through of cells, packed as STRING
+//! datums).
 //!
 //! ```text
 //! cargo bench --bench row -- --quick

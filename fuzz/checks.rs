@@ -57,8 +57,8 @@ pub fn check_csv(data: &[u8]) {
         schema.parse_block(&block, |row| {
             let line = match &row {
                 Ok(r) => {
-                    assert_eq!(r.row.len(), schema.columns.len());
-                    assert_eq!(r.key.len(), schema.key.len());
+                    assert_eq!(r.row.iter().count(), schema.columns.len());
+                    assert_eq!(r.key.iter().count(), schema.key.len());
                     r.seq
                 }
                 Err(e) => e.line,

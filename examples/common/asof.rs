@@ -27,6 +27,7 @@ use differential_temporal::operators::temporal_join::{
 };
 use differential_temporal::operators::{arrange_versions, Change, RowKind, SysTime, Version};
 use differential_temporal::repr::time::{parse_event_time, EventTime};
+use differential_temporal::row::TextCells;
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::dataflow::ProbeHandle;
 
@@ -112,7 +113,10 @@ impl Table {
                     schema.parse_block(&block, |row| match row {
                         Ok(r) => f(
                             r.seq,
-                            Ok(r.row.into_iter().map(Option::unwrap_or_default).collect()),
+                            Ok(r.row
+                                .cells()
+                                .map(|c| c.unwrap_or_default().to_string())
+                                .collect()),
                         ),
                         Err(e) => f(e.line, Err(e.to_string())),
                     });

@@ -26,7 +26,7 @@
 use std::cmp::Ordering;
 
 use crate::error::Error;
-use crate::row::Row;
+use crate::row::{text_datum, Row, TextCells};
 
 /// The parsed `--on` list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,11 +91,21 @@ impl JoinKeys {
 
     /// The probe row's key in the build key's layout: `probe_key` (the cells of the probe
     /// columns) with the constants inserted at their positions.
-    pub(super) fn probe_key(&self, mut probe_key: Row) -> Row {
-        for (at, text) in &self.constants {
-            probe_key.insert(*at, Some(text.clone()));
+    pub(super) fn probe_key(&self, probe_key: Row) -> Row {
+        if self.constants.is_empty() {
+            return probe_key;
         }
-        probe_key
+        let mut key = Row::new();
+        let mut packer = key.packer();
+        let mut probe = probe_key.cells();
+        let mut constants = self.constants.iter().peekable();
+        for at in 0..self.build.len() {
+            match constants.next_if(|(c, _)| *c == at) {
+                Some((_, text)) => packer.push(text_datum(Some(text))),
+                None => packer.push(text_datum(probe.next().flatten())),
+            }
+        }
+        key
     }
 }
 
@@ -288,8 +298,8 @@ impl Condition {
     pub(super) fn holds(&self, probe: &Row, build: &Row) -> bool {
         fn value<'a>(o: &'a Operand, probe: &'a Row, build: &'a Row) -> Option<&'a str> {
             match o {
-                Operand::Probe(i) => probe.get(*i)?.as_deref(),
-                Operand::Build(i) => build.get(*i)?.as_deref(),
+                Operand::Probe(i) => probe.cell(*i),
+                Operand::Build(i) => build.cell(*i),
                 Operand::Literal(s) => Some(s),
             }
         }
@@ -309,6 +319,7 @@ impl Condition {
 #[cfg(test)]
 mod tests {
     use super::{Condition, JoinKeys};
+    use crate::row::{pack_cells, Row};
 
     #[test]
     fn on_pairs_and_constant_keys() {
@@ -322,10 +333,9 @@ mod tests {
                 constants: vec![(1, "a, b".to_string())],
             }
         );
-        let cell = |s: &str| Some(s.to_string());
         assert_eq!(
-            keys.probe_key(vec![cell("7"), None]),
-            vec![cell("7"), cell("a, b"), None]
+            keys.probe_key(pack_cells([Some("7"), None])),
+            pack_cells([Some("7"), Some("a, b"), None])
         );
     }
 
@@ -366,11 +376,8 @@ mod tests {
             .to_vec()
     }
 
-    fn row(cells: &[&str]) -> Vec<Option<String>> {
-        cells
-            .iter()
-            .map(|c| (!c.is_empty()).then(|| c.to_string()))
-            .collect()
+    fn row(cells: &[&str]) -> Row {
+        pack_cells(cells.iter().map(|c| (!c.is_empty()).then_some(*c)))
     }
 
     fn check(expr: &str, probe: &[&str], build: &[&str]) -> bool {

@@ -7,8 +7,9 @@ use super::{columns, emit_lines, Cli, CommonArgs, EmitArg};
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
 use crate::merge_options::{merge_engine_from_options, parse_option};
-use crate::operators::merge_engine::{merge_engine, MergeEngine, Row, IGNORED};
+use crate::operators::merge_engine::{merge_engine, MergeEngine, Row as EngineRow, IGNORED};
 use crate::operators::Change;
+use crate::row::{pack_cells, TextCells};
 use crate::run::{self as driver, Built, Outcome};
 
 /// The example shown by `dtemporal merge --help`.
@@ -81,10 +82,17 @@ pub(super) fn run_engine(
         [schema],
         header,
         move |[input]| {
-            let writes = input.map(|r: Record| (r.key, Change::new(r.seq, r.kind, r.row)));
+            // The engines' field rules still read `Vec<Option<String>>` rows (issue 11 moves
+            // them onto packed rows): the cells are unpacked for them and packed after.
+            let writes = input.map(|r: Record| {
+                let cells = r.row.cells().map(|c| c.map(str::to_string)).collect();
+                (r.key, Change::new(r.seq, r.kind, cells))
+            });
             let merged = merge_engine(writes, engine.clone());
             // Final-table lines are placed by their cells: a merged row has no single source row.
-            let output = emit_lines(merged.changelog, emit, |r: &Row| (0, r.clone()));
+            let output = emit_lines(merged.changelog, emit, |r: &EngineRow| {
+                (0, pack_cells(r.iter().map(Option::as_deref)))
+            });
             let schema = input_schema.clone();
             let refused = merged
                 .rejected

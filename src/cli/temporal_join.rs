@@ -22,7 +22,7 @@ use crate::operators::temporal_join::{
 };
 use crate::operators::versioned::versions_from_changelog;
 use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime, Version};
-use crate::row::{Row, TimedRow};
+use crate::row::{Row, TextCells, TimedRow};
 use crate::run::{self as driver, Built, Outcome};
 
 /// The example shown by `dtemporal temporal-join --help`.
@@ -244,13 +244,12 @@ fn joined_lines<'s>(
     build_width: usize,
 ) -> VecCollection<'s, SysTime, OutputLine> {
     joined.flat_map(move |(_, c)| {
-        let (probe, build) = c.row;
-        let mut cells = probe.row;
+        let (probe, build) = &c.row;
+        let mode = ChangelogMode::Retract;
         match build {
-            Some(b) => cells.extend(b.row),
-            None => cells.extend(std::iter::repeat_n(None, build_width)),
+            Some(b) => OutputLine::change_of(c.seq, c.kind, mode, &[&probe.row, &b.row], 0),
+            None => OutputLine::change_of(c.seq, c.kind, mode, &[&probe.row], build_width),
         }
-        OutputLine::change(&Change::new(c.seq, c.kind, cells), ChangelogMode::Retract)
     })
 }
 
@@ -304,8 +303,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                         "LateBuildVersions",
                     )
                     .map(move |(key, r)| {
-                        let key: Vec<&str> =
-                            key.iter().map(|c| c.as_deref().unwrap_or("")).collect();
+                        let key: Vec<&str> = key.cells().map(Option::unwrap_or_default).collect();
                         let reason = format!("key {}: {}", key.join(","), r.reason);
                         schema.error(r.seq, None, reason)
                     });

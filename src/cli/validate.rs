@@ -30,7 +30,7 @@ use super::columns;
 use crate::csv::{InputSpec, Record, RowError, Schema};
 use crate::error::Error;
 use crate::operators::RowKind;
-use crate::row::{Cell, Row};
+use crate::row::{Row, TextCells};
 
 /// The example shown by `dtemporal validate --help`.
 pub(super) const EXAMPLE: &str = "\
@@ -180,19 +180,18 @@ impl Checker {
 
     /// The first column (other than the event time) where `retracted` differs from `live`.
     fn difference(&self, live: &Row, retracted: &Row) -> Option<String> {
-        let cell = |c: &Option<String>| {
-            c.as_deref()
-                .map_or("NULL".to_string(), |s| format!("{s:?}"))
-        };
-        (0..live.len())
-            .filter(|&i| Some(i) != self.time)
-            .find(|&i| live[i] != retracted[i])
-            .map(|i| {
+        let cell = |c: Option<&str>| c.map_or("NULL".to_string(), |s| format!("{s:?}"));
+        live.cells()
+            .zip(retracted.cells())
+            .enumerate()
+            .filter(|&(i, _)| Some(i) != self.time)
+            .find(|(_, (l, r))| l != r)
+            .map(|(i, (l, r))| {
                 format!(
                     "column {:?} is {}, the live row has {}",
                     self.columns[i],
-                    cell(&retracted[i]),
-                    cell(&live[i])
+                    cell(r),
+                    cell(l)
                 )
             })
     }
@@ -214,11 +213,14 @@ impl Checker {
 }
 
 /// A key as shown in a finding: its cell quoted, or its cells in parentheses.
-fn render_key(key: &[Cell]) -> String {
-    let cell = |k: &Cell| format!("{:?}", k.as_deref().unwrap_or_default());
-    match key {
-        [one] => cell(one),
-        many => format!("({})", many.iter().map(cell).collect::<Vec<_>>().join(", ")),
+fn render_key(key: &Row) -> String {
+    let cells: Vec<String> = key
+        .cells()
+        .map(|k| format!("{:?}", k.unwrap_or_default()))
+        .collect();
+    match cells.as_slice() {
+        [one] => one.clone(),
+        many => format!("({})", many.join(", ")),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::csv::{InputSpec, OutputLine, Record, Schema};
 use crate::error::Error;
 use crate::operators::versioned::{versions_from_changelog, HistoryRow, VersionedTable};
 use crate::repr::time::{parse_event_time, parse_with_format, EventTime, TimeFormat};
-use crate::row::TimedRow;
+use crate::row::{text_datum, Row, TextCells, TimedRow};
 use crate::run::{self as driver, Built, Outcome};
 
 /// The example shown by `dtemporal versioned --help`.
@@ -89,13 +89,16 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
 /// A history line: the version's cells, then `valid_from` (the time cell as written) and
 /// `valid_to` (in the time cell's format; empty while current).
 fn history_line(h: HistoryRow<EventTime, TimedRow>, time_column: usize) -> OutputLine {
-    let mut cells = h.row.row;
-    let from = cells[time_column].clone();
+    let row = &h.row.row;
+    let from = row.cell(time_column);
     let format = from
-        .as_deref()
         .and_then(|t| parse_with_format(t).ok())
         .map_or(TimeFormat::Millis, |(_, f)| f);
-    cells.push(from);
-    cells.push(h.valid_to.map(|t| format.render(t)));
+    let to = h.valid_to.map(|t| format.render(t));
+    let mut cells = Row::new();
+    let mut packer = cells.packer();
+    packer.extend_by_row(row.as_row_ref());
+    packer.push(text_datum(from));
+    packer.push(text_datum(to.as_deref()));
     OutputLine::row(h.seq, cells)
 }

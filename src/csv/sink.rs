@@ -4,38 +4,71 @@
 //! ordered by `(seq, kind)`, Flink's emission order; a table's lines are ordered by the source
 //! position (`seq`) of the row each shows, then by their cells.
 
+use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::operators::{Change, ChangelogMode, Seq};
-use crate::row::Row;
+use crate::operators::{Change, ChangelogMode, RowKind, Seq};
+use crate::repr::Datum;
+use crate::row::{Row, TextCells};
 
-/// One line of an output file with its sort key: lines are written in `(seq, rank, cells)` order.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// One line of an output file with its sort key: lines are written in `(seq, rank, cells)` order,
+/// the cells compared as text ([`TextCells::cmp_cells`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct OutputLine {
     /// Primary sort key: the source sequence number of a changelog row or of a table row's
     /// source row.
     pub seq: Seq,
     /// Secondary sort key: the row kind's position in `+I, -U, +U, -D` (0 for table rows).
     pub rank: u8,
-    /// The cells written.
+    /// The text cells written.
     pub cells: Row,
+}
+
+impl Ord for OutputLine {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.seq, self.rank)
+            .cmp(&(other.seq, other.rank))
+            .then_with(|| self.cells.cmp_cells(&other.cells))
+    }
+}
+
+impl PartialOrd for OutputLine {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl OutputLine {
     /// A changelog line `op, row...` for `change` as shown in `mode`; `None` if the mode drops
     /// it (a `-U` in upsert mode).
     pub fn change(change: &Change<Row>, mode: ChangelogMode) -> Option<Self> {
-        let kind = mode.render(change.kind)?;
-        let mut cells = Vec::with_capacity(change.row.len() + 1);
-        cells.push(Some(kind.as_str().to_string()));
-        cells.extend(change.row.iter().cloned());
+        Self::change_of(change.seq, change.kind, mode, &[&change.row], 0)
+    }
+
+    /// A changelog line `op`, the cells of each of `parts`, then `nulls` NULL cells (a joined
+    /// row without copying its sides first), as [`change`](Self::change) shows it.
+    pub fn change_of(
+        seq: Seq,
+        kind: RowKind,
+        mode: ChangelogMode,
+        parts: &[&Row],
+        nulls: usize,
+    ) -> Option<Self> {
+        let shown = mode.render(kind)?;
+        let mut cells = Row::new();
+        let mut packer = cells.packer();
+        packer.push(Datum::Str(shown.as_str()));
+        for part in parts {
+            packer.extend_by_row(part.as_row_ref());
+        }
+        packer.extend(std::iter::repeat_n(Datum::Null, nulls));
         Some(OutputLine {
-            seq: change.seq,
-            rank: change.kind as u8,
+            seq,
+            rank: kind as u8,
             cells,
         })
     }
@@ -65,7 +98,7 @@ pub fn write_csv<'a>(
         writer.write_record(header).map_err(into_io)?;
         for row in rows {
             writer
-                .write_record(row.iter().map(|c| c.as_deref().unwrap_or("")))
+                .write_record(row.cells().map(Option::unwrap_or_default))
                 .map_err(into_io)?;
         }
         writer.flush()

@@ -20,7 +20,7 @@ use super::split::{open_blocks, open_input, Block, Splitter};
 use crate::error::Error;
 use crate::operators::{Change, RowKind, Seq};
 use crate::repr::time::{parse_event_time, EventTime};
-use crate::row::{Row, TimedRow};
+use crate::row::{text_datum, Row, TimedRow};
 
 /// The name of the column that makes an input a changelog.
 pub const OP_COLUMN: &str = "op";
@@ -154,16 +154,23 @@ impl Schema {
 
     /// Parses every record of `block`, passing each row or its error to `out` in file order.
     pub fn parse_block(&self, block: &Block, out: impl FnMut(Result<Record, RowError>)) {
+        let mut scratch = Row::new();
         for_each_record(
             block,
-            |record, line| self.parse(record, line),
+            |record, line| self.parse(record, line, &mut scratch),
             |line, reason| self.error(line, None, reason),
             out,
         )
     }
 
-    /// Parses one record that starts on `line`.
-    pub fn parse(&self, record: &ByteRecord, line: u64) -> Result<Record, RowError> {
+    /// Parses one record that starts on `line`, packing its cells in `scratch` and copying
+    /// them out (one allocation, none for a short row; the key row likewise).
+    pub fn parse(
+        &self,
+        record: &ByteRecord,
+        line: u64,
+        scratch: &mut Row,
+    ) -> Result<Record, RowError> {
         if record.len() != self.header.len() {
             let first_bad = record.len().min(self.header.len());
             return Err(self.error(
@@ -176,40 +183,48 @@ impl Schema {
                 ),
             ));
         }
-        let mut cells = Vec::with_capacity(record.len());
-        for (i, field) in record.iter().enumerate() {
+        let cell = |at: usize| -> Result<Option<&str>, RowError> {
+            let field = record.get(at).unwrap_or_default();
             let text = std::str::from_utf8(field)
-                .map_err(|e| self.error(line, Some(i), format!("invalid UTF-8: {e}")))?;
-            cells.push((!text.is_empty()).then(|| text.to_string()));
-        }
-        let kind = match self.op {
-            None => RowKind::Insert,
-            Some(op) => {
-                let text = cells.remove(op).unwrap_or_default();
-                text.parse::<RowKind>()
-                    .map_err(|e| self.error(line, Some(op), e.to_string()))?
-            }
+                .map_err(|e| self.error(line, Some(at), format!("invalid UTF-8: {e}")))?;
+            Ok((!text.is_empty()).then_some(text))
         };
-        let key = self
-            .key
-            .iter()
-            .map(|&k| match &cells[k] {
-                None if !self.nullable_key => Err(self.error(
-                    line,
-                    Some(self.header_index(k)),
-                    "NULL in a primary-key column",
-                )),
-                cell => Ok(cell.clone()),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut op = None;
+        let mut packer = scratch.packer();
+        for at in 0..record.len() {
+            let text = cell(at)?;
+            if Some(at) == self.op {
+                op = Some((at, text.unwrap_or_default()));
+            } else {
+                packer.push(text_datum(text));
+            }
+        }
+        let kind = match op {
+            None => RowKind::Insert,
+            Some((at, text)) => text
+                .parse::<RowKind>()
+                .map_err(|e| self.error(line, Some(at), e.to_string()))?,
+        };
+        let mut key = Row::new();
+        let mut key_packer = key.packer();
+        for &k in &self.key {
+            let at = self.header_index(k);
+            let text = cell(at)?;
+            if text.is_none() && !self.nullable_key {
+                return Err(self.error(line, Some(at), "NULL in a primary-key column"));
+            }
+            key_packer.push(text_datum(text));
+        }
         let time = match self.time {
             None => None,
             Some(t) => {
-                let at = Some(self.header_index(t));
-                let text = cells[t]
-                    .as_deref()
-                    .ok_or_else(|| self.error(line, at, "NULL event time"))?;
-                Some(parse_event_time(text).map_err(|e| self.error(line, at, e.to_string()))?)
+                let at = self.header_index(t);
+                let text =
+                    cell(at)?.ok_or_else(|| self.error(line, Some(at), "NULL event time"))?;
+                Some(
+                    parse_event_time(text)
+                        .map_err(|e| self.error(line, Some(at), e.to_string()))?,
+                )
             }
         };
         Ok(Record {
@@ -217,7 +232,7 @@ impl Schema {
             kind,
             key,
             time,
-            row: cells,
+            row: scratch.clone(),
         })
     }
 }

@@ -1,5 +1,6 @@
 use super::*;
 use crate::operators::RowKind;
+use crate::row::TextCells;
 
 fn spec(key: &[&str], time: Option<&str>) -> InputSpec {
     InputSpec {
@@ -30,9 +31,7 @@ fn parse_all(schema: &Schema, body: &[u8], target: usize) -> Vec<Result<Record, 
 }
 
 fn cells(row: &[&str]) -> crate::row::Row {
-    row.iter()
-        .map(|c| (!c.is_empty()).then(|| c.to_string()))
-        .collect()
+    crate::row::pack_cells(row.iter().map(|c| (!c.is_empty()).then_some(*c)))
 }
 
 #[test]
@@ -46,14 +45,14 @@ fn parses_changelog_rows_with_seq_key_and_time() {
             Ok(Record {
                 seq: 2,
                 kind: RowKind::Insert,
-                key: vec![Some("p1".into())],
+                key: cells(&["p1"]),
                 time: Some(60_000),
                 row: cells(&["00:01:00", "p1", "scooter"]),
             }),
             Ok(Record {
                 seq: 3,
                 kind: RowKind::Delete,
-                key: vec![Some("p1".into())],
+                key: cells(&["p1"]),
                 time: Some(120_000),
                 row: cells(&["00:02:00", "p1", ""]),
             }),
@@ -181,9 +180,27 @@ fn output_lines_sort_in_emission_order() {
         .filter_map(|c| OutputLine::change(c, ChangelogMode::Retract))
         .collect();
     lines.sort();
-    let ops: Vec<_> = lines.iter().map(|l| l.cells[0].clone().unwrap()).collect();
+    let ops: Vec<_> = lines.iter().map(|l| l.cells.cell(0).unwrap()).collect();
     assert_eq!(ops, vec!["+I", "-U", "+U"]);
     assert_eq!(OutputLine::change(&before, ChangelogMode::Upsert), None);
+}
+
+#[test]
+fn table_lines_of_one_position_sort_by_their_text() {
+    // Packed bytes would put "b" (shorter) before "ab"; lines compare cells as text, NULL
+    // first and a prefix first, as the commands always wrote them.
+    let texts: [&[&str]; 5] = [&["b"], &["ab"], &["a", "x"], &[""], &["a"]];
+    let mut lines: Vec<_> = texts.iter().map(|t| OutputLine::row(0, cells(t))).collect();
+    lines.sort();
+    let got: Vec<Vec<Option<&str>>> = lines.iter().map(|l| l.cells.cells().collect()).collect();
+    let expected: Vec<Vec<Option<&str>>> = vec![
+        vec![None],
+        vec![Some("a")],
+        vec![Some("a"), Some("x")],
+        vec![Some("ab")],
+        vec![Some("b")],
+    ];
+    assert_eq!(got, expected);
 }
 
 #[test]

@@ -6,11 +6,11 @@ use std::path::Path;
 use differential_temporal::csv::{InputSpec, Record, RowError, Schema};
 use differential_temporal::merge_options::{merge_engine_from_options, parse_option};
 use differential_temporal::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
-use differential_temporal::operators::merge_engine::merge_engine;
+use differential_temporal::operators::merge_engine::{merge_engine, Row as EngineRow};
 use differential_temporal::operators::testing::{batch, run_unary};
 use differential_temporal::operators::versioned::{versions_from_changelog, VersionedTable};
 use differential_temporal::operators::{Change, RowKind, Version};
-use differential_temporal::row::{Row, TimedRow};
+use differential_temporal::row::{pack_cells, Row, TextCells, TimedRow};
 
 use super::Run;
 
@@ -95,7 +95,7 @@ fn report(
 
 /// A row's cells joined by commas (NULL empty).
 fn cells(row: &Row) -> String {
-    let cells: Vec<&str> = row.iter().map(|c| c.as_deref().unwrap_or("")).collect();
+    let cells: Vec<&str> = row.cells().map(Option::unwrap_or_default).collect();
     cells.join(",")
 }
 
@@ -104,13 +104,13 @@ type Outcome<V> = Result<(u64, Change<V>), (u64, String)>;
 /// Splits outcomes sorted by `(seq, kind)` into changelog lines and refused rows.
 fn split_outcomes<V>(
     outcomes: Vec<Outcome<V>>,
-    row: impl Fn(&V) -> &Row,
+    row: impl Fn(&V) -> String,
 ) -> (Vec<String>, Vec<(u64, String)>) {
     let mut lines = Vec::new();
     let mut refused = Vec::new();
     for o in outcomes {
         match o {
-            Ok((_, c)) => lines.push(format!("{},{}\n", c.kind, cells(row(&c.row)))),
+            Ok((_, c)) => lines.push(format!("{},{}\n", c.kind, row(&c.row))),
             Err(r) => refused.push(r),
         }
     }
@@ -135,7 +135,7 @@ pub fn api_dedup(dir: &Path) -> Run {
         Ok((seq, c)) => (*seq, c.kind as u8),
         Err((seq, _)) => (*seq, 0),
     });
-    let (lines, refused) = split_outcomes(outcomes, |r: &TimedRow| &r.row);
+    let (lines, refused) = split_outcomes(outcomes, |r: &TimedRow| cells(&r.row));
     report(&schema, lines, refused, malformed)
 }
 
@@ -144,14 +144,14 @@ pub fn api_dedup(dir: &Path) -> Run {
 pub fn api_versioned_retract_absent(dir: &Path) -> Run {
     let (schema, records, malformed) = read(dir, "id", Some("t"));
     let never = (
-        vec![Some("z".to_string())],
+        pack_cells([Some("z")]),
         Version::row(
             0,
             99,
             TimedRow {
                 time: 0,
                 seq: 99,
-                row: vec![Some("z".into())],
+                row: pack_cells([Some("z")]),
             },
         ),
     );
@@ -161,14 +161,14 @@ pub fn api_versioned_retract_absent(dir: &Path) -> Run {
         .map(|r| (r.into_change(), None))
         .chain([(
             (
-                vec![],
+                Row::new(),
                 Change::new(
                     0,
                     RowKind::Delete,
                     TimedRow {
                         time: 0,
                         seq: 0,
-                        row: vec![],
+                        row: Row::new(),
                     },
                 ),
             ),
@@ -199,7 +199,10 @@ pub fn api_merge_deduplicate(dir: &Path) -> Run {
     let engine = merge_engine_from_options(&options, &schema.columns, &["id".to_string()]).unwrap();
     let rows: Vec<_> = records
         .into_iter()
-        .map(|r| (r.key, Change::new(r.seq, r.kind, r.row)))
+        .map(|r| {
+            let cells: EngineRow = r.row.cells().map(|c| c.map(str::to_string)).collect();
+            (r.key, Change::new(r.seq, r.kind, cells))
+        })
         .collect();
     let mut outcomes = on_workers(&rows, move |c| {
         let merged = merge_engine(c, engine.clone());
@@ -211,6 +214,9 @@ pub fn api_merge_deduplicate(dir: &Path) -> Run {
         Ok((seq, c)) => (*seq, c.kind as u8),
         Err((seq, _)) => (*seq, 0),
     });
-    let (lines, refused) = split_outcomes(outcomes, |r: &Row| r);
+    let (lines, refused) = split_outcomes(outcomes, |r: &EngineRow| {
+        let cells: Vec<&str> = r.iter().map(|c| c.as_deref().unwrap_or("")).collect();
+        cells.join(",")
+    });
     report(&schema, lines, refused, malformed)
 }
