@@ -22,10 +22,13 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use differential_dataflow::consolidation::consolidate;
+use differential_dataflow::consolidation::consolidate_updates;
 use differential_dataflow::input::InputSession;
-use differential_dataflow::{ExchangeData, VecCollection};
-use timely::dataflow::operators::Inspect;
+use differential_dataflow::{AsCollection, ExchangeData, VecCollection};
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::generic::Operator;
+use timely::dataflow::operators::vec::Map;
 use timely::dataflow::operators::{Exchange, Probe};
 use timely::dataflow::ProbeHandle;
 
@@ -81,9 +84,9 @@ pub struct Outcome {
 
 /// What worker 0 gathered.
 type Gathered = (
-    Vec<(OutputLine, isize)>,
-    Vec<(RowError, isize)>,
-    Vec<(String, isize)>,
+    Vec<(OutputLine, SysTime, isize)>,
+    Vec<(RowError, SysTime, isize)>,
+    Vec<(String, SysTime, isize)>,
 );
 
 /// Runs a command: reads `inputs`, builds the dataflow with `build`, and writes the output
@@ -117,12 +120,12 @@ where
         worker.dataflow::<SysTime, _, _>(|scope| {
             let collections = std::array::from_fn(|i| sessions[i].to_collection(scope));
             let built = build(collections);
-            gather(built.output, &lines).probe_with(&probe);
+            gather(at_time_zero(built.output), &lines, true).probe_with(&probe);
             let rejected = malformed.to_collection(scope).concatenate(built.rejected);
-            gather(rejected, &refused).probe_with(&probe);
+            gather(at_time_zero(rejected), &refused, true).probe_with(&probe);
             let reasons = differential_dataflow::collection::concatenate(scope, built.ignored)
                 .map(|e: RowError| e.reason);
-            gather(reasons, &skipped).probe_with(&probe);
+            gather(at_time_zero(reasons), &skipped, true).probe_with(&probe);
         });
 
         let fed = feed(
@@ -284,35 +287,54 @@ pub fn feed<I: BlockInput>(
     Ok(())
 }
 
-/// Exchanges a collection's updates to worker 0 and collects them there into `into`,
-/// consolidating as the buffer grows.
-fn gather<'s, D: ExchangeData>(
+/// Exchanges a collection's updates to worker 0 and keeps them there with their system times,
+/// moved out of the messages (not copied); with `consolidate`, the kept updates are
+/// consolidated whenever they have doubled since the last time. The returned stream carries
+/// nothing; it is there to be probed.
+pub(crate) fn gather<'s, D: ExchangeData>(
     collection: VecCollection<'s, SysTime, D>,
-    into: &Rc<RefCell<Vec<(D, isize)>>>,
-) -> timely::dataflow::Stream<'s, SysTime, Vec<(D, SysTime, isize)>> {
+    into: &Rc<RefCell<Vec<(D, SysTime, isize)>>>,
+    consolidate: bool,
+) -> timely::dataflow::Stream<'s, SysTime, Vec<()>> {
     let sink = Rc::clone(into);
-    let mut compact_at = 1024;
-    collection.inner.exchange(|_| 0).inspect(move |(d, _t, r)| {
-        let mut buffer = sink.borrow_mut();
-        buffer.push((d.clone(), *r));
-        if buffer.len() >= compact_at {
-            consolidate(&mut buffer);
-            compact_at = (2 * buffer.len()).max(1024);
-        }
-    })
+    let mut consolidate_at = 1024;
+    collection
+        .inner
+        .exchange(|_| 0)
+        .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(Pipeline, "Gather", move |_, _| {
+            move |input, _| {
+                let mut held = sink.borrow_mut();
+                input.for_each(|_, updates| held.append(updates));
+                if consolidate && held.len() >= consolidate_at {
+                    consolidate_updates(&mut held);
+                    consolidate_at = (2 * held.len()).max(1024);
+                }
+            }
+        })
+}
+
+/// The updates of `collection` at time 0: what is gathered of a command's output, whose
+/// lines are placed by their source position, not by the system time they were emitted at.
+fn at_time_zero<'s, D: ExchangeData>(
+    collection: VecCollection<'s, SysTime, D>,
+) -> VecCollection<'s, SysTime, D> {
+    collection.inner.map(|(d, _, r)| (d, 0, r)).as_collection()
 }
 
 /// Consolidates gathered updates into a sorted list, one entry per unit of count.
-fn expand<D: Ord + Clone>(mut updates: Vec<(D, isize)>, what: &str) -> Result<Vec<D>, Error> {
-    consolidate(&mut updates);
-    if updates.iter().any(|(_, r)| *r < 0) {
+fn expand<D: Ord + Clone>(
+    mut updates: Vec<(D, SysTime, isize)>,
+    what: &str,
+) -> Result<Vec<D>, Error> {
+    consolidate_updates(&mut updates);
+    if updates.iter().any(|(_, _, r)| *r < 0) {
         return Err(Error::Runtime(format!(
             "internal error: a {what} was retracted more often than emitted"
         )));
     }
     Ok(updates
         .into_iter()
-        .flat_map(|(d, r)| std::iter::repeat_n(d, r as usize))
+        .flat_map(|(d, _, r)| std::iter::repeat_n(d, r as usize))
         .collect())
 }
 

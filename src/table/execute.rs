@@ -5,14 +5,10 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use differential_dataflow::consolidation::consolidate_updates;
 use differential_dataflow::input::InputSession;
-use differential_dataflow::{AsCollection, ExchangeData, VecCollection};
-use timely::container::CapacityContainerBuilder;
-use timely::dataflow::channels::pact::Pipeline;
-use timely::dataflow::operators::generic::Operator;
+use differential_dataflow::{AsCollection, VecCollection};
 use timely::dataflow::operators::vec::Map;
-use timely::dataflow::operators::{Exchange, Probe};
+use timely::dataflow::operators::Probe;
 use timely::dataflow::ProbeHandle;
 
 use crate::csv::RowError;
@@ -22,7 +18,7 @@ use crate::plan::RelExpr;
 use crate::progress::Progress;
 use crate::render::{Collection, ExecutionMode, RenderContext};
 use crate::repr::Row;
-use crate::run::feed;
+use crate::run::{feed, gather};
 use differential_temporal_operators::{Change, RowKind, SysTime};
 
 use super::result::{Gathered, TableResult};
@@ -193,30 +189,4 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
         plan.mode.clone(),
         gathered,
     ))
-}
-
-/// Exchanges a collection's updates to worker 0 and keeps them there with their system times,
-/// moved out of the messages (not copied); with `consolidate`, the kept updates are
-/// consolidated whenever they have doubled since the last time. The returned stream carries
-/// nothing; it is there to be probed.
-fn gather<'s, D: ExchangeData>(
-    collection: VecCollection<'s, SysTime, D>,
-    into: &Rc<RefCell<Vec<(D, SysTime, isize)>>>,
-    consolidate: bool,
-) -> timely::dataflow::Stream<'s, SysTime, Vec<()>> {
-    let sink = Rc::clone(into);
-    let mut consolidate_at = 1024;
-    collection
-        .inner
-        .exchange(|_| 0)
-        .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(Pipeline, "Gather", move |_, _| {
-            move |input, _| {
-                let mut held = sink.borrow_mut();
-                input.for_each(|_, updates| held.append(updates));
-                if consolidate && held.len() >= consolidate_at {
-                    consolidate_updates(&mut held);
-                    consolidate_at = (2 * held.len()).max(1024);
-                }
-            }
-        })
 }
