@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dtemporal beside DuckDB on the same files, whole process, CSV in and CSV out:
 #   join:  each flight LEFT JOINed with the weather at its origin as of its scheduled departure
-#          (`temporal-join --left --mode final`, `dtemporal sql` FOR SYSTEM_TIME AS OF, DuckDB's
+#          (`temporal-join --left --mode final --lateness 0`, `dtemporal sql` FOR SYSTEM_TIME AS OF
+#          with `WATERMARK FOR ts AS ts`, the same watermark, DuckDB's
 #          ASOF LEFT JOIN ... ON f.origin = w.origin AND f.ts >= w.ts);
 #   dedup: the last flight of each tailnum by scheduled departure, ties by position in the file
 #          (`dedup --keep last`, the ROW_NUMBER() deduplication in `dtemporal sql`, DuckDB's
@@ -88,7 +89,7 @@ run() { # job engine out: the command line of one engine on one job
   local job="$1" engine="$2" out="$3"
   case "$engine/$job" in
     command/join) echo "$BIN" temporal-join -w "$WORKERS" --probe "$FLIGHTS" --build "$WEATHER" --on origin=origin \
-      --probe-time ts --build-time ts --left --mode final --output "$out" ;;
+      --probe-time ts --build-time ts --left --mode final --lateness 0 --output "$out" ;;
     command/dedup) echo "$BIN" dedup -w "$WORKERS" --input "$FLIGHTS" --key tailnum --time ts --keep last \
       --emit final --output "$out" ;;
     sql/*) echo "$BIN" sql -w "$WORKERS" --mode final -f "$TMP/$job.sql" --emit final --output "$out" ;;

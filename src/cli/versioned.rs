@@ -95,7 +95,9 @@ fn history_line(h: HistoryRow<EventTime, TimedRow>, time_column: usize) -> Outpu
         .and_then(|t| parse_with_format(t).ok())
         .map_or(TimeFormat::Millis, |(_, f)| f);
     let to = h.valid_to.map(|t| format.render(t));
-    let mut cells = Row::new();
+    // The cells, then two text cells (a tag and a length each; NULL takes less).
+    let texts = [from, to.as_deref()].map(|t| 2 + t.map_or(0, str::len));
+    let mut cells = Row::with_capacity(row.byte_len() + texts.iter().sum::<usize>());
     let mut packer = cells.packer();
     packer.extend_by_row(row.as_row_ref());
     packer.push(text_datum(from));

@@ -59,7 +59,9 @@ impl OutputLine {
         nulls: usize,
     ) -> Option<Self> {
         let shown = mode.render(kind)?;
-        let mut cells = Row::new();
+        // The `op` cell (a tag, a length and two characters), the parts, a tag per NULL.
+        let size = 4 + parts.iter().map(|p| p.byte_len()).sum::<usize>() + nulls;
+        let mut cells = Row::with_capacity(size);
         let mut packer = cells.packer();
         packer.push(Datum::Str(shown.as_str()));
         for part in parts {

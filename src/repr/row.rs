@@ -164,15 +164,41 @@ const MAP: u8 = 21;
 const ROW: u8 = 22;
 
 /// A packed row. See the [module documentation](self).
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Row {
     data: SmallVec<[u8; INLINE_BYTES]>,
+}
+
+/// A clone holds exactly the row's bytes. (A derived clone would collect them, and a spilled
+/// `SmallVec` that grows by `reserve` rounds its capacity up to a power of two: up to twice
+/// the memory for every copy a trace or a batch holds.)
+impl Clone for Row {
+    #[inline]
+    fn clone(&self) -> Row {
+        Row {
+            data: SmallVec::from_slice(&self.data),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Row) {
+        self.data.clear();
+        self.data.extend_from_slice(&source.data);
+    }
 }
 
 impl Row {
     /// The empty row (no columns).
     pub fn new() -> Row {
         Row::default()
+    }
+
+    /// The empty row with room for `bytes` packed bytes: one allocation of the right size when
+    /// a row's size is known before it is packed (more than [`INLINE_BYTES`]), instead of the
+    /// doublings of a growing buffer.
+    pub fn with_capacity(bytes: usize) -> Row {
+        Row {
+            data: SmallVec::with_capacity(bytes),
+        }
     }
 
     /// A row of the given datums.

@@ -239,3 +239,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_clone_holds_exactly_the_rows_bytes() {
+    // 100 bytes packed: spilled, and not a power of two.
+    let text = "x".repeat(98);
+    let row = Row::pack([Datum::Str(&text)]);
+    assert_eq!(row.byte_len(), 100);
+    let copy = row.clone();
+    assert_eq!(copy, row);
+    assert_eq!(copy.data.capacity(), 100);
+    let sized = Row::with_capacity(100);
+    assert_eq!(sized.data.capacity(), 100);
+    let mut reused = Row::pack([Datum::Int(1)]);
+    reused.clone_from(&row);
+    assert_eq!(reused, row);
+    assert_eq!(row.as_row_ref().to_row().data.capacity(), 100);
+}
