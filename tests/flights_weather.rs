@@ -1,5 +1,6 @@
-//! The flights x weather example's join agrees row for row with an independent sorted-merge
-//! as-of join in plain Rust over the same shipped files (issue 3, "Real data").
+//! The flights x weather example's join (the library's SQL path) agrees row for row with an
+//! independent sorted-merge as-of join in plain Rust over the same shipped files (issue 3,
+//! "Real data"), and with the `temporal-join` command on the same files (issue 11).
 
 mod common;
 
@@ -29,8 +30,9 @@ fn read(path: &str) -> (Vec<String>, Vec<Vec<String>>) {
 
 /// Sorted-merge as-of: per origin, weather rows sorted by (ts, file position); each flight (in
 /// ts order) takes the last weather row of its origin with ts <= its ts. Timestamps are
-/// `YYYY-MM-DD HH:MM:SS` text, so text order is time order.
-fn expected() -> Vec<Vec<String>> {
+/// `YYYY-MM-DD HH:MM:SS` text, so text order is time order; the example's `TIMESTAMP(3)`
+/// columns are written with milliseconds.
+fn expected() -> Vec<String> {
     let (fh, flights) = read(FLIGHTS);
     let (wh, weather) = read(WEATHER);
     let col = |h: &[String], n: &str| h.iter().position(|c| c == n).unwrap();
@@ -48,6 +50,10 @@ fn expected() -> Vec<Vec<String>> {
     }
     let mut order: Vec<usize> = (0..flights.len()).collect();
     order.sort_by_key(|&i| (&flights[i][f_origin], &flights[i][f_ts], i));
+    let millis = |mut row: Vec<String>, ts: usize| {
+        row[ts].push_str(".000");
+        row
+    };
     let mut out = Vec::with_capacity(flights.len());
     let mut cursor: (Option<&str>, usize) = (None, 0);
     for i in order {
@@ -61,32 +67,34 @@ fn expected() -> Vec<Vec<String>> {
         while cursor.1 < versions.len() && versions[cursor.1].0 <= f[f_ts].as_str() {
             cursor.1 += 1;
         }
-        let mut row = f.clone();
+        let mut row = millis(f.clone(), f_ts);
         match cursor.1.checked_sub(1) {
-            Some(v) => row.extend(weather[versions[v].1].iter().cloned()),
+            Some(v) => row.extend(millis(weather[versions[v].1].clone(), w_ts)),
             None => row.extend(std::iter::repeat_n(String::new(), wh.len())),
         }
-        out.push((f[f_id].parse::<u64>().unwrap(), row));
+        out.push((f[f_id].parse::<u64>().unwrap(), row.join(",")));
     }
     out.sort();
     out.into_iter().map(|(_, r)| r).collect()
 }
 
+fn workers(n: usize) -> Vec<String> {
+    vec!["-w".to_string(), n.to_string()]
+}
+
 #[test]
 fn flights_weather_matches_sorted_merge_as_of() {
-    let out = example::flights_weather(FLIGHTS, WEATHER, 2)
+    let out = example::flights_weather(FLIGHTS, WEATHER, workers(2))
         .unwrap()
         .unwrap();
-    assert_eq!(out.probe_rows, 27_004);
-    assert_eq!(out.build_rows, 2_226);
-    assert!(out.rejected.is_empty());
+    assert!(out.result.refused().is_empty());
+    assert!(out.result.malformed().is_empty());
     assert_eq!(out.rows.len(), 27_004);
     // Every January flight finds an observation at or before its departure (data/README.md).
-    assert_eq!(out.matched(), 27_004);
-    let got: Vec<Vec<String>> = out.rows.iter().map(|r| r.cells(out.build_width)).collect();
+    assert_eq!(out.unmatched, 0);
     let want = expected();
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(&want) {
+    assert_eq!(out.rows.len(), want.len());
+    for (g, w) in out.rows.iter().zip(&want) {
         assert_eq!(g, w);
     }
     let header = out.header.join(",");
@@ -96,13 +104,65 @@ fn flights_weather_matches_sorted_merge_as_of() {
 
 #[test]
 fn flights_weather_does_not_depend_on_worker_count() {
-    let one = example::flights_weather(FLIGHTS, WEATHER, 1)
+    let one = example::flights_weather(FLIGHTS, WEATHER, workers(1))
         .unwrap()
         .unwrap();
-    let three = example::flights_weather(FLIGHTS, WEATHER, 3)
+    let three = example::flights_weather(FLIGHTS, WEATHER, workers(3))
         .unwrap()
         .unwrap();
     assert_eq!(one.rows, three.rows);
+}
+
+#[test]
+fn flights_weather_equals_the_temporal_join_command() {
+    // The command carries the cells as text: its rows are the example's with the timestamps
+    // as written in the files and a leading `op`. In final mode without a watermark it emits
+    // at the end of the input, each flight once (+I).
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("joined.csv");
+    let code = differential_temporal::cli::main_with_args([
+        "dtemporal",
+        "temporal-join",
+        "-w",
+        "2",
+        "--probe",
+        FLIGHTS,
+        "--build",
+        WEATHER,
+        "--on",
+        "origin=origin",
+        "--probe-time",
+        "ts",
+        "--build-time",
+        "ts",
+        "--left",
+        "--mode",
+        "final",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    let (header, lines) = read(out.to_str().unwrap());
+    let example = example::flights_weather(FLIGHTS, WEATHER, workers(2))
+        .unwrap()
+        .unwrap();
+    assert_eq!(header[1..], example.header[..]);
+    let (id, ts, ts0) = (1, 2, header.iter().position(|h| h == "ts0").unwrap());
+    let mut command: Vec<(u64, String)> = lines
+        .into_iter()
+        .map(|mut cells| {
+            assert_eq!(cells[0], "+I");
+            for at in [ts, ts0] {
+                if !cells[at].is_empty() {
+                    cells[at].push_str(".000");
+                }
+            }
+            (cells[id].parse().unwrap(), cells[1..].join(","))
+        })
+        .collect();
+    command.sort();
+    let command: Vec<String> = command.into_iter().map(|(_, line)| line).collect();
+    assert_eq!(command, example.rows);
 }
 
 #[test]
@@ -111,11 +171,11 @@ fn flights_weather_on_two_processes_equals_one_process() {
     // 127.0.0.1): process 0 returns everything, process 1 nothing.
     let dir = tempfile::tempdir().unwrap();
     let hostfile = common::fixture(dir.path(), "hosts.txt", &common::free_ports(2));
-    let cluster = move |p: usize| example::asof::Cluster {
-        args: ["-n", "2", "-p", &p.to_string(), "-h", &hostfile, "-w", "2"]
+    let cluster = move |p: usize| -> Vec<String> {
+        ["-n", "2", "-p", &p.to_string(), "-h", &hostfile, "-w", "2"]
             .iter()
             .map(|a| a.to_string())
-            .collect(),
+            .collect()
     };
     let second = cluster(1);
     let other = std::thread::spawn(move || example::flights_weather(FLIGHTS, WEATHER, second));
@@ -123,12 +183,10 @@ fn flights_weather_on_two_processes_equals_one_process() {
         .unwrap()
         .unwrap();
     assert!(other.join().unwrap().unwrap().is_none());
-    let one = example::flights_weather(FLIGHTS, WEATHER, 1)
+    let one = example::flights_weather(FLIGHTS, WEATHER, workers(1))
         .unwrap()
         .unwrap();
-    assert_eq!(
-        (zero.probe_rows, zero.build_rows, zero.rejected.len()),
-        (27_004, 2_226, 0)
-    );
+    assert!(zero.result.refused().is_empty());
+    assert_eq!(zero.rows.len(), 27_004);
     assert_eq!(zero.rows, one.rows);
 }
