@@ -62,6 +62,9 @@
 //! `TIMESTAMP(3)` columns `ts` and `ts0` are written with their milliseconds
 //! (`2013-01-01 05:15:00.000`).
 
+#[path = "common/args.rs"]
+mod args;
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -159,27 +162,8 @@ pub fn flights_weather(
     }))
 }
 
-/// Timely's flags (`-w N`, `-n N`, `-p I`, `-h FILE`; 2 workers unless `-w` is given) and the
-/// other arguments.
-fn split_args(args: impl IntoIterator<Item = String>) -> (Vec<String>, Vec<String>) {
-    let (mut timely, mut rest) = (Vec::new(), Vec::new());
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        if ["-w", "-n", "-p", "-h"].contains(&arg.as_str()) {
-            timely.push(arg);
-            timely.extend(args.next());
-        } else {
-            rest.push(arg);
-        }
-    }
-    if !timely.iter().any(|a| a == "-w") {
-        timely.extend(["-w".to_string(), "2".to_string()]);
-    }
-    (timely, rest)
-}
-
 fn run() -> Result<(), String> {
-    let (timely, paths) = split_args(std::env::args().skip(1));
+    let (timely, paths) = args::split_args(std::env::args().skip(1));
     let workers = timely
         .iter()
         .position(|a| a == "-w")
