@@ -5,7 +5,8 @@
 //! `f64` is a float. Integers stay integers (`sum`, `product`, `count` on integers give integers;
 //! overflow is a refused write, never a wrap); mixing in a float gives a float, rendered with
 //! Rust's shortest round-trip form (`35.5`, `3.0`). Cells a function does not compute (`max`,
-//! `min`, `last_value`, ...) keep their input text.
+//! `min`, `last_value`, ...) keep their input text. `max` and `min` order numbers by value
+//! before any other cell, and the other cells by text.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -417,13 +418,20 @@ impl Num {
     }
 }
 
-/// Compares two cells numerically if both are numbers, else as text.
+/// The order of `max` and `min`: numbers by value before every other cell, the other cells by
+/// text, and equal numbers written differently (`10`, `10.0`) by text. A total order over the
+/// cells, so the result does not depend on the order the writes arrive in. (Comparing "as
+/// numbers if both are, else as text" is not one: `10 > 9`, `9 > 10a` and `10a > 10` as
+/// text, so the maximum of `10, 9, 10a` was whichever came last of a cycle.)
 fn compare(a: &str, b: &str) -> Ordering {
-    match (Num::parse(a), Num::parse(b)) {
+    let by_value = match (Num::parse(a), Num::parse(b)) {
         (Ok(Num::Int(x)), Ok(Num::Int(y))) => x.cmp(&y),
         (Ok(x), Ok(y)) => x.float().total_cmp(&y.float()),
-        _ => a.cmp(b),
-    }
+        (Ok(_), Err(_)) => Ordering::Less,
+        (Err(_), Ok(_)) => Ordering::Greater,
+        (Err(_), Err(_)) => Ordering::Equal,
+    };
+    by_value.then_with(|| a.cmp(b))
 }
 
 fn parse_bool(text: &str) -> Result<bool, String> {

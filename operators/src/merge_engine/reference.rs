@@ -311,12 +311,21 @@ fn boolean(text: &str) -> Option<bool> {
     }
 }
 
-/// Orders two cells as numbers if both are integers, else as text.
+/// The order of `max` and `min`: numbers (integers exactly, else finite floats) by value before
+/// any other cell, the rest by text; equal values by text.
 fn compare(a: &str, b: &str) -> std::cmp::Ordering {
-    match (integer(a), integer(b)) {
+    use std::cmp::Ordering;
+    let float = |t: &str| t.trim().parse::<f64>().ok().filter(|x| x.is_finite());
+    let by_value = match (integer(a), integer(b)) {
         (Some(x), Some(y)) => x.cmp(&y),
-        _ => a.cmp(b),
-    }
+        _ => match (float(a), float(b)) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        },
+    };
+    by_value.then_with(|| a.cmp(b))
 }
 
 /// One aggregated column from the history, by each function's definition: `Err` if the value

@@ -560,3 +560,29 @@ fn aggregation_other_functions_retraction_and_errors() {
         vec![("1".into(), 1, "column 's': integer overflow".into())]
     );
 }
+
+#[test]
+fn aggregation_max_and_min_do_not_depend_on_arrival_order() {
+    use AggFunction::*;
+    let engine = MergeEngine::Aggregation(Aggregation {
+        fields: vec![None, agg("mx", Max), agg("mn", Min)],
+        sequence: vec![],
+        deletes: AggDeletes::Retract,
+    });
+    // Numbers by value before text; `10` and `10.0` are equal values, ordered by text.
+    let cells = ["10", "9", "10a", "10.0", "-1e3"];
+    let mut orders = vec![cells.to_vec()];
+    for _ in 0..4 {
+        let mut next = orders.last().unwrap().clone();
+        next.rotate_left(1);
+        next.swap(0, 2);
+        orders.push(next);
+    }
+    for order in orders {
+        let lines: Vec<String> = order.iter().map(|c| format!("1,{c},{c}")).collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (log, refused) = run2(&engine, &inserts(&lines));
+        assert_eq!(table(&log), vec![row("1,10a,-1e3")], "{order:?}");
+        assert!(refused.is_empty());
+    }
+}
