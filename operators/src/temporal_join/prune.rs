@@ -120,6 +120,9 @@ where
                 let mut marks = Combined::new();
                 // Keys by the event times of their versions, until the watermark passes them.
                 let mut expiry: BTreeMap<E, Vec<K>> = BTreeMap::new();
+                // Per key, the time of the version kept at its last prune: every live version
+                // older than it was retracted then.
+                let mut kept_at: BTreeMap<K, E> = BTreeMap::new();
                 let mut ack = Antichain::from_elem(0);
                 move |(marks_in, marks_frontier), (build_in, build_frontier), output| {
                     marks_in.for_each(|cap, data| {
@@ -165,25 +168,35 @@ where
                             continue;
                         };
                         let rest = expiry.split_off(&x);
-                        let mut keys: Vec<K> = std::mem::replace(&mut expiry, rest)
-                            .into_values()
-                            .flatten()
-                            .collect();
-                        if keys.is_empty() {
+                        // The keys with versions the watermark passed, each with the oldest
+                        // such version's time (the map is in time order: the first is oldest).
+                        let mut due: BTreeMap<K, E> = BTreeMap::new();
+                        for (time, keys) in std::mem::replace(&mut expiry, rest) {
+                            for k in keys {
+                                due.entry(k).or_insert_with(|| time.clone());
+                            }
+                        }
+                        if due.is_empty() {
                             continue;
                         }
-                        keys.sort_unstable();
-                        keys.dedup();
                         let batches = handle.batches_through(ack.borrow());
                         let mut reader = VersionCursor::new(batches.expect("trace readable"));
                         let cap = caps.delayed(&now);
                         let mut session = output.session(&cap);
-                        for k in keys {
+                        for (k, oldest_due) in due {
                             if !reader.seek_key(&k) {
                                 continue;
                             }
+                            // Below the version kept last time and below every version that
+                            // came due now there is nothing live to retract: stop there, not
+                            // at the key's first version (retracted versions stay in the
+                            // trace until its batches merge).
+                            let stop = match kept_at.get(&k) {
+                                Some(last) if *last < oldest_due => last.clone(),
+                                _ => oldest_due,
+                            };
                             reader.seek_val(&seek_target(x.clone()));
-                            let mut kept = false;
+                            let mut kept = None;
                             loop {
                                 let mut count = 0;
                                 let Some(val) = reader.next_val(|t, d| {
@@ -193,13 +206,21 @@ where
                                 }) else {
                                     break;
                                 };
+                                if val.0 .0 < stop {
+                                    break;
+                                }
                                 if count == 0 || val.0 .0 >= x {
                                     continue;
                                 }
-                                if kept {
-                                    session.give(((k.clone(), version_of(val)), now, -count));
+                                match kept {
+                                    Some(_) => {
+                                        session.give(((k.clone(), version_of(val)), now, -count))
+                                    }
+                                    None => kept = Some(val.0 .0.clone()),
                                 }
-                                kept = true;
+                            }
+                            if let Some(time) = kept {
+                                kept_at.insert(k, time);
                             }
                         }
                     }
