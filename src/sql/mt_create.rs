@@ -13,7 +13,7 @@ use crate::materialized::{
 };
 use crate::repr::Schema;
 use crate::table::TableEnv;
-use crate::warehouse::{current, MaterializedTableEntry, SnapshotWriter};
+use crate::warehouse::{MaterializedTableEntry, SnapshotWriter};
 
 /// The identifier Flink's messages name a table by.
 pub(super) fn identifier(name: &str) -> String {
@@ -80,7 +80,14 @@ pub(super) fn infer_schema(
     }
     for option in &t.options {
         let Some(name) = formatter_column(&option.key) else {
-            continue;
+            if option.key == "format" {
+                // Flink's format of the table's storage; a warehouse stores CSV snapshots.
+                continue;
+            }
+            return Err(SqlError::at(
+                option.span,
+                format!("Unsupported materialized table option '{}': supported are 'partition.fields.<column>.date-formatter' and 'format' (a warehouse keeps its snapshots as CSV whatever 'format' says)", option.key),
+            ));
         };
         let Some(p) = t.partitioned_by.iter().find(|p| p.value == name) else {
             let partitions: Vec<String> = t
@@ -184,8 +191,9 @@ pub(super) fn create(
             std::fs::remove_dir_all(&dir)
                 .map_err(|e| crate::error::Error::io(dir.display().to_string(), e))?;
         }
-        SnapshotWriter::begin(&dir, None)?.publish(now, None, Vec::new())?;
-        current(&dir)?;
+        let mut first = SnapshotWriter::begin(&dir, None)?;
+        first.write_file(&schema, Vec::new(), &[])?;
+        first.publish(now, None, Vec::new())?;
         catalog.materialized.insert(
             name.clone(),
             MaterializedTableEntry {

@@ -1,0 +1,1 @@
+//! (written next)
