@@ -48,8 +48,22 @@ impl Warehouse {
     /// unreadable or corrupted (the error names the file).
     pub fn open(root: impl AsRef<Path>) -> Result<Warehouse, Error> {
         let root = root.as_ref().to_path_buf();
-        std::fs::create_dir_all(root.join("data")).map_err(io_at(&root))?;
+        let data = root.join("data");
+        std::fs::create_dir_all(&data).map_err(io_at(&root))?;
         let warehouse = Warehouse { root };
+        {
+            let _guard = lock::lock(&warehouse.root)?;
+            let path = warehouse.catalog_path();
+            if !path.exists() {
+                // A new warehouse has no data yet; data without a catalog is a lost catalog,
+                // never silently an empty one.
+                let mut entries = std::fs::read_dir(&data).map_err(io_at(&data))?;
+                if entries.next().is_some() {
+                    return Err(corrupt(&path, "the catalog file is missing, but the warehouse holds materialized tables' data"));
+                }
+                Catalog::load(&path, true)?.save(&path)?;
+            }
+        }
         warehouse.update(|catalog| {
             for name in catalog.materialized.keys() {
                 recover(&warehouse.table_dir(name))?;
@@ -94,10 +108,10 @@ impl Warehouse {
     ) -> Result<T, E> {
         let _guard = lock::lock(&self.root)?;
         let path = self.catalog_path();
-        let mut catalog = Catalog::load(&path, !path.exists())?;
+        let mut catalog = Catalog::load(&path, false)?;
         let before = catalog.clone();
         let result = change(&mut catalog)?;
-        if catalog != before || !path.exists() {
+        if catalog != before {
             catalog.save(&path)?;
         }
         Ok(result)
