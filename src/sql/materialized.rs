@@ -64,7 +64,18 @@ pub enum AlterMaterializedTable {
     /// was a string literal.
     Refresh(Vec<(ast::Ident, String, bool)>),
     /// `AS query`: a new definition.
-    As(Box<ast::Query>),
+    As(Box<NewDefinition>),
+}
+
+/// The query of `ALTER MATERIALIZED TABLE t AS query`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewDefinition {
+    /// The query.
+    pub query: ast::Query,
+    /// Its text, as written.
+    pub definition: String,
+    /// Where the query starts (to cut its text from the script).
+    pub(super) query_start: Location,
 }
 
 /// Parses the rest of `CREATE [OR ALTER] MATERIALIZED TABLE` (after `TABLE`).
@@ -179,7 +190,12 @@ pub(super) fn parse_alter(
         }
         AlterMaterializedTable::Refresh(spec)
     } else if parser.parse_keyword(Keyword::AS) {
-        AlterMaterializedTable::As(parser.parse_query()?)
+        let query_start = parser.peek_token().span.start;
+        AlterMaterializedTable::As(Box::new(NewDefinition {
+            query: *parser.parse_query()?,
+            definition: String::new(),
+            query_start,
+        }))
     } else {
         return parser.expected(
             "SUSPEND, RESUME, REFRESH or AS after ALTER MATERIALIZED TABLE name",

@@ -75,6 +75,8 @@ pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermar
 pub use dialect::FlinkDialect;
 pub use error::SqlError;
 pub use exec::StatementResult;
-pub use materialized::{AlterMaterializedTable, CreateMaterializedTable, FreshnessClause};
+pub use materialized::{
+    AlterMaterializedTable, CreateMaterializedTable, FreshnessClause, NewDefinition,
+};
 pub use parse::{parse, parse_with_text, Statement};
 pub use types::data_type;

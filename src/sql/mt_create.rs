@@ -173,6 +173,25 @@ pub(super) fn create(
                 ));
             }
             super::mt_lifecycle::check_same_schema(name, &existing.schema, &schema, t.name.span)?;
+            let declared = (
+                t.partitioned_by.iter().map(|p| p.value.clone()).collect::<Vec<_>>(),
+                t.options.iter().map(|o| (o.key.clone(), o.value.clone())).collect::<Vec<_>>(),
+                refresh.freshness,
+                refresh.logical,
+                &t.comment,
+                &schema.primary_key,
+            );
+            let kept = (
+                existing.partition_keys.clone(),
+                existing.options.clone(),
+                existing.freshness,
+                existing.logical_refresh_mode,
+                &existing.comment,
+                &existing.schema.primary_key,
+            );
+            if declared != kept {
+                return Err(SqlError::at(t.name.span, format!("CREATE OR ALTER of {} changes more than its query (its keys, options, freshness, refresh mode or comment), which is not supported yet", identifier(name))));
+            }
             existing.statement = text.to_string();
             existing.definition = t.definition.clone();
             return Ok(());

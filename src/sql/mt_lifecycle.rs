@@ -137,15 +137,15 @@ pub(super) fn alter(
                 record.rows, record.snapshot_id
             )))
         }
-        AlterMaterializedTable::As(query) => {
-            let plan = env.binder().query(query)?;
+        AlterMaterializedTable::As(new) => {
+            let plan = env.binder().query(&new.query)?;
             warehouse.update(|catalog| {
                 let entry = catalog
                     .materialized
                     .get_mut(&name.value)
                     .ok_or_else(|| at(missing_table(&id)))?;
                 check_same_schema(&name.value, &entry.schema, &plan.schema, name.span)?;
-                entry.definition = query.to_string();
+                entry.definition = new.definition.clone();
                 Ok(None)
             })
         }

@@ -147,8 +147,15 @@ fn parse_script(sql: &str) -> Result<Vec<(Statement, String)>, SqlError> {
             return parser.expected("';' or the end of the script", next)?;
         }
         let end = (next.token != Token::EOF).then_some(next.span.start);
-        if let Statement::CreateMaterializedTable(t) = &mut statement {
-            t.definition = text.slice(t.query_start, end);
+        match &mut statement {
+            Statement::CreateMaterializedTable(t) => {
+                t.definition = text.slice(t.query_start, end);
+            }
+            Statement::AlterMaterializedTable {
+                action: AlterMaterializedTable::As(new),
+                ..
+            } => new.definition = text.slice(new.query_start, end),
+            _ => {}
         }
         statements.push((statement, text.slice(start, end)));
     }

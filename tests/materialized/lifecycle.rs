@@ -194,3 +194,58 @@ fn d06_full_needs_a_scheduler() {
     let err = env.execute_sql("DROP MATERIALIZED TABLE t").unwrap_err();
     assert_eq!(message(err), "Materialized table with identifier `default_catalog`.`default_database`.`t` does not exist.");
 }
+
+#[test]
+fn alter_as_takes_a_new_definition_with_the_same_columns() {
+    let dir = Dir::new();
+    let (env, _) = d04_env(&dir);
+    let t = "my_materialized_table";
+    env.execute_sql(&format!(
+        "ALTER MATERIALIZED TABLE {t} AS SELECT user_id, shop_id, ds, COUNT(order_id) AS order_cnt
+           FROM (SELECT user_id, shop_id, order_created_at AS ds, order_id FROM my_source) AS tmp
+           WHERE user_id > 1 GROUP BY user_id, shop_id, ds"
+    ))
+    .unwrap();
+    text(&env, &format!("ALTER MATERIALIZED TABLE {t} REFRESH"));
+    assert_eq!(
+        rows(&env, &format!("SELECT * FROM {t}")),
+        ["2,2,2024-01-02,1", "3,3,2024-01-02,1"]
+    );
+    let described = text(&env, &format!("DESCRIBE {t}"));
+    assert!(described.contains("\ndefinition: SELECT user_id, shop_id, ds, COUNT(order_id) AS order_cnt\n           FROM (SELECT user_id, shop_id, order_created_at AS ds, order_id FROM my_source) AS tmp\n           WHERE user_id > 1 GROUP BY user_id, shop_id, ds\n"), "{described}");
+    let err = env
+        .execute_sql(&format!(
+            "ALTER MATERIALIZED TABLE {t} AS SELECT user_id FROM my_source"
+        ))
+        .unwrap_err();
+    assert_eq!(
+        message(err),
+        format!("the new definition of {T} gives the columns (\n  `user_id` BIGINT\n) instead of the table's (\n  `user_id` BIGINT,\n  `shop_id` BIGINT,\n  `ds` STRING,\n  `order_cnt` BIGINT NOT NULL\n): changing a materialized table's columns is not supported yet")
+    );
+    let err = env
+        .execute_sql(&format!(
+            "CREATE MATERIALIZED TABLE {t} REFRESH_MODE = FULL AS SELECT * FROM my_source"
+        ))
+        .unwrap_err();
+    assert_eq!(
+        message(err),
+        format!("Table (or view) {T} already exists in Catalog default_catalog.")
+    );
+    let err = env
+        .execute_sql(&format!("CREATE OR ALTER MATERIALIZED TABLE {t} REFRESH_MODE = FULL AS SELECT user_id, shop_id, order_created_at AS ds, COUNT(order_id) AS order_cnt FROM my_source GROUP BY user_id, shop_id, order_created_at"))
+        .unwrap_err();
+    assert_eq!(message(err), format!("CREATE OR ALTER of {T} changes more than its query (its keys, options, freshness, refresh mode or comment), which is not supported yet"));
+    env.execute_sql(&format!(
+        "CREATE OR ALTER MATERIALIZED TABLE {t} PARTITIONED BY (ds)
+           WITH ('partition.fields.ds.date-formatter' = 'yyyy-MM-dd', 'format' = 'debezium-json')
+           FRESHNESS = INTERVAL '30' SECOND REFRESH_MODE = FULL AS
+           SELECT user_id, shop_id, order_created_at AS ds, COUNT(order_id) AS order_cnt FROM my_source
+           GROUP BY user_id, shop_id, order_created_at"
+    ))
+    .unwrap();
+    text(&env, &format!("ALTER MATERIALIZED TABLE {t} REFRESH"));
+    assert_eq!(
+        rows(&env, &format!("SELECT * FROM {t}")),
+        ["1,1,2024-01-01,1", "2,2,2024-01-02,1", "3,3,2024-01-02,1"]
+    );
+}
