@@ -127,8 +127,11 @@ impl SnapshotWriter {
         fs::create_dir_all(table_dir).map_err(io_at(table_dir))?;
         let id = previous.map_or(0, |p| p.snapshot_id + 1);
         let temp = table_dir.join(format!(".{}.tmp", snapshot_dir_name(id)));
-        if temp.exists() {
-            fs::remove_dir_all(&temp).map_err(io_at(&temp))?;
+        // Leftovers of an attempt at this id that failed before its pointer was published.
+        for stale in [&temp, &table_dir.join(snapshot_dir_name(id))] {
+            if stale.exists() {
+                fs::remove_dir_all(stale).map_err(io_at(stale))?;
+            }
         }
         fs::create_dir(&temp).map_err(io_at(&temp))?;
         Ok(SnapshotWriter {

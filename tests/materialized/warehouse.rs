@@ -330,3 +330,27 @@ fn processes_on_one_warehouse_lose_no_catalog_update() {
     expected.sort();
     assert_eq!(names, expected);
 }
+
+#[test]
+fn a_failed_publish_leaves_the_previous_snapshot_and_the_next_refresh_succeeds() {
+    let dir = Dir::new();
+    let clock = ManualClock::at("2024-01-01 10:00:00").unwrap();
+    let env = seed(&dir, &clock);
+    // A snapshot directory of the next id, renamed into place by a refresh whose manifest and
+    // pointer were never written (this process went on; no reopen cleaned it).
+    std::fs::create_dir_all(dir.path("wh/data/daily_totals/snap-1")).unwrap();
+    dir.write(
+        "wh/data/daily_totals/snap-1/part-0.csv",
+        "ds,user_id,total,orders\nbad,bad,1,1\n",
+    );
+    assert_eq!(
+        rows(&env, "SELECT * FROM daily_totals"),
+        Vec::<String>::new()
+    );
+    clock.advance_ms(DAY_MS);
+    assert_eq!(env.run_scheduled_refreshes().unwrap()[0].1.snapshot_id, 1);
+    assert_eq!(
+        rows(&env, "SELECT * FROM daily_totals"),
+        ["2024-01-01,alice,10,1", "2024-01-01,bob,5,1"]
+    );
+}
