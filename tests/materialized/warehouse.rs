@@ -354,3 +354,39 @@ fn a_failed_publish_leaves_the_previous_snapshot_and_the_next_refresh_succeeds()
         ["2024-01-01,alice,10,1", "2024-01-01,bob,5,1"]
     );
 }
+
+#[test]
+fn processes_refreshing_one_table_publish_one_snapshot_at_a_time() {
+    let dir = Dir::new();
+    let clock = ManualClock::at("2024-01-01 10:00:00").unwrap();
+    let env = seed(&dir, &clock);
+    let script = "ALTER MATERIALIZED TABLE daily_totals REFRESH;".repeat(3);
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_dtemporal"))
+                .args(["sql", "--warehouse", &dir.path("wh"), "-e", &script])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let catalog = Warehouse::open(dir.path("wh")).unwrap().catalog().unwrap();
+    let ids: Vec<u64> = catalog.materialized["daily_totals"]
+        .history
+        .iter()
+        .map(|r| r.snapshot_id)
+        .collect();
+    assert_eq!(ids, [1, 2, 3, 4, 5, 6]);
+    assert_eq!(
+        rows(&env, "SELECT * FROM daily_totals"),
+        [
+            "2024-01-01,alice,10,1",
+            "2024-01-01,bob,5,1",
+            "2024-01-02,alice,7,1",
+            "2024-01-03,carol,3,1"
+        ]
+    );
+}
