@@ -45,6 +45,34 @@ fn seed(dir: &Dir, clock: &ManualClock) -> TableEnv {
 
 const DAY_MS: i64 = 86_400_000;
 
+/// The names in `dir`, sorted.
+fn listing(dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs `scripts` at once, each in its own `dtemporal sql --warehouse` process, and waits for
+/// all of them to succeed.
+fn run_processes(warehouse: &str, scripts: &[String]) {
+    let children: Vec<_> = scripts
+        .iter()
+        .map(|script| {
+            Command::new(env!("CARGO_BIN_EXE_dtemporal"))
+                .args(["sql", "--warehouse", warehouse, "-e", script])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+}
+
 #[test]
 fn seed_flow_on_a_manual_clock() {
     let dir = Dir::new();
@@ -162,13 +190,8 @@ fn seed_flow_on_a_manual_clock() {
         ]
     );
     // Only the current snapshot and the one before it are kept.
-    let mut kept: Vec<String> = std::fs::read_dir(dir.path("wh/data/daily_totals"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    kept.sort();
     assert_eq!(
-        kept,
+        listing(&dir.path("wh/data/daily_totals")),
         [
             "CURRENT",
             "manifest-3.json",
@@ -281,12 +304,10 @@ fn leftovers_of_an_interrupted_refresh_are_removed_at_open() {
     std::fs::create_dir_all(dir.path("wh/data/daily_totals/snap-1")).unwrap();
     std::fs::create_dir_all(dir.path("wh/data/dropped_table/snap-0")).unwrap();
     let reopened = TableEnv::new().with_warehouse(dir.path("wh")).unwrap();
-    let mut left: Vec<String> = std::fs::read_dir(dir.path("wh/data/daily_totals"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    left.sort();
-    assert_eq!(left, ["CURRENT", "manifest-0.json", "snap-0"]);
+    assert_eq!(
+        listing(&dir.path("wh/data/daily_totals")),
+        ["CURRENT", "manifest-0.json", "snap-0"]
+    );
     assert!(!Path::new(&dir.path("wh/data/dropped_table")).exists());
     assert_eq!(
         rows(&reopened, "SELECT * FROM daily_totals"),
@@ -306,20 +327,14 @@ fn processes_on_one_warehouse_lose_no_catalog_update() {
         .unwrap()
         .execute_sql(&format!("CREATE TABLE s (a INT) WITH ('connector' = 'filesystem', 'path' = '{source}', 'format' = 'csv')"))
         .unwrap();
-    let children: Vec<_> = (0..4)
+    let scripts: Vec<String> = (0..4)
         .map(|p| {
-            let script: String = (0..5)
+            (0..5)
                 .map(|v| format!("CREATE VIEW v_{p}_{v} AS SELECT a FROM s;"))
-                .collect();
-            Command::new(env!("CARGO_BIN_EXE_dtemporal"))
-                .args(["sql", "--warehouse", &dir.path("wh"), "-e", &script])
-                .spawn()
-                .unwrap()
+                .collect()
         })
         .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
-    }
+    run_processes(&dir.path("wh"), &scripts);
     let catalog = Warehouse::open(dir.path("wh")).unwrap().catalog().unwrap();
     let mut names: Vec<String> = catalog.statements.iter().map(|s| s.name.clone()).collect();
     names.sort();
@@ -361,18 +376,7 @@ fn processes_refreshing_one_table_publish_one_snapshot_at_a_time() {
     let clock = ManualClock::at("2024-01-01 10:00:00").unwrap();
     let env = seed(&dir, &clock);
     let script = "ALTER MATERIALIZED TABLE daily_totals REFRESH;".repeat(3);
-    let children: Vec<_> = (0..2)
-        .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_dtemporal"))
-                .args(["sql", "--warehouse", &dir.path("wh"), "-e", &script])
-                .stdout(std::process::Stdio::null())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
-    }
+    run_processes(&dir.path("wh"), &[script.clone(), script]);
     let catalog = Warehouse::open(dir.path("wh")).unwrap().catalog().unwrap();
     let ids: Vec<u64> = catalog.materialized["daily_totals"]
         .history
