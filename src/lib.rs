@@ -7,6 +7,7 @@ pub mod csv;
 pub mod error;
 pub mod expr;
 pub mod io;
+pub mod materialized;
 pub mod merge_options;
 pub mod plan;
 pub mod progress;
@@ -16,5 +17,6 @@ pub mod row;
 pub mod run;
 pub mod sql;
 pub mod table;
+pub mod warehouse;
 
 pub use differential_temporal_operators as operators;

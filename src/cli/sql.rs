@@ -9,7 +9,7 @@ use crate::io::Tableau;
 use crate::operators::RowKind;
 use crate::render::ExecutionMode;
 use crate::run::Outcome;
-use crate::sql::{parse, Statement, StatementResult};
+use crate::sql::{parse_with_text, Statement, StatementResult};
 use crate::table::{ResultForm, TableEnv, TableResult};
 
 pub(super) const EXAMPLE: &str = "\
@@ -62,6 +62,12 @@ pub struct SqlArgs {
     /// The watermarks are the tables' WATERMARK declarations.
     #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
     pub mode: ModeArg,
+    /// A warehouse directory (created if missing) holding the catalog and the materialized
+    /// tables: what earlier runs defined there is registered, what this run defines is
+    /// recorded. A second process on the same warehouse waits for each statement of the
+    /// first that changes it.
+    #[arg(long, value_name = "DIR")]
+    pub warehouse: Option<String>,
     /// Options every command takes.
     #[command(flatten)]
     pub common: CommonArgs,
@@ -88,6 +94,12 @@ pub(super) fn run(cli: &Cli, args: &SqlArgs) -> Result<Outcome, Error> {
         .with_block_bytes(options.block_bytes)
         .with_mode(mode)
         .with_progress(options.progress);
+    let env = match &args.warehouse {
+        Some(dir) => env
+            .with_warehouse(dir)
+            .map_err(|e| Error::Usage(e.to_string()))?,
+        None => env,
+    };
     let output = options.output.as_deref();
     let sql = match (&args.file, &args.execute) {
         (Some(file), _) => {
@@ -123,8 +135,8 @@ fn run_script(
 ) -> Result<(), Error> {
     // Syntax errors stop the script before anything runs; then each statement's result is
     // written before the next statement runs, so a later failure keeps the earlier results.
-    let statements = parse(sql).map_err(|e| Error::Usage(e.to_string()))?;
-    for statement in &statements {
+    let statements = parse_with_text(sql).map_err(|e| Error::Usage(e.to_string()))?;
+    for (statement, text) in &statements {
         // `--emit final` needs only a query's final table; INSERT INTO writes the changelog.
         let final_table = args.emit == EmitArg::Final && matches!(statement, Statement::Query(_));
         env.set_result_form(if final_table {
@@ -133,11 +145,12 @@ fn run_script(
             ResultForm::Changelog
         });
         let result = env
-            .execute_statement(statement)
+            .execute_statement_sql(statement, text)
             .map_err(|e| Error::Usage(e.to_string()))?;
         match &result {
             StatementResult::Ok => {}
             StatementResult::Explain(plan) => println!("{plan}"),
+            StatementResult::Text(text) => print!("{text}"),
             StatementResult::Rows(rows) => {
                 report(rows, outcome);
                 write(rows, args.emit, format, output)?;

@@ -108,20 +108,27 @@ pub(super) fn parse_create_table(parser: &mut Parser) -> Result<CreateTable, Sql
         parser.expect_token(&Token::RParen)?;
     }
     if parser.parse_keyword(Keyword::WITH) {
-        parser.expect_token(&Token::LParen)?;
-        loop {
-            let span = parser.peek_token().span;
-            let key = parser.parse_literal_string()?;
-            parser.expect_token(&Token::Eq)?;
-            let value = parser.parse_literal_string()?;
-            table.options.push(TableOption { key, value, span });
-            if !parser.consume_token(&Token::Comma) {
-                break;
-            }
-        }
-        parser.expect_token(&Token::RParen)?;
+        table.options = parse_options(parser)?;
     }
     Ok(table)
+}
+
+/// The `('k' = 'v', ..)` after `WITH`.
+pub(super) fn parse_options(parser: &mut Parser) -> Result<Vec<TableOption>, SqlError> {
+    parser.expect_token(&Token::LParen)?;
+    let mut options = Vec::new();
+    loop {
+        let span = parser.peek_token().span;
+        let key = parser.parse_literal_string()?;
+        parser.expect_token(&Token::Eq)?;
+        let value = parser.parse_literal_string()?;
+        options.push(TableOption { key, value, span });
+        if !parser.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    parser.expect_token(&Token::RParen)?;
+    Ok(options)
 }
 
 /// A column, a `WATERMARK` or a table constraint.
@@ -182,12 +189,17 @@ fn parse_element(parser: &mut Parser, table: &mut CreateTable) -> Result<(), Sql
 }
 
 fn parse_table_primary_key(parser: &mut Parser, table: &mut CreateTable) -> Result<(), SqlError> {
+    table.primary_key = Some(parse_primary_key_columns(parser)?);
+    Ok(())
+}
+
+/// The `(a, b) NOT ENFORCED` after `PRIMARY KEY`.
+pub(super) fn parse_primary_key_columns(parser: &mut Parser) -> Result<Vec<ast::Ident>, SqlError> {
     parser.expect_token(&Token::LParen)?;
     let key = parser.parse_comma_separated(|p| p.parse_identifier())?;
     parser.expect_token(&Token::RParen)?;
     expect_not_enforced(parser)?;
-    table.primary_key = Some(key);
-    Ok(())
+    Ok(key)
 }
 
 /// Flink owns no data, so it checks no constraint: `NOT ENFORCED` is required (Flink's

@@ -57,6 +57,12 @@ impl SqlError {
     }
 }
 
+impl From<crate::error::Error> for SqlError {
+    fn from(e: crate::error::Error) -> SqlError {
+        SqlError::Table(TableError::Run(e))
+    }
+}
+
 /// sqlparser's errors carry their position as a suffix ` at Line: L, Column: C`; it becomes the
 /// error's fields.
 impl From<ParserError> for SqlError {

@@ -5,7 +5,7 @@
 use sqlparser::ast::Spanned;
 
 use super::error::SqlError;
-use super::parse::{parse, Statement};
+use super::parse::{parse, parse_with_text, Statement};
 use super::query::Binder;
 use crate::expr::col;
 use crate::io::Format;
@@ -23,6 +23,9 @@ pub enum StatementResult {
     Rows(TableResult),
     /// `INSERT INTO`: the rows written, and the sink's file.
     Inserted(TableResult, String),
+    /// `SHOW MATERIALIZED TABLES`, `DESCRIBE`, `ALTER MATERIALIZED TABLE .. REFRESH`: text
+    /// to show.
+    Text(String),
 }
 
 /// Options `SET` takes.
@@ -30,6 +33,9 @@ const SET_OPTIONS: &[&str] = &[
     "parallelism.default",
     "execution.runtime-mode",
     "table.exec.emit.allow-lateness",
+    "materialized-table.refresh-mode.freshness-threshold",
+    "materialized-table.default-freshness.continuous",
+    "materialized-table.default-freshness.full",
 ];
 
 impl TableEnv {
@@ -48,9 +54,9 @@ impl TableEnv {
     /// assert_eq!(rows.rows_as_text(), vec!["x,2", "y,1"]);
     /// ```
     pub fn execute_sql(&self, sql: &str) -> Result<Vec<StatementResult>, SqlError> {
-        parse(sql)?
+        parse_with_text(sql)?
             .iter()
-            .map(|statement| self.execute_statement(statement))
+            .map(|(statement, text)| self.execute_statement_sql(statement, text))
             .collect()
     }
 
@@ -78,7 +84,7 @@ impl TableEnv {
         }
     }
 
-    fn binder(&self) -> Binder<'_> {
+    pub(super) fn binder(&self) -> Binder<'_> {
         Binder {
             env: self,
             registry: self.functions(),
@@ -100,31 +106,70 @@ impl TableEnv {
     /// assert!(env.execute_statement(&statements[1]).is_err());
     /// ```
     pub fn execute_statement(&self, statement: &Statement) -> Result<StatementResult, SqlError> {
+        self.run_statement(statement, None)
+    }
+
+    /// [`execute_statement`](TableEnv::execute_statement) of a statement whose text (as
+    /// [`parse_with_text`] gives it) a warehouse's catalog records when the statement defines
+    /// something ([`TableEnv::with_warehouse`]).
+    ///
+    /// Errors: those of [`execute_statement`](TableEnv::execute_statement); the name is
+    /// already defined in the warehouse (by any process).
+    pub fn execute_statement_sql(
+        &self,
+        statement: &Statement,
+        text: &str,
+    ) -> Result<StatementResult, SqlError> {
+        self.run_statement(statement, Some(text))
+    }
+
+    fn run_statement(
+        &self,
+        statement: &Statement,
+        text: Option<&str>,
+    ) -> Result<StatementResult, SqlError> {
         match statement {
             Statement::CreateTable(t) => {
-                super::ddl::create_table(self, t)?;
-                Ok(StatementResult::Ok)
+                self.define(&t.name, text, || super::ddl::create_table(self, t))
             }
-            Statement::CreateView { name, query } => {
+            Statement::CreateView { name, query } => self.define(name, text, || {
                 let plan = self.binder().query(query)?;
                 self.create_temporary_view(&name.value, &Table::new(self, Ok(plan)))
-                    .map_err(|e| SqlError::at(name.span, e.to_string()))?;
-                Ok(StatementResult::Ok)
-            }
+                    .map_err(|e| SqlError::at(name.span, e.to_string()))
+            }),
             Statement::CreateTemporalTableFunction {
                 name,
                 history,
                 time,
                 key,
-            } => {
+            } => self.define(name, text, || {
                 let function = self
                     .from(&history.value)
                     .temporal_table_function(col(&time.value), col(&key.value))
                     .map_err(|e| SqlError::at(history.span, e.to_string()))?;
                 self.register_temporal_table_function(&name.value, function)
-                    .map_err(|e| SqlError::at(name.span, e.to_string()))?;
+                    .map_err(|e| SqlError::at(name.span, e.to_string()))
+            }),
+            Statement::CreateMaterializedTable(t) => {
+                super::mt_create::create(self, t, text)?;
                 Ok(StatementResult::Ok)
             }
+            Statement::AlterMaterializedTable { name, action } => {
+                Ok(match super::mt_lifecycle::alter(self, name, action)? {
+                    Some(text) => StatementResult::Text(text),
+                    None => StatementResult::Ok,
+                })
+            }
+            Statement::DropMaterializedTable { name, if_exists } => {
+                super::mt_lifecycle::drop(self, name, *if_exists)?;
+                Ok(StatementResult::Ok)
+            }
+            Statement::ShowMaterializedTables => {
+                Ok(StatementResult::Text(super::mt_lifecycle::show(self)?))
+            }
+            Statement::Describe(name) => Ok(StatementResult::Text(super::mt_lifecycle::describe(
+                self, name,
+            )?)),
             Statement::Set { key, value, span } => {
                 self.set(key, value).map_err(|m| SqlError::at(*span, m))?;
                 Ok(StatementResult::Ok)
@@ -160,6 +205,41 @@ impl TableEnv {
                 Ok(StatementResult::Inserted(result, path))
             }
         }
+    }
+
+    /// Runs `register`, a statement defining `name`; with a warehouse, under its lock and
+    /// only if no process defined `name` there, recording `text` in its catalog.
+    fn define(
+        &self,
+        name: &sqlparser::ast::Ident,
+        text: Option<&str>,
+        register: impl FnOnce() -> Result<(), SqlError>,
+    ) -> Result<StatementResult, SqlError> {
+        let Some(warehouse) = self.warehouse() else {
+            register()?;
+            return Ok(StatementResult::Ok);
+        };
+        let text = text.ok_or_else(|| {
+            SqlError::at(name.span, "a warehouse records the statement's SQL text: run it with execute_sql or execute_statement_sql")
+        })?;
+        warehouse.update(|catalog| {
+            if catalog.defines(&name.value) {
+                return Err(SqlError::at(
+                    name.span,
+                    format!(
+                        "'{}' is already defined in the warehouse catalog {}",
+                        name.value,
+                        warehouse.catalog_path().display()
+                    ),
+                ));
+            }
+            register()?;
+            catalog.statements.push(crate::warehouse::CatalogStatement {
+                name: name.value.clone(),
+                sql: text.to_string(),
+            });
+            Ok(StatementResult::Ok)
+        })
     }
 
     /// The plan a query or `INSERT` runs: an `INSERT` renames the query's columns to the
@@ -227,6 +307,27 @@ impl TableEnv {
                     .map_err(|m| format!("'{key}' takes a duration: {m}"))?;
                 let lateness = std::time::Duration::from_millis(ms.max(0) as u64);
                 self.clone().with_allowed_lateness(lateness);
+                Ok(())
+            }
+            "materialized-table.refresh-mode.freshness-threshold"
+            | "materialized-table.default-freshness.continuous"
+            | "materialized-table.default-freshness.full" => {
+                let ms = super::window::parse_duration(value)
+                    .ok()
+                    .filter(|&ms| ms > 0)
+                    .ok_or_else(|| format!("'{key}' takes a positive duration, not '{value}'"))?;
+                let duration = std::time::Duration::from_millis(ms as u64);
+                let mut config = self.materialized_config();
+                match key {
+                    "materialized-table.refresh-mode.freshness-threshold" => {
+                        config.freshness_threshold = duration
+                    }
+                    "materialized-table.default-freshness.continuous" => {
+                        config.default_continuous_freshness = duration
+                    }
+                    _ => config.default_full_freshness = duration,
+                }
+                self.set_materialized_config(config);
                 Ok(())
             }
             "execution.runtime-mode" if value.eq_ignore_ascii_case("streaming") => Ok(()),

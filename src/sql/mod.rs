@@ -59,6 +59,10 @@ mod error;
 mod exec;
 mod expr;
 mod join;
+mod materialized;
+mod mt_create;
+mod mt_lifecycle;
+mod mt_refresh;
 mod order;
 mod parse;
 mod query;
@@ -71,5 +75,8 @@ pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermar
 pub use dialect::FlinkDialect;
 pub use error::SqlError;
 pub use exec::StatementResult;
-pub use parse::{parse, Statement};
+pub use materialized::{
+    AlterMaterializedTable, CreateMaterializedTable, FreshnessClause, NewDefinition,
+};
+pub use parse::{parse, parse_with_text, Statement};
 pub use types::data_type;

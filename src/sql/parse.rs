@@ -6,11 +6,12 @@
 use sqlparser::ast;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::{Span, Token, Tokenizer};
+use sqlparser::tokenizer::{Location, Span, Token, Tokenizer};
 
 use super::create_table::{parse_create_table, CreateTable};
 use super::dialect::FlinkDialect;
 use super::error::SqlError;
+use super::materialized::{self, AlterMaterializedTable, CreateMaterializedTable};
 
 /// One statement of a script.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +58,27 @@ pub enum Statement {
         /// The rows.
         query: Box<ast::Query>,
     },
+    /// `CREATE [OR ALTER] MATERIALIZED TABLE t .. AS query`.
+    CreateMaterializedTable(Box<CreateMaterializedTable>),
+    /// `ALTER MATERIALIZED TABLE t SUSPEND | RESUME [WITH (..)] | REFRESH [PARTITION (..)] |
+    /// AS query`.
+    AlterMaterializedTable {
+        /// The table.
+        name: ast::Ident,
+        /// What to do.
+        action: AlterMaterializedTable,
+    },
+    /// `DROP MATERIALIZED TABLE [IF EXISTS] t`.
+    DropMaterializedTable {
+        /// The table.
+        name: ast::Ident,
+        /// `IF EXISTS`.
+        if_exists: bool,
+    },
+    /// `SHOW MATERIALIZED TABLES`.
+    ShowMaterializedTables,
+    /// `DESCRIBE t` (or `DESC t`).
+    Describe(ast::Ident),
 }
 
 /// Parses a script of `;`-separated Flink SQL statements.
@@ -79,6 +101,19 @@ pub enum Statement {
 /// );
 /// ```
 pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
+    Ok(parse_with_text(sql)?.into_iter().map(|(s, _)| s).collect())
+}
+
+/// [`parse`], with each statement's text as written (without the `;`): what a warehouse's
+/// catalog records of the statements that define something.
+///
+/// ```
+/// use differential_temporal::sql::parse_with_text;
+///
+/// let statements = parse_with_text("SET 'parallelism.default' = '2';\n  SELECT 1 AS a ;").unwrap();
+/// assert_eq!(statements[1].1, "SELECT 1 AS a");
+/// ```
+pub fn parse_with_text(sql: &str) -> Result<Vec<(Statement, String)>, SqlError> {
     parse_script(sql).map_err(|e| match e {
         // sqlparser's end of input has no position: it is just after the last character.
         SqlError::Syntax {
@@ -92,7 +127,8 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
     })
 }
 
-fn parse_script(sql: &str) -> Result<Vec<Statement>, SqlError> {
+fn parse_script(sql: &str) -> Result<Vec<(Statement, String)>, SqlError> {
+    let text = SourceText::new(sql);
     let tokens = Tokenizer::new(&FlinkDialect, sql)
         .tokenize_with_location()
         .map_err(ParserError::from)?;
@@ -104,11 +140,56 @@ fn parse_script(sql: &str) -> Result<Vec<Statement>, SqlError> {
         if parser.peek_token().token == Token::EOF {
             return Ok(statements);
         }
-        statements.push(parse_statement(&mut parser)?);
+        let start = parser.peek_token().span.start;
+        let mut statement = parse_statement(&mut parser)?;
         let next = parser.peek_token();
         if !matches!(next.token, Token::SemiColon | Token::EOF) {
             return parser.expected("';' or the end of the script", next)?;
         }
+        let end = (next.token != Token::EOF).then_some(next.span.start);
+        match &mut statement {
+            Statement::CreateMaterializedTable(t) => {
+                t.definition = text.slice(t.query_start, end);
+            }
+            Statement::AlterMaterializedTable {
+                action: AlterMaterializedTable::As(new),
+                ..
+            } => new.definition = text.slice(new.query_start, end),
+            _ => {}
+        }
+        statements.push((statement, text.slice(start, end)));
+    }
+}
+
+/// A script's text, cut by token locations (1-based lines and columns in characters).
+struct SourceText<'a> {
+    sql: &'a str,
+    /// The byte offset where each line starts.
+    lines: Vec<usize>,
+}
+
+impl<'a> SourceText<'a> {
+    fn new(sql: &'a str) -> SourceText<'a> {
+        let lines = std::iter::once(0)
+            .chain(sql.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        SourceText { sql, lines }
+    }
+
+    fn offset(&self, at: Location) -> usize {
+        let Some(&line) = self.lines.get((at.line as usize).saturating_sub(1)) else {
+            return self.sql.len();
+        };
+        self.sql[line..]
+            .char_indices()
+            .nth((at.column as usize).saturating_sub(1))
+            .map_or(self.sql.len(), |(i, _)| line + i)
+    }
+
+    /// The trimmed text from `start` to `end` (`None`: the end of the script).
+    fn slice(&self, start: Location, end: Option<Location>) -> String {
+        let end = end.map_or(self.sql.len(), |e| self.offset(e));
+        self.sql[self.offset(start)..end].trim().to_string()
     }
 }
 
@@ -129,6 +210,15 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, SqlError> {
         });
     }
     if parser.parse_keyword(Keyword::CREATE) {
+        let or_alter = parser.parse_keywords(&[Keyword::OR, Keyword::ALTER]);
+        if or_alter || parser.parse_keywords(&[Keyword::MATERIALIZED, Keyword::TABLE]) {
+            if or_alter {
+                parser.expect_keywords(&[Keyword::MATERIALIZED, Keyword::TABLE])?;
+            }
+            return Ok(Statement::CreateMaterializedTable(Box::new(
+                materialized::parse_create(parser, or_alter)?,
+            )));
+        }
         let _ = parser.parse_keyword(Keyword::TEMPORARY);
         if parser.parse_keyword(Keyword::TABLE) {
             return Ok(Statement::CreateTable(Box::new(parse_create_table(
@@ -159,9 +249,24 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, SqlError> {
             });
         }
         return parser.expected(
-            "TABLE, VIEW or TEMPORAL TABLE FUNCTION after CREATE [TEMPORARY]",
+            "TABLE, VIEW, TEMPORAL TABLE FUNCTION or MATERIALIZED TABLE after CREATE [TEMPORARY]",
             parser.peek_token(),
         )?;
+    }
+    if parser.parse_keywords(&[Keyword::ALTER, Keyword::MATERIALIZED, Keyword::TABLE]) {
+        let (name, action) = materialized::parse_alter(parser)?;
+        return Ok(Statement::AlterMaterializedTable { name, action });
+    }
+    if parser.parse_keywords(&[Keyword::DROP, Keyword::MATERIALIZED, Keyword::TABLE]) {
+        let if_exists = parser.parse_keywords(&[Keyword::IF, Keyword::EXISTS]);
+        let name = parser.parse_identifier()?;
+        return Ok(Statement::DropMaterializedTable { name, if_exists });
+    }
+    if parser.parse_keywords(&[Keyword::SHOW, Keyword::MATERIALIZED, Keyword::TABLES]) {
+        return Ok(Statement::ShowMaterializedTables);
+    }
+    if parser.parse_keyword(Keyword::DESCRIBE) || parser.parse_keyword(Keyword::DESC) {
+        return Ok(Statement::Describe(parser.parse_identifier()?));
     }
     if parser.parse_keyword(Keyword::INSERT) {
         parser.expect_keyword(Keyword::INTO)?;
@@ -177,7 +282,7 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, SqlError> {
         return Ok(Statement::Query(parser.parse_query()?));
     }
     parser.expected(
-        "a statement (SELECT, INSERT INTO, CREATE TABLE, CREATE VIEW, SET or EXPLAIN)",
+        "a statement (SELECT, INSERT INTO, CREATE TABLE, CREATE VIEW, CREATE MATERIALIZED TABLE, ALTER MATERIALIZED TABLE, DROP MATERIALIZED TABLE, SHOW MATERIALIZED TABLES, DESCRIBE, SET or EXPLAIN)",
         start,
     )?
 }

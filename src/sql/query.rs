@@ -78,8 +78,13 @@ impl Binder<'_> {
         let input = self.filter(input, conjuncts)?;
         let tr = self.translator(&input.scope);
         let mut keys = match &select.group_by {
+            // `GROUP BY (a, b)` is `GROUP BY a, b` (Calcite reads the parenthesized list so).
             GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs
                 .iter()
+                .flat_map(|e| match e {
+                    ast::Expr::Tuple(items) => items.iter().collect::<Vec<_>>(),
+                    e => vec![e],
+                })
                 .map(|e| tr.expr(e))
                 .collect::<Result<Vec<_>, _>>()?,
             other => {

@@ -4,12 +4,15 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::expr::{Expr, FunctionRegistry, ScalarUdf};
 use crate::io::{Format, TypedSource};
+use crate::materialized::{Clock, MaterializedTableConfig, SystemClock};
 use crate::plan::RelExpr;
 use crate::render::ExecutionMode;
 use crate::repr::Schema;
+use crate::warehouse::{self, Warehouse};
 
 use super::execute::{ExecuteOptions, ResultForm};
 use super::{Table, TableError};
@@ -45,13 +48,30 @@ pub struct TableEnv {
     state: Rc<RefCell<State>>,
 }
 
-#[derive(Default)]
 struct State {
     tables: BTreeMap<String, Registered>,
     functions: FunctionRegistry,
     temporal_functions: BTreeMap<String, TemporalTableFunction>,
     sinks: BTreeMap<String, TableSource>,
     options: ExecuteOptions,
+    warehouse: Option<Warehouse>,
+    clock: Arc<dyn Clock>,
+    materialized_config: MaterializedTableConfig,
+}
+
+impl Default for State {
+    fn default() -> State {
+        State {
+            tables: BTreeMap::new(),
+            functions: FunctionRegistry::default(),
+            temporal_functions: BTreeMap::new(),
+            sinks: BTreeMap::new(),
+            options: ExecuteOptions::default(),
+            warehouse: None,
+            clock: Arc::new(SystemClock),
+            materialized_config: MaterializedTableConfig::default(),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -62,6 +82,8 @@ enum Registered {
     /// A table whose changelog the caller's dataflow supplies: its schema, and whether it is
     /// a changelog (`false`: append-only).
     Collection(Schema, bool),
+    /// A materialized table of the warehouse: read from its latest published snapshot.
+    Materialized(Schema),
 }
 
 impl TableEnv {
@@ -258,6 +280,9 @@ impl TableEnv {
             Some(Registered::Collection(schema, changelog)) => {
                 Ok(RelExpr::scan(name, schema.clone(), *changelog))
             }
+            Some(Registered::Materialized(schema)) => {
+                Ok(RelExpr::scan(name, schema.clone(), false))
+            }
             None => Err(TableError::UnknownTable {
                 name: name.to_string(),
                 registered: state.tables.keys().cloned().collect::<Vec<_>>().join(", "),
@@ -314,6 +339,19 @@ impl TableEnv {
     pub(super) fn source(&self, name: &str) -> Result<TableSource, TableError> {
         match self.state.borrow().tables.get(name) {
             Some(Registered::Source(t, _)) => Ok(t.clone()),
+            Some(Registered::Materialized(schema)) => {
+                let warehouse = self.warehouse().ok_or_else(|| {
+                    TableError::Invalid(format!("materialized table '{name}' has no warehouse"))
+                })?;
+                let dir = warehouse.table_dir(name);
+                let manifest = warehouse::current(&dir)?;
+                Ok(TableSource {
+                    path: manifest.dir(&dir).display().to_string(),
+                    schema: schema.clone(),
+                    changelog: false,
+                    format: Format::Csv,
+                })
+            }
             Some(Registered::Collection(..)) => Err(TableError::Invalid(format!(
                 "the plan scans '{name}', whose rows come from the caller's dataflow \
                  (register_collection): render it with Table::render"
@@ -322,6 +360,60 @@ impl TableEnv {
                 "the plan scans '{name}', which is not a registered source"
             ))),
         }
+    }
+
+    /// Refreshes of materialized tables read the time from `clock` (the system clock by
+    /// default; a [`ManualClock`](crate::materialized::ManualClock) in tests).
+    pub fn with_clock(self, clock: Arc<dyn Clock>) -> TableEnv {
+        self.state.borrow_mut().clock = clock;
+        self
+    }
+
+    /// The clock refreshes read.
+    pub fn clock(&self) -> Arc<dyn Clock> {
+        self.state.borrow().clock.clone()
+    }
+
+    /// The `materialized-table.*` options in force.
+    pub fn materialized_config(&self) -> MaterializedTableConfig {
+        self.state.borrow().materialized_config
+    }
+
+    /// Sets the `materialized-table.*` options (`SET` changes them one at a time).
+    pub fn set_materialized_config(&self, config: MaterializedTableConfig) {
+        self.state.borrow_mut().materialized_config = config;
+    }
+
+    /// The warehouse this environment keeps its catalog in, if opened with one
+    /// ([`TableEnv::with_warehouse`]).
+    pub fn warehouse(&self) -> Option<Warehouse> {
+        self.state.borrow().warehouse.clone()
+    }
+
+    pub(crate) fn set_warehouse(&self, warehouse: Warehouse) {
+        self.state.borrow_mut().warehouse = Some(warehouse);
+    }
+
+    /// Registers the materialized table `name` of the warehouse, read from its latest
+    /// published snapshot by every query that runs after.
+    ///
+    /// Errors: the name is taken.
+    pub(crate) fn register_materialized(
+        &self,
+        name: &str,
+        schema: Schema,
+    ) -> Result<(), TableError> {
+        self.register(name, Registered::Materialized(schema))
+    }
+
+    /// Forgets the table `name` (a dropped or redefined materialized table).
+    pub(crate) fn unregister(&self, name: &str) {
+        self.state.borrow_mut().tables.remove(name);
+    }
+
+    /// Whether a table or view `name` is registered.
+    pub fn is_registered(&self, name: &str) -> bool {
+        self.state.borrow().tables.contains_key(name)
     }
 
     /// Registers a scalar function, callable as `call(name, args)` (Flink's

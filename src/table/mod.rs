@@ -273,6 +273,11 @@ pub mod tempfile_dir {
             std::fs::write(&path, text).expect("a writable temporary directory");
             path.to_string_lossy().into_owned()
         }
+
+        /// The path of `name` in the directory (nothing is created).
+        pub fn path(&self, name: &str) -> String {
+            self.0.join(name).to_string_lossy().into_owned()
+        }
     }
 
     impl Default for Dir {

@@ -1,0 +1,82 @@
+//! The refresh status of a materialized table and the `SUSPEND` / `RESUME` / `DROP` state
+//! machine of Flink's `MaterializedTableManager` (semantics D12), with its messages.
+//!
+//! `INITIALIZING` is the status between the catalog entry's creation and its first refresh
+//! pipeline being set up; `ACTIVATED` and `SUSPENDED` alternate by `SUSPEND` and `RESUME`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Where a materialized table's refresh pipeline stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefreshStatus {
+    /// Being created: no pipeline yet.
+    Initializing,
+    /// Refreshed at its freshness.
+    Activated,
+    /// Not refreshed until `RESUME` (a manual `REFRESH` still runs).
+    Suspended,
+}
+
+impl fmt::Display for RefreshStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RefreshStatus::Initializing => "INITIALIZING",
+            RefreshStatus::Activated => "ACTIVATED",
+            RefreshStatus::Suspended => "SUSPENDED",
+        })
+    }
+}
+
+/// `ALTER MATERIALIZED TABLE t SUSPEND` on a FULL table: its status after, or Flink's error
+/// (`table` is the identifier the message names).
+///
+/// ```
+/// use differential_temporal::materialized::{suspend_full, RefreshStatus};
+/// assert_eq!(suspend_full(RefreshStatus::Activated, "`t`"), Ok(RefreshStatus::Suspended));
+/// assert_eq!(
+///     suspend_full(RefreshStatus::Suspended, "`t`").unwrap_err(),
+///     "Materialized table `t` refresh workflow has been suspended."
+/// );
+/// ```
+pub fn suspend_full(status: RefreshStatus, table: &str) -> Result<RefreshStatus, String> {
+    match status {
+        RefreshStatus::Initializing => Err(format!(
+            "Materialized table {table} is being initialized and does not support suspend operation."
+        )),
+        RefreshStatus::Suspended => Err(format!(
+            "Materialized table {table} refresh workflow has been suspended."
+        )),
+        RefreshStatus::Activated => Ok(RefreshStatus::Suspended),
+    }
+}
+
+/// `ALTER MATERIALIZED TABLE t RESUME [WITH (..)]` on a FULL table: its status after, or
+/// Flink's error.
+pub fn resume_full(status: RefreshStatus, table: &str) -> Result<RefreshStatus, String> {
+    match status {
+        RefreshStatus::Initializing => Err(format!(
+            "Materialized table {table} is being initialized and does not support resume operation."
+        )),
+        RefreshStatus::Activated => Err(format!(
+            "Materialized table {table} refresh workflow has been resumed."
+        )),
+        RefreshStatus::Suspended => Ok(RefreshStatus::Activated),
+    }
+}
+
+/// Whether `DROP MATERIALIZED TABLE` may remove a table of `status` (Flink's error otherwise).
+pub fn check_drop(status: RefreshStatus, table: &str) -> Result<(), String> {
+    match status {
+        RefreshStatus::Initializing => Err(format!(
+            "Current refresh status of materialized table {table} is initializing, skip the drop operation."
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The error of `DROP MATERIALIZED TABLE t` (without `IF EXISTS`) for a missing `t`.
+pub fn missing_table(table: &str) -> String {
+    format!("Materialized table with identifier {table} does not exist.")
+}

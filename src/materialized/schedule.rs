@@ -1,0 +1,103 @@
+//! When FULL refreshes run: a [`Clock`] (the system's, or a [`ManualClock`] that tests move by
+//! hand) and the schedule times of a freshness, which are Flink's cron shapes
+//! ([`IntervalFreshness::to_cron`]): every multiple of the freshness since midnight, UTC.
+//! Because a FULL freshness divides a minute, an hour or a day, those are the multiples of
+//! the freshness since the epoch.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
+use chrono::DateTime;
+
+use super::freshness::IntervalFreshness;
+use super::partition::SCHEDULE_TIME_FORMAT;
+
+/// A source of the current time, in milliseconds since the epoch (UTC).
+pub trait Clock: Send + Sync {
+    /// Now.
+    fn now_ms(&self) -> i64;
+}
+
+/// The system clock.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64)
+    }
+}
+
+/// A clock that stands still until moved: deterministic schedules in tests. Clones share
+/// the time.
+///
+/// ```
+/// use differential_temporal::materialized::{Clock, ManualClock};
+///
+/// let clock = ManualClock::at("2024-01-01 00:00:00").unwrap();
+/// clock.advance_ms(90_000);
+/// assert_eq!(clock.now_ms(), 1_704_067_290_000);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ManualClock {
+    now: Arc<AtomicI64>,
+}
+
+impl ManualClock {
+    /// A clock at `time` (`yyyy-MM-dd HH:mm:ss`, UTC).
+    ///
+    /// Errors: `time` is not in that format.
+    pub fn at(time: &str) -> Result<ManualClock, String> {
+        let t = chrono::NaiveDateTime::parse_from_str(time, SCHEDULE_TIME_FORMAT)
+            .map_err(|e| format!("'{time}' is not a time 'yyyy-MM-dd HH:mm:ss': {e}"))?;
+        let clock = ManualClock::default();
+        clock.set_ms(t.and_utc().timestamp_millis());
+        Ok(clock)
+    }
+
+    /// Sets the time.
+    pub fn set_ms(&self, ms: i64) {
+        self.now.store(ms, Ordering::SeqCst);
+    }
+
+    /// Moves the time on by `ms`.
+    pub fn advance_ms(&self, ms: i64) {
+        self.now.fetch_add(ms, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> i64 {
+        self.now.load(Ordering::SeqCst)
+    }
+}
+
+/// The schedule times of `freshness` after `after_ms` up to and including `now_ms`, oldest
+/// first: every one is due (a refresh missed while nothing ran is caught up).
+///
+/// ```
+/// use differential_temporal::materialized::{due_schedule_times, format_schedule_time, IntervalFreshness, TimeUnit};
+///
+/// let hour = IntervalFreshness::of("1", TimeUnit::Hour).unwrap();
+/// let start = 1_704_067_200_000; // 2024-01-01 00:00:00
+/// let due = due_schedule_times(hour, start + 60_000, start + 2 * 3_600_000);
+/// let shown: Vec<String> = due.iter().map(|&t| format_schedule_time(t)).collect();
+/// assert_eq!(shown, ["2024-01-01 01:00:00", "2024-01-01 02:00:00"]);
+/// ```
+pub fn due_schedule_times(freshness: IntervalFreshness, after_ms: i64, now_ms: i64) -> Vec<i64> {
+    let period = freshness.duration().as_millis() as i64;
+    let first = (after_ms.div_euclid(period) + 1) * period;
+    (0..)
+        .map(|i| first + i * period)
+        .take_while(|&t| t <= now_ms)
+        .collect()
+}
+
+/// A time in ms since the epoch as a schedule time, `yyyy-MM-dd HH:mm:ss` (UTC).
+pub fn format_schedule_time(ms: i64) -> String {
+    DateTime::from_timestamp_millis(ms)
+        .map(|t| t.naive_utc().format(SCHEDULE_TIME_FORMAT).to_string())
+        .unwrap_or_else(|| format!("{ms} ms"))
+}

@@ -1,0 +1,268 @@
+//! The warehouse-backed statements besides `CREATE`: opening a warehouse (its catalog's
+//! statements replayed), `ALTER MATERIALIZED TABLE .. SUSPEND | RESUME | REFRESH | AS`, `DROP
+//! MATERIALIZED TABLE`, `SHOW MATERIALIZED TABLES` and `DESCRIBE`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use sqlparser::ast;
+use sqlparser::tokenizer::Span;
+
+use super::error::SqlError;
+use super::materialized::AlterMaterializedTable;
+use super::mt_create::identifier;
+use super::mt_refresh::{refresh, Trigger};
+use super::parse::parse_with_text;
+use crate::materialized::{
+    check_drop, format_schedule_time, missing_table, resume_full, suspend_full,
+    validate_partition_spec,
+};
+use crate::repr::Schema;
+use crate::table::{TableEnv, TableError};
+use crate::warehouse::{current, Warehouse};
+
+impl TableEnv {
+    /// This environment with its catalog kept in the warehouse directory `dir` (created if
+    /// missing): the tables, views, temporal table functions and materialized tables defined
+    /// there before (by this process or another) are registered, and what is defined from now
+    /// on is recorded there. Materialized tables are read from their latest published
+    /// snapshot; FULL ones are refreshed by [`run_scheduled_refreshes`](TableEnv::run_scheduled_refreshes)
+    /// and `ALTER MATERIALIZED TABLE .. REFRESH`. See [`crate::warehouse`] for the layout, the
+    /// lock (a second process waits) and crash safety.
+    ///
+    /// Errors: the directory cannot be created; its catalog, a pointer or a manifest is
+    /// corrupted or missing (the error names the file); a recorded statement no longer runs
+    /// (a source file was removed...).
+    ///
+    /// ```
+    /// # use differential_temporal::table::tempfile_dir::Dir;
+    /// use differential_temporal::table::TableEnv;
+    ///
+    /// let dir = Dir::new();
+    /// let path = dir.write("t.csv", "a\n1\n2\n");
+    /// let first = TableEnv::new().with_warehouse(dir.path("wh")).unwrap();
+    /// first.execute_sql(&format!("CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")).unwrap();
+    /// let second = TableEnv::new().with_warehouse(dir.path("wh")).unwrap();
+    /// assert_eq!(second.from("t").execute().unwrap().rows_as_text(), ["1", "2"]);
+    /// ```
+    pub fn with_warehouse(self, dir: impl AsRef<Path>) -> Result<TableEnv, SqlError> {
+        let warehouse = Warehouse::open(dir)?;
+        let catalog = warehouse.catalog()?;
+        for recorded in &catalog.statements {
+            let replay = || -> Result<(), SqlError> {
+                for (statement, _) in parse_with_text(&recorded.sql)? {
+                    self.execute_statement(&statement)?;
+                }
+                Ok(())
+            };
+            replay().map_err(|e| {
+                TableError::Invalid(format!(
+                    "{}: the recorded definition of '{}' no longer runs: {e}",
+                    warehouse.catalog_path().display(),
+                    recorded.name
+                ))
+            })?;
+        }
+        for (name, entry) in &catalog.materialized {
+            self.register_materialized(name, entry.schema.clone())?;
+        }
+        self.set_warehouse(warehouse);
+        Ok(self)
+    }
+}
+
+fn warehouse_of(env: &TableEnv, name: &ast::Ident) -> Result<Warehouse, SqlError> {
+    env.warehouse()
+        .ok_or_else(|| SqlError::at(name.span, missing_table(&identifier(&name.value))))
+}
+
+/// Runs `ALTER MATERIALIZED TABLE name action`; a manual refresh reports what it wrote.
+pub(super) fn alter(
+    env: &TableEnv,
+    name: &ast::Ident,
+    action: &AlterMaterializedTable,
+) -> Result<Option<String>, SqlError> {
+    let warehouse = warehouse_of(env, name)?;
+    let id = identifier(&name.value);
+    let at = |m: String| SqlError::at(name.span, m);
+    match action {
+        AlterMaterializedTable::Suspend | AlterMaterializedTable::Resume(_) => {
+            if let AlterMaterializedTable::Resume(options) = action {
+                if let Some(o) = options.first() {
+                    return Err(SqlError::at(o.span, format!("RESUME WITH option '{}' is not supported: a FULL refresh takes no dynamic options yet", o.key)));
+                }
+            }
+            warehouse.update(|catalog| {
+                let entry = catalog
+                    .materialized
+                    .get_mut(&name.value)
+                    .ok_or_else(|| at(missing_table(&id)))?;
+                entry.status = match action {
+                    AlterMaterializedTable::Suspend => suspend_full(entry.status, &id),
+                    _ => resume_full(entry.status, &id),
+                }
+                .map_err(at)?;
+                Ok::<_, SqlError>(None)
+            })
+        }
+        AlterMaterializedTable::Refresh(spec) => {
+            let catalog = warehouse.catalog()?;
+            let entry = catalog
+                .materialized
+                .get(&name.value)
+                .ok_or_else(|| at(missing_table(&id)))?;
+            let columns: Vec<(String, bool)> = entry
+                .partition_keys
+                .iter()
+                .map(|k| {
+                    let string = entry
+                        .schema
+                        .fields
+                        .iter()
+                        .any(|f| &f.name == k && f.ty.data_type.is_string());
+                    (k.clone(), string)
+                })
+                .collect();
+            let keys: Vec<(String, bool)> =
+                spec.iter().map(|(k, _, s)| (k.value.clone(), *s)).collect();
+            validate_partition_spec(&keys, &columns).map_err(at)?;
+            let spec = spec
+                .iter()
+                .map(|(k, v, _)| (k.value.clone(), v.clone()))
+                .collect();
+            let record = refresh(env, &name.value, Trigger::Manual(spec))?
+                .expect("a manual refresh always runs");
+            Ok(Some(format!(
+                "refreshed {id}: {} row(s), snapshot {}\n",
+                record.rows, record.snapshot_id
+            )))
+        }
+        AlterMaterializedTable::As(new) => {
+            let plan = env.binder().query(&new.query)?;
+            warehouse.update(|catalog| {
+                let entry = catalog
+                    .materialized
+                    .get_mut(&name.value)
+                    .ok_or_else(|| at(missing_table(&id)))?;
+                check_same_schema(&name.value, &entry.schema, &plan.schema, name.span)?;
+                entry.definition = new.definition.clone();
+                Ok(None)
+            })
+        }
+    }
+}
+
+/// `ALTER .. AS` and `CREATE OR ALTER` keep the table's columns (schema evolution, Flink's
+/// appending of nullable columns, is not supported yet).
+pub(super) fn check_same_schema(
+    name: &str,
+    table: &Schema,
+    query: &Schema,
+    span: Span,
+) -> Result<(), SqlError> {
+    let columns = |s: &Schema| {
+        s.fields
+            .iter()
+            .map(|f| (f.name.clone(), f.ty.clone()))
+            .collect::<Vec<_>>()
+    };
+    if columns(table) == columns(query) {
+        return Ok(());
+    }
+    Err(SqlError::at(span, format!(
+        "the new definition of {} gives the columns {query} instead of the table's {table}: changing a materialized table's columns is not supported yet",
+        identifier(name)
+    )))
+}
+
+/// Runs `DROP MATERIALIZED TABLE [IF EXISTS] name`.
+pub(super) fn drop(env: &TableEnv, name: &ast::Ident, if_exists: bool) -> Result<(), SqlError> {
+    let id = identifier(&name.value);
+    let Some(warehouse) = env.warehouse() else {
+        return if if_exists {
+            Ok(())
+        } else {
+            Err(SqlError::at(name.span, missing_table(&id)))
+        };
+    };
+    warehouse.drop_materialized(&name.value, |entry| match entry {
+        None if if_exists => Ok(()),
+        None => Err(SqlError::at(name.span, missing_table(&id))),
+        Some(e) => check_drop(e.status, &id).map_err(|m| SqlError::at(name.span, m)),
+    })?;
+    env.unregister(&name.value);
+    Ok(())
+}
+
+/// `SHOW MATERIALIZED TABLES`: one name a line, sorted.
+pub(super) fn show(env: &TableEnv) -> Result<String, SqlError> {
+    let Some(warehouse) = env.warehouse() else {
+        return Ok(String::new());
+    };
+    Ok(warehouse
+        .catalog()?
+        .materialized
+        .keys()
+        .map(|n| format!("{n}\n"))
+        .collect())
+}
+
+/// `DESCRIBE name`: the columns (name, type, nullability, key), then for a materialized
+/// table its keys, freshness, refresh mode, status, definition and published snapshot.
+pub(super) fn describe(env: &TableEnv, name: &ast::Ident) -> Result<String, SqlError> {
+    let table = env.from(&name.value);
+    let schema = table
+        .schema()
+        .map_err(|e| SqlError::at(name.span, e.to_string()))?;
+    let mut out = String::new();
+    let key = |i: usize| schema.primary_key.as_ref().is_some_and(|k| k.contains(&i));
+    for (i, f) in schema.fields.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}\t{}\t{}\t{}",
+            f.name,
+            f.ty.data_type,
+            if f.ty.nullable { "NULL" } else { "NOT NULL" },
+            if key(i) { "PRIMARY KEY" } else { "" }
+        );
+    }
+    let Some(warehouse) = env.warehouse() else {
+        return Ok(out);
+    };
+    let catalog = warehouse.catalog()?;
+    let Some(entry) = catalog.materialized.get(&name.value) else {
+        return Ok(out);
+    };
+    if let Some(k) = &schema.primary_key {
+        let names: Vec<&str> = k.iter().map(|&i| schema.fields[i].name.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "primary key: PK_{} ({})",
+            names.join("_"),
+            names.join(", ")
+        );
+    }
+    if !entry.partition_keys.is_empty() {
+        let _ = writeln!(out, "partitioned by: {}", entry.partition_keys.join(", "));
+    }
+    let _ = writeln!(out, "freshness: {}", entry.freshness);
+    let _ = writeln!(
+        out,
+        "refresh mode: {} (declared {})",
+        entry.refresh_mode, entry.logical_refresh_mode
+    );
+    let _ = writeln!(out, "refresh status: {}", entry.status);
+    if let Ok(cron) = entry.freshness.to_cron() {
+        let _ = writeln!(out, "schedule: {cron}");
+    }
+    let _ = writeln!(out, "definition: {}", entry.definition);
+    let manifest = current(&warehouse.table_dir(&name.value))?;
+    let _ = writeln!(
+        out,
+        "snapshot: {} ({} rows, published {})",
+        manifest.snapshot_id,
+        manifest.rows(),
+        format_schedule_time(manifest.refresh_time_ms)
+    );
+    Ok(out)
+}

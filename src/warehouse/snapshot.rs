@@ -1,0 +1,261 @@
+//! The data of a materialized table: immutable **snapshots**, each a directory of CSV files
+//! (`<warehouse>/data/<table>/snap-<id>/part-<n>.csv`, written by [`CsvSink`]), described by a
+//! **manifest** (`manifest-<id>.json`: files, partitions, rows, refresh and schedule time, and
+//! the input positions a continuous refresh resumes from), and published by atomically
+//! replacing the **pointer** file `CURRENT`, which names the manifest.
+//!
+//! Crash safety: a snapshot is built in `.snap-<id>.tmp/` and renamed into place when whole;
+//! the manifest and the pointer are replaced atomically ([`write_atomic`]). A process killed
+//! at any point leaves `CURRENT` naming the previous snapshot, which is untouched (files of
+//! unchanged partitions are hard links, not moves). [`recover`] removes everything no kept
+//! manifest names. The current and the previous snapshot are kept, so that a reader that
+//! started on the previous one finishes it.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::atomic::{sync_dir, write_atomic};
+use super::{corrupt, io_at, Error};
+use crate::io::CsvSink;
+use crate::repr::{Row, Schema};
+
+/// The pointer file's name.
+pub const POINTER: &str = "CURRENT";
+
+/// What one published snapshot holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The snapshot's id (0: the empty snapshot published at creation).
+    pub snapshot_id: u64,
+    /// The snapshot it replaced.
+    pub previous: Option<u64>,
+    /// When it was published (ms since the epoch, by the environment's clock).
+    pub refresh_time_ms: i64,
+    /// The schedule time of the periodic refresh that made it (`yyyy-MM-dd HH:mm:ss`).
+    pub schedule_time: Option<String>,
+    /// The partition the refresh overwrote (empty: the whole table).
+    pub refreshed_partition: Vec<(String, String)>,
+    /// Its data files.
+    pub files: Vec<DataFile>,
+    /// Per source, how far the input was read (empty for a FULL refresh, which reads its
+    /// sources whole; a continuous refresh resumes from these).
+    pub input_positions: BTreeMap<String, u64>,
+}
+
+/// One data file of a snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataFile {
+    /// The file's name within the snapshot's directory.
+    pub name: String,
+    /// Its partition: each partition column's value (`None`: NULL), in `PARTITIONED BY` order.
+    pub partition: Vec<(String, Option<String>)>,
+    /// Its rows.
+    pub rows: u64,
+}
+
+impl Manifest {
+    /// The directory of this snapshot's files, under the table's data directory.
+    pub fn dir(&self, table_dir: &Path) -> PathBuf {
+        table_dir.join(snapshot_dir_name(self.snapshot_id))
+    }
+
+    /// The rows of all files.
+    pub fn rows(&self) -> u64 {
+        self.files.iter().map(|f| f.rows).sum()
+    }
+}
+
+fn snapshot_dir_name(id: u64) -> String {
+    format!("snap-{id}")
+}
+
+fn manifest_name(id: u64) -> String {
+    format!("manifest-{id}.json")
+}
+
+/// The published manifest of the table whose data directory is `table_dir`.
+///
+/// Errors (each names the file): the pointer or the manifest it names is missing, unreadable
+/// or not a manifest; a data file the manifest names is missing.
+pub fn current(table_dir: &Path) -> Result<Manifest, Error> {
+    let pointer = table_dir.join(POINTER);
+    let text = fs::read_to_string(&pointer).map_err(io_at(&pointer))?;
+    let name = text.trim();
+    if name
+        .strip_prefix("manifest-")
+        .and_then(|n| n.strip_suffix(".json"))
+        .is_none()
+    {
+        return Err(corrupt(
+            &pointer,
+            format!("the pointer file names no manifest (it holds {name:?})"),
+        ));
+    }
+    let path = table_dir.join(name);
+    let bytes = fs::read(&path).map_err(io_at(&path))?;
+    let manifest: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| corrupt(&path, format!("not a snapshot manifest: {e}")))?;
+    let dir = manifest.dir(table_dir);
+    for file in &manifest.files {
+        let data = dir.join(&file.name);
+        if !data.is_file() {
+            return Err(corrupt(
+                &data,
+                format!("data file named by {} is missing", path.display()),
+            ));
+        }
+    }
+    Ok(manifest)
+}
+
+/// A snapshot being written: rows go to new files, unchanged partitions are linked from the
+/// previous snapshot, and [`publish`](SnapshotWriter::publish) makes it current.
+pub struct SnapshotWriter {
+    table_dir: PathBuf,
+    temp: PathBuf,
+    manifest: Manifest,
+}
+
+impl SnapshotWriter {
+    /// Starts snapshot `previous.snapshot_id + 1` (or 0 without a previous one) of the table
+    /// whose data directory is `table_dir` (created if missing).
+    pub fn begin(table_dir: &Path, previous: Option<&Manifest>) -> Result<SnapshotWriter, Error> {
+        fs::create_dir_all(table_dir).map_err(io_at(table_dir))?;
+        let id = previous.map_or(0, |p| p.snapshot_id + 1);
+        let temp = table_dir.join(format!(".{}.tmp", snapshot_dir_name(id)));
+        // Leftovers of an attempt at this id that failed before its pointer was published.
+        for stale in [&temp, &table_dir.join(snapshot_dir_name(id))] {
+            if stale.exists() {
+                fs::remove_dir_all(stale).map_err(io_at(stale))?;
+            }
+        }
+        fs::create_dir(&temp).map_err(io_at(&temp))?;
+        Ok(SnapshotWriter {
+            table_dir: table_dir.to_path_buf(),
+            temp,
+            manifest: Manifest {
+                snapshot_id: id,
+                previous: previous.map(|p| p.snapshot_id),
+                refresh_time_ms: 0,
+                schedule_time: None,
+                refreshed_partition: Vec::new(),
+                files: Vec::new(),
+                input_positions: BTreeMap::new(),
+            },
+        })
+    }
+
+    /// Writes `rows` (all of one partition, `partition`) as a new CSV file of `schema`.
+    pub fn write_file(
+        &mut self,
+        schema: &Schema,
+        partition: Vec<(String, Option<String>)>,
+        rows: &[&Row],
+    ) -> Result<(), Error> {
+        let name = format!("part-{}.csv", self.manifest.files.len());
+        let path = self.temp.join(&name);
+        let io = io_at(&path);
+        let file = File::create(&path).map_err(&io)?;
+        let mut sink = CsvSink::new(BufWriter::new(file), schema, false).map_err(&io)?;
+        for row in rows {
+            sink.write_row(row).map_err(&io)?;
+        }
+        let file = sink
+            .finish()
+            .map_err(&io)?
+            .into_inner()
+            .map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(&io)?;
+        self.manifest.files.push(DataFile {
+            name,
+            partition,
+            rows: rows.len() as u64,
+        });
+        Ok(())
+    }
+
+    /// The files written or kept so far.
+    pub fn file_count(&self) -> usize {
+        self.manifest.files.len()
+    }
+
+    /// Carries `file` of the snapshot `from` over unchanged (a hard link: no copy, and the
+    /// previous snapshot keeps its file).
+    pub fn keep_file(&mut self, from: &Manifest, file: &DataFile) -> Result<(), Error> {
+        let name = format!("part-{}.csv", self.manifest.files.len());
+        let source = from.dir(&self.table_dir).join(&file.name);
+        fs::hard_link(&source, self.temp.join(&name)).map_err(io_at(&source))?;
+        self.manifest.files.push(DataFile {
+            name,
+            ..file.clone()
+        });
+        Ok(())
+    }
+
+    /// Publishes the snapshot: renames its directory into place, writes its manifest, then
+    /// replaces the pointer (the moment readers switch), and removes snapshots older than
+    /// the previous one. Returns the manifest.
+    pub fn publish(
+        mut self,
+        refresh_time_ms: i64,
+        schedule_time: Option<String>,
+        refreshed_partition: Vec<(String, String)>,
+    ) -> Result<Manifest, Error> {
+        self.manifest.refresh_time_ms = refresh_time_ms;
+        self.manifest.schedule_time = schedule_time;
+        self.manifest.refreshed_partition = refreshed_partition;
+        sync_dir(&self.temp)?;
+        let dir = self.manifest.dir(&self.table_dir);
+        fs::rename(&self.temp, &dir).map_err(io_at(&dir))?;
+        sync_dir(&self.table_dir)?;
+        let name = manifest_name(self.manifest.snapshot_id);
+        let bytes = serde_json::to_vec_pretty(&self.manifest).expect("a manifest serializes");
+        write_atomic(&self.table_dir.join(&name), &bytes)?;
+        write_atomic(
+            &self.table_dir.join(POINTER),
+            format!("{name}\n").as_bytes(),
+        )?;
+        recover(&self.table_dir)?;
+        Ok(self.manifest)
+    }
+}
+
+/// Removes from the table's data directory everything that neither the current manifest nor
+/// the one before it names: temporary files and directories of an interrupted refresh, older
+/// snapshots and manifests. A directory without a pointer is left alone (nothing published).
+///
+/// Errors: those of [`current`], or a file that cannot be removed.
+pub fn recover(table_dir: &Path) -> Result<(), Error> {
+    if !table_dir.join(POINTER).exists() {
+        return Ok(());
+    }
+    let manifest = current(table_dir)?;
+    let mut keep = vec![
+        POINTER.to_string(),
+        manifest_name(manifest.snapshot_id),
+        snapshot_dir_name(manifest.snapshot_id),
+    ];
+    if let Some(previous) = manifest.previous {
+        keep.push(manifest_name(previous));
+        keep.push(snapshot_dir_name(previous));
+    }
+    for entry in fs::read_dir(table_dir).map_err(io_at(table_dir))? {
+        let entry = entry.map_err(io_at(table_dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if keep.contains(&name) {
+            continue;
+        }
+        let path = entry.path();
+        let removed = if path.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        removed.map_err(io_at(&path))?;
+    }
+    Ok(())
+}

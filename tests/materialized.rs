@@ -1,0 +1,39 @@
+//! Materialized tables (issue 14): the cases D01-D06 of `../shared/cases` row by row
+//! (`materialized/cases.rs`, `materialized/lifecycle.rs`), and the warehouse: the seed page's
+//! flow on a manual clock, reopening, corrupted files, processes sharing a warehouse
+//! (`materialized/warehouse.rs`).
+
+use differential_temporal::sql::{SqlError, StatementResult};
+use differential_temporal::table::TableEnv;
+
+#[path = "materialized/cases.rs"]
+mod cases;
+#[path = "materialized/lifecycle.rs"]
+mod lifecycle;
+#[path = "materialized/warehouse.rs"]
+mod warehouse;
+
+/// The message of a validation error (without its position).
+fn message(e: SqlError) -> String {
+    match e {
+        SqlError::Validation { message, .. } | SqlError::Syntax { message, .. } => message,
+        other => other.to_string(),
+    }
+}
+
+/// The rows of a query, as CSV lines sorted.
+fn rows(env: &TableEnv, sql: &str) -> Vec<String> {
+    env.sql_query(sql)
+        .unwrap()
+        .execute()
+        .unwrap()
+        .rows_as_text()
+}
+
+/// The text a `DESCRIBE` / `SHOW` / `REFRESH` statement gives.
+fn text(env: &TableEnv, sql: &str) -> String {
+    match env.execute_sql(sql).unwrap().pop() {
+        Some(StatementResult::Text(t)) => t,
+        other => panic!("{sql}: {other:?}"),
+    }
+}
