@@ -146,6 +146,19 @@ impl RelExpr {
                     keys.join(", ")
                 )
             }
+            Node::Over(o) => {
+                let aggs: Vec<String> = (o.aggregates.iter())
+                    .zip(&self.schema.fields[o.input.schema.len()..])
+                    .map(|(a, f)| format!("{} AS {}", aggregate_text(a, &o.input.schema), f.name))
+                    .collect();
+                format!(
+                    "partition=[{}], order=[{}], frame=[{}], aggs=[{}]",
+                    names(&o.partition, &o.input.schema),
+                    o.input.schema.fields[o.time].name,
+                    o.frame,
+                    aggs.join(", ")
+                )
+            }
             Node::WindowAgg(w) => {
                 let aggs: Vec<String> = (w.aggregates.iter())
                     .zip(&self.schema.fields[w.group.len() + 3..])

@@ -32,6 +32,7 @@ mod asof_join;
 mod build;
 mod equi_join;
 mod explain;
+pub mod over;
 pub mod reference;
 mod set_op;
 mod sort;
@@ -49,6 +50,7 @@ pub use build::join_schema;
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
+pub use over::{Over, OverFrame};
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
 pub use window::{sessions, window_datums, WindowAgg, WindowSpec};
@@ -203,6 +205,9 @@ pub enum Node {
     /// `GROUP BY window, keys` over `TUMBLE`, `HOP` or `CUMULATE` windows of the rowtime (see
     /// [`WindowAgg`]).
     WindowAgg(WindowAgg),
+    /// `agg(..) OVER (PARTITION BY .. ORDER BY rowtime ROWS|RANGE .. PRECEDING)`: each row
+    /// with aggregates over its frame (see [`Over`]).
+    Over(Over),
     /// Writes its input to the registered sink `name`; its output is its input.
     Sink {
         /// The input.
@@ -275,6 +280,7 @@ impl RelExpr {
             Node::AsofJoin(join) => vec![&join.probe, &join.build],
             Node::SetOp { left, right, .. } => vec![left, right],
             Node::WindowAgg(w) => vec![&w.input],
+            Node::Over(o) => vec![&o.input],
         }
     }
 
@@ -317,6 +323,7 @@ impl RelExpr {
             Node::SetOp { .. } => "SetOp",
             Node::Sort { .. } => "Sort",
             Node::WindowAgg(_) => "WindowAggregate",
+            Node::Over(_) => "OverAggregate",
             Node::Sink { .. } => "Sink",
         }
     }

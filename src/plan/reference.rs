@@ -37,9 +37,13 @@
 //!   accumulated tables (`m + n`, `min(m, n)`, `max(m - n, 0)`, or 0/1 without `ALL`).
 //! * `WindowAgg`: the `Reduce` of its input's rows repeated once per window, the window's
 //!   columns appended; under [`evaluate_final`], Flink's window operator over the watermark.
+//! * `Over`: per accepted row, the aggregates over its frame among its partition's rows sorted
+//!   by `(rowtime, seq)`, recomputed at every system time; under [`evaluate_final`], each row
+//!   emitted once when the watermark passes it, rows behind the watermark refused.
 
 mod asof;
 mod binary;
+mod over;
 mod window;
 
 use std::collections::BTreeMap;
@@ -83,7 +87,9 @@ pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError>
 
 /// Evaluates `plan` over `inputs` as the final mode renders it: the same as [`evaluate`] but
 /// for window aggregations, which emit a window when the watermark passes it and refuse rows
-/// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)).
+/// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)), and OVER
+/// aggregations, which emit a row when the watermark passes it and refuse rows behind it (see
+/// [`Over`](crate::plan::Over)).
 pub fn evaluate_final(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError> {
     evaluate_in(plan, inputs, true)
 }
@@ -448,6 +454,12 @@ fn eval(
         Node::WindowAgg(w) => window::evaluate(
             w,
             eval(&w.input, inputs, refused, final_mode)?,
+            refused,
+            final_mode,
+        )?,
+        Node::Over(o) => over::evaluate(
+            o,
+            eval(&o.input, inputs, refused, final_mode)?,
             refused,
             final_mode,
         )?,

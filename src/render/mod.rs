@@ -28,6 +28,7 @@ mod asof_join;
 mod equi_join;
 mod join;
 mod nodes;
+mod over;
 mod reduce;
 mod set_op;
 mod sort;
