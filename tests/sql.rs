@@ -21,6 +21,8 @@ mod connectors;
 mod joins;
 #[path = "sql/ordering.rs"]
 mod ordering;
+#[path = "sql/over.rs"]
+mod over;
 #[path = "sql/windows.rs"]
 mod windows;
 

@@ -60,6 +60,7 @@ mod exec;
 mod expr;
 mod join;
 mod order;
+mod over;
 mod parse;
 mod query;
 mod scope;

@@ -6,7 +6,8 @@
 //! build side a versioned table), `AS OF left.proctime` a lookup join; `LATERAL TABLE (f(t))`
 //! in `FROM` joins a temporal table function, its condition taken from `WHERE`; `ROW_NUMBER()
 //! OVER (PARTITION BY k ORDER BY time) AS rn` in a subquery with `WHERE rn = 1` outside it is
-//! deduplication (see [`super::dedup`]). Regular joins, set operations and ORDER BY / LIMIT
+//! deduplication (see [`super::dedup`]); aggregates `OVER (..)` in the select list are OVER
+//! aggregations (see [`super::over`]). Regular joins, set operations and ORDER BY / LIMIT
 //! are bound in [`super::join`], [`super::set_op`] and [`super::order`].
 
 use sqlparser::ast::{
@@ -18,6 +19,7 @@ use sqlparser::tokenizer::Span;
 use super::dedup::{self, Dedup};
 use super::error::SqlError;
 use super::expr::Translator;
+use super::over;
 use super::scope::Scope;
 use super::window;
 use crate::expr::{col, lit, Expr, FunctionRegistry};
@@ -76,6 +78,15 @@ impl Binder<'_> {
             },
         };
         let input = self.filter(input, conjuncts)?;
+        if over::used(select) {
+            if window.is_some() || select.group_by != GroupByExpr::Expressions(vec![], vec![]) {
+                return Err(SqlError::at(
+                    select.group_by.span().union(&select.projection[0].span()),
+                    "OVER aggregates and GROUP BY in one select are not supported: aggregate in a subquery, then apply the OVER window",
+                ));
+            }
+            return over::select(self, select, input);
+        }
         let tr = self.translator(&input.scope);
         let mut keys = match &select.group_by {
             GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs
@@ -168,7 +179,7 @@ impl Binder<'_> {
     /// SQL name, an expression by its alias or `EXPR$i`; a name taken gets the first free
     /// suffix `0`, `1`, ... (Calcite's rule). The `ROW_NUMBER()` item of a deduplication
     /// (`rownum`) is the constant 1 it always is on the kept rows.
-    fn select_list(
+    pub(super) fn select_list(
         &self,
         scope: &Scope,
         projection: &[SelectItem],
