@@ -38,6 +38,7 @@ mod set_op;
 mod sort;
 #[cfg(test)]
 mod tests;
+mod top_n;
 pub mod window;
 
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,7 @@ pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
 pub use over::{Over, OverFrame};
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
+pub use top_n::TopN;
 pub use window::{sessions, window_datums, WindowAgg, WindowSpec};
 
 /// A node of the logical plan with its output schema and changelog mode.
@@ -202,6 +204,9 @@ pub enum Node {
         /// Rows kept after them (`None`: all, a time-ordered sort).
         fetch: Option<usize>,
     },
+    /// `ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) <= N`: the first rows of each
+    /// partition (see [`TopN`]).
+    TopN(TopN),
     /// `GROUP BY window, keys` over `TUMBLE`, `HOP` or `CUMULATE` windows of the rowtime (see
     /// [`WindowAgg`]).
     WindowAgg(WindowAgg),
@@ -281,6 +286,7 @@ impl RelExpr {
             Node::SetOp { left, right, .. } => vec![left, right],
             Node::WindowAgg(w) => vec![&w.input],
             Node::Over(o) => vec![&o.input],
+            Node::TopN(t) => vec![&t.input],
         }
     }
 
@@ -324,6 +330,7 @@ impl RelExpr {
             Node::Sort { .. } => "Sort",
             Node::WindowAgg(_) => "WindowAggregate",
             Node::Over(_) => "OverAggregate",
+            Node::TopN(_) => "TopN",
             Node::Sink { .. } => "Sink",
         }
     }

@@ -236,9 +236,11 @@ fn frame(window: &ast::WindowSpec, span: Span) -> Result<OverFrame, SqlError> {
     let refuse = |m: String| Err(SqlError::at(span, m));
     match &frame.end_bound {
         None | Some(WindowFrameBound::CurrentRow) => {}
-        Some(bound) => return refuse(format!(
+        Some(bound) => {
+            return refuse(format!(
             "OVER windows end at CURRENT ROW in streaming mode; the bound {bound} is not supported"
-        )),
+        ))
+        }
     }
     let units = frame.units;
     let preceding = match &frame.start_bound {
