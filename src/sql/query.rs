@@ -177,13 +177,14 @@ impl Binder<'_> {
 
     /// The select items as named expressions: `*` and `t.*` expanded, a column named by its
     /// SQL name, an expression by its alias or `EXPR$i`; a name taken gets the first free
-    /// suffix `0`, `1`, ... (Calcite's rule). The `ROW_NUMBER()` item of a deduplication
-    /// (`rownum`) is the constant 1 it always is on the kept rows.
+    /// suffix `0`, `1`, ... (Calcite's rule). The `ROW_NUMBER()` item of a deduplication or
+    /// Top-N (`rownum`: its alias) is the given expression (the constant 1 of a deduplication,
+    /// the Top-N's row number).
     pub(super) fn select_list(
         &self,
         scope: &Scope,
         projection: &[SelectItem],
-        rownum: Option<&str>,
+        rownum: Option<(&str, Expr)>,
     ) -> Result<Vec<Expr>, SqlError> {
         let tr = self.translator(scope);
         let mut named: Vec<(Expr, String)> = Vec::new();
@@ -213,11 +214,11 @@ impl Binder<'_> {
                             .map(|(plan, sql)| (col(plan), sql)),
                     );
                 }
-                SelectItem::ExprWithAlias { expr, alias }
-                    if Some(alias.value.as_str()) == rownum =>
+                SelectItem::ExprWithAlias { alias, .. }
+                    if rownum.as_ref().is_some_and(|(r, _)| *r == alias.value) =>
                 {
-                    let _ = expr;
-                    named.push((lit(1i64), alias.value.clone()));
+                    let rank = rownum.as_ref().map(|(_, e)| e.clone());
+                    named.push((rank.unwrap_or_else(|| lit(1i64)), alias.value.clone()));
                 }
                 SelectItem::ExprWithAlias { expr, alias } => {
                     named.push((tr.expr(expr)?, alias.value.clone()))
@@ -578,9 +579,13 @@ impl Binder<'_> {
         }
         let input = self.from(&pattern.inner.from, &mut conjuncts)?;
         let input = self.filter(input, conjuncts)?;
-        let plan = dedup::plan(input.plan, &pattern, &self.translator(&input.scope))?;
-        let scope = input.scope;
-        let items = self.select_list(&scope, &pattern.inner.projection, Some(&pattern.rownum))?;
+        let (plan, top_n) = dedup::plan(input.plan, &pattern, &self.translator(&input.scope))?;
+        let (scope, rank) = match top_n {
+            true => (input.scope.with_columns(&["$rank".into()]), col("$rank")),
+            false => (input.scope, lit(1i64)),
+        };
+        let rownum = (pattern.rownum.as_str(), rank);
+        let items = self.select_list(&scope, &pattern.inner.projection, Some(rownum))?;
         let span = pattern
             .inner
             .projection
