@@ -40,7 +40,7 @@ use crate::epochs::{drive, EpochLogic};
 use crate::group_aggregate::{Aggregated, GroupFold};
 use crate::keyed_merge::Rejected;
 use crate::watermark::Watermark;
-use crate::window::{due, split, Outcome};
+use crate::window::{due, replace_emitted, split, Outcome};
 use crate::{Seq, SysTime};
 
 /// The frame of an OVER aggregation (see the [module docs](self)).
@@ -360,15 +360,7 @@ fn walk<E, R, F, L>(
             }
         };
         let entry = part.rows.get_mut(&key).expect("a row of the partition");
-        if now != entry.emitted {
-            if let Some(old) = entry.emitted.take() {
-                give(Ok((old, -1)));
-            }
-            if let Some(new) = &now {
-                give(Ok((new.clone(), 1)));
-            }
-            entry.emitted = now;
-        }
+        replace_emitted(&mut entry.emitted, now, give);
         cursor = next_key(&part.rows, &key);
     }
 }

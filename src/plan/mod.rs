@@ -311,6 +311,21 @@ impl RelExpr {
         f(self);
     }
 
+    /// `Ok` when this input is append-only, else Flink's error for `node`, which consumes
+    /// inserts only.
+    pub(crate) fn require_append_only(&self, node: &'static str) -> Result<(), PlanError> {
+        match self.mode.is_append_only() {
+            true => Ok(()),
+            false => Err(PlanError::invalid(
+                node,
+                format!(
+                    "{node} doesn't support consuming update and delete changes which is produced by node {}",
+                    self.kind_name()
+                ),
+            )),
+        }
+    }
+
     /// The node's name as `explain` prints it.
     pub fn kind_name(&self) -> &'static str {
         match &self.node {

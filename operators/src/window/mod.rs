@@ -259,14 +259,24 @@ fn refire<K, E, F: GroupFold<K>>(
         },
         false => None,
     };
-    if now != window.emitted {
-        if let Some(old) = window.emitted.take() {
+    replace_emitted(&mut window.emitted, now, give);
+}
+
+/// Makes `now` the emitted row in place of `emitted`: when they differ, retracts the old row
+/// and inserts the new one.
+pub(crate) fn replace_emitted<O: PartialEq + Clone>(
+    emitted: &mut Option<O>,
+    now: Option<O>,
+    give: &mut dyn FnMut(Outcome<O>),
+) {
+    if now != *emitted {
+        if let Some(old) = emitted.take() {
             give(Ok((old, -1)));
         }
         if let Some(row) = &now {
             give(Ok((row.clone(), 1)));
         }
-        window.emitted = now;
+        *emitted = now;
     }
 }
 
