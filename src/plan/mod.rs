@@ -38,7 +38,7 @@ mod set_op;
 mod sort;
 #[cfg(test)]
 mod tests;
-mod top_n;
+pub mod top_n;
 pub mod window;
 
 use serde::{Deserialize, Serialize};
