@@ -25,6 +25,8 @@ use differential_temporal::plan::{
 use differential_temporal::render::{ExecutionMode, RenderContext};
 use differential_temporal::repr::{DataType, Datum, Row, Schema, Ts};
 
+#[path = "plan_reference/over.rs"]
+mod over;
 #[path = "plan_reference/window.rs"]
 mod window;
 
@@ -347,6 +349,19 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             input.sort(order, offset, Some(3)).unwrap()
         }
         14..=17 => asof(template, flag, threshold),
+        18 => {
+            // A Top-N per partition (k, s, or none) by (v, d) with NULLs and ties, 1 to 3
+            // rows, with the row number or without, over an append-only or updating input.
+            let input = if flag { scan_a() } else { scan_c() };
+            let partition = [vec![0], vec![1], vec![]][threshold.rem_euclid(3) as usize].clone();
+            let order = vec![
+                SortKey::new(2, threshold < 0, None),
+                SortKey::new(3, true, Some(threshold % 2 == 0)),
+            ];
+            let limit = 1 + (threshold + 3) as usize % 3;
+            let rank = (threshold % 2 != 0).then_some("rn");
+            input.top_n(partition, order, limit, rank).unwrap()
+        }
         _ => {
             let kind = if flag {
                 JoinKind::Left
@@ -613,6 +628,14 @@ proptest! {
     ) {
         check(template, flag, threshold, a, b, c)?;
     }
+
+    /// The Top-N of issue 12 (`ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) <= N`).
+    #[test]
+    fn top_n_equals_the_reference(
+        (template, flag, threshold, a, b, c) in case(18..19),
+    ) {
+        check(template, flag, threshold, a, b, c)?;
+    }
 }
 
 /// Each template once over fixed inputs, so a template that cannot build fails here by name.
@@ -636,7 +659,7 @@ fn every_template_builds_and_runs() {
         })
         .collect();
     let b = vec![(0, Change::new(2, RowKind::Insert, spec(1, "x", 9, 1).row()))];
-    for template in 0..18 {
+    for template in 0..19 {
         check(
             template,
             template % 2 == 0,

@@ -21,6 +21,10 @@ mod connectors;
 mod joins;
 #[path = "sql/ordering.rs"]
 mod ordering;
+#[path = "sql/over.rs"]
+mod over;
+#[path = "sql/top_n.rs"]
+mod top_n;
 #[path = "sql/windows.rs"]
 mod windows;
 
@@ -223,8 +227,8 @@ fn sql_and_table_api_build_the_same_plan() {
             "SQL validation error at line 1, column 119: QUALIFY takes the deduplication filter only (ROW_NUMBER() .. = 1); move 'rate > 1' to WHERE or an outer query",
         ),
         (
-            "SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time) AS rn FROM currency_rates QUALIFY rn <= 3",
-            "SQL validation error at line 1, column 11: ROW_NUMBER() is supported as Flink's deduplication only: the outer query must filter WHERE rn = 1 (Top-N is not supported)",
+            "SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time) AS rn FROM currency_rates QUALIFY rn > 3",
+            "SQL validation error at line 1, column 11: ROW_NUMBER() is supported in Flink's Top-N and deduplication patterns: the outer query must filter WHERE rn <= N (or rn < N, rn = 1)",
         ),
     ] {
         assert_eq!(env.sql_query(query).err().unwrap().to_string(), error, "{query}");

@@ -19,9 +19,11 @@
 
 pub mod changelog;
 pub mod dedup;
+mod epochs;
 pub mod group_aggregate;
 pub mod keyed_merge;
 pub mod merge_engine;
+pub mod over;
 mod pending;
 pub mod retention;
 pub mod temporal_join;

@@ -131,19 +131,30 @@ impl RelExpr {
                 offset,
                 fetch,
             } => {
-                let keys: Vec<String> = order
-                    .iter()
-                    .map(|k| {
-                        let direction = if k.descending { "DESC" } else { "ASC" };
-                        let nulls = if k.nulls_first { "FIRST" } else { "LAST" };
-                        let name = &input.schema.fields[k.column].name;
-                        format!("{name} {direction} NULLS {nulls}")
-                    })
-                    .collect();
                 let fetch = fetch.map_or("ALL".to_string(), |f| f.to_string());
                 format!(
                     "order=[{}], offset={offset}, fetch={fetch}",
-                    keys.join(", ")
+                    sort_keys(order, &input.schema)
+                )
+            }
+            Node::TopN(t) => format!(
+                "partition=[{}], order=[{}], limit={}, rank={}",
+                names(&t.partition, &t.input.schema),
+                sort_keys(&t.order, &t.input.schema),
+                t.limit,
+                t.rank
+            ),
+            Node::Over(o) => {
+                let aggs: Vec<String> = (o.aggregates.iter())
+                    .zip(&self.schema.fields[o.input.schema.len()..])
+                    .map(|(a, f)| format!("{} AS {}", aggregate_text(a, &o.input.schema), f.name))
+                    .collect();
+                format!(
+                    "partition=[{}], order=[{}], frame=[{}], aggs=[{}]",
+                    names(&o.partition, &o.input.schema),
+                    o.input.schema.fields[o.time].name,
+                    o.frame,
+                    aggs.join(", ")
                 )
             }
             Node::WindowAgg(w) => {
@@ -267,4 +278,18 @@ fn aggregate_text(agg: &AggregateExpr, schema: &Schema) -> String {
         text.push_str(&format!(" FILTER (WHERE {})", expr_text(filter, schema)));
     }
     text
+}
+
+/// `ORDER BY` keys as `name ASC NULLS FIRST, ..`.
+fn sort_keys(order: &[super::SortKey], schema: &crate::repr::Schema) -> String {
+    let keys: Vec<String> = order
+        .iter()
+        .map(|k| {
+            let direction = if k.descending { "DESC" } else { "ASC" };
+            let nulls = if k.nulls_first { "FIRST" } else { "LAST" };
+            let name = &schema.fields[k.column].name;
+            format!("{name} {direction} NULLS {nulls}")
+        })
+        .collect();
+    keys.join(", ")
 }

@@ -32,11 +32,13 @@ mod asof_join;
 mod build;
 mod equi_join;
 mod explain;
+pub mod over;
 pub mod reference;
 mod set_op;
 mod sort;
 #[cfg(test)]
 mod tests;
+pub mod top_n;
 pub mod window;
 
 use serde::{Deserialize, Serialize};
@@ -49,8 +51,10 @@ pub use build::join_schema;
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
+pub use over::{Over, OverFrame};
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
+pub use top_n::TopN;
 pub use window::{sessions, window_datums, WindowAgg, WindowSpec};
 
 /// A node of the logical plan with its output schema and changelog mode.
@@ -200,9 +204,15 @@ pub enum Node {
         /// Rows kept after them (`None`: all, a time-ordered sort).
         fetch: Option<usize>,
     },
+    /// `ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) <= N`: the first rows of each
+    /// partition (see [`TopN`]).
+    TopN(TopN),
     /// `GROUP BY window, keys` over `TUMBLE`, `HOP` or `CUMULATE` windows of the rowtime (see
     /// [`WindowAgg`]).
     WindowAgg(WindowAgg),
+    /// `agg(..) OVER (PARTITION BY .. ORDER BY rowtime ROWS|RANGE .. PRECEDING)`: each row
+    /// with aggregates over its frame (see [`Over`]).
+    Over(Over),
     /// Writes its input to the registered sink `name`; its output is its input.
     Sink {
         /// The input.
@@ -275,6 +285,8 @@ impl RelExpr {
             Node::AsofJoin(join) => vec![&join.probe, &join.build],
             Node::SetOp { left, right, .. } => vec![left, right],
             Node::WindowAgg(w) => vec![&w.input],
+            Node::Over(o) => vec![&o.input],
+            Node::TopN(t) => vec![&t.input],
         }
     }
 
@@ -299,6 +311,21 @@ impl RelExpr {
         f(self);
     }
 
+    /// `Ok` when this input is append-only, else Flink's error for `node`, which consumes
+    /// inserts only.
+    pub(crate) fn require_append_only(&self, node: &'static str) -> Result<(), PlanError> {
+        match self.mode.is_append_only() {
+            true => Ok(()),
+            false => Err(PlanError::invalid(
+                node,
+                format!(
+                    "{node} doesn't support consuming update and delete changes which is produced by node {}",
+                    self.kind_name()
+                ),
+            )),
+        }
+    }
+
     /// The node's name as `explain` prints it.
     pub fn kind_name(&self) -> &'static str {
         match &self.node {
@@ -317,6 +344,8 @@ impl RelExpr {
             Node::SetOp { .. } => "SetOp",
             Node::Sort { .. } => "Sort",
             Node::WindowAgg(_) => "WindowAggregate",
+            Node::Over(_) => "OverAggregate",
+            Node::TopN(_) => "TopN",
             Node::Sink { .. } => "Sink",
         }
     }

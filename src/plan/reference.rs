@@ -33,13 +33,19 @@
 //!   ordering values never match; INNER drops a probe row without a match, LEFT pads it.
 //! * `Sort`: with a fetch, the accumulated rows in the order of the sort keys (ties by value),
 //!   the `fetch` after the first `offset`; without, its input.
+//! * `TopN`: per partition of the accumulated rows, the first `limit` in the order of the sort
+//!   keys (ties by value), with the row number appended if asked.
 //! * `SetOp`: per row, its multiplicity in the output from its multiplicities in the two
 //!   accumulated tables (`m + n`, `min(m, n)`, `max(m - n, 0)`, or 0/1 without `ALL`).
 //! * `WindowAgg`: the `Reduce` of its input's rows repeated once per window, the window's
 //!   columns appended; under [`evaluate_final`], Flink's window operator over the watermark.
+//! * `Over`: per accepted row, the aggregates over its frame among its partition's rows sorted
+//!   by `(rowtime, seq)`, recomputed at every system time; under [`evaluate_final`], each row
+//!   emitted once when the watermark passes it, rows behind the watermark refused.
 
 mod asof;
 mod binary;
+mod over;
 mod window;
 
 use std::collections::BTreeMap;
@@ -83,7 +89,9 @@ pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError>
 
 /// Evaluates `plan` over `inputs` as the final mode renders it: the same as [`evaluate`] but
 /// for window aggregations, which emit a window when the watermark passes it and refuse rows
-/// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)).
+/// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)), and OVER
+/// aggregations, which emit a row when the watermark passes it and refuse rows behind it (see
+/// [`Over`](crate::plan::Over)).
 pub fn evaluate_final(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError> {
     evaluate_in(plan, inputs, true)
 }
@@ -438,7 +446,7 @@ fn eval(
                 None => changes,
                 Some(fetch) => as_table_stream(&changes, false, |rows| {
                     let rows: Vec<(&Row, isize)> = rows.iter().map(|(_, r, c)| (r, *c)).collect();
-                    top_n(order, *offset, *fetch, &rows)
+                    top_n(order, *offset, *fetch, false, &rows)
                         .into_iter()
                         .flat_map(|(row, count)| std::iter::repeat_n(row, count as usize))
                         .collect()
@@ -448,6 +456,30 @@ fn eval(
         Node::WindowAgg(w) => window::evaluate(
             w,
             eval(&w.input, inputs, refused, final_mode)?,
+            refused,
+            final_mode,
+        )?,
+        Node::TopN(t) => {
+            let changes = eval(&t.input, inputs, refused, final_mode)?;
+            as_table_stream(&changes, false, |rows| {
+                let mut partitions: BTreeMap<Row, Vec<(Row, isize)>> = BTreeMap::new();
+                for (_, row, count) in rows {
+                    let key = project(&row, &t.partition, &mut DatumVec::new());
+                    partitions.entry(key).or_default().push((row, count));
+                }
+                partitions
+                    .into_values()
+                    .flat_map(|rows| {
+                        let rows: Vec<(&Row, isize)> = rows.iter().map(|(r, c)| (r, *c)).collect();
+                        top_n(&t.order, 0, t.limit, t.rank, &rows)
+                    })
+                    .flat_map(|(row, count)| std::iter::repeat_n(row, count as usize))
+                    .collect()
+            })
+        }
+        Node::Over(o) => over::evaluate(
+            o,
+            eval(&o.input, inputs, refused, final_mode)?,
             refused,
             final_mode,
         )?,

@@ -43,11 +43,14 @@ impl SortKey {
 
 /// The Top-N of a multiset: `rows` (with their multiplicities, positive) ordered by `keys`,
 /// ties by value, then the `fetch` rows after the first `offset`, with their multiplicities
-/// (a row straddling a boundary keeps the part inside). Each row is decoded once.
+/// (a row straddling a boundary keeps the part inside). With `rank`, each copy of a row is its
+/// own output row with its row number appended (`ROW_NUMBER()`, from 1 before the offset, a
+/// BIGINT). Each row is decoded once.
 pub fn top_n(
     keys: &[SortKey],
     offset: usize,
     fetch: usize,
+    rank: bool,
     rows: &[(&Row, isize)],
 ) -> Vec<(Row, isize)> {
     let mut decorated: Vec<(Vec<Datum>, &Row, isize)> = rows
@@ -61,7 +64,12 @@ pub fn top_n(
     for (_, row, count) in decorated {
         let count = count.max(0) as usize;
         let (from, to) = (seen.max(start), (seen + count).min(end));
-        if from < to {
+        if from < to && rank {
+            out.extend((from..to).map(|i| {
+                let number = Datum::Int(i as i64 + 1);
+                (Row::pack(row.iter().chain([number])), 1)
+            }));
+        } else if from < to {
             out.push((row.clone(), (to - from) as isize));
         }
         seen += count;

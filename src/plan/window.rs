@@ -310,15 +310,7 @@ impl RelExpr {
                 ),
             ));
         }
-        if !self.mode.is_append_only() {
-            return Err(PlanError::invalid(
-                NODE,
-                format!(
-                    "{NODE} doesn't support consuming update and delete changes which is produced by node {}",
-                    self.kind_name()
-                ),
-            ));
-        }
+        self.require_append_only(NODE)?;
         window.check().map_err(|e| PlanError::invalid(NODE, e))?;
         if lateness_ms < 0 {
             return Err(PlanError::invalid(

@@ -18,7 +18,8 @@
 //! temporal join emits each probe row once, when the combined watermark passes it, and reports
 //! probe rows behind the watermark as late; a window aggregation emits each window once, when
 //! the watermark passes it, revised by late rows within its allowed lateness, and reports rows
-//! beyond it. The other nodes behave the same in both modes.
+//! beyond it; an OVER aggregation emits each row once, when the watermark passes it, and
+//! reports rows behind it. The other nodes behave the same in both modes.
 //!
 //! Rows a node refuses (an expression that fails on them, a NULL event time, a late row in final
 //! mode, a non-insert row into deduplication) are collected with their `seq` and reason in
@@ -28,6 +29,7 @@ mod asof_join;
 mod equi_join;
 mod join;
 mod nodes;
+mod over;
 mod reduce;
 mod set_op;
 mod sort;

@@ -11,7 +11,7 @@ use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
 use super::{
-    asof_join, equi_join, join, reduce, set_op, sort, split, split_map, window, Collection,
+    asof_join, equi_join, join, over, reduce, set_op, sort, split, split_map, window, Collection,
     RenderContext,
 };
 
@@ -154,8 +154,24 @@ pub(super) fn render<'s>(
             order,
             offset,
             fetch,
-        } => sort::render(render(ctx, input)?, order.clone(), *offset, *fetch),
+        } => sort::render(
+            render(ctx, input)?,
+            vec![],
+            order.clone(),
+            *offset,
+            *fetch,
+            false,
+        ),
+        Node::TopN(t) => sort::render(
+            render(ctx, &t.input)?,
+            t.partition.clone(),
+            t.order.clone(),
+            0,
+            Some(t.limit),
+            t.rank,
+        ),
         Node::WindowAgg(w) => window::render(ctx, w)?,
+        Node::Over(o) => over::render(ctx, o)?,
         Node::Sink { input, .. } => render(ctx, input)?,
     })
 }

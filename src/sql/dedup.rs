@@ -8,7 +8,10 @@
 //! ```
 //!
 //! becomes `Dedup`: keep-first for ASC, keep-last for DESC, by event time when `time_attr` is
-//! the rowtime attribute, by arrival when it is the proctime attribute. Keep-last by rowtime is
+//! the rowtime attribute, by arrival when it is the proctime attribute. Every other
+//! `ROW_NUMBER()` subquery filtered by `rn <= N`, `rn < N` or `rn = 1` (Flink's Top-N:
+//! `docs/dev/table/sql/queries/topn.md`; any ORDER BY columns, PARTITION BY optional) becomes a
+//! `TopN` whose row number is `rn` where the outer query selects it. Keep-last by rowtime is
 //! the versioned view of Flink's versioned-table page. `SELECT .. FROM t QUALIFY rn = 1` (with
 //! `ROW_NUMBER() OVER (..) AS rn` in the select list, or the call inline in `QUALIFY`) is the
 //! same deduplication without the subquery; Flink's grammar has no QUALIFY, Databricks',
@@ -19,7 +22,7 @@ use sqlparser::ast::{self, OrderBySort, SelectItem, SetExpr, Spanned, TableFacto
 use super::error::SqlError;
 use super::expr::Translator;
 use crate::expr::Expr;
-use crate::plan::{DedupOrder, Keep, RelExpr};
+use crate::plan::{DedupOrder, Keep, RelExpr, SortKey};
 
 /// A recognised deduplication.
 pub(super) struct Dedup<'q> {
@@ -31,10 +34,12 @@ pub(super) struct Dedup<'q> {
     pub rownum: String,
     /// `PARTITION BY` expressions.
     partition: &'q [ast::Expr],
-    /// The single `ORDER BY` item.
-    order: &'q ast::OrderByExpr,
+    /// The `ORDER BY` items.
+    order: &'q [ast::OrderByExpr],
     /// The whole OVER call, for error positions.
     call: &'q ast::Expr,
+    /// `N` of `rn <= N` (1 for `rn = 1`).
+    limit: usize,
 }
 
 /// Recognises `outer` as a deduplication: its FROM is one subquery whose select list has
@@ -146,7 +151,9 @@ fn finish<'q>(
     conjuncts: &mut Vec<ast::Expr>,
 ) -> Result<Dedup<'q>, SqlError> {
     let window = window_of(call).expect("a ROW_NUMBER() OVER call");
-    let Some(position) = conjuncts.iter().position(|c| is_first_row(c, rownum, call)) else {
+    let Some((position, limit)) = (conjuncts.iter().enumerate())
+        .find_map(|(i, c)| row_limit(c, rownum, call).map(|n| (i, n)))
+    else {
         let name = if rownum.is_empty() {
             "ROW_NUMBER()"
         } else {
@@ -155,21 +162,15 @@ fn finish<'q>(
         return Err(SqlError::at(
             call.span(),
             format!(
-                "ROW_NUMBER() is supported as Flink's deduplication only: the outer query must filter WHERE {name} = 1 (Top-N is not supported)"
+                "ROW_NUMBER() is supported in Flink's Top-N and deduplication patterns: the outer query must filter WHERE {name} <= N (or {name} < N, {name} = 1)"
             ),
         ));
     };
     conjuncts.remove(position);
-    let [order] = window.order_by.as_slice() else {
+    if window.order_by.is_empty() || window.window_frame.is_some() {
         return Err(SqlError::at(
             call.span(),
-            "deduplication orders by exactly one time attribute: ORDER BY rowtime or proctime [ASC | DESC]",
-        ));
-    };
-    if window.partition_by.is_empty() || window.window_frame.is_some() {
-        return Err(SqlError::at(
-            call.span(),
-            "deduplication needs PARTITION BY key columns and no window frame",
+            "ROW_NUMBER() needs an ORDER BY and no window frame",
         ));
     }
     Ok(Dedup {
@@ -177,16 +178,17 @@ fn finish<'q>(
         alias,
         rownum: rownum.to_string(),
         partition: &window.partition_by,
-        order,
+        order: &window.order_by,
         call,
+        limit,
     })
 }
 
-/// Whether `c` is `rn = 1`, `rn <= 1` or `rn < 2` (either side), `rn` the alias `rownum` or
-/// the ROW_NUMBER `call` itself.
-fn is_first_row(c: &ast::Expr, rownum: &str, call: &ast::Expr) -> bool {
+/// `N` when `c` is `rn <= N`, `rn < N + 1` or `rn = 1` (either side, `N >= 1`), `rn` the
+/// alias `rownum` or the ROW_NUMBER `call` itself (Flink's Top-N conditions).
+fn row_limit(c: &ast::Expr, rownum: &str, call: &ast::Expr) -> Option<usize> {
     let ast::Expr::BinaryOp { left, op, right } = c else {
-        return false;
+        return None;
     };
     let is_rn = |e: &ast::Expr| match e {
         ast::Expr::Identifier(i) => i.value == rownum,
@@ -195,33 +197,35 @@ fn is_first_row(c: &ast::Expr, rownum: &str, call: &ast::Expr) -> bool {
     };
     let number = |e: &ast::Expr| match e {
         ast::Expr::Value(v) => match &v.value {
-            ast::Value::Number(n, _) => n.parse::<i64>().ok(),
+            ast::Value::Number(n, _) => n.parse::<usize>().ok(),
             _ => None,
         },
         _ => None,
     };
     use ast::BinaryOperator as B;
-    match (is_rn(left), number(right), op) {
-        (true, Some(1), B::Eq | B::LtEq) | (true, Some(2), B::Lt) => true,
-        _ => matches!(
-            (is_rn(right), number(left), op),
-            (true, Some(1), B::Eq | B::GtEq) | (true, Some(2), B::Gt)
-        ),
-    }
+    let limit = match (is_rn(left), number(right), op, is_rn(right), number(left)) {
+        (true, Some(1), B::Eq, ..) | (.., true, Some(1)) if *op == B::Eq => 1,
+        (true, Some(n), B::LtEq, ..) | (_, _, B::GtEq, true, Some(n)) => n,
+        (true, Some(n), B::Lt, ..) | (_, _, B::Gt, true, Some(n)) => n.saturating_sub(1),
+        _ => return None,
+    };
+    (limit >= 1).then_some(limit)
 }
 
-/// The `Dedup` node over `input` for `pattern`.
+/// The `Dedup` node over `input` for `pattern` when it is Flink's deduplication (`rn = 1`,
+/// PARTITION BY columns, ORDER BY one time attribute), else its `TopN` node with the row number
+/// as the column `$rank`. Returns the plan and whether it is a Top-N.
 pub(super) fn plan(
     input: RelExpr,
     pattern: &Dedup<'_>,
     tr: &Translator<'_>,
-) -> Result<RelExpr, SqlError> {
+) -> Result<(RelExpr, bool), SqlError> {
     let column = |e: &ast::Expr| -> Result<usize, SqlError> {
         match tr.expr(e)? {
             Expr::Column(name) => Ok(input.schema.index_of(&name).unwrap_or(usize::MAX)),
             _ => Err(SqlError::at(
                 e.span(),
-                format!("deduplication partitions and orders by columns, not by '{e}'"),
+                format!("ROW_NUMBER() partitions and orders by columns, not by '{e}'"),
             )),
         }
     };
@@ -230,30 +234,48 @@ pub(super) fn plan(
         .iter()
         .map(column)
         .collect::<Result<Vec<_>, _>>()?;
-    let time = column(&pattern.order.expr)?;
-    let order = if input
-        .schema
-        .rowtime
-        .as_ref()
-        .is_some_and(|r| r.column == time)
-    {
-        DedupOrder::EventTime
-    } else if input.schema.proctime == Some(time) {
-        DedupOrder::Arrival
-    } else {
-        return Err(SqlError::at(
-            pattern.order.expr.span(),
-            format!(
-                "deduplication orders by a time attribute, but '{}' is neither the rowtime nor the proctime attribute of its input (declare a WATERMARK for it)",
-                pattern.order.expr
-            ),
-        ));
+    let time_order = |time: usize| {
+        if input
+            .schema
+            .rowtime
+            .as_ref()
+            .is_some_and(|r| r.column == time)
+        {
+            Some(DedupOrder::EventTime)
+        } else if input.schema.proctime == Some(time) {
+            Some(DedupOrder::Arrival)
+        } else {
+            None
+        }
     };
-    let keep = match pattern.order.options.sort {
-        Some(OrderBySort::Desc) => Keep::Last,
-        _ => Keep::First,
+    let order = match pattern.order {
+        [order] if pattern.limit == 1 && !key.is_empty() => {
+            time_order(column(&order.expr)?).map(|by| (by, order))
+        }
+        _ => None,
     };
+    if let Some((by, order)) = order {
+        let keep = match order.options.sort {
+            Some(OrderBySort::Desc) => Keep::Last,
+            _ => Keep::First,
+        };
+        return input
+            .dedup(key, keep, by)
+            .map(|plan| (plan, false))
+            .map_err(|e| SqlError::at(pattern.call.span(), e.to_string()));
+    }
+    let order = (pattern.order.iter())
+        .map(|o| {
+            let descending = matches!(o.options.sort, Some(OrderBySort::Desc));
+            Ok(SortKey::new(
+                column(&o.expr)?,
+                descending,
+                o.options.nulls_first,
+            ))
+        })
+        .collect::<Result<Vec<_>, SqlError>>()?;
     input
-        .dedup(key, keep, order)
+        .top_n(key, order, pattern.limit, Some("$rank"))
+        .map(|plan| (plan, true))
         .map_err(|e| SqlError::at(pattern.call.span(), e.to_string()))
 }

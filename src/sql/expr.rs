@@ -195,7 +195,7 @@ impl Translator<'_> {
             return Err(SqlError::at(
                 e.span(),
                 format!(
-                    "OVER windows are not supported, except Flink's deduplication: ROW_NUMBER() OVER (PARTITION BY k ORDER BY time) AS rn in a subquery and WHERE rn = 1 outside it; found {e}"
+                    "OVER aggregates are supported as select items (or arithmetic, casts and parentheses around them), and ROW_NUMBER() in Flink's deduplication pattern; found {e}"
                 ),
             ));
         }

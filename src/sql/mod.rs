@@ -22,6 +22,10 @@
 //!   table-valued functions `TUMBLE`, `HOP`, `CUMULATE` (`TABLE t, DESCRIPTOR(ts), INTERVAL
 //!   ..`, positional or named arguments) followed by `GROUP BY window_start, window_end, ..`,
 //!   and the legacy `GROUP BY TUMBLE(ts, ..)` / `HOP(..)` with `TUMBLE_START` and so on.
+//!   OVER aggregates: `agg(..) OVER (PARTITION BY .. ORDER BY rowtime ROWS|RANGE BETWEEN ..
+//!   PRECEDING AND CURRENT ROW)` in the select list, or `OVER w` with `WINDOW w AS (..)`.
+//!   Top-N: `ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) AS rn` in a subquery filtered by
+//!   `rn <= N` outside it.
 //! - **Extension of Flink's grammar**: `CREATE TEMPORAL TABLE FUNCTION f FOR history TIME
 //!   time_column KEY key_column` registers a temporal table function, which Flink can only do
 //!   in the Table API (`history.createTemporalTableFunction(time, key)`).
@@ -64,6 +68,7 @@ mod mt_create;
 mod mt_lifecycle;
 mod mt_refresh;
 mod order;
+mod over;
 mod parse;
 mod query;
 mod scope;

@@ -6,7 +6,8 @@
 //! build side a versioned table), `AS OF left.proctime` a lookup join; `LATERAL TABLE (f(t))`
 //! in `FROM` joins a temporal table function, its condition taken from `WHERE`; `ROW_NUMBER()
 //! OVER (PARTITION BY k ORDER BY time) AS rn` in a subquery with `WHERE rn = 1` outside it is
-//! deduplication (see [`super::dedup`]). Regular joins, set operations and ORDER BY / LIMIT
+//! deduplication (see [`super::dedup`]); aggregates `OVER (..)` in the select list are OVER
+//! aggregations (see [`super::over`]). Regular joins, set operations and ORDER BY / LIMIT
 //! are bound in [`super::join`], [`super::set_op`] and [`super::order`].
 
 use sqlparser::ast::{
@@ -18,6 +19,7 @@ use sqlparser::tokenizer::Span;
 use super::dedup::{self, Dedup};
 use super::error::SqlError;
 use super::expr::Translator;
+use super::over;
 use super::scope::Scope;
 use super::window;
 use crate::expr::{col, lit, Expr, FunctionRegistry};
@@ -76,6 +78,15 @@ impl Binder<'_> {
             },
         };
         let input = self.filter(input, conjuncts)?;
+        if over::used(select) {
+            if window.is_some() || select.group_by != GroupByExpr::Expressions(vec![], vec![]) {
+                return Err(SqlError::at(
+                    select.group_by.span().union(&select.projection[0].span()),
+                    "OVER aggregates and GROUP BY in one select are not supported: aggregate in a subquery, then apply the OVER window",
+                ));
+            }
+            return over::select(self, select, input);
+        }
         let tr = self.translator(&input.scope);
         let mut keys = match &select.group_by {
             // `GROUP BY (a, b)` is `GROUP BY a, b` (Calcite reads the parenthesized list so).
@@ -171,13 +182,14 @@ impl Binder<'_> {
 
     /// The select items as named expressions: `*` and `t.*` expanded, a column named by its
     /// SQL name, an expression by its alias or `EXPR$i`; a name taken gets the first free
-    /// suffix `0`, `1`, ... (Calcite's rule). The `ROW_NUMBER()` item of a deduplication
-    /// (`rownum`) is the constant 1 it always is on the kept rows.
-    fn select_list(
+    /// suffix `0`, `1`, ... (Calcite's rule). The `ROW_NUMBER()` item of a deduplication or
+    /// Top-N (`rownum`: its alias) is the given expression (the constant 1 of a deduplication,
+    /// the Top-N's row number).
+    pub(super) fn select_list(
         &self,
         scope: &Scope,
         projection: &[SelectItem],
-        rownum: Option<&str>,
+        rownum: Option<(&str, Expr)>,
     ) -> Result<Vec<Expr>, SqlError> {
         let tr = self.translator(scope);
         let mut named: Vec<(Expr, String)> = Vec::new();
@@ -207,11 +219,11 @@ impl Binder<'_> {
                             .map(|(plan, sql)| (col(plan), sql)),
                     );
                 }
-                SelectItem::ExprWithAlias { expr, alias }
-                    if Some(alias.value.as_str()) == rownum =>
+                SelectItem::ExprWithAlias { alias, .. }
+                    if rownum.as_ref().is_some_and(|(r, _)| *r == alias.value) =>
                 {
-                    let _ = expr;
-                    named.push((lit(1i64), alias.value.clone()));
+                    let rank = rownum.as_ref().map(|(_, e)| e.clone());
+                    named.push((rank.unwrap_or_else(|| lit(1i64)), alias.value.clone()));
                 }
                 SelectItem::ExprWithAlias { expr, alias } => {
                     named.push((tr.expr(expr)?, alias.value.clone()))
@@ -572,9 +584,13 @@ impl Binder<'_> {
         }
         let input = self.from(&pattern.inner.from, &mut conjuncts)?;
         let input = self.filter(input, conjuncts)?;
-        let plan = dedup::plan(input.plan, &pattern, &self.translator(&input.scope))?;
-        let scope = input.scope;
-        let items = self.select_list(&scope, &pattern.inner.projection, Some(&pattern.rownum))?;
+        let (plan, top_n) = dedup::plan(input.plan, &pattern, &self.translator(&input.scope))?;
+        let (scope, rank) = match top_n {
+            true => (input.scope.with_columns(&["$rank".into()]), col("$rank")),
+            false => (input.scope, lit(1i64)),
+        };
+        let rownum = (pattern.rownum.as_str(), rank);
+        let items = self.select_list(&scope, &pattern.inner.projection, Some(rownum))?;
         let span = pattern
             .inner
             .projection

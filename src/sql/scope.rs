@@ -26,6 +26,8 @@ struct ScopeColumn {
     name: String,
     /// Its name in the plan's output.
     plan_name: String,
+    /// Left out of `*` (a column the binder computed for an expression, as an OVER call's).
+    hidden: bool,
 }
 
 impl Scope {
@@ -39,6 +41,7 @@ impl Scope {
                     qualifier: qualifier.map(str::to_string),
                     name: n.to_string(),
                     plan_name: n.to_string(),
+                    hidden: false,
                 })
                 .collect(),
         }
@@ -60,10 +63,24 @@ impl Scope {
         Scope { columns }
     }
 
+    /// This scope followed by unqualified columns named `names` (in SQL and in the plan), left
+    /// out of `*`.
+    pub(super) fn with_columns(&self, names: &[String]) -> Scope {
+        let mut columns = self.columns.clone();
+        columns.extend(names.iter().map(|n| ScopeColumn {
+            qualifier: None,
+            name: n.clone(),
+            plan_name: n.clone(),
+            hidden: true,
+        }));
+        Scope { columns }
+    }
+
     /// The plan's column names (for `*`), with their SQL names, optionally of one qualifier.
     pub(super) fn star(&self, qualifier: Option<&str>) -> Vec<(String, String)> {
         self.columns
             .iter()
+            .filter(|c| !c.hidden)
             .filter(|c| qualifier.is_none() || c.qualifier.as_deref() == qualifier)
             .map(|c| (c.plan_name.clone(), c.name.clone()))
             .collect()

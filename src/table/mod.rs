@@ -34,6 +34,7 @@ mod env;
 pub(crate) mod equi_join;
 mod execute;
 pub(crate) mod join;
+pub(crate) mod over;
 mod result;
 pub(crate) mod select;
 mod set_op;
@@ -42,11 +43,14 @@ pub(crate) mod window;
 
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
 pub use execute::{ExecuteOptions, ResultForm};
+pub use over::{
+    row_interval, Over, OverWindow, OverWindowedTable, Preceding, UNBOUNDED_RANGE, UNBOUNDED_ROW,
+};
 pub use result::TableResult;
 pub use select::GroupedTable;
 pub use window::{
     hours, millis, minutes, seconds, GroupWindow, GroupWindowedTable, Session, Slide,
-    SlideWithSize, Tumble, WindowGroupedTable,
+    SlideWithSize, Tumble, WindowGroupedTable, WindowKind,
 };
 
 use crate::expr::Expr;

@@ -33,7 +33,8 @@ pub fn millis(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
-fn ms(d: Duration) -> i64 {
+/// `d` in whole milliseconds.
+pub(crate) fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
@@ -138,12 +139,35 @@ fn property(column: &str, alias: Expr) -> Expr {
     }
 }
 
+/// A window a table can be given with [`Table::window`]: a [`GroupWindow`] or an
+/// [`OverWindow`](super::OverWindow).
+pub trait WindowKind {
+    /// The windowed table.
+    type Windowed;
+
+    /// `table` with this window.
+    fn windowed(self, table: Table) -> Self::Windowed;
+}
+
+impl WindowKind for GroupWindow {
+    type Windowed = GroupWindowedTable;
+
+    fn windowed(self, table: Table) -> GroupWindowedTable {
+        GroupWindowedTable {
+            table,
+            window: self,
+        }
+    }
+}
+
 impl Table {
     /// Groups rows into the event-time windows `window` (Flink's `window(GroupWindow)`); the
     /// keys and aggregates come with [`group_by`](GroupWindowedTable::group_by) and
     /// [`select`](WindowGroupedTable::select). One row per key and window, emitted as
     /// [`WindowAgg`](crate::plan::WindowAgg) documents for the environment's mode (in final
-    /// mode with the environment's allowed lateness).
+    /// mode with the environment's allowed lateness). With an
+    /// [`OverWindow`](super::OverWindow) (Flink's `window(OverWindow)`), aggregates over each
+    /// row's frame come with [`select`](super::OverWindowedTable::select).
     ///
     /// ```
     /// # use differential_temporal::table::doc_env;
@@ -160,11 +184,8 @@ impl Table {
     ///     vec!["Euro,2024-01-01 10:00:00.000,114", "Euro,2024-01-01 11:00:00.000,116"]
     /// );
     /// ```
-    pub fn window(&self, window: GroupWindow) -> GroupWindowedTable {
-        GroupWindowedTable {
-            table: self.clone(),
-            window,
-        }
+    pub fn window<W: WindowKind>(&self, window: W) -> W::Windowed {
+        window.windowed(self.clone())
     }
 }
 

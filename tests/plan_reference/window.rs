@@ -18,7 +18,7 @@ use differential_temporal::repr::{Row, Rowtime, Schema};
 use super::{aggs, append_only, refused_seqs, run, schema_a, table_at};
 
 /// `A` with a watermark delay of `delay_s` seconds.
-fn scan(delay_s: i64) -> RelExpr {
+pub(super) fn scan(delay_s: i64) -> RelExpr {
     let schema = Schema {
         rowtime: Some(Rowtime {
             column: 4,
@@ -70,7 +70,7 @@ fn window_plan(shape: u8, offset_s: i64, by_s: bool, delay_s: i64, lateness_s: i
 
 type Stream = Vec<(SysTime, Change<Row>)>;
 
-fn check(plan: &RelExpr, a: Stream) -> Result<(), TestCaseError> {
+pub(super) fn check(plan: &RelExpr, a: Stream) -> Result<(), TestCaseError> {
     let inputs: Inputs = BTreeMap::from([("A".to_string(), a)]);
     let last = inputs["A"].iter().map(|(t, _)| *t).max().unwrap_or(0);
     // The last system time with a row with an event time: final mode fires the windows left

@@ -23,25 +23,16 @@
 //! Cost: per record one hash probe and one fold update; per window one timer to fire and one to
 //! free. State: the windows not yet freed, each with its accumulator and the row it emitted.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
-use serde::{Deserialize, Serialize};
-use timely::dataflow::channels::pact::Pipeline;
-use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
 
+use crate::epochs::{drive, EpochLogic};
 use crate::group_aggregate::{Aggregated, GroupFold};
 use crate::keyed_merge::Rejected;
-use crate::watermark::{Watermark, WatermarkTracker};
+use crate::watermark::Watermark;
 use crate::{Seq, SysTime};
-
-/// The operator's input: a window record (exchanged by key) or a watermark candidate.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-enum In<K, E, V> {
-    Row(K, (E, Seq, V)),
-    Mark(Watermark<E>),
-}
 
 /// One window of one group: its accumulator, row count, last event time and the row it
 /// emitted (`None` before it fired, or while it has no row).
@@ -53,7 +44,7 @@ struct Window<E, S, O> {
 }
 
 /// An output of the operator: a change of the table, or a refused row.
-type Outcome<O> = Result<(O, isize), Rejected>;
+pub(crate) type Outcome<O> = Result<(O, isize), Rejected>;
 
 /// Aggregates `rows` per window key with `fold`, emitting on the watermark (see the
 /// [module docs](self)). `watermarks` is the input's watermark collection
@@ -121,162 +112,123 @@ where
     F::Output: PartialEq,
     C: Fn(&E) -> E + 'static,
 {
-    type Update<K, E, V> = (In<K, E, V>, SysTime, isize);
-    let rows =
-        rows.map(|(k, r)| In::Row(k, r))
-            .inner
-            .exchange(|u: &Update<K, E, F::Value>| match &u.0 {
-                In::Row(k, _) => k.hashed(),
-                In::Mark(_) => 0,
-            });
-    let input = rows.concat(watermarks.map(In::Mark).inner);
-
-    let outcomes = input.unary_frontier(Pipeline, name, move |_cap, _info| {
-        let mut caps = CapabilitySet::<SysTime>::new();
-        let mut arrivals: BTreeMap<SysTime, Vec<(K, (E, Seq, F::Value), isize)>> = BTreeMap::new();
-        let mut rises: BTreeSet<SysTime> = BTreeSet::new();
-        let mut tracker = WatermarkTracker::new();
-        let mut fired = Watermark::Min;
-        let mut windows: HashMap<K, Window<E, F::State, F::Output>> = HashMap::new();
-        // The windows waiting to fire by their last event time, and every window by the event
-        // time from which it is freed.
-        let mut to_fire: BTreeMap<E, Vec<K>> = BTreeMap::new();
-        let mut to_free: BTreeMap<E, Vec<K>> = BTreeMap::new();
-        move |(input, frontier), output| {
-            // 1. Drain: records by epoch, watermark candidates into the tracker.
-            input.for_each(|cap, data| {
-                for c in cap.retain_stamp(output.output_index()).iter() {
-                    caps.insert(c.clone());
-                }
-                for (x, t, diff) in data.drain(..) {
-                    match x {
-                        In::Row(k, r) => arrivals.entry(t).or_default().push((k, r, diff)),
-                        In::Mark(w) => {
-                            tracker.observe(t, w);
-                            rises.insert(t + 1);
-                        }
-                    }
-                }
-            });
-
-            // 2. Visit complete epochs in order: fire and free what the epoch's watermark has
-            //    passed, then fold the epoch's records in `seq` order and fire late changes.
-            loop {
-                let next = [arrivals.keys().next(), rises.iter().next()]
-                    .into_iter()
-                    .flatten()
-                    .min()
-                    .copied();
-                let Some(now) = next else { break };
-                if frontier.less_equal(&now) {
-                    break;
-                }
-                rises.remove(&now);
-                let cap = caps.delayed(&now);
-                let mut session = output.session(&cap);
-                let mut give = |o: Outcome<F::Output>| session.give((o, now, 1));
-                let w = tracker.at(now);
-                if w > fired {
-                    for k in due(&w, &mut to_fire) {
-                        if let Some(window) = windows.get_mut(&k) {
-                            refire(&fold, &k, window, &mut give);
-                        }
-                    }
-                    for k in due(&w, &mut to_free) {
-                        windows.remove(&k);
-                    }
-                    fired = w.clone();
-                }
-                let Some(mut records) = arrivals.remove(&now) else {
-                    continue;
-                };
-                records.sort_by_key(|(_, (_, seq, _), _)| *seq);
-                let mut touched = Vec::new();
-                for (k, (max, seq, value), diff) in records {
-                    let closes = close(&max);
-                    if w.passed(&closes) {
-                        let reason = format!(
-                            "late row: its window (last event time {max:?}) closed at {closes:?} \
-                             (allowed lateness), behind the watermark {w}"
-                        );
-                        give(Err(Rejected { seq, reason }));
-                        continue;
-                    }
-                    let window = windows.entry(k.clone()).or_insert_with(|| {
-                        if !w.passed(&max) {
-                            to_fire.entry(max.clone()).or_default().push(k.clone());
-                        }
-                        to_free.entry(closes).or_default().push(k.clone());
-                        Window {
-                            state: fold.init(),
-                            rows: 0,
-                            max: max.clone(),
-                            emitted: None,
-                        }
-                    });
-                    match fold.update(&mut window.state, &value, diff) {
-                        Ok(()) => window.rows += diff,
-                        Err(reason) => give(Err(Rejected { seq, reason })),
-                    }
-                    if w.passed(&window.max) {
-                        touched.push(k);
-                    }
-                }
-                for k in touched {
-                    if let Some(window) = windows.get_mut(&k) {
-                        refire(&fold, &k, window, &mut give);
-                    }
-                }
-            }
-
-            // 3. End of input: the windows not yet emitted fire with `W = Max`, once, at the
-            //    last input frontier seen (the held capability), at least the epoch after the
-            //    last watermark record.
-            if frontier.is_empty() {
-                if !to_fire.is_empty() {
-                    let held = caps.iter().map(|c| *c.time()).min().unwrap_or(0);
-                    let end = tracker.end_epoch().max(held);
-                    let cap = caps.delayed(&end);
-                    let mut session = output.session(&cap);
-                    let mut give = |o: Outcome<F::Output>| session.give((o, end, 1));
-                    for k in due(&Watermark::Max, &mut to_fire) {
-                        if let Some(window) = windows.get_mut(&k) {
-                            refire(&fold, &k, window, &mut give);
-                        }
-                    }
-                }
-                windows.clear();
-                to_free.clear();
-                caps = CapabilitySet::new();
-                return;
-            }
-
-            // 4. Hold a capability only while work waits: at the earliest epoch still to visit,
-            //    or, while only windows wait to fire, at the input frontier (where they fire if
-            //    the input ends).
-            let waiting = !to_fire.is_empty() || !arrivals.is_empty() || !rises.is_empty();
-            match caps.iter().map(|c| *c.time()).min() {
-                Some(held) if waiting => {
-                    let target = [arrivals.keys().next(), rises.iter().next()]
-                        .into_iter()
-                        .flatten()
-                        .chain(frontier.frontier().iter())
-                        .min()
-                        .copied()
-                        .unwrap_or(held)
-                        .max(held);
-                    caps.downgrade([target]);
-                }
-                _ => caps = CapabilitySet::new(),
-            }
-        }
-    });
-    let (table, rejected) = split(outcomes.as_collection());
+    let logic = FinalWindows {
+        fold,
+        close,
+        fired: Watermark::Min,
+        windows: HashMap::new(),
+        to_fire: BTreeMap::new(),
+        to_free: BTreeMap::new(),
+    };
+    let outcomes = drive(
+        rows,
+        watermarks,
+        |(k, _): &(K, (E, Seq, F::Value))| k.hashed(),
+        name,
+        logic,
+    );
+    let (table, rejected) = split(outcomes);
     Aggregated { table, rejected }
 }
 
+/// The state of [`window_aggregate_final`] and its rules per system time.
+struct FinalWindows<K, E, F: GroupFold<K>, C> {
+    fold: F,
+    close: C,
+    /// The watermark the windows were last fired under.
+    fired: Watermark<E>,
+    windows: HashMap<K, Window<E, F::State, F::Output>>,
+    /// The windows waiting to fire by their last event time, and every window by the event
+    /// time from which it is freed.
+    to_fire: BTreeMap<E, Vec<K>>,
+    to_free: BTreeMap<E, Vec<K>>,
+}
+
+impl<K, E, F, C> EpochLogic<(K, (E, Seq, F::Value)), E, Outcome<F::Output>>
+    for FinalWindows<K, E, F, C>
+where
+    K: ExchangeData + Hash,
+    E: ExchangeData + std::fmt::Debug,
+    F: GroupFold<K>,
+    F::Output: PartialEq,
+    C: Fn(&E) -> E + 'static,
+{
+    fn epoch(
+        &mut self,
+        _now: SysTime,
+        w: &Watermark<E>,
+        mut records: Vec<((K, (E, Seq, F::Value)), isize)>,
+        give: &mut dyn FnMut(Outcome<F::Output>),
+    ) {
+        let fold = &self.fold;
+        if *w > self.fired {
+            for k in due(w, &mut self.to_fire) {
+                if let Some(window) = self.windows.get_mut(&k) {
+                    refire(fold, &k, window, give);
+                }
+            }
+            for k in due(w, &mut self.to_free) {
+                self.windows.remove(&k);
+            }
+            self.fired = w.clone();
+        }
+        records.sort_by_key(|((_, (_, seq, _)), _)| *seq);
+        let mut touched = Vec::new();
+        for ((k, (max, seq, value)), diff) in records {
+            let closes = (self.close)(&max);
+            if w.passed(&closes) {
+                let reason = format!(
+                    "late row: its window (last event time {max:?}) closed at {closes:?} \
+                     (allowed lateness), behind the watermark {w}"
+                );
+                give(Err(Rejected { seq, reason }));
+                continue;
+            }
+            let (to_fire, to_free) = (&mut self.to_fire, &mut self.to_free);
+            let window = self.windows.entry(k.clone()).or_insert_with(|| {
+                if !w.passed(&max) {
+                    to_fire.entry(max.clone()).or_default().push(k.clone());
+                }
+                to_free.entry(closes).or_default().push(k.clone());
+                Window {
+                    state: fold.init(),
+                    rows: 0,
+                    max: max.clone(),
+                    emitted: None,
+                }
+            });
+            match fold.update(&mut window.state, &value, diff) {
+                Ok(()) => window.rows += diff,
+                Err(reason) => give(Err(Rejected { seq, reason })),
+            }
+            if w.passed(&window.max) {
+                touched.push(k);
+            }
+        }
+        for k in touched {
+            if let Some(window) = self.windows.get_mut(&k) {
+                refire(fold, &k, window, give);
+            }
+        }
+    }
+
+    fn waiting(&self) -> bool {
+        !self.to_fire.is_empty()
+    }
+
+    fn end(&mut self, give: &mut dyn FnMut(Outcome<F::Output>)) {
+        for k in due(&Watermark::Max, &mut self.to_fire) {
+            if let Some(window) = self.windows.get_mut(&k) {
+                refire(&self.fold, &k, window, give);
+            }
+        }
+        self.windows.clear();
+        self.to_free.clear();
+    }
+}
+
 /// The keys of the timers the watermark `w` has passed (all of them for `Max`), removed.
-fn due<E: Ord + Clone, K>(w: &Watermark<E>, timers: &mut BTreeMap<E, Vec<K>>) -> Vec<K> {
+pub(crate) fn due<E: Ord + Clone, K>(w: &Watermark<E>, timers: &mut BTreeMap<E, Vec<K>>) -> Vec<K> {
     let due = match w {
         Watermark::Min => return Vec::new(),
         Watermark::At(x) => {
@@ -293,7 +245,7 @@ fn refire<K, E, F: GroupFold<K>>(
     fold: &F,
     key: &K,
     window: &mut Window<E, F::State, F::Output>,
-    give: &mut impl FnMut(Outcome<F::Output>),
+    give: &mut dyn FnMut(Outcome<F::Output>),
 ) where
     F::Output: PartialEq,
 {
@@ -307,19 +259,29 @@ fn refire<K, E, F: GroupFold<K>>(
         },
         false => None,
     };
-    if now != window.emitted {
-        if let Some(old) = window.emitted.take() {
+    replace_emitted(&mut window.emitted, now, give);
+}
+
+/// Makes `now` the emitted row in place of `emitted`: when they differ, retracts the old row
+/// and inserts the new one.
+pub(crate) fn replace_emitted<O: PartialEq + Clone>(
+    emitted: &mut Option<O>,
+    now: Option<O>,
+    give: &mut dyn FnMut(Outcome<O>),
+) {
+    if now != *emitted {
+        if let Some(old) = emitted.take() {
             give(Ok((old, -1)));
         }
         if let Some(row) = &now {
             give(Ok((row.clone(), 1)));
         }
-        window.emitted = now;
+        *emitted = now;
     }
 }
 
 /// Splits the outcomes into the table (diffs carried in the record) and the refused rows.
-fn split<'s, O: ExchangeData>(
+pub(crate) fn split<'s, O: ExchangeData>(
     outcomes: VecCollection<'s, SysTime, Outcome<O>>,
 ) -> (
     VecCollection<'s, SysTime, O>,

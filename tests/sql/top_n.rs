@@ -1,0 +1,82 @@
+//! Top-N (issue 12): `ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) AS rn` in a subquery with
+//! `rn <= N` (or `rn < N`, `rn = 1` by a non-time order) outside it, with and without `rn` in
+//! the outer select, over the seed's Orders; the changelog holds only the changed ranks.
+
+use differential_temporal::render::ExecutionMode;
+use differential_temporal::table::TableEnv;
+
+use super::{changelog_text, env, SEED};
+
+/// Orders: `x,1,10` at 10:00, `y,2,20` at 10:05, `x,3,30` at 10:10, `x,NULL,40` at 10:15, one
+/// row an epoch.
+fn orders_env(workers: usize) -> TableEnv {
+    let env = env(workers).with_mode(ExecutionMode::Incremental);
+    let ddl = format!(
+        "CREATE TABLE Orders (a STRING, b BIGINT, c BIGINT, rowtime TIMESTAMP(3),
+           WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND)
+         WITH ('connector' = 'filesystem', 'path' = '{SEED}/table_api_orders.csv', 'format' = 'csv')"
+    );
+    env.execute_sql(&ddl).unwrap();
+    env
+}
+
+#[test]
+fn top_n_per_partition_with_the_row_number() {
+    for workers in [1, 2] {
+        let env = orders_env(workers);
+        let sql = "SELECT a, b, rn FROM (
+                     SELECT *, ROW_NUMBER() OVER (PARTITION BY a ORDER BY b DESC) AS rn FROM Orders)
+                   WHERE rn <= 2";
+        let result = env.sql_query(sql).unwrap().execute().unwrap();
+        // x: 3 then 1 (NULL is the smallest value, last when descending); y: 2.
+        assert_eq!(
+            result.rows_as_text(),
+            ["x,1,2", "x,3,1", "y,2,1"],
+            "{workers}"
+        );
+        let mut changes = changelog_text(&result);
+        changes.sort();
+        // x,3 takes rank 1 of x (an update by the key: partition and rank), x,1 moves to rank
+        // 2; x,NULL (rank 3) changes nothing.
+        assert_eq!(
+            changes,
+            ["+I,x,1,1", "+I,x,1,2", "+I,y,2,1", "+U,x,3,1", "-U,x,1,1"],
+            "{workers}"
+        );
+    }
+}
+
+#[test]
+fn top_n_without_the_row_number_emits_only_entering_and_leaving_rows() {
+    let env = orders_env(2);
+    let sql = "SELECT a, c FROM (
+                 SELECT *, ROW_NUMBER() OVER (ORDER BY c) AS rn FROM Orders) WHERE rn < 3";
+    let result = env.sql_query(sql).unwrap().execute().unwrap();
+    assert_eq!(result.rows_as_text(), ["x,10", "y,20"]);
+    let mut changes = changelog_text(&result);
+    changes.sort();
+    assert_eq!(changes, ["+I,x,10", "+I,y,20"]);
+    // Top-1 by a column that is not a time attribute is a Top-N, not a deduplication.
+    let top1 = "SELECT a, c FROM (
+                  SELECT *, ROW_NUMBER() OVER (PARTITION BY a ORDER BY c DESC) AS rn FROM Orders)
+                WHERE rn = 1";
+    let result = env.sql_query(top1).unwrap().execute().unwrap();
+    assert_eq!(result.rows_as_text(), ["x,40", "y,20"]);
+}
+
+#[test]
+fn other_row_number_filters_are_refused() {
+    let env = orders_env(1);
+    let err = |sql: &str| match env.sql_query(sql) {
+        Ok(_) => panic!("accepted: {sql}"),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        err("SELECT a FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY c) AS rn FROM Orders) WHERE rn >= 2"),
+        "SQL validation error at line 1, column 26: ROW_NUMBER() is supported in Flink's Top-N and deduplication patterns: the outer query must filter WHERE rn <= N (or rn < N, rn = 1)"
+    );
+    assert_eq!(
+        err("SELECT a FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY a) AS rn FROM Orders) WHERE rn <= 2"),
+        "SQL validation error at line 1, column 26: ROW_NUMBER() needs an ORDER BY and no window frame"
+    );
+}
