@@ -78,11 +78,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-#[path = "common/args.rs"]
-mod args;
+#[path = "common/shared.rs"]
+mod shared;
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use differential_temporal::sql::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
@@ -260,12 +260,9 @@ pub fn ecb(
              ON o.currency = r.currency",
         )
         .map_err(|e| e.to_string())?;
-    let start = Instant::now();
-    let result = joined.execute().map_err(|e| e.to_string())?;
-    let elapsed = start.elapsed();
-    if !result.is_complete() {
+    let Some((result, elapsed)) = shared::execute_timed(&joined)? else {
         return Ok(None);
-    }
+    };
     let rows = result
         .rows_as_text()
         .iter()
@@ -314,7 +311,7 @@ pub fn totals(out: &Converted) -> Result<BTreeMap<String, Total>, String> {
 }
 
 fn run() -> Result<(), String> {
-    let (timely, args) = args::split_args(std::env::args().skip(1));
+    let (timely, args) = shared::split_args(std::env::args().skip(1));
     let rates = args.first().map_or(RATES, String::as_str);
     let n: usize = match args.get(1) {
         Some(n) => n.parse().map_err(|_| format!("bad order count `{n}`"))?,

@@ -62,11 +62,11 @@
 //! `TIMESTAMP(3)` columns `ts` and `ts0` are written with their milliseconds
 //! (`2013-01-01 05:15:00.000`).
 
-#[path = "common/args.rs"]
-mod args;
+#[path = "common/shared.rs"]
+mod shared;
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use differential_temporal::csv::read_header;
 use differential_temporal::table::{TableEnv, TableResult};
@@ -131,12 +131,9 @@ pub fn flights_weather(
              LEFT JOIN weather FOR SYSTEM_TIME AS OF f.ts AS w ON f.origin = w.origin",
         )
         .map_err(|e| e.to_string())?;
-    let start = Instant::now();
-    let result = joined.execute().map_err(|e| e.to_string())?;
-    let elapsed = start.elapsed();
-    if !result.is_complete() {
+    let Some((result, elapsed)) = shared::execute_timed(&joined)? else {
         return Ok(None);
-    }
+    };
     let header: Vec<String> = result
         .schema()
         .fields
@@ -163,7 +160,7 @@ pub fn flights_weather(
 }
 
 fn run() -> Result<(), String> {
-    let (timely, paths) = args::split_args(std::env::args().skip(1));
+    let (timely, paths) = shared::split_args(std::env::args().skip(1));
     let workers = timely
         .iter()
         .position(|a| a == "-w")
