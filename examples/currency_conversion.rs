@@ -66,7 +66,7 @@
 //!   2024-01-01 10:52:00.000,3,Euro,116,348
 //!   2024-01-01 11:04:00.000,5,US Dollar,102,510
 //! seed: SUM(amount * rate) = 1238
-//! ECB 2024: 100000 orders, 99729 matched, 271 unmatched, 0 rejected, 0.63 s
+//! ECB 2024: 100000 orders, 99729 matched, 271 unmatched, 0 rejected, 0.34 s
 //! currency   orders  unmatched            amount        amount_eur
 //! CHF         16834         38       83987691.33       88180500.21
 //! GBP         16551         52       82128466.98       97018210.47

@@ -17,12 +17,18 @@
 //! same deduplication without the subquery; Flink's grammar has no QUALIFY, Databricks',
 //! Snowflake's and DuckDB's do.
 
-use sqlparser::ast::{self, OrderBySort, SelectItem, SetExpr, Spanned, TableFactor, WindowType};
+use sqlparser::ast::{
+    self, GroupByExpr, OrderBySort, SelectItem, SetExpr, Spanned, TableFactor, WindowType,
+};
+use sqlparser::tokenizer::Span;
 
 use super::error::SqlError;
 use super::expr::Translator;
-use crate::expr::Expr;
+use super::query::{split_and, Binder, Bound};
+use super::scope::Scope;
+use crate::expr::{col, lit, Expr};
 use crate::plan::{DedupOrder, Keep, RelExpr, SortKey};
+use crate::table::select::project;
 
 /// A recognised deduplication.
 pub(super) struct Dedup<'q> {
@@ -278,4 +284,58 @@ pub(super) fn plan(
         .top_n(key, order, pattern.limit, Some("$rank"))
         .map(|plan| (plan, true))
         .map_err(|e| SqlError::at(pattern.call.span(), e.to_string()))
+}
+
+impl Binder<'_> {
+    /// `SELECT .. QUALIFY rn = 1`: the deduplication of `select` itself.
+    pub(super) fn qualify(
+        &self,
+        select: &ast::Select,
+        qualify: &ast::Expr,
+    ) -> Result<Bound, SqlError> {
+        let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty());
+        if grouped || select.having.is_some() || select.distinct.is_some() {
+            return Err(SqlError::at(
+                select.span(),
+                "QUALIFY with GROUP BY, HAVING or DISTINCT is not supported (QUALIFY is the deduplication ROW_NUMBER() .. = 1)",
+            ));
+        }
+        let mut conjuncts = Vec::new();
+        split_and(qualify, &mut conjuncts);
+        let pattern = recognize_qualify(select, qualify, &mut conjuncts)?;
+        if let Some(rest) = conjuncts.first() {
+            return Err(SqlError::at(
+                rest.span(),
+                format!("QUALIFY takes the deduplication filter only (ROW_NUMBER() .. = 1); move '{rest}' to WHERE or an outer query"),
+            ));
+        }
+        self.dedup(pattern)
+    }
+
+    /// The deduplication subquery of `pattern`, as a derived table (its ROW_NUMBER column is
+    /// the constant 1).
+    pub(super) fn dedup(&self, pattern: Dedup<'_>) -> Result<Bound, SqlError> {
+        let mut conjuncts = Vec::new();
+        if let Some(selection) = &pattern.inner.selection {
+            split_and(selection, &mut conjuncts);
+        }
+        let input = self.from(&pattern.inner.from, &mut conjuncts)?;
+        let input = self.filter(input, conjuncts)?;
+        let (plan, top_n) = plan(input.plan, &pattern, &self.translator(&input.scope))?;
+        let (scope, rank) = match top_n {
+            true => (input.scope.with_columns(&["$rank".into()]), col("$rank")),
+            false => (input.scope, lit(1i64)),
+        };
+        let rownum = (pattern.rownum.as_str(), rank);
+        let items = self.select_list(&scope, &pattern.inner.projection, Some(rownum))?;
+        let span = pattern
+            .inner
+            .projection
+            .first()
+            .map_or(Span::empty(), |i| i.span());
+        let plan =
+            project(plan, &items, &self.registry).map_err(|e| SqlError::at(span, e.to_string()))?;
+        let scope = Scope::of(&plan, pattern.alias);
+        Ok(Bound { plan, scope })
+    }
 }

@@ -16,7 +16,7 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Span;
 
-use super::dedup::{self, Dedup};
+use super::dedup;
 use super::error::SqlError;
 use super::expr::Translator;
 use super::over;
@@ -155,7 +155,11 @@ impl Binder<'_> {
     }
 
     /// Keeps the rows for which every conjunct is TRUE.
-    fn filter(&self, input: Bound, conjuncts: Vec<ast::Expr>) -> Result<Bound, SqlError> {
+    pub(super) fn filter(
+        &self,
+        input: Bound,
+        conjuncts: Vec<ast::Expr>,
+    ) -> Result<Bound, SqlError> {
         let Some(span) = conjuncts
             .iter()
             .map(|c| c.span())
@@ -551,54 +555,6 @@ impl Binder<'_> {
             &self.registry,
         )
         .map_err(|e| SqlError::at(factor.span(), e.to_string()))?;
-        Ok(Bound { plan, scope })
-    }
-
-    /// `SELECT .. QUALIFY rn = 1`: the deduplication of `select` itself.
-    fn qualify(&self, select: &ast::Select, qualify: &ast::Expr) -> Result<Bound, SqlError> {
-        let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty());
-        if grouped || select.having.is_some() || select.distinct.is_some() {
-            return Err(SqlError::at(
-                select.span(),
-                "QUALIFY with GROUP BY, HAVING or DISTINCT is not supported (QUALIFY is the deduplication ROW_NUMBER() .. = 1)",
-            ));
-        }
-        let mut conjuncts = Vec::new();
-        split_and(qualify, &mut conjuncts);
-        let pattern = dedup::recognize_qualify(select, qualify, &mut conjuncts)?;
-        if let Some(rest) = conjuncts.first() {
-            return Err(SqlError::at(
-                rest.span(),
-                format!("QUALIFY takes the deduplication filter only (ROW_NUMBER() .. = 1); move '{rest}' to WHERE or an outer query"),
-            ));
-        }
-        self.dedup(pattern)
-    }
-
-    /// The deduplication subquery of `pattern`, as a derived table (its ROW_NUMBER column is
-    /// the constant 1).
-    fn dedup(&self, pattern: Dedup<'_>) -> Result<Bound, SqlError> {
-        let mut conjuncts = Vec::new();
-        if let Some(selection) = &pattern.inner.selection {
-            split_and(selection, &mut conjuncts);
-        }
-        let input = self.from(&pattern.inner.from, &mut conjuncts)?;
-        let input = self.filter(input, conjuncts)?;
-        let (plan, top_n) = dedup::plan(input.plan, &pattern, &self.translator(&input.scope))?;
-        let (scope, rank) = match top_n {
-            true => (input.scope.with_columns(&["$rank".into()]), col("$rank")),
-            false => (input.scope, lit(1i64)),
-        };
-        let rownum = (pattern.rownum.as_str(), rank);
-        let items = self.select_list(&scope, &pattern.inner.projection, Some(rownum))?;
-        let span = pattern
-            .inner
-            .projection
-            .first()
-            .map_or(Span::empty(), |i| i.span());
-        let plan =
-            project(plan, &items, &self.registry).map_err(|e| SqlError::at(span, e.to_string()))?;
-        let scope = Scope::of(&plan, pattern.alias);
         Ok(Bound { plan, scope })
     }
 }
