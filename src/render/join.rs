@@ -13,8 +13,8 @@ use crate::expr::{CompiledExpr, RowArena};
 use crate::plan::{Join, JoinKind, Node, PlanError, RelExpr};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::temporal_join::{
-    arrange_probe, late_versions, lookup_join, temporal_join, temporal_join_final, FinalJoin,
-    JoinConfig,
+    arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
+    temporal_join_final, FinalJoin, JoinConfig,
 };
 use differential_temporal_operators::versioned::versions_from_changelog;
 use differential_temporal_operators::watermark::watermarks;
@@ -117,7 +117,15 @@ pub(super) fn render<'s>(
                     build_marks.clone(),
                     "TemporalJoin: late versions",
                 );
-                let build = arrange_versions(versions, "TemporalJoin: versions");
+                // Versions no probe row can choose any more are dropped as the watermarks rise
+                // (rule B11): a changelog's records all have diff +1, so no version behind the
+                // watermark is ever retracted, the pruning's precondition.
+                let build = arrange_versions_pruned(
+                    versions,
+                    probe_marks.clone(),
+                    build_marks.clone(),
+                    "TemporalJoin: versions",
+                );
                 let FinalJoin { joined, late } = temporal_join_final(
                     probe_keyed,
                     move |row: &Row| time_of(row, p_col),
