@@ -7,7 +7,7 @@
 //! once, and a periodic refresh that another process already ran for a schedule time is
 //! skipped.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use super::error::SqlError;
 use super::mt_create::identifier;
@@ -16,7 +16,7 @@ use crate::materialized::{
     RefreshMode, RefreshStatus,
 };
 use crate::repr::cast::format_datum;
-use crate::repr::{Datum, Row};
+use crate::repr::{Datum, DatumVec, Row};
 use crate::table::{TableEnv, TableError};
 use crate::warehouse::{
     current, MaterializedTableEntry, RefreshRecord, RefreshTrigger, SnapshotWriter,
@@ -164,30 +164,8 @@ pub(super) fn refresh(
                 writer.keep_file(&previous, file)?;
             }
         }
-        let keys: Vec<usize> = entry
-            .partition_keys
-            .iter()
-            .filter_map(|k| entry.schema.fields.iter().position(|f| &f.name == k))
-            .collect();
-        let mut partitions: BTreeMap<Vec<Option<String>>, Vec<&Row>> = BTreeMap::new();
         let rows = result.final_rows();
-        for row in &rows {
-            let datums: Vec<Datum> = row.iter().collect();
-            let mut values = Vec::with_capacity(keys.len());
-            for &k in &keys {
-                values.push(match datums[k] {
-                    Datum::Null => None,
-                    d => {
-                        let mut text = String::new();
-                        format_datum(d, &entry.schema.fields[k].ty.data_type, &mut text)
-                            .map_err(|e| TableError::Invalid(e.to_string()))?;
-                        Some(text)
-                    }
-                });
-            }
-            partitions.entry(values).or_default().push(row);
-        }
-        for (values, rows) in partitions {
+        for (values, rows) in partitions(entry, &rows)? {
             let partition = entry.partition_keys.iter().cloned().zip(values).collect();
             writer.write_file(&entry.schema, partition, &rows)?;
         }
@@ -213,4 +191,56 @@ pub(super) fn refresh(
         entry.history.push(record.clone());
         Ok(Some(record))
     })
+}
+
+/// `rows` grouped by the values of `entry`'s partition columns: each partition's values as
+/// text (as its files name them; `None` for NULL) with its rows, in the order of that text.
+/// Rows are grouped by their packed partition key, so a partition's values are formatted once;
+/// within a partition they keep their order in `rows`.
+fn partitions<'r>(
+    entry: &MaterializedTableEntry,
+    rows: &[&'r Row],
+) -> Result<Vec<(Vec<Option<String>>, Vec<&'r Row>)>, TableError> {
+    let fields = &entry.schema.fields;
+    let keys: Vec<usize> = entry
+        .partition_keys
+        .iter()
+        .filter_map(|k| fields.iter().position(|f| &f.name == k))
+        .collect();
+    let mut groups: HashMap<Row, Vec<&Row>> = HashMap::new();
+    let mut datums = DatumVec::new();
+    for &row in rows {
+        let datums = datums.borrow_with(row);
+        let key = Row::pack(keys.iter().map(|&k| datums[k]));
+        groups.entry(key).or_default().push(row);
+    }
+    let mut partitions = groups
+        .into_iter()
+        .map(|(key, rows)| {
+            let values = key
+                .iter()
+                .zip(&keys)
+                .map(|(datum, &k)| match datum {
+                    Datum::Null => Ok(None),
+                    d => {
+                        let mut text = String::new();
+                        format_datum(d, &fields[k].ty.data_type, &mut text)
+                            .map_err(|e| TableError::Invalid(e.to_string()))?;
+                        Ok(Some(text))
+                    }
+                })
+                .collect::<Result<Vec<_>, TableError>>()?;
+            Ok((values, rows))
+        })
+        .collect::<Result<Vec<_>, TableError>>()?;
+    partitions.sort_by(|a, b| a.0.cmp(&b.0));
+    // Keys that differ in bytes but format alike (a float's -0.0 and 0.0) are one partition.
+    partitions.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1.append(&mut later.1);
+        }
+        same
+    });
+    Ok(partitions)
 }
