@@ -196,7 +196,7 @@ fn until_part(tokens: &[TokenWithSpan], from: usize) -> (&[TokenWithSpan], usize
 }
 
 /// The index of the parenthesis closing the one at `open`.
-fn matching_paren(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
+pub(super) fn matching_paren(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
     let mut depth = 0usize;
     for (i, t) in tokens.iter().enumerate().skip(open) {
         match t.token {
@@ -213,7 +213,8 @@ fn matching_paren(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
     None
 }
 
-fn skip_blank(tokens: &[TokenWithSpan], mut i: usize) -> usize {
+/// The index of the first token from `i` on that is not whitespace.
+pub(super) fn skip_blank(tokens: &[TokenWithSpan], mut i: usize) -> usize {
     while matches!(tokens.get(i).map(|t| &t.token), Some(Token::Whitespace(_))) {
         i += 1;
     }
@@ -227,7 +228,8 @@ fn unquoted(token: &TokenWithSpan) -> Option<&Word> {
     }
 }
 
-fn keyword(token: &TokenWithSpan) -> Option<Keyword> {
+/// The keyword an unquoted word token is, if any.
+pub(super) fn keyword(token: &TokenWithSpan) -> Option<Keyword> {
     unquoted(token)
         .map(|w| w.keyword)
         .filter(|k| *k != Keyword::NoKeyword)

@@ -6,8 +6,10 @@
 //!   offset])`, `CUMULATE(.., step, size [, offset])`, `SESSION(.., gap)`, arguments positional
 //!   or named (`DATA =>`, `TIMECOL =>`, `SIZE =>`, `SLIDE =>`, `STEP =>`, `OFFSET =>`, `GAP
 //!   =>`); the items may use `window_start`, `window_end`, `window_time`. A session is per
-//!   `GROUP BY` key (Flink's `PARTITION BY` inside the table argument is not parsed: the group
-//!   keys are the partition);
+//!   `GROUP BY` key, as Flink's window operator keeps its sessions per group key;
+//!   `SESSION(TABLE t PARTITION BY k, ..)` (or `PARTITION BY (k1, k2)`) is accepted when every
+//!   partition column is a group key (sqlparser does not read the clause: [`rewrite_partition`]
+//!   turns it into the internal named argument `PARTITION_KEYS => (k1, k2)`);
 //! * the legacy group windows: `GROUP BY TUMBLE(ts, size), keys` (or `HOP(ts, slide, size)`,
 //!   `SESSION(ts, gap)`) with `TUMBLE_START`, `TUMBLE_END`, `TUMBLE_ROWTIME` (`HOP_*`,
 //!   `SESSION_*`) of the same arguments in the items.
@@ -15,8 +17,10 @@
 //! In final mode the allowed lateness is `SET 'table.exec.emit.allow-lateness' = '10 ms'`.
 
 use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments, SetExpr, Spanned};
-use sqlparser::tokenizer::Span;
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Span, Token, TokenWithSpan, Whitespace};
 
+use super::asof::{keyword, matching_paren, skip_blank};
 use super::error::SqlError;
 use super::expr::interval_millis;
 use super::query::{Binder, Bound};
@@ -35,6 +39,77 @@ pub(super) struct SqlWindow {
     /// A legacy group window: the call in `GROUP BY`, whose `_START`/`_END`/`_ROWTIME` the items
     /// use; `None` for a window TVF.
     legacy: Option<(String, Vec<Expr>)>,
+    /// A SESSION TVF's `PARTITION BY` columns.
+    partition: Vec<String>,
+}
+
+/// The internal named argument [`rewrite_partition`] gives a SESSION TVF's `PARTITION BY`.
+const PARTITION_KEYS: &str = "PARTITION_KEYS";
+
+/// Rewrites `SESSION(TABLE t PARTITION BY k, ..)` and `SESSION(TABLE t PARTITION BY (k1, k2),
+/// ..)`, which sqlparser does not read, into `SESSION(TABLE t, PARTITION_KEYS => (k1, k2), ..)`;
+/// every token keeps its position. Other tokens are untouched.
+pub(super) fn rewrite_partition(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut i = 0;
+    while i < tokens.len() {
+        let session = matches!(&tokens[i].token, Token::Word(w)
+            if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("SESSION"));
+        let open = skip_blank(&tokens, i + 1);
+        if session && tokens.get(open).map(|t| &t.token) == Some(&Token::LParen) {
+            if let Some(replaced) = partition_clause(&tokens, open) {
+                let (range, with) = replaced;
+                tokens.splice(range, with);
+            }
+        }
+        i += 1;
+    }
+    tokens
+}
+
+/// In the call whose `(` is `tokens[open]`, the `PARTITION BY ..` clause at its top level, and
+/// the tokens that replace it.
+fn partition_clause(
+    tokens: &[TokenWithSpan],
+    open: usize,
+) -> Option<(std::ops::Range<usize>, Vec<TokenWithSpan>)> {
+    let close = matching_paren(tokens, open)?;
+    let mut depth = 0usize;
+    let at = (open + 1..close).find(|&j| {
+        match tokens[j].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0 && keyword(&tokens[j]) == Some(Keyword::PARTITION)
+    })?;
+    let by = skip_blank(tokens, at + 1);
+    if keyword(tokens.get(by)?) != Some(Keyword::BY) {
+        return None;
+    }
+    let first = skip_blank(tokens, by + 1);
+    let span = tokens[at].span;
+    let token = |t: Token| TokenWithSpan::new(t, span);
+    let mut with = vec![
+        token(Token::Comma),
+        token(Token::Whitespace(Whitespace::Space)),
+        token(Token::make_word(PARTITION_KEYS, None)),
+        token(Token::RArrow),
+    ];
+    let end = match tokens.get(first)?.token {
+        Token::LParen => {
+            let end = matching_paren(tokens, first)?;
+            with.extend_from_slice(&tokens[first..=end]);
+            end
+        }
+        Token::Word(_) => {
+            with.push(token(Token::LParen));
+            with.push(tokens[first].clone());
+            with.push(token(Token::RParen));
+            first
+        }
+        _ => return None,
+    };
+    Some((at..end + 1, with))
 }
 
 /// The window TVF of a `SELECT` whose `FROM` is one, with its table bound and, in scope, the
@@ -58,7 +133,7 @@ pub(super) fn tvf(
         "TUMBLE" => &["DATA", "TIMECOL", "SIZE", "OFFSET"],
         "HOP" => &["DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"],
         "CUMULATE" => &["DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"],
-        "SESSION" => &["DATA", "TIMECOL", "GAP"],
+        "SESSION" => &["DATA", "TIMECOL", "GAP", PARTITION_KEYS],
         _ => return Ok(None),
     };
     let span = from.relation.span();
@@ -69,11 +144,12 @@ pub(super) fn tvf(
         ));
     }
     let args = arguments(f, parameters, span)?;
+    // The argument of parameter `p`; `None` when not given (or not a parameter of this TVF).
     let arg = |p: &str| {
-        args[parameters
+        parameters
             .iter()
             .position(|q| *q == p)
-            .expect("a parameter")]
+            .and_then(|i| args[i])
     };
     let plan = match arg("DATA") {
         Some(ast::Expr::Subquery(q)) => match q.body.as_ref() {
@@ -135,6 +211,10 @@ pub(super) fn tvf(
         false => 0,
     };
     let spec = spec.with_offset(offset);
+    let partition = match arg(PARTITION_KEYS) {
+        None => Vec::new(),
+        Some(keys) => partition_columns(keys)?,
+    };
     // The names the query sees: the table's columns and the window's.
     let mut fields = plan.schema.fields.clone();
     for column in ["window_start", "window_end", "window_time"] {
@@ -147,11 +227,32 @@ pub(super) fn tvf(
         time,
         spec,
         legacy: None,
+        partition,
     };
     Ok(Some((Bound { plan, scope }, window)))
 }
 
-/// The TVF's arguments in the order of `parameters`, from positional or named arguments.
+/// The columns of a SESSION TVF's `PARTITION BY`, as [`rewrite_partition`] passes them.
+fn partition_columns(keys: &ast::Expr) -> Result<Vec<String>, SqlError> {
+    let column = |e: &ast::Expr| match e {
+        ast::Expr::Identifier(i) => Ok(i.value.clone()),
+        ast::Expr::CompoundIdentifier(parts) => {
+            Ok(parts.last().map(|p| p.value.clone()).unwrap_or_default())
+        }
+        other => Err(SqlError::at(
+            other.span(),
+            format!("PARTITION BY of SESSION takes columns, not {other}"),
+        )),
+    };
+    match keys {
+        ast::Expr::Tuple(items) => items.iter().map(column).collect(),
+        ast::Expr::Nested(item) => Ok(vec![column(item)?]),
+        other => Ok(vec![column(other)?]),
+    }
+}
+
+/// The TVF's arguments in the order of `parameters`, from positional or named arguments (the
+/// positional ones fill the parameters in order, whatever named ones stand between them).
 fn arguments<'a>(
     f: &'a ast::Function,
     parameters: &[&str],
@@ -161,9 +262,15 @@ fn arguments<'a>(
     let FunctionArguments::List(list) = &f.args else {
         return Err(SqlError::at(span, format!("{} needs arguments", f.name)));
     };
-    for (i, arg) in list.args.iter().enumerate() {
+    let mut positional = 0;
+    for arg in &list.args {
         let (slot, expr) = match arg {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) if i < parameters.len() => (i, e),
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e))
+                if positional < parameters.len() && parameters[positional] != PARTITION_KEYS =>
+            {
+                positional += 1;
+                (positional - 1, e)
+            }
             FunctionArg::Named {
                 name,
                 arg: FunctionArgExpr::Expr(e),
@@ -180,7 +287,12 @@ fn arguments<'a>(
                             "{} has no parameter {}; its parameters: {}",
                             f.name,
                             name.value,
-                            parameters.join(", ")
+                            parameters
+                                .iter()
+                                .filter(|p| **p != PARTITION_KEYS)
+                                .copied()
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         ),
                     ))
                 }
@@ -240,6 +352,7 @@ pub(super) fn legacy(keys: &mut Vec<Expr>) -> Result<Option<SqlWindow>, String> 
         time: args[0].clone(),
         spec,
         legacy: Some((func, args)),
+        partition: Vec::new(),
     }))
 }
 
@@ -264,6 +377,15 @@ pub(super) fn aggregate(
                 return Err(invalid(format!(
                     "a window table-valued function ({}) is supported followed by GROUP BY window_start, window_end [, keys] (a window aggregation)",
                     window.spec.name()
+                )));
+            }
+            if let Some(missing) = window
+                .partition
+                .iter()
+                .find(|p| !keys.iter().any(|k| is(k, p)))
+            {
+                return Err(invalid(format!(
+                    "the PARTITION BY column '{missing}' of SESSION must be a GROUP BY key (sessions are kept per group key)"
                 )));
             }
             let keys = keys

@@ -290,6 +290,14 @@ fn window_misuse_is_refused() {
         e.contains("HOP_END must have the arguments of the group window TUMBLE(..)"),
         "{e}"
     );
+    let e = error(
+        "SELECT a, COUNT(*) FROM TABLE(SESSION(TABLE Orders PARTITION BY (a, b), DESCRIPTOR(rowtime),
+            INTERVAL '1' HOUR)) GROUP BY a, window_start, window_end",
+    );
+    assert!(
+        e.contains("the PARTITION BY column 'b' of SESSION must be a GROUP BY key"),
+        "{e}"
+    );
     let table = env
         .from("Orders")
         .window(Tumble::over(hours(1)).on(col("rowtime")).alias("w"))
@@ -334,6 +342,18 @@ fn case_e02_session_window_merge() {
          FROM TABLE(SESSION(TABLE T1, DESCRIPTOR(rowtime), INTERVAL '0.005' SECOND))
          GROUP BY `string`, window_start, window_end"
     );
+    // Flink's partitioned form, with one key and with a list, named arguments too.
+    let partitioned = format!(
+        "SELECT `string`, window_start, window_time, {aggregates}
+         FROM TABLE(SESSION(TABLE T1 PARTITION BY `string`, DESCRIPTOR(rowtime), INTERVAL '0.005' SECOND))
+         GROUP BY `string`, window_start, window_end"
+    );
+    let named = format!(
+        "SELECT `string`, window_start, window_time, {aggregates}
+         FROM TABLE(SESSION(DATA => TABLE T1 PARTITION BY (`string`), TIMECOL => DESCRIPTOR(rowtime),
+                            GAP => INTERVAL '0.005' SECOND))
+         GROUP BY `string`, window_start, window_end"
+    );
     for workers in [1, 2] {
         let env = env(workers);
         env.execute_sql(&format!(
@@ -342,7 +362,7 @@ fn case_e02_session_window_merge() {
              WITH ('connector' = 'filesystem', 'path' = '{csv}', 'format' = 'csv')"
         ))
         .unwrap();
-        for sql in [&legacy, &tvf] {
+        for sql in [&legacy, &tvf, &partitioned, &named] {
             let result = env.sql_query(sql).unwrap().execute().unwrap();
             assert_eq!(result.rows_as_text(), expected, "{sql}");
             let merge: Vec<String> = changelog_text(&result)
