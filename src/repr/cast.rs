@@ -13,7 +13,7 @@
 //! | CHAR(n), VARCHAR(n), STRING | any text, at most `n` characters | unchanged |
 //! | BINARY(n), VARBINARY(n), BYTES | standard base64 with padding (Flink's CSV format), at most `n` bytes | base64 (CSV), `x'0a1b'` (print) |
 //! | INTERVAL YEAR TO MONTH / DAY TO SECOND | an integer: months / milliseconds (Flink's CSV format) | the integer (CSV), `+1-02` / `+1 02:03:04.005` (print) |
-//! | ARRAY<T> | the elements separated by `;` (Flink's CSV `csv.array-element-delimiter`), an empty element NULL | `[a, b]` (print) |
+//! | `ARRAY<T>` | the elements separated by `;` (Flink's CSV `csv.array-element-delimiter`), an empty element NULL | `[a, b]` (print) |
 //!
 //! Choices where Flink is lenient or unclear: Flink's CSV format reads any text other than
 //! `true` as `false` (`Boolean.parseBoolean`); here a boolean must be one of CAST's words, or
@@ -82,7 +82,7 @@ impl CastError {
 /// Reads `text` as a value of type `ty` (see the [module documentation](self) for the forms).
 ///
 /// The datum borrows `text` (strings) or `scratch` (decoded bytes; cleared first), so a caller
-/// that packs it into a [`Row`](super::Row) right away allocates nothing: keep one `scratch`
+/// that packs it into a [`Row`] right away allocates nothing: keep one `scratch`
 /// buffer per reader. Errors: text that is not a value of the type, a value out of the type's
 /// range or longer than its length, and types that have no text form here (ARRAY, MAP, ROW and
 /// the NULL type).
