@@ -12,6 +12,8 @@
 mod api;
 #[path = "bad_input/joins.rs"]
 mod joins;
+#[path = "bad_input/lateral.rs"]
+mod lateral;
 #[path = "bad_input/sql.rs"]
 mod sql;
 
@@ -498,7 +500,10 @@ const CASES: &[Case] = &[
 #[test]
 fn bad_input_matrix() {
     let mut failures = Vec::new();
-    for case in CASES.iter().chain(joins::JOIN_CASES).chain(sql::SQL_CASES) {
+    for case in (CASES.iter().chain(joins::JOIN_CASES))
+        .chain(sql::SQL_CASES)
+        .chain(lateral::LATERAL_CASES)
+    {
         let dir = tempfile::tempdir().unwrap();
         for (name, bytes) in case.files {
             let path = dir.path().join(name);

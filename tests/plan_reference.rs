@@ -25,6 +25,8 @@ use differential_temporal::plan::{
 use differential_temporal::render::{ExecutionMode, RenderContext};
 use differential_temporal::repr::{DataType, Datum, Row, Schema, Ts};
 
+#[path = "plan_reference/correlate.rs"]
+mod correlate;
 #[path = "plan_reference/over.rs"]
 mod over;
 #[path = "plan_reference/window.rs"]
@@ -547,7 +549,14 @@ fn check(
         };
         inputs.insert(name.to_string(), stream);
     }
-    let expected = evaluate(&plan, &inputs).unwrap();
+    check_plan(&plan, &inputs, &format!("template {template}"))
+}
+
+/// `plan` rendered over `inputs` against the reference: the same table at every system time
+/// on 1, 2 and 4 workers, the same refused rows, and the same final table in final mode.
+/// `label` names the case in failures.
+fn check_plan(plan: &RelExpr, inputs: &Inputs, label: &str) -> Result<(), TestCaseError> {
+    let expected = evaluate(plan, inputs).unwrap();
     let last = inputs
         .values()
         .flatten()
@@ -557,13 +566,13 @@ fn check(
     let mut expected_refused: Vec<Seq> = expected.refused.iter().map(|r| r.seq).collect();
     expected_refused.sort_unstable();
     for workers in [1, 2, 4] {
-        let (out, refused) = run(&plan, &inputs, workers, ExecutionMode::Incremental);
+        let (out, refused) = run(plan, inputs, workers, ExecutionMode::Incremental);
         for at in 0..=last {
             prop_assert_eq!(
                 table_at(&out, at),
                 snapshot(&expected.stream, at),
-                "template {} at system time {} on {} workers\n{}",
-                template,
+                "{} at system time {} on {} workers\n{}",
+                label,
                 at,
                 workers,
                 plan.explain()
@@ -572,16 +581,16 @@ fn check(
         prop_assert_eq!(
             refused_seqs(&refused),
             expected_refused.clone(),
-            "refused rows, template {}",
-            template
+            "refused rows, {}",
+            label
         );
     }
-    let (out, _) = run(&plan, &inputs, 2, ExecutionMode::Final);
+    let (out, _) = run(plan, inputs, 2, ExecutionMode::Final);
     prop_assert_eq!(
         table_at(&out, SysTime::MAX),
         snapshot(&expected.stream, SysTime::MAX),
-        "final mode, template {}",
-        template
+        "final mode, {}",
+        label
     );
     Ok(())
 }

@@ -17,6 +17,8 @@ mod cases;
 mod computed;
 #[path = "sql/connectors.rs"]
 mod connectors;
+#[path = "sql/functions.rs"]
+mod functions;
 #[path = "sql/joins.rs"]
 mod joins;
 #[path = "sql/ordering.rs"]

@@ -63,13 +63,22 @@ pub fn call(func: impl Into<String>, args: impl IntoIterator<Item = Expr>) -> Ex
 
 /// `COUNT(*)`.
 pub fn count_star() -> Expr {
-    aggregate("count", vec![])
+    call_aggregate("count", [])
 }
 
-fn aggregate(func: &str, args: Vec<Expr>) -> Expr {
+/// A call of the aggregate function `func` (a built-in or a registered UDAF, see
+/// [`TableEnv::register_aggregate_function`](crate::table::TableEnv::register_aggregate_function))
+/// on `args`: Flink's `call(WeightedAvg.class, $("value"), $("weight"))` in a grouped select.
+///
+/// ```
+/// use differential_temporal::expr::{call_aggregate, col};
+/// let avg = call_aggregate("WeightedAvg", [col("value"), col("weight")]);
+/// assert_eq!(avg.to_string(), "WEIGHTEDAVG(value, weight)");
+/// ```
+pub fn call_aggregate(func: impl Into<String>, args: impl IntoIterator<Item = Expr>) -> Expr {
     Expr::Aggregate {
         func: func.into(),
-        args,
+        args: args.into_iter().collect(),
         distinct: false,
         filter: None,
     }
@@ -158,7 +167,7 @@ macro_rules! unary_aggregate {
     ($($(#[$doc:meta])* $name:ident => $op:literal),* $(,)?) => {$(
         $(#[$doc])*
         pub fn $name(self) -> Expr {
-            aggregate($op, vec![self])
+            call_aggregate($op, [self])
         }
     )*};
 }
@@ -349,7 +358,7 @@ impl Expr {
 
     /// `LISTAGG(self, separator)`.
     pub fn listagg(self, separator: &str) -> Expr {
-        aggregate("listagg", vec![self, lit(separator)])
+        call_aggregate("listagg", [self, lit(separator)])
     }
 
     /// Marks an aggregate DISTINCT (on another expression, binding reports that DISTINCT
@@ -391,4 +400,21 @@ impl Expr {
     pub fn alias(self, name: impl Into<String>) -> Expr {
         Expr::Alias(Box::new(self), name.into())
     }
+
+    /// A table function call with its output columns renamed, in order (Flink's
+    /// `call("split", $("s")).as("word", "length")` in `joinLateral`); only a lateral join
+    /// reads it.
+    ///
+    /// ```
+    /// use differential_temporal::expr::{call, col};
+    /// let aliased = call("split", [col("s")]).as_columns(["word", "length"]);
+    /// assert_eq!(aliased.to_string(), "AS_COLUMNS(SPLIT(s), 'word', 'length')");
+    /// ```
+    pub fn as_columns<S: Into<String>>(self, names: impl IntoIterator<Item = S>) -> Expr {
+        let names = names.into_iter().map(|n| lit(n.into()));
+        call(AS_COLUMNS, std::iter::once(self).chain(names))
+    }
 }
+
+/// The function name of [`Expr::as_columns`].
+pub const AS_COLUMNS: &str = "AS_COLUMNS";

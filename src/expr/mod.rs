@@ -42,6 +42,7 @@ pub mod func;
 mod order;
 mod registry;
 mod scalar;
+mod table_function;
 
 #[cfg(test)]
 mod tests;
@@ -52,9 +53,16 @@ pub use ast::{Expr, Literal};
 pub(crate) use bind::AGGREGATES;
 pub use bind::{bind_aggregate, bind_scalar};
 pub use compile::CompiledExpr;
-pub use dsl::{call, col, count_star, lit, lit_decimal, null_of, try_lit_decimal, IntoLiteral};
+pub use dsl::{
+    call, call_aggregate, col, count_star, lit, lit_decimal, null_of, try_lit_decimal, IntoLiteral,
+    AS_COLUMNS,
+};
 pub use error::{EvalError, ExprError};
 pub use func::ScalarFunc;
 pub use order::SortExpr;
 pub use registry::{FunctionRegistry, ScalarUdf, ScalarUdfFn};
 pub use scalar::{ScalarExpr, ScalarKind};
+pub use table_function::{
+    bind_table_call, invoke_table_function, table_function_schema, Collector, TableFunction,
+    TableFunctionRef,
+};

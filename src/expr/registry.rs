@@ -10,6 +10,7 @@ use super::aggregate::AggregateUdf;
 use super::arena::RowArena;
 use super::bind::is_builtin;
 use super::error::{EvalError, ExprError};
+use super::table_function::TableFunction;
 
 /// The body of a scalar UDF: the result on the argument datums (of the declared types; NULLs
 /// included, the function decides), with computed strings put in the arena, or an error message.
@@ -85,12 +86,13 @@ impl PartialEq for ScalarUdf {
     }
 }
 
-/// The functions a binder knows beyond the built-ins: scalar UDFs and aggregate UDFs
-/// (UDAFs), by lower-cased name.
+/// The functions a binder knows beyond the built-ins: scalar UDFs, aggregate UDFs (UDAFs)
+/// and table functions (UDTFs), by lower-cased name.
 #[derive(Clone, Default)]
 pub struct FunctionRegistry {
     scalars: BTreeMap<String, Arc<ScalarUdf>>,
     aggregates: BTreeMap<String, Arc<dyn AggregateUdf>>,
+    tables: BTreeMap<String, Arc<dyn TableFunction>>,
 }
 
 impl fmt::Debug for FunctionRegistry {
@@ -98,6 +100,7 @@ impl fmt::Debug for FunctionRegistry {
         f.debug_struct("FunctionRegistry")
             .field("scalars", &self.scalars.keys().collect::<Vec<_>>())
             .field("aggregates", &self.aggregates.keys().collect::<Vec<_>>())
+            .field("tables", &self.tables.keys().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -110,7 +113,10 @@ impl FunctionRegistry {
 
     fn check_free(&self, name: &str) -> Result<String, ExprError> {
         let key = name.to_ascii_lowercase();
-        if is_builtin(&key) || self.scalars.contains_key(&key) || self.aggregates.contains_key(&key)
+        if is_builtin(&key)
+            || self.scalars.contains_key(&key)
+            || self.aggregates.contains_key(&key)
+            || self.tables.contains_key(&key)
         {
             return Err(ExprError::DuplicateFunction { name: name.into() });
         }
@@ -129,6 +135,18 @@ impl FunctionRegistry {
         let key = self.check_free(udaf.name())?;
         self.aggregates.insert(key, udaf);
         Ok(())
+    }
+
+    /// Registers a table function (UDTF) under its [`TableFunction::name`].
+    pub fn register_table(&mut self, udtf: Arc<dyn TableFunction>) -> Result<(), ExprError> {
+        let key = self.check_free(udtf.name())?;
+        self.tables.insert(key, udtf);
+        Ok(())
+    }
+
+    /// The table function named `name` (case-insensitive).
+    pub fn table(&self, name: &str) -> Option<&Arc<dyn TableFunction>> {
+        self.tables.get(&name.to_ascii_lowercase())
     }
 
     /// The scalar UDF named `name` (case-insensitive).

@@ -124,6 +124,7 @@ impl RelExpr {
                 args
             }
             Node::AsofJoin(join) => join.explain_args(&self.schema),
+            Node::Correlate(c) => c.explain_args(&self.schema),
             Node::SetOp { op, all, .. } => format!("op=[{}]", op.sql(*all)),
             Node::Sort {
                 input,
@@ -215,7 +216,7 @@ pub(super) fn kind_name(kind: super::JoinKind) -> &'static str {
 }
 
 /// A bound expression as text: a call as it was written, a column by its name in `schema`.
-fn expr_text(expr: &ScalarExpr, schema: &Schema) -> String {
+pub(super) fn expr_text(expr: &ScalarExpr, schema: &Schema) -> String {
     match &expr.kind {
         ScalarKind::Column(c) => schema
             .fields

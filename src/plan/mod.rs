@@ -30,6 +30,7 @@
 
 mod asof_join;
 mod build;
+mod correlate;
 mod equi_join;
 mod explain;
 pub mod over;
@@ -48,6 +49,7 @@ use crate::repr::{Row, Schema};
 pub use asof_join::{order_value, AsofJoin, AsofMatch, AsofOrder, Tolerance};
 pub(crate) use asof_join::{within, Seek};
 pub use build::join_schema;
+pub use correlate::{left_condition_error, unnest_columns, Correlate, Expansion};
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
@@ -178,6 +180,9 @@ pub enum Node {
     /// row joined with the build row closest to it in the condition's direction (see
     /// [`AsofJoin`]).
     AsofJoin(AsofJoin),
+    /// `input, LATERAL TABLE (f(..))` / `input CROSS JOIN UNNEST(arr)`: each input row joined
+    /// with the rows a table function or UNNEST gives for it (see [`Correlate`]).
+    Correlate(Correlate),
     /// `left UNION|INTERSECT|EXCEPT [ALL] right`, with multiset semantics (see
     /// [`SetOpKind`]).
     SetOp {
@@ -283,6 +288,7 @@ impl RelExpr {
             Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
             Node::Join(join) => vec![&join.left, &join.right],
             Node::AsofJoin(join) => vec![&join.probe, &join.build],
+            Node::Correlate(c) => vec![&c.input],
             Node::SetOp { left, right, .. } => vec![left, right],
             Node::WindowAgg(w) => vec![&w.input],
             Node::Over(o) => vec![&o.input],
@@ -341,6 +347,7 @@ impl RelExpr {
             Node::LookupJoin(_) => "LookupJoin",
             Node::Join(_) => "Join",
             Node::AsofJoin(_) => "AsofJoin",
+            Node::Correlate(_) => "Correlate",
             Node::SetOp { .. } => "SetOp",
             Node::Sort { .. } => "Sort",
             Node::WindowAgg(_) => "WindowAggregate",

@@ -35,6 +35,9 @@
 //!   the `fetch` after the first `offset`; without, its input.
 //! * `TopN`: per partition of the accumulated rows, the first `limit` in the order of the sort
 //!   keys (ties by value), with the row number appended if asked.
+//! * `Correlate`: per change, the rows of its expansion (a table function's, UNNEST's) with
+//!   its kind and `seq`, an INNER join's condition checked on each, a LEFT join's empty
+//!   expansion padded with NULLs; a row whose function or condition fails is refused.
 //! * `SetOp`: per row, its multiplicity in the output from its multiplicities in the two
 //!   accumulated tables (`m + n`, `min(m, n)`, `max(m - n, 0)`, or 0/1 without `ALL`).
 //! * `WindowAgg`: the `Reduce` of its input's rows repeated once per window, the window's
@@ -45,6 +48,7 @@
 
 mod asof;
 mod binary;
+mod correlate;
 mod over;
 mod window;
 
@@ -424,6 +428,10 @@ fn eval(
             let probe = eval(&join.probe, inputs, refused, final_mode)?;
             let build = eval(&join.build, inputs, refused, final_mode)?;
             asof::asof_join(join, &probe, &build)
+        }
+        Node::Correlate(c) => {
+            let changes = eval(&c.input, inputs, refused, final_mode)?;
+            correlate::correlate(c, c.width(&plan.schema), changes, refused)
         }
         Node::SetOp {
             left,

@@ -26,6 +26,7 @@
 //! [`RenderContext::refused`], never silently dropped.
 
 mod asof_join;
+mod correlate;
 mod equi_join;
 mod join;
 mod nodes;

@@ -11,8 +11,8 @@ use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
 use super::{
-    asof_join, equi_join, join, over, reduce, set_op, sort, split, split_map, window, Collection,
-    RenderContext,
+    asof_join, correlate, equi_join, join, over, reduce, set_op, sort, split, split_map, window,
+    Collection, RenderContext,
 };
 
 /// Renders `plan` and its inputs.
@@ -140,6 +140,10 @@ pub(super) fn render<'s>(
         Node::TemporalJoin(_) | Node::LookupJoin(_) => join::render(ctx, plan, None)?,
         Node::Join(join) => equi_join::render(ctx, join)?,
         Node::AsofJoin(join) => asof_join::render(ctx, join)?,
+        Node::Correlate(c) => {
+            let input = render(ctx, &c.input)?;
+            correlate::render(ctx, c, c.width(&plan.schema), input)
+        }
         Node::SetOp {
             left,
             right,

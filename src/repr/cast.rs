@@ -13,6 +13,7 @@
 //! | CHAR(n), VARCHAR(n), STRING | any text, at most `n` characters | unchanged |
 //! | BINARY(n), VARBINARY(n), BYTES | standard base64 with padding (Flink's CSV format), at most `n` bytes | base64 (CSV), `x'0a1b'` (print) |
 //! | INTERVAL YEAR TO MONTH / DAY TO SECOND | an integer: months / milliseconds (Flink's CSV format) | the integer (CSV), `+1-02` / `+1 02:03:04.005` (print) |
+//! | `ARRAY<T>` | the elements separated by `;` (Flink's CSV `csv.array-element-delimiter`), an empty element NULL | `[a, b]` (print) |
 //!
 //! Choices where Flink is lenient or unclear: Flink's CSV format reads any text other than
 //! `true` as `false` (`Boolean.parseBoolean`); here a boolean must be one of CAST's words, or
@@ -46,7 +47,7 @@ use std::num::IntErrorKind;
 
 use base64::Engine as _;
 
-use super::row::Datum;
+use super::row::{Datum, Row, RowRef};
 use super::time;
 use super::types::DataType;
 
@@ -81,7 +82,7 @@ impl CastError {
 /// Reads `text` as a value of type `ty` (see the [module documentation](self) for the forms).
 ///
 /// The datum borrows `text` (strings) or `scratch` (decoded bytes; cleared first), so a caller
-/// that packs it into a [`Row`](super::Row) right away allocates nothing: keep one `scratch`
+/// that packs it into a [`Row`] right away allocates nothing: keep one `scratch`
 /// buffer per reader. Errors: text that is not a value of the type, a value out of the type's
 /// range or longer than its length, and types that have no text form here (ARRAY, MAP, ROW and
 /// the NULL type).
@@ -162,10 +163,33 @@ pub fn parse_datum<'a>(
         DataType::TimestampLtz(p) => time::parse_timestamp_ltz(trimmed, *p, 0)
             .map(Datum::Timestamp)
             .map_err(|e| fail(&e.reason)),
-        DataType::Null | DataType::Array(_) | DataType::Map(..) | DataType::Row(_) => {
+        DataType::Array(element) => parse_array(text, &element.data_type, scratch),
+        DataType::Null | DataType::Map(..) | DataType::Row(_) => {
             Err(fail("this type has no text form here"))
         }
     }
+}
+
+/// An ARRAY cell: its elements separated by `;` (Flink's CSV format, whose
+/// `csv.array-element-delimiter` defaults to `;`), each read as `element`, an empty element
+/// NULL; packed into `scratch`.
+fn parse_array<'a>(
+    text: &'a str,
+    element: &DataType,
+    scratch: &'a mut Vec<u8>,
+) -> Result<Datum<'a>, CastError> {
+    let mut elements = Row::new();
+    let mut packer = elements.packer();
+    let mut element_scratch = Vec::new();
+    for cell in text.split(';') {
+        match cell {
+            "" => packer.push(Datum::Null),
+            cell => packer.push(parse_datum(cell, element, &mut element_scratch)?),
+        }
+    }
+    scratch.clear();
+    scratch.extend_from_slice(elements.as_bytes());
+    Ok(Datum::Array(RowRef::from_packed(scratch)))
 }
 
 fn parse_bool(text: &str) -> Option<Datum<'static>> {

@@ -318,6 +318,11 @@ pub struct RowRef<'a> {
 }
 
 impl<'a> RowRef<'a> {
+    /// A view of bytes a [`RowPacker`] wrote (a [`Row`]'s [`as_bytes`](Row::as_bytes)).
+    pub(crate) fn from_packed(data: &'a [u8]) -> RowRef<'a> {
+        RowRef { data }
+    }
+
     /// The datums, in order.
     pub fn iter(&self) -> DatumIter<'a> {
         DatumIter { data: self.data }

@@ -63,6 +63,7 @@ mod error;
 mod exec;
 mod expr;
 mod join;
+mod lateral;
 mod materialized;
 mod mt_create;
 mod mt_lifecycle;

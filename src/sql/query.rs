@@ -19,6 +19,7 @@ use sqlparser::tokenizer::Span;
 use super::dedup;
 use super::error::SqlError;
 use super::expr::Translator;
+use super::lateral::is_unnest;
 use super::over;
 use super::scope::Scope;
 use super::window;
@@ -291,6 +292,7 @@ impl Binder<'_> {
                 factor @ TableFactor::Function { lateral: true, .. } => {
                     self.lateral(bound, factor, JoinKind::Inner, None, conjuncts)?
                 }
+                factor if is_unnest(factor) => self.unnest(bound, factor, JoinKind::Inner, None)?,
                 factor => self.comma_join(bound, factor, conjuncts)?,
             };
             for join in &item.joins {
@@ -412,6 +414,7 @@ impl Binder<'_> {
             TableFactor::Function { lateral: true, .. } => {
                 self.lateral(left, &join.relation, kind?, on, conjuncts)
             }
+            factor if is_unnest(factor) => self.unnest(left, factor, kind?, on),
             other => self.regular_join(left, other, join_type, on),
         }
     }
@@ -494,6 +497,9 @@ impl Binder<'_> {
             }
         };
         let fname = call.name.to_string();
+        if self.registry.table(&fname).is_some() {
+            return self.table_function(left, call, alias.as_ref(), kind, on);
+        }
         let function = self
             .env
             .temporal_function(&fname)

@@ -33,9 +33,13 @@ struct ScopeColumn {
 impl Scope {
     /// The columns of `plan`, qualified by `qualifier`.
     pub(super) fn of(plan: &RelExpr, qualifier: Option<&str>) -> Scope {
+        Scope::of_schema(&plan.schema, qualifier)
+    }
+
+    /// The columns of `schema`, qualified by `qualifier`.
+    pub(super) fn of_schema(schema: &Schema, qualifier: Option<&str>) -> Scope {
         Scope {
-            columns: plan
-                .schema
+            columns: schema
                 .names()
                 .map(|n| ScopeColumn {
                     qualifier: qualifier.map(str::to_string),

@@ -1,7 +1,8 @@
 //! Flink's SQL type names onto [`DataType`]: `BOOLEAN`, `TINYINT` .. `BIGINT`, `FLOAT`,
 //! `DOUBLE`, `DECIMAL(p, s)` (default `(10, 0)`), `CHAR(n)`, `VARCHAR(n)`, `STRING`, `BYTES`,
 //! `BINARY(n)`, `VARBINARY(n)`, `DATE`, `TIME(p)` (default 0), `TIMESTAMP(p)` (default 6),
-//! `TIMESTAMP(p) WITH LOCAL TIME ZONE` and `TIMESTAMP_LTZ(p)`, as Flink's `LogicalTypeParser`.
+//! `TIMESTAMP(p) WITH LOCAL TIME ZONE` and `TIMESTAMP_LTZ(p)`, `ARRAY<T>` (nullable elements),
+//! as Flink's `LogicalTypeParser`.
 
 use sqlparser::ast::{self, CharacterLength, ExactNumberInfo, TimezoneInfo, TypeModifier};
 
@@ -69,6 +70,9 @@ pub fn data_type(ty: &ast::DataType) -> Result<DataType, String> {
                 _ => return Err(format!("{ty} takes one precision")),
             };
             DataType::TimestampLtz(time_precision(&p, 6)?)
+        }
+        T::Array(ast::ArrayElemTypeDef::AngleBracket(element)) => {
+            DataType::Array(Box::new(data_type(element)?.nullable()))
         }
         other => return Err(format!("the type {other} is not supported")),
     })

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::expr::{Expr, FunctionRegistry, ScalarUdf};
+use crate::expr::{AggregateUdf, Expr, FunctionRegistry, ScalarUdf};
 use crate::io::{Format, TypedSource};
 use crate::materialized::{Clock, MaterializedTableConfig, SystemClock};
 use crate::plan::RelExpr;
@@ -419,10 +419,63 @@ impl TableEnv {
     /// Registers a scalar function, callable as `call(name, args)` (Flink's
     /// `createTemporarySystemFunction`).
     pub fn register_function(&self, udf: ScalarUdf) -> Result<(), TableError> {
-        self.state
-            .borrow_mut()
-            .functions
-            .register_scalar(udf)
+        self.register_with(|functions| functions.register_scalar(udf))
+    }
+
+    /// Registers an aggregate function (UDAF, Flink's `AggregateFunction`) under its
+    /// [`AggregateUdf::name`](crate::expr::AggregateUdf::name), callable in a grouped select
+    /// as [`call_aggregate`](crate::expr::call_aggregate)`(name, args)` and in SQL as
+    /// `name(args)` (Flink's `createTemporarySystemFunction("WeightedAvg", WeightedAvg.class)`).
+    /// A UDAF without retraction is refused over an updating input when the plan is built.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use differential_temporal::expr::{AggregateUdf, ExprError, UdafAccumulator};
+    /// use differential_temporal::repr::{ColumnType, DataType, Datum, RowPacker};
+    /// use differential_temporal::table::TableEnv;
+    ///
+    /// /// The number of rows (a COUNT(*) as a UDAF).
+    /// #[derive(Debug)]
+    /// struct Rows;
+    /// #[derive(Debug, Default)]
+    /// struct RowsAcc(i64);
+    /// impl AggregateUdf for Rows {
+    ///     fn name(&self) -> &str { "rows" }
+    ///     fn return_type(&self, _: &[ColumnType]) -> Result<ColumnType, ExprError> {
+    ///         Ok(DataType::BigInt.not_null())
+    ///     }
+    ///     fn create_accumulator(&self) -> Box<dyn UdafAccumulator> { Box::new(RowsAcc(0)) }
+    ///     fn has_retract(&self) -> bool { true }
+    /// }
+    /// impl UdafAccumulator for RowsAcc {
+    ///     fn accumulate(&mut self, _: &[Datum<'_>]) -> Result<(), String> { self.0 += 1; Ok(()) }
+    ///     fn retract(&mut self, _: &[Datum<'_>]) -> Result<(), String> { self.0 -= 1; Ok(()) }
+    ///     fn merge(&mut self, other: &dyn UdafAccumulator) -> Result<(), String> {
+    ///         self.0 += other.as_any().downcast_ref::<RowsAcc>().ok_or("not rows")?.0;
+    ///         Ok(())
+    ///     }
+    ///     fn get_value(&self, packer: &mut RowPacker<'_>) -> Result<(), String> {
+    ///         packer.push(Datum::Int(self.0));
+    ///         Ok(())
+    ///     }
+    ///     fn as_any(&self) -> &dyn std::any::Any { self }
+    /// }
+    /// let env = TableEnv::new();
+    /// env.register_aggregate_function(Arc::new(Rows)).unwrap();
+    /// ```
+    pub fn register_aggregate_function(
+        &self,
+        udaf: Arc<dyn AggregateUdf>,
+    ) -> Result<(), TableError> {
+        self.register_with(|functions| functions.register_aggregate(udaf))
+    }
+
+    /// Registers a function through `register` on the environment's registry.
+    pub(super) fn register_with(
+        &self,
+        register: impl FnOnce(&mut FunctionRegistry) -> Result<(), crate::expr::ExprError>,
+    ) -> Result<(), TableError> {
+        register(&mut self.state.borrow_mut().functions)
             .map_err(|e| TableError::Invalid(e.to_string()))
     }
 
@@ -454,7 +507,7 @@ impl TableEnv {
         let state = self.state.borrow();
         state.temporal_functions.get(name).cloned().ok_or_else(|| {
             TableError::Invalid(format!(
-                "no temporal table function '{name}'; registered: {}",
+                "No match found for table function '{name}': it is neither a registered table function nor a temporal table function; temporal table functions: {}",
                 state
                     .temporal_functions
                     .keys()

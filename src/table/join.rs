@@ -11,6 +11,7 @@ use crate::plan::{join_schema, JoinKind, PlanError, RelExpr};
 use crate::repr::{Rowtime, Schema};
 
 use super::env::{call_parts, TemporalTableFunction};
+use super::lateral::{aliased_call, plan_table_function};
 use super::{Table, TableError};
 
 impl Table {
@@ -99,9 +100,19 @@ impl Table {
         Ok(TemporalTableFunction { history, key })
     }
 
-    /// `self, LATERAL TABLE (f(self.time)) WHERE condition`: joins each row with the version of
-    /// the temporal table function `f` valid at the row's `time` (INNER: rows without a version
-    /// are dropped). `call` is `call("f", [col("time")])`.
+    /// `self, LATERAL TABLE (f(..)) ON condition` (Flink's `joinLateral`), dispatched on what
+    /// `f` is registered as:
+    /// * a **table function** ([`TableEnv::register_table_function`](super::TableEnv::register_table_function)):
+    ///   each row joined with every row the function returns for it (none: the row is
+    ///   dropped), the function's columns after the row's (renamed with
+    ///   [`as_columns`](crate::expr::Expr::as_columns), Flink's `.as("word", "length")`),
+    ///   `condition` checked on each joined row (`lit(true)` for none). Works on updating
+    ///   inputs: a retracted row retracts its expansions (the function must be
+    ///   deterministic). Errors: arguments that do not fit the function's signature, named
+    ///   with it (see [`plan::Correlate`](crate::plan::Correlate));
+    /// * a **temporal table function**: each row joined with the version of `f` valid at the
+    ///   row's `time` (INNER: rows without a version are dropped); `call` is
+    ///   `call("f", [col("time")])`.
     ///
     /// ```
     /// # use differential_temporal::table::doc_env;
@@ -127,8 +138,43 @@ impl Table {
         self.lateral(call, condition, JoinKind::Inner, "join_lateral")
     }
 
-    /// As [`join_lateral`](Table::join_lateral), keeping rows without a version, padded with
-    /// NULLs (Flink's `leftOuterJoinLateral`).
+    /// As [`join_lateral`](Table::join_lateral), keeping rows without a version (or whose
+    /// table function returns no row) once, padded with NULLs (Flink's
+    /// `leftOuterJoinLateral`). With a table function the condition must be `lit(true)`
+    /// (Flink: "Left outer joins with a table function do not accept a predicate such as ..
+    /// Only literal TRUE is accepted.").
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use std::sync::Arc;
+    /// use differential_temporal::expr::{call, col, lit, Collector, TableFunction};
+    /// use differential_temporal::repr::{DataType, Datum, Field};
+    ///
+    /// /// `chars(s)`: each character of `s` with its position.
+    /// struct Chars;
+    /// impl TableFunction for Chars {
+    ///     fn name(&self) -> &str { "chars" }
+    ///     fn arguments(&self) -> Vec<DataType> { vec![DataType::STRING] }
+    ///     fn output(&self) -> Vec<Field> {
+    ///         vec![Field::new("c", DataType::STRING.nullable()),
+    ///              Field::new("pos", DataType::BigInt.nullable())]
+    ///     }
+    ///     fn eval(&self, args: &[Datum<'_>], out: &mut Collector<'_>) -> Result<(), String> {
+    ///         if let Datum::Str(s) = args[0] {
+    ///             for (i, (at, c)) in s.char_indices().enumerate() {
+    ///                 out.collect([Datum::Str(&s[at..at + c.len_utf8()]), Datum::Int(i as i64)]);
+    ///             }
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let (env, _dir) = doc_env(); // Orders(a STRING, b BIGINT): (x, 2), (y, 3), (x, 1)
+    /// env.register_table_function(Arc::new(Chars)).unwrap();
+    /// let chars = env.from("Orders")
+    ///     .left_outer_join_lateral(call("chars", [col("a")]).as_columns(["ch", "at"]), lit(true))
+    ///     .select([col("b"), col("ch"), col("at")]);
+    /// assert_eq!(chars.execute().unwrap().rows_as_text(), vec!["1,x,0", "2,x,0", "3,y,0"]);
+    /// ```
     pub fn left_outer_join_lateral(&self, call: Expr, condition: Expr) -> Table {
         self.lateral(call, condition, JoinKind::Left, "left_outer_join_lateral")
     }
@@ -140,6 +186,14 @@ impl Table {
         kind: JoinKind,
         operation: &'static str,
     ) -> Table {
+        let registry = self.env.functions();
+        let (udtf, names) = aliased_call(&call);
+        if call_parts(udtf).is_some_and(|(name, _)| registry.table(name).is_some()) {
+            let udtf = udtf.clone();
+            return self.then(operation, move |probe| {
+                plan_table_function(probe, &udtf, names.as_deref(), &condition, kind, &registry)
+            });
+        }
         let Some((name, args)) = call_parts(&call) else {
             return Table::new(
                 &self.env,
@@ -153,7 +207,6 @@ impl Table {
             Err(e) => return Table::new(&self.env, Err(e)),
         };
         let args = args.to_vec();
-        let registry = self.env.functions();
         self.then(operation, move |probe| {
             let [time] = args.as_slice() else {
                 return Err(PlanError::invalid(

@@ -34,6 +34,7 @@ mod env;
 pub(crate) mod equi_join;
 mod execute;
 pub(crate) mod join;
+pub(crate) mod lateral;
 pub(crate) mod over;
 mod result;
 pub(crate) mod select;

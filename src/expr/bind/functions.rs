@@ -271,37 +271,7 @@ impl Binder<'_> {
                 suggestions,
             });
         };
-        self.count(
-            func,
-            args,
-            args.len() == udf.args.len(),
-            &udf.args.len().to_string(),
-            e,
-        )?;
-        let bound = args
-            .iter()
-            .map(|a| self.scalar(a))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut cast = Vec::with_capacity(bound.len());
-        for (arg, want) in bound.iter().zip(&udf.args) {
-            match coerce::common_type(&arg.ty.data_type, want) {
-                Some(t) if t == *want => cast.push(coerce_to(arg.clone(), want)),
-                _ => {
-                    let forms = udf
-                        .args
-                        .iter()
-                        .map(|t| format!("<{t}>"))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    return Err(self.mismatch(
-                        &udf.name,
-                        &bound,
-                        e,
-                        &format!("'{}({forms})'", udf.name),
-                    ));
-                }
-            }
-        }
+        let cast = self.udf_args(func, &udf.name, &udf.args, args, e)?;
         Ok(ScalarExpr {
             kind: ScalarKind::Udf {
                 udf: udf.clone(),
@@ -309,5 +279,48 @@ impl Binder<'_> {
             },
             ty: udf.ret.clone(),
         })
+    }
+
+    /// The arguments of a call of the user function `udf_name` (called as `func`), bound and
+    /// cast to its `declared` types as Flink casts them implicitly; a wrong count or a type that
+    /// does not cast is the "Cannot apply" error with the function's form.
+    pub(crate) fn udf_args(
+        &self,
+        func: &str,
+        udf_name: &str,
+        declared: &[DataType],
+        args: &[Expr],
+        e: &Expr,
+    ) -> Result<Vec<ScalarExpr>, ExprError> {
+        self.count(
+            func,
+            args,
+            args.len() == declared.len(),
+            &declared.len().to_string(),
+            e,
+        )?;
+        let bound = args
+            .iter()
+            .map(|a| self.scalar(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut cast = Vec::with_capacity(bound.len());
+        for (arg, want) in bound.iter().zip(declared) {
+            match coerce::common_type(&arg.ty.data_type, want) {
+                Some(t) if t == *want => cast.push(coerce_to(arg.clone(), want)),
+                _ => {
+                    let forms = (declared.iter())
+                        .map(|t| format!("<{t}>"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    return Err(self.mismatch(
+                        udf_name,
+                        &bound,
+                        e,
+                        &format!("'{udf_name}({forms})'"),
+                    ));
+                }
+            }
+        }
+        Ok(cast)
     }
 }

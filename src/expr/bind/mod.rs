@@ -63,7 +63,11 @@ pub(crate) struct Binder<'s> {
 }
 
 impl<'s> Binder<'s> {
-    fn new(schema: &'s Schema, registry: &'s FunctionRegistry, root: &Expr) -> Binder<'s> {
+    pub(crate) fn new(
+        schema: &'s Schema,
+        registry: &'s FunctionRegistry,
+        root: &Expr,
+    ) -> Binder<'s> {
         Binder {
             schema,
             registry,

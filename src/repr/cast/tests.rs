@@ -134,11 +134,22 @@ fn intervals_are_integers_in_csv_and_flinks_form_when_printed() {
 }
 
 #[test]
-fn nested_types_have_no_text_form() {
+fn arrays_read_as_flink_csv_writes_them_maps_have_no_text_form() {
     let ty = DataType::Array(Box::new(DataType::Int.nullable()));
+    let mut scratch = Vec::new();
+    let Datum::Array(elements) = parse_datum("1;;3", &ty, &mut scratch).unwrap() else {
+        panic!("not an array");
+    };
+    let elements: Vec<Datum> = elements.iter().collect();
+    assert_eq!(elements, [Datum::Int(1), Datum::Null, Datum::Int(3)]);
+    assert!(error("1;x", &ty).starts_with("cannot parse \"x\" as INT"));
+    let map = DataType::Map(
+        Box::new(DataType::STRING.nullable()),
+        Box::new(DataType::Int.nullable()),
+    );
     assert_eq!(
-        error("[1]", &ty),
-        "cannot parse \"[1]\" as ARRAY<INT>: this type has no text form here"
+        error("a", &map),
+        "cannot parse \"a\" as MAP<STRING, INT>: this type has no text form here"
     );
 }
 
