@@ -25,6 +25,8 @@ use differential_temporal::plan::{
 use differential_temporal::render::{ExecutionMode, RenderContext};
 use differential_temporal::repr::{DataType, Datum, Row, Schema, Ts};
 
+#[path = "plan_reference/interval.rs"]
+mod interval;
 #[path = "plan_reference/over.rs"]
 mod over;
 #[path = "plan_reference/window.rs"]

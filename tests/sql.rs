@@ -17,6 +17,8 @@ mod cases;
 mod computed;
 #[path = "sql/connectors.rs"]
 mod connectors;
+#[path = "sql/interval.rs"]
+mod interval;
 #[path = "sql/joins.rs"]
 mod joins;
 #[path = "sql/ordering.rs"]

@@ -32,6 +32,7 @@ mod asof_join;
 mod build;
 mod equi_join;
 mod explain;
+mod interval_join;
 pub mod over;
 pub mod reference;
 mod set_op;
@@ -51,6 +52,7 @@ pub use build::join_schema;
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
+pub use interval_join::IntervalBounds;
 pub use over::{Over, OverFrame};
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
@@ -339,6 +341,7 @@ impl RelExpr {
             Node::Dedup { .. } => "Dedup",
             Node::TemporalJoin(_) => "TemporalJoin",
             Node::LookupJoin(_) => "LookupJoin",
+            Node::Join(join) if join.interval.is_some() => "IntervalJoin",
             Node::Join(_) => "Join",
             Node::AsofJoin(_) => "AsofJoin",
             Node::SetOp { .. } => "SetOp",

@@ -27,6 +27,7 @@
 
 mod asof_join;
 mod equi_join;
+mod interval_join;
 mod join;
 mod nodes;
 mod over;
