@@ -27,6 +27,8 @@ use differential_temporal::repr::{DataType, Datum, Row, Schema, Ts};
 
 #[path = "plan_reference/correlate.rs"]
 mod correlate;
+#[path = "plan_reference/interval.rs"]
+mod interval;
 #[path = "plan_reference/over.rs"]
 mod over;
 #[path = "plan_reference/window.rs"]

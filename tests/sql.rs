@@ -19,6 +19,8 @@ mod computed;
 mod connectors;
 #[path = "sql/functions.rs"]
 mod functions;
+#[path = "sql/interval.rs"]
+mod interval;
 #[path = "sql/joins.rs"]
 mod joins;
 #[path = "sql/ordering.rs"]

@@ -11,6 +11,7 @@ use differential_temporal::operators::merge_engine::Row;
 use differential_temporal::operators::RowKind;
 
 use crate::clock::Stopwatch;
+use crate::joins::WINDOW_MS;
 use crate::report::{kind_code, Digest};
 use crate::workload::{self, Shape, Stream};
 use crate::Op;
@@ -77,6 +78,17 @@ fn timed<D>(
         clock.stop();
     }
     clock
+}
+
+/// The version nearest `time` among `versions` (sorted by time), the earlier at equal distance.
+fn nearest(versions: &[(i64, u64)], time: i64) -> Option<(i64, u64)> {
+    let after = versions.partition_point(|(t, _)| *t < time);
+    let before = after.checked_sub(1).map(|b| versions[b]);
+    match (before, versions.get(after).copied()) {
+        (Some(b), Some(a)) if a.0 - time < time - b.0 => Some(a),
+        (Some(b), _) => Some(b),
+        (None, a) => a,
+    }
 }
 
 /// Runs the baseline of `op` over `shape`'s rows.
@@ -221,6 +233,38 @@ pub fn run(op: Op, shape: Shape) -> Base {
                     if let Some((_, rate)) = valid.checked_sub(1).map(|v| versions[v]) {
                         let kind = kind_code(RowKind::Insert);
                         digest.add([e.key, *i, kind, e.time as u64, e.payload, rate], 1);
+                    }
+                }
+            });
+            Base {
+                digest,
+                clock,
+                keys: shape.build_keys(),
+            }
+        }
+        Op::TableIntervalJoin | Op::TableAsofNearest => {
+            let per_key = workload::VERSIONS_PER_KEY as usize;
+            let build: Vec<(i64, u64)> = (0..workload::build_versions(&shape))
+                .map(|v| {
+                    let (_, time, rate) = workload::build_version(v, &shape);
+                    (time, rate)
+                })
+                .collect();
+            let interval = op == Op::TableIntervalJoin;
+            let clock = timed(&shape, keyed(Stream::Probe, shape.build_keys()), |rows| {
+                for (_, e) in rows {
+                    let start = e.key as usize * per_key;
+                    let versions = &build[start..start + per_key];
+                    let mut emit = |(time, rate): (i64, u64)| {
+                        digest.add([e.key, e.time as u64, e.payload, time as u64, rate], 1)
+                    };
+                    if interval {
+                        let from = versions.partition_point(|(t, _)| *t < e.time - WINDOW_MS);
+                        (versions[from..].iter())
+                            .take_while(|(t, _)| *t <= e.time + WINDOW_MS)
+                            .for_each(|v| emit(*v));
+                    } else if let Some(v) = nearest(versions, e.time) {
+                        emit(v);
                     }
                 }
             });

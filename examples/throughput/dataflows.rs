@@ -33,7 +33,7 @@ use timely::dataflow::ProbeHandle;
 use crate::clock::Stopwatch;
 use crate::report::{kind_code, Digest, REFUSED};
 use crate::workload::{self, share, Shape, Stream, JITTER_MS};
-use crate::{relational, Op};
+use crate::{joins, relational, Op};
 
 /// A dataflow's result: the digest of its output and the seconds it took.
 pub struct Run {
@@ -170,6 +170,8 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
         Op::TableGroupBy => relational::group_by(workers, shape),
         Op::TableTemporalJoin => relational::temporal_join(workers, shape, false),
         Op::TableAsofJoin => relational::temporal_join(workers, shape, true),
+        Op::TableIntervalJoin => joins::interval_join(workers, shape),
+        Op::TableAsofNearest => joins::asof_nearest(workers, shape),
         Op::AsofSnapshot => {
             let generate = move |range, index, peers, out: &mut Vec<(u64, Version<i64, u64>)>| {
                 out.extend(share(range, index, peers).map(|i| {

@@ -70,6 +70,9 @@
 //! * `table_asof_join`: the workload of `table_temporal_join` as `probes ASOF JOIN rates
 //!   MATCH_CONDITION (ts >= ts0) ON k = k0` (incremental, the ASOF join's one mode), against the
 //!   same baseline: an ASOF `>=` join beside the temporal join it generalises.
+//! * `table_interval_join`, `table_asof_nearest`: the same probes and rates as an interval join
+//!   (`ts BETWEEN ts0 - 30 s AND ts0 + 30 s`, final mode) and an ASOF NEAREST join
+//!   ([`joins`]). Baselines: per probe row, a binary search of its key's sorted versions.
 
 /// The allocator of the measured runs and their baselines (the crate's default `mimalloc` feature).
 #[cfg(feature = "mimalloc")]
@@ -79,6 +82,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod baseline;
 mod clock;
 mod dataflows;
+mod joins;
 mod relational;
 mod report;
 mod rss;
@@ -124,6 +128,12 @@ pub enum Op {
     /// The same join as an ASOF `>=` join (incremental) in a Table API plan.
     #[value(name = "table_asof_join")]
     TableAsofJoin,
+    /// An interval join of the same inputs (final mode) in a Table API plan.
+    #[value(name = "table_interval_join")]
+    TableIntervalJoin,
+    /// The same inputs as an ASOF NEAREST join in a Table API plan.
+    #[value(name = "table_asof_nearest")]
+    TableAsofNearest,
 }
 
 impl Op {
@@ -140,6 +150,8 @@ impl Op {
             Op::TableGroupBy => "table_group_by",
             Op::TableTemporalJoin => "table_temporal_join",
             Op::TableAsofJoin => "table_asof_join",
+            Op::TableIntervalJoin => "table_interval_join",
+            Op::TableAsofNearest => "table_asof_nearest",
         }
     }
 }

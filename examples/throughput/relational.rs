@@ -29,7 +29,7 @@ use crate::workload::{self, share, Shape, Stream, JITTER_MS};
 
 /// `(k BIGINT, ts TIMESTAMP(3), <value> BIGINT)` with rowtime `ts` delayed by `delay_ms`, and
 /// primary key `k` if `keyed`.
-fn schema(value: &str, delay_ms: i64, keyed: bool) -> Schema {
+pub fn schema(value: &str, delay_ms: i64, keyed: bool) -> Schema {
     let mut builder = Schema::builder()
         .column("k", DataType::BigInt.not_null())
         .column("ts", DataType::Timestamp(3).not_null())
@@ -55,7 +55,7 @@ fn row(k: u64, time_ms: i64, value: u64) -> Row {
 }
 
 /// The integers of `row`'s columns (a timestamp as its milliseconds).
-fn integers<const N: usize>(row: &Row) -> [u64; N] {
+pub fn integers<const N: usize>(row: &Row) -> [u64; N] {
     let mut out = [REFUSED; N];
     for (slot, datum) in out.iter_mut().zip(row.iter()) {
         *slot = match datum {
@@ -68,7 +68,7 @@ fn integers<const N: usize>(row: &Row) -> [u64; N] {
 }
 
 /// Builds `query` over a fresh environment with `tables` registered as collections.
-fn plan(
+pub fn plan(
     tables: &[(&str, Schema)],
     query: impl Fn(&TableEnv) -> differential_temporal::table::Table,
 ) -> RelExpr {
@@ -81,7 +81,7 @@ fn plan(
 }
 
 /// Renders `plan` over `sources` in `mode`; the refused rows are digested as `[REFUSED, seq]`.
-fn render<'s>(
+pub fn render<'s>(
     scope: Scope<'s, SysTime>,
     sources: BTreeMap<String, VecCollection<'s, SysTime, Change<Row>>>,
     mode: ExecutionMode,
@@ -96,7 +96,7 @@ fn render<'s>(
 }
 
 /// The generator of `stream`'s keyed rows as `+I (k, ts, payload)` changes.
-fn events(
+pub fn events(
     stream: Stream,
     keys: u64,
 ) -> impl Fn(Range<u64>, usize, usize, &mut Vec<Change<Row>>) + Send + Sync + 'static {
@@ -177,7 +177,7 @@ pub fn temporal_join(workers: usize, shape: Shape, asof: bool) -> Run {
 }
 
 /// The rates, this worker's share, entered at epoch 0 (as the hand-typed join's build side).
-fn build_side<'s>(
+pub fn build_side<'s>(
     scope: Scope<'s, SysTime>,
     shape: Shape,
 ) -> VecCollection<'s, SysTime, Change<Row>> {

@@ -33,7 +33,11 @@ pub fn live_state(op: Op, shape: &Shape, keys: u64) -> (u64, &'static str) {
             "(build versions + one epoch of probe rows awaiting the watermark) x 32 B \
              (key, time, seq, rate | payload)",
         ),
-        Op::TemporalJoinIncremental | Op::TableAsofJoin => (
+        Op::TableIntervalJoin => (
+            build * 32,
+            "build versions x 32 B (key, time, seq, rate), freed as the watermark passes them",
+        ),
+        Op::TemporalJoinIncremental | Op::TableAsofJoin | Op::TableAsofNearest => (
             (build + shape.rows) * 32,
             "(build versions + all probe rows, kept for late versions) x 32 B \
              (key, time, seq, rate | payload)",

@@ -1,10 +1,12 @@
 //! The loop shared by the operators that visit their input's system times in order, each with the
 //! [watermark](crate::watermark) in force for it: the final-mode window aggregation and the OVER
-//! aggregation. The operator's own state and rules are an [`EpochLogic`]; this module buffers
-//! the records of incomplete system times, feeds the watermark collection into a
-//! [`WatermarkTracker`], calls the logic once per complete system time in order (also for a
-//! system time where only the watermark rose), calls it once more when the input ends, and holds
-//! capabilities only while work waits.
+//! aggregation, keep-first deduplication and the interval join. The operator's own state and
+//! rules are an [`EpochLogic`]; this module buffers the records of incomplete system times,
+//! feeds each input's watermark collection into a [`WatermarkTracker`] (the watermark in force
+//! is the least of them, as an operator's watermark is the minimum of its inputs' in Flink),
+//! calls the logic once per complete system time in order (also for a system time where only a
+//! watermark rose), calls it once more when the inputs end, and holds capabilities only while
+//! work waits.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -35,20 +37,21 @@ pub(crate) trait EpochLogic<R, E, O> {
     fn end(&mut self, give: &mut dyn FnMut(O));
 }
 
-/// The operator's input: a record (exchanged by `route`) or a watermark candidate.
+/// The operator's input: a record (exchanged by `route`) or a watermark candidate of the
+/// watermark collection with that index.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 enum In<R, E> {
     Row(R),
-    Mark(Watermark<E>),
+    Mark(usize, Watermark<E>),
 }
 
-/// Runs `logic` over `records`, routed to workers by `route`, with the watermark collection
-/// `watermarks` (see the [module docs](self)). Each output is given with diff `+1` at the system
-/// time it was produced in; when the input ends, at the system time after the last watermark
-/// record (or later, the last input frontier seen).
+/// Runs `logic` over `records`, routed to workers by `route`, with the watermark collections
+/// `watermarks`, one per input (see the [module docs](self)). Each output is given with diff
+/// `+1` at the system time it was produced in; when the input ends, at the system time after the
+/// last watermark record (or later, the last input frontier seen).
 pub(crate) fn drive<'s, R, E, O, L>(
     records: VecCollection<'s, SysTime, R>,
-    watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    watermarks: Vec<VecCollection<'s, SysTime, Watermark<E>>>,
     route: impl Fn(&R) -> u64 + 'static,
     name: &str,
     mut logic: L,
@@ -62,16 +65,19 @@ where
     let rows = records.map(In::Row).inner.exchange(
         move |(x, _, _): &(In<R, E>, SysTime, isize)| match x {
             In::Row(r) => route(r),
-            In::Mark(_) => 0,
+            In::Mark(..) => 0,
         },
     );
-    let input = rows.concat(watermarks.map(In::Mark).inner);
+    let inputs = watermarks.len();
+    let input = (watermarks.into_iter().enumerate()).fold(rows, |rows, (i, marks)| {
+        rows.concat(marks.map(move |w| In::Mark(i, w)).inner)
+    });
     input
         .unary_frontier(Pipeline, name, move |_cap, _info| {
             let mut caps = CapabilitySet::<SysTime>::new();
             let mut arrivals: BTreeMap<SysTime, Vec<(R, isize)>> = BTreeMap::new();
             let mut rises: BTreeSet<SysTime> = BTreeSet::new();
-            let mut tracker = WatermarkTracker::new();
+            let mut trackers = vec![WatermarkTracker::new(); inputs];
             move |(input, frontier), output| {
                 // 1. Drain: records by system time, watermark candidates into the tracker.
                 input.for_each(|cap, data| {
@@ -81,8 +87,8 @@ where
                     for (x, t, diff) in data.drain(..) {
                         match x {
                             In::Row(r) => arrivals.entry(t).or_default().push((r, diff)),
-                            In::Mark(w) => {
-                                tracker.observe(t, w);
+                            In::Mark(i, w) => {
+                                trackers[i].observe(t, w);
                                 rises.insert(t + 1);
                             }
                         }
@@ -102,7 +108,8 @@ where
                     }
                     rises.remove(&now);
                     let records = arrivals.remove(&now).unwrap_or_default();
-                    let w = tracker.at(now);
+                    let w = (trackers.iter_mut().map(|tracker| tracker.at(now)).min())
+                        .unwrap_or(Watermark::Min);
                     let cap = caps.delayed(&now);
                     let mut session = output.session(&cap);
                     logic.epoch(now, &w, records, &mut |o| session.give((o, now, 1)));
@@ -113,7 +120,8 @@ where
                 if frontier.is_empty() {
                     if logic.waiting() {
                         let held = caps.iter().map(|c| *c.time()).min().unwrap_or(0);
-                        let end = tracker.end_epoch().max(held);
+                        let last = trackers.iter().map(WatermarkTracker::end_epoch).max();
+                        let end = last.unwrap_or(0).max(held);
                         let cap = caps.delayed(&end);
                         let mut session = output.session(&cap);
                         logic.end(&mut |o| session.give((o, end, 1)));

@@ -21,6 +21,7 @@ pub mod changelog;
 pub mod dedup;
 mod epochs;
 pub mod group_aggregate;
+pub mod interval_join;
 pub mod keyed_merge;
 pub mod merge_engine;
 pub mod over;

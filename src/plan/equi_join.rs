@@ -4,7 +4,8 @@ use crate::expr::ScalarExpr;
 use crate::repr::{Datum, Row, Schema};
 
 use super::build::check_join;
-use super::{join_schema, JoinKind, Mode, Node, PlanError, RelExpr};
+use super::interval_join::interval_bounds;
+use super::{join_schema, IntervalBounds, JoinKind, Mode, Node, PlanError, RelExpr};
 
 /// Which unmatched rows a regular join keeps (Flink's `FlinkJoinType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,6 +79,10 @@ pub struct EquiJoin {
     pub join_type: JoinType,
     /// The rest of the ON condition, over the output columns (left, then right).
     pub residual: Option<ScalarExpr>,
+    /// When the inputs are append-only with rowtimes and the residual bounds one rowtime by the
+    /// other on both sides: the window, and the join is an interval join (see
+    /// [`IntervalBounds`]; final mode frees its state on the watermark).
+    pub interval: Option<IntervalBounds>,
 }
 
 impl RelExpr {
@@ -102,6 +107,7 @@ impl RelExpr {
             "At least one equi-join predicate is required: a regular join on a stream needs equality keys, as many on the left as on the right",
         )?;
         let schema = equi_join_schema(&self.schema, &right.schema, join_type);
+        let interval = interval_bounds(&self, &right, residual.as_ref());
         let mode = if self.mode.is_append_only()
             && right.mode.is_append_only()
             && join_type == JoinType::Inner
@@ -118,6 +124,7 @@ impl RelExpr {
                 right_key,
                 join_type,
                 residual,
+                interval,
             }),
             schema,
             mode,

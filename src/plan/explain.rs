@@ -118,6 +118,16 @@ impl RelExpr {
                     })
                     .collect();
                 let mut args = format!("kind={}, keys=[{}]", join.join_type.sql(), keys.join(", "));
+                if let Some(b) = &join.interval {
+                    let name = |c: usize| self.schema.fields[c].name.as_str();
+                    let (l, r) = (name(b.left_time), name(width + b.right_time));
+                    write!(
+                        args,
+                        ", interval=[{l} - {r} BETWEEN {} ms AND {} ms]",
+                        b.lower_ms, b.upper_ms
+                    )
+                    .expect("a String");
+                }
                 if let Some(r) = &join.residual {
                     write!(args, ", residual=[{}]", expr_text(r, &self.schema)).expect("a String");
                 }

@@ -33,6 +33,7 @@ mod build;
 mod correlate;
 mod equi_join;
 mod explain;
+mod interval_join;
 pub mod over;
 pub mod reference;
 mod set_op;
@@ -53,6 +54,7 @@ pub use correlate::{left_condition_error, unnest_columns, Correlate, Expansion};
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
+pub use interval_join::IntervalBounds;
 pub use over::{Over, OverFrame};
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
@@ -345,6 +347,7 @@ impl RelExpr {
             Node::Dedup { .. } => "Dedup",
             Node::TemporalJoin(_) => "TemporalJoin",
             Node::LookupJoin(_) => "LookupJoin",
+            Node::Join(join) if join.interval.is_some() => "IntervalJoin",
             Node::Join(_) => "Join",
             Node::AsofJoin(_) => "AsofJoin",
             Node::Correlate(_) => "Correlate",

@@ -26,7 +26,10 @@
 //! * `LookupJoin`: each probe change joined, at its system time, with the latest (by `seq`)
 //!   build change of its key at that system time; never revised.
 //! * `Join`: the join of the two accumulated tables, pair by pair (equal keys free of NULLs, the
-//!   residual TRUE), a kept side's rows without a match padded with NULLs.
+//!   residual TRUE), a kept side's rows without a match padded with NULLs. An interval join
+//!   under [`evaluate_final`]: each pair in the window when its second row arrives, each
+//!   unmatched row of a kept side once the watermark has passed its window, rows behind the
+//!   watermark refused (the interval join's model).
 //! * `AsofJoin`: each accumulated probe change joined with the closest build row of its key in
 //!   the condition's direction among the accumulated build table (ties: greatest `seq` on an
 //!   append-only build side, then the smallest row), within the tolerance; NULL keys and NULL
@@ -49,6 +52,7 @@
 mod asof;
 mod binary;
 mod correlate;
+mod interval;
 mod over;
 mod window;
 
@@ -93,9 +97,11 @@ pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError>
 
 /// Evaluates `plan` over `inputs` as the final mode renders it: the same as [`evaluate`] but
 /// for window aggregations, which emit a window when the watermark passes it and refuse rows
-/// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)), and OVER
+/// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)), OVER
 /// aggregations, which emit a row when the watermark passes it and refuse rows behind it (see
-/// [`Over`](crate::plan::Over)).
+/// [`Over`](crate::plan::Over)), and interval joins, which emit a match when its second row
+/// arrives and a padded row when the watermark has passed its window, and refuse rows behind
+/// the watermark (see [`IntervalBounds`](crate::plan::IntervalBounds)).
 pub fn evaluate_final(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError> {
     evaluate_in(plan, inputs, true)
 }
@@ -422,6 +428,9 @@ fn eval(
         Node::Join(join) => {
             let left = eval(&join.left, inputs, refused, final_mode)?;
             let right = eval(&join.right, inputs, refused, final_mode)?;
+            if let (Some(bounds), true) = (&join.interval, final_mode) {
+                return Ok(interval::evaluate(join, bounds, &left, &right, refused));
+            }
             binary::table_stream(&left, &right, |l, r| binary::equi_join(join, l, r))
         }
         Node::AsofJoin(join) => {

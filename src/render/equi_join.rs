@@ -12,6 +12,8 @@
 //!   row arrives its padded row is retracted; when the last leaves it is inserted again: that is
 //!   differential's arithmetic, and the output's changelog shows it as `-D` / `+I` (case E04).
 //! * A row with a NULL key column never matches: INNER drops it, a kept side pads it.
+//! * An interval join (a join with [`IntervalBounds`](crate::plan::IntervalBounds)) is this
+//!   join in incremental mode; in final mode it is [`super::interval_join`].
 
 use std::rc::Rc;
 
@@ -25,7 +27,7 @@ use differential_temporal_operators::SysTime;
 
 use super::join::residual_fn;
 use super::nodes::render as render_node;
-use super::{split_map, Collection, RenderContext};
+use super::{interval_join, split_map, Collection, ExecutionMode, RenderContext};
 
 type Rows<'s> = VecCollection<'s, SysTime, Row>;
 type Keyed<'s> = VecCollection<'s, SysTime, (Row, Row)>;
@@ -37,6 +39,9 @@ pub(super) fn render<'s>(
     ctx: &mut RenderContext<'s>,
     join: &EquiJoin,
 ) -> Result<Collection<'s>, PlanError> {
+    if let (Some(bounds), ExecutionMode::Final) = (&join.interval, ctx.mode) {
+        return interval_join::render(ctx, join, bounds);
+    }
     let widths = (join.left.schema.len(), join.right.schema.len());
     let left = render_node(ctx, &join.left)?.into_table();
     let right = render_node(ctx, &join.right)?.into_table();

@@ -122,7 +122,7 @@ where
     };
     let outcomes = drive(
         rows,
-        watermarks,
+        vec![watermarks],
         |(k, _): &(K, (E, Seq, F::Value))| k.hashed(),
         name,
         logic,
