@@ -56,7 +56,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let per_origin = env
         .from("flights")
-        .left_outer_join_lateral(
+        // Flink's temporal table function join is INNER: a flight with no weather row at or
+        // before its departure is dropped.
+        .join_lateral(
             call("weather_at", [col("ts")]),
             col("origin").eq(col("origin0")),
         )

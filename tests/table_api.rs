@@ -207,6 +207,52 @@ fn seed_temporal_table_function_sum_is_1238() {
     }
 }
 
+/// Case E05: a temporal table function joins INNER only, in the Table API
+/// (`leftOuterJoinLateral`) and in SQL (`LEFT JOIN LATERAL TABLE`), as in Flink.
+#[test]
+fn e05_temporal_table_function_left_join_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let orders = write(&dir, "orders.csv", SEED_ORDERS);
+    let rates = write(&dir, "rates.csv", SEED_RATES);
+    let env = env(1, ExecutionMode::Incremental);
+    env.execute_sql(&format!(
+        "CREATE TABLE orders (order_time TIMESTAMP(3), amount DECIMAL(10, 2), currency STRING,
+            WATERMARK FOR order_time AS order_time)
+         WITH ('connector' = 'filesystem', 'path' = '{orders}', 'format' = 'csv');
+         CREATE TABLE currency_rates (update_time TIMESTAMP(3), currency STRING,
+            conversion_rate DECIMAL(10, 4), WATERMARK FOR update_time AS update_time)
+         WITH ('connector' = 'filesystem', 'path' = '{rates}', 'format' = 'csv')"
+    ))
+    .unwrap();
+    let history = env
+        .from("currency_rates")
+        .temporal_table_function(col("update_time"), col("currency"))
+        .unwrap();
+    env.register_temporal_table_function("rates", history)
+        .unwrap();
+    let refusal = "a temporal table function join supports INNER JOIN only (as in Flink)";
+    let left = env.from("orders").left_outer_join_lateral(
+        call("rates", [col("order_time")]),
+        col("currency").eq(col("currency0")),
+    );
+    let e = left.plan().err().expect("refused").to_string();
+    assert!(e.contains(refusal), "{e}");
+    let e = env
+        .sql_query(
+            "SELECT * FROM orders AS o LEFT JOIN LATERAL TABLE (rates(o.order_time)) AS r ON TRUE",
+        )
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains(refusal), "{e}");
+    // The INNER form is the seed's, accepted.
+    let inner = env.from("orders").join_lateral(
+        call("rates", [col("order_time")]),
+        col("currency").eq(col("currency0")),
+    );
+    assert!(inner.plan().is_ok());
+}
+
 const PRODUCTS: &str = "op,update_time,product_id,product_name,price
 +I,2024-01-01 00:01:00,p_001,scooter,11.11
 +I,2024-01-01 00:02:00,p_002,basketball,23.11

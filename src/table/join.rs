@@ -138,11 +138,12 @@ impl Table {
         self.lateral(call, condition, JoinKind::Inner, "join_lateral")
     }
 
-    /// As [`join_lateral`](Table::join_lateral), keeping rows without a version (or whose
-    /// table function returns no row) once, padded with NULLs (Flink's
-    /// `leftOuterJoinLateral`). With a table function the condition must be `lit(true)`
-    /// (Flink: "Left outer joins with a table function do not accept a predicate such as ..
-    /// Only literal TRUE is accepted.").
+    /// As [`join_lateral`](Table::join_lateral) with a table function, keeping rows whose
+    /// function returns no row once, padded with NULLs (Flink's `leftOuterJoinLateral`). The
+    /// condition must be `lit(true)` (Flink: "Left outer joins with a table function do not
+    /// accept a predicate such as .. Only literal TRUE is accepted."). A temporal table
+    /// function is refused here, as in Flink (its join is INNER only, case E05): a LEFT
+    /// temporal join is [`temporal_join`](Table::temporal_join) with `JoinKind::Left`.
     ///
     /// ```
     /// # use differential_temporal::table::doc_env;
@@ -256,6 +257,14 @@ pub(crate) fn plan_lateral(
     kind: JoinKind,
     registry: &FunctionRegistry,
 ) -> Result<RelExpr, PlanError> {
+    if kind != JoinKind::Inner {
+        return Err(PlanError::invalid(
+            "TemporalTableFunctionJoin",
+            "a temporal table function join supports INNER JOIN only (as in Flink): use \
+             join_lateral / LATERAL TABLE without LEFT, or a LEFT JOIN .. FOR SYSTEM_TIME AS OF a \
+             versioned table",
+        ));
+    }
     set_rowtime(&mut probe.schema, time)?;
     plan_join(probe, function.history, condition, kind, false, registry)
 }
