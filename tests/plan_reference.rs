@@ -18,7 +18,7 @@ use differential_temporal::expr::{
     bind_aggregate, bind_scalar, col, count_star, lit, Expr, FunctionRegistry,
 };
 use differential_temporal::operators::{Change, RowKind, Seq, SysTime};
-use differential_temporal::plan::reference::{evaluate, snapshot, Inputs};
+use differential_temporal::plan::reference::{evaluate, snapshot, Evaluated, Inputs};
 use differential_temporal::plan::{
     equi_join_schema, DedupOrder, JoinKind, JoinType, Keep, RelExpr, SetOpKind, SortKey,
 };
@@ -427,22 +427,22 @@ fn check(
     check_plan(&plan, &inputs, &format!("template {template}"))
 }
 
-/// `plan` rendered over `inputs` against the reference: the same table at every system time
-/// on 1, 2 and 4 workers, the same refused rows, and the same final table in final mode.
-/// `label` names the case in failures.
-fn check_plan(plan: &RelExpr, inputs: &Inputs, label: &str) -> Result<(), TestCaseError> {
-    let expected = evaluate(plan, inputs).unwrap();
-    let last = inputs
-        .values()
-        .flatten()
-        .map(|(t, _)| *t)
-        .max()
-        .unwrap_or(0);
+/// `plan` rendered over `inputs` in `mode` on 1, 2 and 4 workers against `expected`, the
+/// reference's evaluation in that mode: the same table at each system time of `times`, and the
+/// same refused rows. `label` names the case in failures.
+fn check_against(
+    plan: &RelExpr,
+    inputs: &Inputs,
+    mode: ExecutionMode,
+    expected: &Evaluated,
+    times: impl Iterator<Item = SysTime> + Clone,
+    label: &str,
+) -> Result<(), TestCaseError> {
     let mut expected_refused: Vec<Seq> = expected.refused.iter().map(|r| r.seq).collect();
     expected_refused.sort_unstable();
     for workers in [1, 2, 4] {
-        let (out, refused) = run(plan, inputs, workers, ExecutionMode::Incremental);
-        for at in 0..=last {
+        let (out, refused) = run(plan, inputs, workers, mode);
+        for at in times.clone() {
             prop_assert_eq!(
                 table_at(&out, at),
                 snapshot(&expected.stream, at),
@@ -456,10 +456,34 @@ fn check_plan(plan: &RelExpr, inputs: &Inputs, label: &str) -> Result<(), TestCa
         prop_assert_eq!(
             refused_seqs(&refused),
             expected_refused.clone(),
-            "refused rows, {}",
-            label
+            "refused rows, {} on {} workers",
+            label,
+            workers
         );
     }
+    Ok(())
+}
+
+/// `plan` rendered over `inputs` against the reference: the same table at every system time
+/// on 1, 2 and 4 workers, the same refused rows, and the same final table in final mode.
+/// `label` names the case in failures.
+fn check_plan(plan: &RelExpr, inputs: &Inputs, label: &str) -> Result<(), TestCaseError> {
+    let expected = evaluate(plan, inputs).unwrap();
+    let last = inputs
+        .values()
+        .flatten()
+        .map(|(t, _)| *t)
+        .max()
+        .unwrap_or(0);
+    let label = format!("{label}, incremental mode");
+    check_against(
+        plan,
+        inputs,
+        ExecutionMode::Incremental,
+        &expected,
+        0..=last,
+        &label,
+    )?;
     let (out, _) = run(plan, inputs, 2, ExecutionMode::Final);
     prop_assert_eq!(
         table_at(&out, SysTime::MAX),

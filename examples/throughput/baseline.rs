@@ -216,15 +216,8 @@ pub fn run(op: Op, shape: Shape) -> Base {
         | Op::TemporalJoinIncremental
         | Op::TableTemporalJoin
         | Op::TableAsofJoin => {
-            // The build side as one array sorted by (key, time): key k's versions are
-            // `VERSIONS_PER_KEY` consecutive entries (generated in that order), loaded untimed.
             let per_key = workload::VERSIONS_PER_KEY as usize;
-            let build: Vec<(i64, u64)> = (0..workload::build_versions(&shape))
-                .map(|v| {
-                    let (_, time, rate) = workload::build_version(v, &shape);
-                    (time, rate)
-                })
-                .collect();
+            let build = build_by_key(&shape);
             let clock = timed(&shape, keyed(Stream::Probe, shape.build_keys()), |rows| {
                 for (i, e) in rows {
                     let start = e.key as usize * per_key;
@@ -244,12 +237,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
         }
         Op::TableIntervalJoin | Op::TableAsofNearest => {
             let per_key = workload::VERSIONS_PER_KEY as usize;
-            let build: Vec<(i64, u64)> = (0..workload::build_versions(&shape))
-                .map(|v| {
-                    let (_, time, rate) = workload::build_version(v, &shape);
-                    (time, rate)
-                })
-                .collect();
+            let build = build_by_key(&shape);
             let interval = op == Op::TableIntervalJoin;
             let clock = timed(&shape, keyed(Stream::Probe, shape.build_keys()), |rows| {
                 for (_, e) in rows {
@@ -306,4 +294,16 @@ pub fn run(op: Op, shape: Shape) -> Base {
             }
         }
     }
+}
+
+/// The temporal joins' build side as one array sorted by (key, time): key k's versions are
+/// `VERSIONS_PER_KEY` consecutive `(time, rate)` entries (generated in that order), loaded
+/// untimed.
+fn build_by_key(shape: &Shape) -> Vec<(i64, u64)> {
+    (0..workload::build_versions(shape))
+        .map(|v| {
+            let (_, time, rate) = workload::build_version(v, shape);
+            (time, rate)
+        })
+        .collect()
 }

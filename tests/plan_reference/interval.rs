@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 
 use differential_temporal::expr::{bind_scalar, col, lit, FunctionRegistry};
-use differential_temporal::operators::{Change, Seq, SysTime};
+use differential_temporal::operators::{Change, SysTime};
 use differential_temporal::plan::reference::{evaluate, evaluate_final, snapshot, Inputs};
 use differential_temporal::plan::{equi_join_schema, JoinType, RelExpr};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{DataType, Datum, Row, Rowtime, Schema};
 
-use super::{append_only, refused_seqs, run, schema_a, table_at};
+use super::{append_only, check_against, schema_a};
 
 type Stream = Vec<(SysTime, Change<Row>)>;
 
@@ -96,27 +96,12 @@ fn check(plan: &RelExpr, a: Stream, r: Stream) -> Result<(), TestCaseError> {
         (ExecutionMode::Incremental, &regular),
         (ExecutionMode::Final, &fin),
     ] {
-        let mut expected_refused: Vec<Seq> = expected.refused.iter().map(|r| r.seq).collect();
-        expected_refused.sort_unstable();
-        for workers in [1, 2, 4] {
-            let (out, refused) = run(plan, &inputs, workers, mode);
-            let compared = match mode {
-                ExecutionMode::Incremental => last,
-                ExecutionMode::Final => matchable,
-            };
-            for at in (0..=compared).chain([SysTime::MAX]) {
-                prop_assert_eq!(
-                    table_at(&out, at),
-                    snapshot(&expected.stream, at),
-                    "{:?} at system time {} on {} workers\n{}",
-                    mode,
-                    at,
-                    workers,
-                    plan.explain()
-                );
-            }
-            prop_assert_eq!(refused_seqs(&refused), expected_refused.clone());
-        }
+        let compared = match mode {
+            ExecutionMode::Incremental => last,
+            ExecutionMode::Final => matchable,
+        };
+        let times = (0..=compared).chain([SysTime::MAX]);
+        check_against(plan, &inputs, mode, expected, times, &format!("{mode:?}"))?;
     }
     if fin.refused.is_empty() {
         prop_assert_eq!(

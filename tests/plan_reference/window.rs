@@ -10,12 +10,12 @@ use proptest::prelude::*;
 
 use differential_temporal::expr::{col, count_star};
 use differential_temporal::operators::{Change, Seq, SysTime};
-use differential_temporal::plan::reference::{evaluate, evaluate_final, snapshot, Inputs};
+use differential_temporal::plan::reference::{evaluate, evaluate_final, Inputs};
 use differential_temporal::plan::{RelExpr, WindowSpec};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{Row, Rowtime, Schema};
 
-use super::{aggs, append_only, refused_seqs, run, schema_a, table_at};
+use super::{aggs, append_only, check_against, schema_a};
 
 /// `A` with a watermark delay of `delay_s` seconds.
 pub(super) fn scan(delay_s: i64) -> RelExpr {
@@ -91,33 +91,12 @@ pub(super) fn check(plan: &RelExpr, a: Stream) -> Result<(), TestCaseError> {
             ExecutionMode::Incremental => evaluate(plan, &inputs).unwrap(),
             ExecutionMode::Final => evaluate_final(plan, &inputs).unwrap(),
         };
-        let mut expected_refused: Vec<Seq> = expected.refused.iter().map(|r| r.seq).collect();
-        expected_refused.sort_unstable();
-        for workers in [1, 2, 4] {
-            let (out, refused) = run(plan, &inputs, workers, mode);
-            let compared = match mode {
-                ExecutionMode::Incremental => last,
-                ExecutionMode::Final => timed,
-            };
-            for at in (0..=compared).chain([SysTime::MAX]) {
-                prop_assert_eq!(
-                    table_at(&out, at),
-                    snapshot(&expected.stream, at),
-                    "{:?} at system time {} on {} workers\n{}",
-                    mode,
-                    at,
-                    workers,
-                    plan.explain()
-                );
-            }
-            prop_assert_eq!(
-                refused_seqs(&refused),
-                expected_refused.clone(),
-                "refused rows, {:?} on {} workers",
-                mode,
-                workers
-            );
-        }
+        let compared = match mode {
+            ExecutionMode::Incremental => last,
+            ExecutionMode::Final => timed,
+        };
+        let times = (0..=compared).chain([SysTime::MAX]);
+        check_against(plan, &inputs, mode, &expected, times, &format!("{mode:?}"))?;
     }
     Ok(())
 }
