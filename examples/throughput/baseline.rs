@@ -262,6 +262,44 @@ pub fn run(op: Op, shape: Shape) -> Base {
                 keys: shape.build_keys(),
             }
         }
+        Op::TableEquiJoin => {
+            // A symmetric hash join: the live orders per key, the rates in an array (loaded
+            // untimed, as the dataflow's epoch 0); each change emits the joined rows it changes.
+            let mut rates: Vec<u64> = (0..keys).map(|k| workload::dim_rate(k, 0, keys)).collect();
+            let mut orders: HashMap<u64, Vec<(i64, u64)>> = HashMap::new();
+            let generate = |range: Range<u64>, out: &mut Vec<_>| {
+                out.extend(range.map(|i| workload::equi_step(i, keys)))
+            };
+            let clock = timed(&shape, generate, |steps| {
+                for step in steps {
+                    let mut emit = |k: u64, (time, payload): (i64, u64), rate, diff| {
+                        digest.add([k, time as u64, payload, rate], diff)
+                    };
+                    let e = step.insert;
+                    orders.entry(e.key).or_default().push((e.time, e.payload));
+                    emit(e.key, (e.time, e.payload), rates[e.key as usize], 1);
+                    if let Some(e) = step.delete {
+                        let live = orders
+                            .get_mut(&e.key)
+                            .expect("deleted orders were inserted");
+                        let at = live.iter().position(|o| *o == (e.time, e.payload));
+                        live.swap_remove(at.expect("deleted orders are live"));
+                        emit(e.key, (e.time, e.payload), rates[e.key as usize], -1);
+                    }
+                    let (key, old, new) = step.dim;
+                    for order in orders.get(&key).into_iter().flatten() {
+                        emit(key, *order, old, -1);
+                        emit(key, *order, new, 1);
+                    }
+                    rates[key as usize] = new;
+                }
+            });
+            Base {
+                digest,
+                clock,
+                keys,
+            }
+        }
         Op::AsofSnapshot => {
             let at = workload::as_of_time(&shape);
             // Per key, the (time, seq, row) of the version valid at `at` so far.

@@ -172,6 +172,7 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
         Op::TableAsofJoin => relational::temporal_join(workers, shape, true),
         Op::TableIntervalJoin => joins::interval_join(workers, shape),
         Op::TableAsofNearest => joins::asof_nearest(workers, shape),
+        Op::TableEquiJoin => joins::equi_join(workers, shape),
         Op::AsofSnapshot => {
             let generate = move |range, index, peers, out: &mut Vec<(u64, Version<i64, u64>)>| {
                 out.extend(share(range, index, peers).map(|i| {

@@ -73,6 +73,9 @@
 //! * `table_interval_join`, `table_asof_nearest`: the same probes and rates as an interval join
 //!   (`ts BETWEEN ts0 - 30 s AND ts0 + 30 s`, final mode) and an ASOF NEAREST join
 //!   ([`joins`]). Baselines: per probe row, a binary search of its key's sorted versions.
+//! * `table_equi_join`: a regular join of two updating tables ([`joins`]): per input row an
+//!   order inserted, an older one deleted and a dimension row updated. Baseline: a symmetric
+//!   hash join.
 
 /// The allocator of the measured runs and their baselines (the crate's default `mimalloc` feature).
 #[cfg(feature = "mimalloc")]
@@ -134,6 +137,9 @@ pub enum Op {
     /// The same inputs as an ASOF NEAREST join in a Table API plan.
     #[value(name = "table_asof_nearest")]
     TableAsofNearest,
+    /// A regular equi-join of two updating tables in a Table API plan.
+    #[value(name = "table_equi_join")]
+    TableEquiJoin,
 }
 
 impl Op {
@@ -152,6 +158,7 @@ impl Op {
             Op::TableAsofJoin => "table_asof_join",
             Op::TableIntervalJoin => "table_interval_join",
             Op::TableAsofNearest => "table_asof_nearest",
+            Op::TableEquiJoin => "table_equi_join",
         }
     }
 }

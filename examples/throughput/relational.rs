@@ -42,7 +42,7 @@ pub fn schema(value: &str, delay_ms: i64, keyed: bool) -> Schema {
 }
 
 /// The row `(k, ts, value)`.
-fn row(k: u64, time_ms: i64, value: u64) -> Row {
+pub fn row(k: u64, time_ms: i64, value: u64) -> Row {
     let ts = Ts {
         millis: time_ms,
         nanos_of_milli: 0,
@@ -67,14 +67,15 @@ pub fn integers<const N: usize>(row: &Row) -> [u64; N] {
     out
 }
 
-/// Builds `query` over a fresh environment with `tables` registered as collections.
+/// Builds `query` over a fresh environment with `tables` registered as collections, append-only
+/// unless their flag says they are changelogs.
 pub fn plan(
-    tables: &[(&str, Schema)],
+    tables: &[(&str, Schema, bool)],
     query: impl Fn(&TableEnv) -> differential_temporal::table::Table,
 ) -> RelExpr {
     let env = TableEnv::new();
-    for (name, schema) in tables {
-        env.register_collection(name, schema.clone(), false)
+    for (name, schema, changelog) in tables {
+        env.register_collection(name, schema.clone(), *changelog)
             .expect("distinct names");
     }
     query(&env).plan().expect("the query binds").clone()
@@ -111,7 +112,7 @@ pub fn events(
 /// `table_group_by` (see the module docs).
 pub fn group_by(workers: usize, shape: Shape) -> Run {
     let keys = shape.keys();
-    let plan = plan(&[("events", schema("payload", 0, false))], |env| {
+    let plan = plan(&[("events", schema("payload", 0, false), false)], |env| {
         env.from("events").group_by([col("k")]).select([
             col("k"),
             count_star().alias("cnt"),
@@ -138,8 +139,8 @@ pub fn temporal_join(workers: usize, shape: Shape, asof: bool) -> Run {
     let on: Expr = col("k").eq(col("k0"));
     let plan = plan(
         &[
-            ("probes", schema("payload", JITTER_MS, false)),
-            ("rates", schema("rate", 0, true)),
+            ("probes", schema("payload", JITTER_MS, false), false),
+            ("rates", schema("rate", 0, true), false),
         ],
         |env| {
             let (probes, rates) = (env.from("probes"), env.from("rates"));

@@ -42,6 +42,10 @@ pub fn live_state(op: Op, shape: &Shape, keys: u64) -> (u64, &'static str) {
             "(build versions + all probe rows, kept for late versions) x 32 B \
              (key, time, seq, rate | payload)",
         ),
+        Op::TableEquiJoin => (
+            shape.keys() * 2 * 32,
+            "(live orders + dimension rows) x 32 B (key, time, seq, payload | rate)",
+        ),
         Op::AsofSnapshot => (
             shape.rows * 33,
             "versions x 33 B (key, time, seq, payload, delete flag; all kept for late versions)",

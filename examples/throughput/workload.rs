@@ -40,6 +40,8 @@ pub enum Stream {
     Build = 4,
     /// As-of snapshot versions.
     Versions = 5,
+    /// The equi-join's dimension rates.
+    Dims = 6,
 }
 
 /// Four random `u64` draws for row `i` of `stream`.
@@ -133,6 +135,45 @@ pub fn version(i: u64, keys: u64) -> (u64, i64, Option<u64>) {
         e.time,
         (!d[3].is_multiple_of(10)).then_some(e.payload),
     )
+}
+
+/// What row `i` of the equi-join workload changes, over `keys` keys:
+///
+/// * `insert`: the order `event(Dedup, i)` enters the orders table;
+/// * `delete`: the order entered `keys` rows earlier leaves it (from row `keys` on), so the
+///   table holds the latest `keys` orders;
+/// * `dim`: `(key, old rate, new rate)`: the rate of dimension key `i % keys` moves from its
+///   generation `i / keys` to the next ([`dim_rate`]).
+#[derive(Clone, Copy, Debug)]
+pub struct EquiStep {
+    /// The order inserted.
+    pub insert: KeyedRow,
+    /// The order deleted, if any.
+    pub delete: Option<KeyedRow>,
+    /// The dimension row updated: key, old rate, new rate.
+    pub dim: (u64, u64, u64),
+}
+
+/// Row `i` of the equi-join workload (see [`EquiStep`]).
+pub fn equi_step(i: u64, keys: u64) -> EquiStep {
+    let (key, generation) = (i % keys, i / keys);
+    EquiStep {
+        insert: event(Stream::Dedup, i, keys),
+        delete: i
+            .checked_sub(keys)
+            .map(|old| event(Stream::Dedup, old, keys)),
+        dim: (
+            key,
+            dim_rate(key, generation, keys),
+            dim_rate(key, generation + 1, keys),
+        ),
+    }
+}
+
+/// The rate of dimension key `key` at its `generation` (generation 0 is loaded before the
+/// clock starts).
+pub fn dim_rate(key: u64, generation: u64, keys: u64) -> u64 {
+    draw(Stream::Dims, generation * keys + key)[0] % PAYLOADS
 }
 
 /// The event time the as-of snapshot is read at: 90% into the span.
