@@ -24,11 +24,12 @@
 
 use sqlparser::ast::{self, Spanned, TableFactor};
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use super::error::SqlError;
 use super::query::{Binder, Bound};
 use super::scope::Scope;
+use super::tokens::{keyword, matching_paren, skip_blank, unquoted};
 use crate::expr::Expr;
 use crate::plan::{join_schema, JoinKind, Tolerance};
 use crate::repr::Datum;
@@ -193,46 +194,6 @@ fn until_part(tokens: &[TokenWithSpan], from: usize) -> (&[TokenWithSpan], usize
         i += 1;
     }
     (&tokens[from..i], i)
-}
-
-/// The index of the parenthesis closing the one at `open`.
-pub(super) fn matching_paren(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.token {
-            Token::LParen => depth += 1,
-            Token::RParen => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// The index of the first token from `i` on that is not whitespace.
-pub(super) fn skip_blank(tokens: &[TokenWithSpan], mut i: usize) -> usize {
-    while matches!(tokens.get(i).map(|t| &t.token), Some(Token::Whitespace(_))) {
-        i += 1;
-    }
-    i
-}
-
-fn unquoted(token: &TokenWithSpan) -> Option<&Word> {
-    match &token.token {
-        Token::Word(w) if w.quote_style.is_none() => Some(w),
-        _ => None,
-    }
-}
-
-/// The keyword an unquoted word token is, if any.
-pub(super) fn keyword(token: &TokenWithSpan) -> Option<Keyword> {
-    unquoted(token)
-        .map(|w| w.keyword)
-        .filter(|k| *k != Keyword::NoKeyword)
 }
 
 /// The upper-case text of an unquoted word (`MATCH_CONDITION`, `ON`, `TOLERANCE`).

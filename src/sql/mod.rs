@@ -74,6 +74,7 @@ mod parse;
 mod query;
 mod scope;
 mod set_op;
+mod tokens;
 mod types;
 mod window;
 

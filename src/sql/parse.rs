@@ -132,9 +132,8 @@ fn parse_script(sql: &str) -> Result<Vec<(Statement, String)>, SqlError> {
     let tokens = Tokenizer::new(&FlinkDialect, sql)
         .tokenize_with_location()
         .map_err(ParserError::from)?;
-    let mut parser = Parser::new(&FlinkDialect).with_tokens_with_locations(
-        super::window::rewrite_partition(super::asof::rewrite(tokens)),
-    );
+    let mut parser =
+        Parser::new(&FlinkDialect).with_tokens_with_locations(super::tokens::rewrite(tokens));
     let mut statements = Vec::new();
     loop {
         while parser.consume_token(&Token::SemiColon) {}

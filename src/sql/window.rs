@@ -20,11 +20,11 @@ use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments, SetE
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan, Whitespace};
 
-use super::asof::{keyword, matching_paren, skip_blank};
 use super::error::SqlError;
 use super::expr::interval_millis;
 use super::query::{Binder, Bound};
 use super::scope::Scope;
+use super::tokens::{keyword, matching_paren, skip_blank, unquoted};
 use crate::expr::{col, Expr};
 use crate::plan::{PlanError, RelExpr, WindowSpec};
 use crate::repr::{DataType, Datum, Field, Schema};
@@ -52,8 +52,7 @@ const PARTITION_KEYS: &str = "PARTITION_KEYS";
 pub(super) fn rewrite_partition(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     let mut i = 0;
     while i < tokens.len() {
-        let session = matches!(&tokens[i].token, Token::Word(w)
-            if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("SESSION"));
+        let session = unquoted(&tokens[i]).is_some_and(|w| w.value.eq_ignore_ascii_case("SESSION"));
         let open = skip_blank(&tokens, i + 1);
         if session && tokens.get(open).map(|t| &t.token) == Some(&Token::LParen) {
             if let Some(replaced) = partition_clause(&tokens, open) {
