@@ -17,6 +17,7 @@ pub mod row;
 pub mod run;
 pub mod sql;
 pub mod table;
+pub mod tail;
 pub mod warehouse;
 
 pub use differential_temporal_operators as operators;

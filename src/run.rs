@@ -17,7 +17,8 @@
 //! that epoch, whatever the worker count.
 //!
 //! Gathering: output lines and rejected rows are exchanged to global worker 0 (also with several
-//! processes), consolidated, sorted and written by the process that hosts it.
+//! processes), then sorted, consolidated and written by the process that hosts it, on as many
+//! threads as it ran workers ([`crate::tail`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -38,6 +39,7 @@ use crate::csv::{write_csv, Block, OutputLine, Record, RowError, Schema, Splitte
 use crate::error::Error;
 use crate::operators::SysTime;
 use crate::progress::Progress;
+use crate::tail::Tail;
 
 /// How many epochs a worker may feed ahead of the output frontier.
 pub const LAG: u64 = 8;
@@ -105,6 +107,7 @@ where
 {
     let args = std::iter::once("dtemporal".to_string()).chain(options.timely_args.iter().cloned());
     let config = timely::Config::from_args(args).map_err(Error::Usage)?;
+    let threads = crate::tail::threads(&config);
     let block_bytes = options.block_bytes;
     let progress = Progress::for_files(inputs.iter().map(|i| i.path.as_str()), options.progress);
     let line = progress.clone();
@@ -154,20 +157,19 @@ where
     let Some((lines, refused, skipped)) = gathered else {
         return Ok(Outcome::default());
     };
-    let lines = expand(lines, "output line")?;
-    let refused = expand(refused, "rejected row")?;
+    let tail = Tail::new(threads);
+    let lines = expand(&tail, lines, "output line")?;
+    let refused = expand(&tail, refused, "rejected row")?;
     let mut ignored: Vec<(String, usize)> = Vec::new();
-    for reason in expand(skipped, "ignored row")? {
+    for reason in expand(&tail, skipped, "ignored row")? {
         match ignored.last_mut() {
             Some((r, n)) if *r == reason => *n += 1,
             _ => ignored.push((reason, 1)),
         }
     }
-    write_csv(
-        options.output.as_deref(),
-        &header,
-        lines.iter().map(|l| &l.cells),
-    )?;
+    write_csv(options.output.as_deref(), &header, &tail, &lines, |l| {
+        &l.cells
+    })?;
     write_report(options.errors.as_deref(), &refused)?;
     Ok(Outcome {
         lines: lines.len(),
@@ -321,11 +323,14 @@ fn at_time_zero<'s, D: ExchangeData>(
     collection.inner.map(|(d, _, r)| (d, 0, r)).as_collection()
 }
 
-/// Consolidates gathered updates into a sorted list, one entry per unit of count.
-fn expand<D: Ord + Clone>(
+/// Consolidates gathered updates into a sorted list, one entry per unit of count (sorted on
+/// the threads of `tail` first, so consolidation only merges neighbours).
+fn expand<D: Ord + Clone + Send>(
+    tail: &Tail,
     mut updates: Vec<(D, SysTime, isize)>,
     what: &str,
 ) -> Result<Vec<D>, Error> {
+    tail.sort_unstable_by(&mut updates, |a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     consolidate_updates(&mut updates);
     if updates.iter().any(|(_, _, r)| *r < 0) {
         return Err(Error::Runtime(format!(

@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::operators::{Change, ChangelogMode, RowKind, Seq};
 use crate::repr::Datum;
 use crate::row::{Row, TextCells};
+use crate::tail::Tail;
 
 /// One line of an output file with its sort key: lines are written in `(seq, rank, cells)` order,
 /// the cells compared as text ([`TextCells::cmp_cells`]).
@@ -86,24 +87,29 @@ impl OutputLine {
     }
 }
 
-/// Writes `header` and then `rows` as CSV to `path` (`None`: standard output).
+/// Writes `header` and then the cells of `rows` (each row's [`Row`] by `cells`) as CSV to `path`
+/// (`None`: standard output), encoded on the threads of `tail` in the rows' order.
 ///
 /// A closed standard output (the reader went away, as `dtemporal ... | head` does) ends the
 /// writing quietly: the reader asked for no more, so it is not an error.
-pub fn write_csv<'a>(
+pub fn write_csv<T: Sync>(
     path: Option<&str>,
     header: &[String],
-    rows: impl IntoIterator<Item = &'a Row>,
+    tail: &Tail,
+    rows: &[T],
+    cells: impl Fn(&T) -> &Row + Sync,
 ) -> Result<(), Error> {
     let mut writer = open_output(path)?;
     let written = (|| -> Result<(), io::Error> {
         writer.write_record(header).map_err(into_io)?;
-        for row in rows {
-            writer
-                .write_record(row.cells().map(Option::unwrap_or_default))
-                .map_err(into_io)?;
-        }
-        writer.flush()
+        let mut out = writer
+            .into_inner()
+            .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))?;
+        tail.write_encoded(rows, &mut out, |row, csv, _| {
+            csv.write_record(cells(row).cells().map(Option::unwrap_or_default))
+                .map_err(into_io)
+        })?;
+        out.flush()
     })();
     output_result(path, written)
 }

@@ -212,11 +212,23 @@ fn writes_header_nulls_and_quotes() {
         cells(&["+I", "x, y", ""]),
         cells(&["-D", "two\nlines", "\"q\""]),
     ];
-    write_csv(path.to_str(), &header, rows.iter()).unwrap();
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        "op,a,b\n+I,\"x, y\",\n-D,\"two\nlines\",\"\"\"q\"\"\"\n"
-    );
-    let err = write_csv(Some("/nonexistent/dir/out.csv"), &header, rows.iter()).unwrap_err();
+    // The same bytes on one thread and on two.
+    for threads in [1, 2] {
+        let tail = crate::tail::Tail::new(threads);
+        write_csv(path.to_str(), &header, &tail, &rows, |r| r).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "op,a,b\n+I,\"x, y\",\n-D,\"two\nlines\",\"\"\"q\"\"\"\n"
+        );
+    }
+    let tail = crate::tail::Tail::new(1);
+    let err = write_csv(
+        Some("/nonexistent/dir/out.csv"),
+        &header,
+        &tail,
+        &rows,
+        |r| r,
+    )
+    .unwrap_err();
     assert!(err.to_string().starts_with("/nonexistent/dir/out.csv: "));
 }

@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::operators::RowKind;
 use crate::repr::cast::format_datum;
 use crate::repr::{DataType, Row, Schema};
+use crate::tail::Tail;
 
 /// Writes typed rows as CSV. See the [module documentation](crate::io).
 ///
@@ -82,15 +83,40 @@ impl<W: Write> CsvSink<W> {
     /// Writes one changelog row: its kind in the `op` column (when the sink is a changelog;
     /// a table sink writes the row alone), then its datums in schema order.
     pub fn write_change(&mut self, kind: RowKind, row: &Row) -> io::Result<()> {
-        if self.changelog {
-            self.writer.write_field(kind.as_str()).map_err(into_io)?;
-        }
-        for (datum, ty) in row.iter().zip(&self.types) {
-            self.cell.clear();
-            format_datum(datum, ty, &mut self.cell).map_err(io::Error::other)?;
-            self.writer.write_field(&self.cell).map_err(into_io)?;
-        }
-        self.writer.write_record(None::<&[u8]>).map_err(into_io)
+        let (types, changelog) = (&self.types, self.changelog);
+        encode(
+            types,
+            changelog,
+            kind,
+            row,
+            &mut self.writer,
+            &mut self.cell,
+        )
+    }
+
+    /// Writes `changes` in order, encoded on the threads of `tail`: the bytes
+    /// [`write_change`](CsvSink::write_change) would write, one change after the other.
+    ///
+    /// Errors: an error of the underlying writer, or a datum that cannot be formatted.
+    pub fn write_encoded(self, tail: &Tail, changes: &[(RowKind, &Row)]) -> io::Result<Self> {
+        let CsvSink {
+            writer,
+            types,
+            changelog,
+            cell,
+        } = self;
+        let mut out = writer
+            .into_inner()
+            .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))?;
+        tail.write_encoded(changes, &mut out, |(kind, row), csv, cell| {
+            encode(&types, changelog, *kind, row, csv, cell)
+        })?;
+        Ok(CsvSink {
+            writer: csv::Writer::from_writer(out),
+            types,
+            changelog,
+            cell,
+        })
     }
 
     /// Writes one table row (an insertion: `+I` in a changelog sink).
@@ -104,4 +130,25 @@ impl<W: Write> CsvSink<W> {
             .into_inner()
             .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
     }
+}
+
+/// Writes `row` (led by `kind` in a changelog) as one CSV record of `types` to `out`, each datum
+/// formatted into `cell` first.
+fn encode<W: Write>(
+    types: &[DataType],
+    changelog: bool,
+    kind: RowKind,
+    row: &Row,
+    out: &mut csv::Writer<W>,
+    cell: &mut String,
+) -> io::Result<()> {
+    if changelog {
+        out.write_field(kind.as_str()).map_err(into_io)?;
+    }
+    for (datum, ty) in row.iter().zip(types) {
+        cell.clear();
+        format_datum(datum, ty, cell).map_err(io::Error::other)?;
+        out.write_field(&*cell).map_err(into_io)?;
+    }
+    out.write_record(None::<&[u8]>).map_err(into_io)
 }

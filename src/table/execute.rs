@@ -87,6 +87,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     }
     let args = std::iter::once("dtemporal".to_string()).chain(options.timely_args.iter().cloned());
     let config = timely::Config::from_args(args).map_err(Error::Usage)?;
+    let threads = crate::tail::threads(&config);
     let progress = Progress::for_files(inputs.iter().map(TypedSource::path), options.progress);
     let line = progress.clone();
     let worker_plan = plan.clone();
@@ -174,6 +175,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             table_form,
             refused: refused.take(),
             malformed: bad_rows.take(),
+            threads,
         }))
     })
     .map_err(Error::Runtime)?;

@@ -8,6 +8,7 @@ use crate::io::{CsvSink, Tableau};
 use crate::plan::Mode;
 use crate::repr::cast::format_datum;
 use crate::repr::{Datum, Row, Schema};
+use crate::tail::Tail;
 use differential_dataflow::consolidation::consolidate_updates;
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::to_changelog::pair_changes;
@@ -20,6 +21,8 @@ pub(super) struct Gathered {
     pub(super) table_form: bool,
     pub(super) refused: Vec<(Rejected, SysTime, isize)>,
     pub(super) malformed: Vec<(RowError, SysTime, isize)>,
+    /// The process's worker count: the threads of the run's [`Tail`].
+    pub(super) threads: usize,
 }
 
 /// The result of [`Table::execute`](super::Table::execute).
@@ -30,6 +33,8 @@ pub struct TableResult {
     changelog: Vec<(SysTime, Change<Row>)>,
     refused: Vec<(SysTime, Rejected)>,
     malformed: Vec<RowError>,
+    /// The threads its tail (ordering, encoding) may use.
+    threads: usize,
 }
 
 impl TableResult {
@@ -41,9 +46,12 @@ impl TableResult {
                 changelog: Vec::new(),
                 refused: Vec::new(),
                 malformed: Vec::new(),
+                threads: 1,
             };
         };
         let mut output = g.output;
+        // Sorted on the tail's threads, consolidation only merges neighbours.
+        Tail::new(g.threads).sort_unstable_by(&mut output, |a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
         consolidate_updates(&mut output);
         let changelog = if !g.table_form && output.iter().all(|(_, _, d)| *d > 0) {
             // A changelog whose every change stands: emit it as it is, in (time, seq) order.
@@ -65,6 +73,7 @@ impl TableResult {
             changelog,
             refused,
             malformed,
+            threads: g.threads,
         }
     }
 
@@ -98,7 +107,7 @@ impl TableResult {
         {
             // An append-only changelog is its own final table.
             let mut rows: Vec<&Row> = self.changelog.iter().map(|(_, c)| &c.row).collect();
-            rows.sort_by(|a, b| a.iter().cmp(b.iter()));
+            Tail::new(self.threads).sort_by(&mut rows, |a, b| a.iter().cmp(b.iter()));
             return rows;
         }
         let mut deltas: Vec<(&Row, isize)> = self
@@ -110,13 +119,14 @@ impl TableResult {
             })
             .collect();
         // Equal rows are equal bytes: sorting by bytes brings a row's changes together.
-        deltas.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let tail = Tail::new(self.threads);
+        tail.sort_unstable_by(&mut deltas, |a, b| a.0.cmp(b.0));
         let mut rows: Vec<&Row> = Vec::new();
         for run in deltas.chunk_by(|a, b| a.0 == b.0) {
             let held: isize = run.iter().map(|(_, d)| d).sum();
             rows.extend(std::iter::repeat_n(run[0].0, held.max(0) as usize));
         }
-        rows.sort_by(|a, b| a.iter().cmp(b.iter()));
+        tail.sort_by(&mut rows, |a, b| a.iter().cmp(b.iter()));
         rows
     }
 
@@ -173,18 +183,22 @@ impl TableResult {
         path: Option<&str>,
         changelog: bool,
     ) -> Result<(), crate::error::Error> {
-        let mut sink = CsvSink::create(path, &self.schema, changelog)?;
+        let sink = CsvSink::create(path, &self.schema, changelog)?;
+        let tail = Tail::new(self.threads);
         let written = (|| -> std::io::Result<()> {
             if changelog {
-                for (_, change) in &self.changelog {
-                    sink.write_change(change.kind, &change.row)?;
-                }
+                let changes: Vec<(RowKind, &Row)> = self
+                    .changelog
+                    .iter()
+                    .map(|(_, c)| (c.kind, &c.row))
+                    .collect();
+                sink.write_encoded(&tail, &changes)?.finish().map(drop)
             } else {
-                for row in self.final_rows() {
-                    sink.write_row(row)?;
-                }
+                let rows: Vec<(RowKind, &Row)> = (self.final_rows().into_iter())
+                    .map(|row| (RowKind::Insert, row))
+                    .collect();
+                sink.write_encoded(&tail, &rows)?.finish().map(drop)
             }
-            sink.finish().map(drop)
         })();
         crate::csv::output_result(path, written)
     }
