@@ -14,7 +14,7 @@
 //!
 //! 1. the rows of either side whose retention has run out are freed (no output);
 //! 2. the left side's changes at `now` (consolidated) are applied, then the right side's, each
-//!    change as Flink's `processElement` applies one record (see [`state`]): joined with the
+//!    change as Flink's `processElement` applies one record: joined with the
 //!    other side's live rows passing the residual (`diff` times each partner's count); on a kept
 //!    side, padded when it has no live partner; on a kept other side, each partner's
 //!    association count moved (its padded row retracted when the count leaves 0, emitted when
