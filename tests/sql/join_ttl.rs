@@ -6,6 +6,7 @@
 //! partner expires; `'0'` turns the TTL off.
 
 use differential_temporal::expr::col;
+use differential_temporal::sql::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
 
 use super::{changelog_text, env, last_rows};
@@ -89,6 +90,32 @@ fn left_join_keeps_rows_joined_when_partners_expire() {
             "6,-D,2,b,,",
             "6,+I,2,b,2,z",
         ],
+    );
+}
+
+/// EXPLAIN shows the TTL a join was planned with.
+#[test]
+fn explain_shows_the_state_ttl() {
+    let dir = tempfile::tempdir().unwrap();
+    let (l, r) = (dir.path().join("l.csv"), dir.path().join("r.csv"));
+    std::fs::write(&l, L).unwrap();
+    std::fs::write(&r, R).unwrap();
+    let (l, r) = (l.to_string_lossy(), r.to_string_lossy());
+    let script = format!(
+        "CREATE TABLE L (k BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = '{l}', 'format' = 'csv');
+         CREATE TABLE R (k BIGINT, w STRING) WITH ('connector' = 'filesystem', 'path' = '{r}', 'format' = 'csv');
+         SET 'table.exec.state.ttl' = '3';
+         EXPLAIN SELECT * FROM L LEFT JOIN R ON L.k = R.k"
+    );
+    let env = TableEnv::new();
+    let Some(StatementResult::Explain(plan)) = env.execute_sql(&script).unwrap().pop() else {
+        panic!("EXPLAIN gives a plan");
+    };
+    // Under the projection of `SELECT *`.
+    let join = plan.lines().nth(1).unwrap().trim_start();
+    assert_eq!(
+        join,
+        "Join(kind=LEFT, keys=[k=k0], stateTtl=3 system times) -> [k BIGINT, v STRING, k0 BIGINT, w STRING] updating"
     );
 }
 
