@@ -31,6 +31,8 @@ mod correlate;
 mod inputs;
 #[path = "plan_reference/interval.rs"]
 mod interval;
+#[path = "plan_reference/join_ttl.rs"]
+mod join_ttl;
 #[path = "plan_reference/over.rs"]
 mod over;
 #[path = "plan_reference/window.rs"]

@@ -30,6 +30,7 @@ pub mod retention;
 pub mod temporal_join;
 pub mod testing;
 pub mod to_changelog;
+pub mod ttl_join;
 pub mod version;
 pub mod versioned;
 pub mod watermark;

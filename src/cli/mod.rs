@@ -128,7 +128,8 @@ pub struct CommonArgs {
     /// in `--mode final --lateness`): which rows are late, and when `--state-ttl` expires a key,
     /// depends on this grouping and on input order, never on the worker count; and in
     /// `lookup-join`, where a probe row sees the build rows of the blocks up to its own and
-    /// `--state-ttl` counts blocks (processing time).
+    /// `--state-ttl` counts blocks (processing time), and in `sql` under `SET
+    /// 'table.exec.state.ttl'`, which counts blocks too.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 16, value_parser = clap::value_parser!(u64).range(1..))]
     pub epoch_bytes: u64,
     /// No progress line on standard error (one is drawn only when it is a terminal and the

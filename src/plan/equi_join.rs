@@ -2,6 +2,7 @@
 
 use crate::expr::ScalarExpr;
 use crate::repr::{Datum, Row, Schema};
+use differential_temporal_operators::SysTime;
 
 use super::build::check_join;
 use super::interval_join::interval_bounds;
@@ -83,6 +84,9 @@ pub struct EquiJoin {
     /// other on both sides: the window, and the join is an interval join (see
     /// [`IntervalBounds`]; final mode frees its state on the watermark).
     pub interval: Option<IntervalBounds>,
+    /// Idle-state retention, in system times (Flink's `table.exec.state.ttl`; `None`: state is
+    /// kept forever). See [`RelExpr::with_state_ttl`].
+    pub state_ttl: Option<SysTime>,
 }
 
 impl RelExpr {
@@ -125,10 +129,45 @@ impl RelExpr {
                 join_type,
                 residual,
                 interval,
+                state_ttl: None,
             }),
             schema,
             mode,
         })
+    }
+}
+
+impl RelExpr {
+    /// This regular join with idle-state retention (Flink's `table.exec.state.ttl`, as its
+    /// `StreamingJoinOperator` applies it): a row of either side is cleared from the join's
+    /// state once it has not been written for `ttl` **system times** (a row written at system
+    /// time `s` is gone from `s + ttl` on). Nothing is emitted when state expires: joined rows
+    /// already emitted stay, and a later row of the other side no longer matches the expired
+    /// row. A row is written when it is inserted or retracted and, on a kept (padded) side, when
+    /// a partner's change updates its association count; a kept row whose partner expired stays
+    /// joined in the output and is not padded (Flink's association count still counts the
+    /// partner). The exact rules are [`ttl_join`](differential_temporal_operators::ttl_join)'s.
+    ///
+    /// `ttl = 0` is off (Flink's default): state is kept forever and the join is exact at every
+    /// system time. The clock is system time, not the wall clock, so results are deterministic
+    /// and do not depend on the worker count; they do depend on how input is cut into system
+    /// times (in [`TableEnv`](crate::table::TableEnv), one input block each). An interval join
+    /// (a join with [`IntervalBounds`]) keeps its plan: as in Flink, its state is bounded by
+    /// the watermark, not by the TTL.
+    ///
+    /// Errors: `self` is not a regular join.
+    pub fn with_state_ttl(mut self, ttl: SysTime) -> Result<RelExpr, PlanError> {
+        let Node::Join(join) = &mut self.node else {
+            let reason = format!(
+                "a state TTL applies to a regular join, not to {}",
+                self.kind_name()
+            );
+            return Err(PlanError::invalid("Join", reason));
+        };
+        if join.interval.is_none() {
+            join.state_ttl = (ttl > 0).then_some(ttl);
+        }
+        Ok(self)
     }
 }
 

@@ -131,6 +131,9 @@ impl RelExpr {
                 if let Some(r) = &join.residual {
                     write!(args, ", residual=[{}]", expr_text(r, &self.schema)).expect("a String");
                 }
+                if let Some(ttl) = join.state_ttl {
+                    write!(args, ", stateTtl={ttl} system times").expect("a String");
+                }
                 args
             }
             Node::AsofJoin(join) => join.explain_args(&self.schema),

@@ -26,7 +26,9 @@
 //! * `LookupJoin`: each probe change joined, at its system time, with the latest (by `seq`)
 //!   build change of its key at that system time; never revised.
 //! * `Join`: the join of the two accumulated tables, pair by pair (equal keys free of NULLs, the
-//!   residual TRUE), a kept side's rows without a match padded with NULLs. An interval join
+//!   residual TRUE), a kept side's rows without a match padded with NULLs. With a state TTL,
+//!   Flink's streaming join over state whose rows expire after the TTL in system times,
+//!   simulated row by row (the module `join_ttl`). An interval join
 //!   under [`evaluate_final`]: each pair in the window when its second row arrives, each
 //!   unmatched row of a kept side once the watermark has passed its window, rows behind the
 //!   watermark refused (the interval join's model).
@@ -53,6 +55,7 @@ mod asof;
 mod binary;
 mod correlate;
 mod interval;
+mod join_ttl;
 mod over;
 mod rows;
 mod window;
@@ -435,6 +438,9 @@ fn eval(
             let right = eval(&join.right, inputs, refused, final_mode)?;
             if let (Some(bounds), true) = (&join.interval, final_mode) {
                 return Ok(interval::evaluate(join, bounds, &left, &right, refused));
+            }
+            if let Some(ttl) = join.state_ttl {
+                return Ok(join_ttl::evaluate(join, ttl, &left, &right));
             }
             binary::table_stream(&left, &right, |l, r| binary::equi_join(join, l, r))
         }

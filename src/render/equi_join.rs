@@ -14,6 +14,11 @@
 //! * A row with a NULL key column never matches: INNER drops it, a kept side pads it.
 //! * An interval join (a join with [`IntervalBounds`](crate::plan::IntervalBounds)) is this
 //!   join in incremental mode; in final mode it is [`super::interval_join`].
+//! * With a state TTL ([`EquiJoin::state_ttl`]) the join is the [`ttl_join`] operator instead
+//!   (per-key live rows of both sides, expired without output): retracting expired rows from
+//!   `join_core`'s inputs would retract output, which Flink's TTL never does. Rows with a NULL
+//!   key column take the same path as above (they never enter state). Without a TTL nothing
+//!   of this is built.
 
 use std::rc::Rc;
 
@@ -23,6 +28,8 @@ use differential_dataflow::VecCollection;
 
 use crate::plan::{joined_row, EquiJoin, PlanError};
 use crate::repr::{DatumVec, Row};
+use differential_temporal_operators::retention::Retention;
+use differential_temporal_operators::ttl_join::{ttl_join, TtlJoinConfig};
 use differential_temporal_operators::SysTime;
 
 use super::join::residual_fn;
@@ -47,19 +54,36 @@ pub(super) fn render<'s>(
     let right = render_node(ctx, &join.right)?.into_table();
     let (left_keyed, left_null) = key_rows(left, join.left_key.clone());
     let (right_keyed, right_null) = key_rows(right, join.right_key.clone());
+    if let Some(ttl) = join.state_ttl {
+        let mut config = TtlJoinConfig::new(Retention::epochs(ttl))
+            .padded(join.join_type.keeps_left(), join.join_type.keeps_right())
+            .named("Join: state TTL");
+        if let Some(residual) = &join.residual {
+            config = config.residual(residual_fn(Some(residual.compile())));
+        }
+        let out = ttl_join(left_keyed, right_keyed, config, move |l, r| {
+            joined_row(l, r, widths)
+        });
+        return Ok(Collection::Table(pad_null_keyed(
+            out,
+            join,
+            (left_null, right_null),
+        )));
+    }
     let left_arranged = left_keyed.clone().arrange_by_key_named("Join: left");
     let right_arranged = right_keyed.clone().arrange_by_key_named("Join: right");
     let compiled = join.residual.as_ref().map(|r| r.compile());
     let residual: Option<Residual> = compiled.map(|r| Rc::new(residual_fn(Some(r))) as Residual);
 
     let check = residual.clone();
-    let mut out =
+    let out =
         left_arranged
             .clone()
             .join_core(right_arranged.clone(), move |_, l: &Row, r: &Row| {
                 let pass = check.as_ref().is_none_or(|f| f(l, r));
                 pass.then(|| joined_row(Some(l), Some(r), widths))
             });
+    let mut out = out;
     if join.join_type.keeps_left() {
         let pass = residual
             .clone()
@@ -67,7 +91,6 @@ pub(super) fn render<'s>(
         let side = Side {
             keyed: left_keyed.clone(),
             arranged: left_arranged.clone(),
-            null_keyed: left_null,
         };
         let padded = side.unmatched(&right_keyed, &right_arranged, pass, "Join: left unmatched");
         out = out.concat(padded.map(move |l| joined_row(Some(&l), None, widths)));
@@ -78,12 +101,31 @@ pub(super) fn render<'s>(
         let side = Side {
             keyed: right_keyed,
             arranged: right_arranged,
-            null_keyed: right_null,
         };
         let padded = side.unmatched(&left_keyed, &left_arranged, pass, "Join: right unmatched");
         out = out.concat(padded.map(move |r| joined_row(None, Some(&r), widths)));
     }
-    Ok(Collection::Table(out))
+    Ok(Collection::Table(pad_null_keyed(
+        out,
+        join,
+        (left_null, right_null),
+    )))
+}
+
+/// `out` with the rows of a kept side whose key has a NULL column, padded (they never match).
+fn pad_null_keyed<'s>(
+    mut out: Rows<'s>,
+    join: &EquiJoin,
+    (left_null, right_null): (Rows<'s>, Rows<'s>),
+) -> Rows<'s> {
+    let widths = (join.left.schema.len(), join.right.schema.len());
+    if join.join_type.keeps_left() {
+        out = out.concat(left_null.map(move |l| joined_row(Some(&l), None, widths)));
+    }
+    if join.join_type.keeps_right() {
+        out = out.concat(right_null.map(move |r| joined_row(None, Some(&r), widths)));
+    }
+    out
 }
 
 /// Keys each row by its key columns; rows with a NULL key column go to the second collection
@@ -111,14 +153,12 @@ struct Side<'s> {
     keyed: Keyed<'s>,
     /// The same, arranged by key.
     arranged: Arrangement<'s>,
-    /// Its rows with a NULL key column.
-    null_keyed: Rows<'s>,
 }
 
 impl<'s> Side<'s> {
     /// The rows of this side without a partner on the other side: those whose key the other
-    /// side lacks or, with a residual (`pass(this, other)`), whose partners all fail it; and the
-    /// rows with a NULL key column.
+    /// side lacks or, with a residual (`pass(this, other)`), whose partners all fail it (the
+    /// rows with a NULL key column are [`pad_null_keyed`]'s).
     fn unmatched(
         self,
         other_keyed: &Keyed<'s>,
@@ -150,6 +190,6 @@ impl<'s> Side<'s> {
                     .map(|(row, ())| row)
             }
         };
-        rows.concat(with_partner.negate()).concat(self.null_keyed)
+        rows.concat(with_partner.negate())
     }
 }

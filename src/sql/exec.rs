@@ -33,6 +33,7 @@ const SET_OPTIONS: &[&str] = &[
     "parallelism.default",
     "execution.runtime-mode",
     "table.exec.emit.allow-lateness",
+    "table.exec.state.ttl",
     "materialized-table.refresh-mode.freshness-threshold",
     "materialized-table.default-freshness.continuous",
     "materialized-table.default-freshness.full",
@@ -309,6 +310,10 @@ impl TableEnv {
                 self.clone().with_allowed_lateness(lateness);
                 Ok(())
             }
+            "table.exec.state.ttl" => {
+                self.clone().with_state_ttl(state_ttl(value)?);
+                Ok(())
+            }
             "materialized-table.refresh-mode.freshness-threshold"
             | "materialized-table.default-freshness.continuous"
             | "materialized-table.default-freshness.full" => {
@@ -340,4 +345,17 @@ impl TableEnv {
             )),
         }
     }
+}
+
+/// The value of `SET 'table.exec.state.ttl'`: a whole number of system times (0: off), the
+/// unit of this engine's processing-time clock (see [`TableEnv::with_state_ttl`]). Flink takes
+/// a wall-clock duration (`'1 h'`, `'3600000'` ms); a duration with a time unit is refused
+/// here rather than read in a unit it does not have.
+fn state_ttl(value: &str) -> Result<u64, String> {
+    let text = value.trim();
+    text.parse::<u64>().map_err(|_| {
+        format!(
+            "'table.exec.state.ttl' takes a whole number of system times (this engine's processing-time clock: one input block each, not wall-clock time), e.g. '3', or '0' for no TTL; not '{value}'"
+        )
+    })
 }

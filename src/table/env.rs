@@ -120,6 +120,43 @@ impl TableEnv {
         self
     }
 
+    /// Clears a row from a regular join's state once it has not been written for `system_times`
+    /// system times (Flink's `table.exec.state.ttl` for its streaming join, with
+    /// `OnCreateAndWrite` and `NeverReturnExpired`), for the joins planned from now on; 0, the
+    /// default, keeps state forever. A row written at system time `s` (its input block: with
+    /// [`with_block_bytes`](TableEnv::with_block_bytes), block `i` of each input enters at
+    /// system time `i`) no longer matches rows of the other side from `s + system_times` on;
+    /// joined rows already emitted are not retracted when it expires. The exact rules, padding
+    /// of LEFT / RIGHT / FULL joins included, are [`RelExpr::with_state_ttl`]'s.
+    ///
+    /// The unit is the engine's processing-time clock, system time, not milliseconds: Flink
+    /// measures the TTL on the wall clock, which would make results depend on timing and
+    /// worker count; system time keeps them deterministic. SQL's `SET
+    /// 'table.exec.state.ttl' = '3'` sets the same. It applies to regular joins only (not to
+    /// interval joins, whose state the watermark bounds, nor to aggregations, deduplication or
+    /// the temporal and lookup joins).
+    ///
+    /// ```
+    /// # use differential_temporal::table::tempfile_dir::Dir;
+    /// use differential_temporal::expr::col;
+    /// use differential_temporal::table::TableEnv;
+    ///
+    /// let dir = Dir::new();
+    /// // One record a system time: `1,a` at 0; on the right, `1,y` at 1 and `1,x` at 3.
+    /// let l = dir.write("l.csv", "k,v\n1,a\n");
+    /// let r = dir.write("r.csv", "k,w\n\n1,y\n\n1,x\n");
+    /// let env = TableEnv::new().with_block_bytes(1).with_state_ttl(2);
+    /// env.register_csv("L", &l, None).unwrap();
+    /// env.register_csv("R", &r, None).unwrap();
+    /// let joined = env.from("L").join(&env.from("R"), col("k").eq(col("k0")));
+    /// // `1,a` is gone from the join's state at system time 2: `1,x` finds no partner.
+    /// assert_eq!(joined.execute().unwrap().rows_as_text(), vec!["1,a,1,y"]);
+    /// ```
+    pub fn with_state_ttl(self, system_times: u64) -> TableEnv {
+        self.state.borrow_mut().options.state_ttl = system_times;
+        self
+    }
+
     /// Cuts each input into blocks of about `bytes` (whole records): block `i` enters the
     /// dataflow at system time `i`. Smaller blocks show more intermediate updates in a
     /// changelog; the final table is the same. Default 64 KiB.

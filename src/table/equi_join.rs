@@ -10,6 +10,7 @@
 
 use crate::expr::{Expr, FunctionRegistry};
 use crate::plan::{equi_join_schema, JoinType, PlanError, RelExpr};
+use differential_temporal_operators::SysTime;
 
 use super::join::split_condition;
 use super::Table;
@@ -91,20 +92,23 @@ impl Table {
         operation: &'static str,
     ) -> Table {
         let registry = self.env.functions();
+        let state_ttl = self.env.options().state_ttl;
         match right.plan.clone() {
             Err(e) => Table::new(&self.env, Err(e)),
             Ok(right) => self.then(operation, move |left| {
                 let shown = predicate.to_string();
-                plan_equi_join(left, right, &predicate, &shown, join_type, &registry)
+                let join = (join_type, state_ttl);
+                plan_equi_join(left, right, &predicate, &shown, join, &registry)
             }),
         }
     }
 }
 
 /// `left <join_type> JOIN right ON condition`: the condition split into equality keys and a
-/// residual, then the plan node. Shared by the Table API and the SQL binder; `condition` names
-/// columns as the join's output does ([`equi_join_schema`]), `shown` is the condition as the
-/// user wrote it, for the message.
+/// residual, then the plan node with the environment's state TTL in system times
+/// ([`RelExpr::with_state_ttl`]; 0: off). Shared by the Table API and the SQL binder;
+/// `condition` names columns as the join's output does ([`equi_join_schema`]), `shown` is the
+/// condition as the user wrote it, for the message.
 ///
 /// Errors: no equality key (Flink's message, with the condition), and what [`RelExpr::join`]
 /// refuses.
@@ -113,7 +117,7 @@ pub(crate) fn plan_equi_join(
     right: RelExpr,
     condition: &Expr,
     shown: &str,
-    join_type: JoinType,
+    (join_type, state_ttl): (JoinType, SysTime),
     registry: &FunctionRegistry,
 ) -> Result<RelExpr, PlanError> {
     let joined = equi_join_schema(&left.schema, &right.schema, join_type);
@@ -127,5 +131,6 @@ pub(crate) fn plan_equi_join(
             ),
         ));
     }
-    left.join(right, left_key, right_key, join_type, residual)
+    left.join(right, left_key, right_key, join_type, residual)?
+        .with_state_ttl(state_ttl)
 }

@@ -41,6 +41,10 @@ pub struct ExecuteOptions {
     /// The allowed lateness of window aggregations in final mode, in milliseconds (Flink's
     /// `table.exec.emit.allow-lateness`; 0 by default): taken when a window is planned.
     pub allow_lateness_ms: i64,
+    /// The idle-state retention of regular joins, in system times (Flink's
+    /// `table.exec.state.ttl`; 0, the default, is off): taken when a join is planned
+    /// ([`TableEnv::with_state_ttl`]).
+    pub state_ttl: SysTime,
 }
 
 /// What a run keeps of its output at worker 0.
@@ -66,6 +70,7 @@ impl Default for ExecuteOptions {
             result: ResultForm::Changelog,
             progress: false,
             allow_lateness_ms: 0,
+            state_ttl: 0,
         }
     }
 }

@@ -320,4 +320,20 @@ dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: faili
         stderr: &["ROW_NUMBER() is supported in Flink's Top-N and deduplication patterns: the outer query must filter WHERE rn <= N (or rn < N, rn = 1)"],
         stdout: "",
     },
+    Case {
+        name: "sql: a state TTL given as a wall-clock duration",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SET 'table.exec.state.ttl' = '1 h'; SELECT * FROM o JOIN r ON o.cur = r.cur")]),
+        code: 2,
+        stderr: &["SQL validation error at line 2, column 1: 'table.exec.state.ttl' takes a whole number of system times (this engine's processing-time clock: one input block each, not wall-clock time), e.g. '3', or '0' for no TTL; not '1 h'"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a negative state TTL",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", "SET 'table.exec.state.ttl' = '-5'"]),
+        code: 2,
+        stderr: &["SQL validation error at line 1, column 1: 'table.exec.state.ttl' takes a whole number of system times (this engine's processing-time clock: one input block each, not wall-clock time), e.g. '3', or '0' for no TTL; not '-5'"],
+        stdout: "",
+    },
 ];
