@@ -207,7 +207,7 @@ pub fn api_merge_deduplicate(dir: &Path) -> Run {
     let mut outcomes = on_workers(&rows, move |c| {
         let merged = merge_engine(c, engine.clone());
         let ok = merged.changelog.map(|(_, c)| Ok((c.seq, c)));
-        let refused = merged.rejected.map(|(_, r)| Err((r.seq, r.reason)));
+        let refused = merged.rejected.map(|(_, r)| Err((r.seq, r.to_string())));
         ok.concat(refused)
     });
     outcomes.sort_by_key(|o| match o {

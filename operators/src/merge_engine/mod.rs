@@ -15,11 +15,16 @@
 //! `(K, Change<Row>)` keyed by the primary key `K` (each record with diff `+1`, `seq` its
 //! position in the input); [`merge_engine`] returns the table's changelog in retract form
 //! (`+I`, `-U`/`+U`, `-D`; [`ChangelogMode::render`](crate::ChangelogMode::render) gives upsert
-//! form) and the writes it did not apply, each with its `seq` and a reason. Reasons that start
-//! with [`IGNORED`] are writes the engine ignores by definition (e.g. a later row of a
-//! `first_row` table, a `-D` on a Fluss table); the others are errors (an unparsable version,
-//! an integer overflow, a retraction a function cannot undo) or, for a write that is applied and
-//! reported, a note (a Paimon `aggregation` retraction of a key without a row).
+//! form) and the writes it did not apply, each with its `seq`, a [`RejectKind`] and a reason:
+//! [`RejectKind::Ignored`] for writes the engine ignores by definition (e.g. a later row of a
+//! `first_row` table, a `-D` on a Fluss table), [`RejectKind::Invalid`] for errors (an
+//! unparsable version, an integer overflow, a retraction a function cannot undo) and for a
+//! write that is applied and reported (a Paimon `aggregation` retraction of a key without a
+//! row).
+//!
+//! [`RejectKind`]: crate::keyed_merge::RejectKind
+//! [`RejectKind::Ignored`]: crate::keyed_merge::RejectKind::Ignored
+//! [`RejectKind::Invalid`]: crate::keyed_merge::RejectKind::Invalid
 //!
 //! Every engine is a [`MergeRule`] over [`keyed_merge`]: writes are applied per key in `seq`
 //! order, one [`KeyState`] per key, so results are deterministic and independent of the number
@@ -57,15 +62,13 @@ use crate::{Change, RowKind, SysTime};
 /// A dynamic row: one text cell per column (`None` is NULL), in the table's column order.
 pub type Row = Vec<Option<String>>;
 
-/// The prefix of the reason of a write that an engine ignores by definition (not an error).
-pub const IGNORED: &str = "ignored: ";
-
 /// What a `-D` or `-U` write does to an engine that keeps one winning row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Deletes {
     /// A winning retraction deletes the key.
     Apply,
-    /// Retractions are ignored (reported with the [`IGNORED`] prefix).
+    /// Retractions are ignored (reported as
+    /// [`RejectKind::Ignored`](crate::keyed_merge::RejectKind::Ignored)).
     Ignore,
     /// Retractions are refused with this reason.
     Reject(String),

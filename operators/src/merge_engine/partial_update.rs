@@ -3,7 +3,8 @@
 
 use super::aggregation::fold_cell;
 use super::order::{order_key, OrderField, OrderKey};
-use super::{FieldAgg, KeyState, Row, IGNORED};
+use super::{FieldAgg, KeyState, Row};
+use crate::keyed_merge::Refusal;
 use crate::RowKind;
 
 /// Paimon's error for a retraction on a partial-update table without a delete option.
@@ -173,10 +174,10 @@ impl PartialUpdate {
         kind: RowKind,
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         if write.len() != self.width {
             let n = self.width;
-            return Err(format!("write has {} columns, the table {n}", write.len()));
+            return Err(format!("write has {} columns, the table {n}", write.len()).into());
         }
         let old = state.as_ref().and_then(|s| s.row.as_ref());
         if !kind.is_accumulate() {
@@ -237,23 +238,31 @@ impl PartialUpdate {
         kind: RowKind,
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         match self.deletes {
             PartialDeletes::Ignore => {
-                return Err(format!("{IGNORED}{kind} write ('ignore-delete' = 'true')"))
+                return Err(Refusal::ignored(format!(
+                    "{kind} write ('ignore-delete' = 'true')"
+                )))
             }
             PartialDeletes::RemoveRecordOnDelete => {
                 let Some(old) = state.take().and_then(|s| s.row) else {
-                    return Err(format!("{IGNORED}{kind} write on a key without a row"));
+                    return Err(Refusal::ignored(format!(
+                        "{kind} write on a key without a row"
+                    )));
                 };
                 out.push((RowKind::Delete, old));
                 return Ok(());
             }
-            _ if self.groups.is_empty() => return Err(PARTIAL_UPDATE_DELETE_ERROR.to_string()),
+            _ if self.groups.is_empty() => {
+                return Err(Refusal::invalid(PARTIAL_UPDATE_DELETE_ERROR))
+            }
             _ => {}
         }
         let Some(old) = state.as_ref().and_then(|s| s.row.as_ref()) else {
-            return Err(format!("{IGNORED}{kind} write on a key without a row"));
+            return Err(Refusal::ignored(format!(
+                "{kind} write on a key without a row"
+            )));
         };
         let mut row = old.clone();
         let mut ranks = self.ranks(state);

@@ -42,7 +42,7 @@ impl Versioned {
     ) -> Folded {
         let name = &self.version.name;
         let version = match write.get(self.version.column) {
-            None => return Err(format!("row has no version column '{name}'")),
+            None => return Err(format!("row has no version column '{name}'").into()),
             Some(None) => self.version.ty.min_value(),
             Some(Some(text)) => self
                 .version
