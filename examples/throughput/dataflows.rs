@@ -16,12 +16,12 @@ use std::sync::{Arc, Barrier};
 
 use differential_dataflow::input::{Input, InputSession};
 use differential_dataflow::{Data, ExchangeData, VecCollection};
+use differential_temporal::merge_engine::{
+    merge_engine, Deletes, MergeEngine, OrderField, OrderType, Row, Versioned,
+};
 use differential_temporal::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
 use differential_temporal::operators::group_aggregate::{group_aggregate, GroupFold};
 use differential_temporal::operators::keyed_merge::RejectKind;
-use differential_temporal::operators::merge_engine::{
-    merge_engine, Deletes, MergeEngine, OrderField, OrderType, Row, Versioned,
-};
 use differential_temporal::operators::temporal_join::{
     arrange_probe, late_versions, temporal_join, temporal_join_final, JoinConfig, JoinKind, Joined,
 };

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use differential_temporal::csv::{InputSpec, Record, RowError, Schema};
+use differential_temporal::merge_engine::{merge_engine, Row as EngineRow};
 use differential_temporal::merge_options::{merge_engine_from_options, parse_option};
 use differential_temporal::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
-use differential_temporal::operators::merge_engine::{merge_engine, Row as EngineRow};
 use differential_temporal::operators::testing::{batch, run_unary};
 use differential_temporal::operators::versioned::{versions_from_changelog, VersionedTable};
 use differential_temporal::operators::{Change, RowKind, Version};

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 
 use super::{Deletes, KeyState, Row};
-use crate::keyed_merge::Refusal;
-use crate::RowKind;
+use crate::operators::keyed_merge::Refusal;
+use crate::operators::RowKind;
 
 /// First row wins: the first accumulating write of a key is stored and emitted as `+I`; later
 /// writes are ignored (reported as ignored, so they are counted). The changelog is insert-only.

@@ -14,8 +14,8 @@ use std::str::FromStr;
 
 use super::order::{order_key, OrderField, OrderKey};
 use super::{Deletes, KeyState, Row};
-use crate::keyed_merge::{Folded, Refusal};
-use crate::RowKind;
+use crate::operators::keyed_merge::{Folded, Refusal};
+use crate::operators::RowKind;
 
 /// An aggregate function (`'fields.<f>.aggregate-function'`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -167,7 +167,7 @@ pub struct Aggregation {
 }
 
 impl Aggregation {
-    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
+    /// Folds one write (see [`MergeRule::merge`](crate::operators::keyed_merge::MergeRule::merge)).
     pub fn merge(
         &self,
         state: &mut Option<KeyState>,

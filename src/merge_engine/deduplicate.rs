@@ -7,8 +7,8 @@ use std::borrow::Cow;
 
 use super::order::{order_key, order_value, OrderField, OrderKey, OrderValue};
 use super::{Deletes, KeyState, Row};
-use crate::keyed_merge::{Folded, Refusal};
-use crate::RowKind;
+use crate::operators::keyed_merge::{Folded, Refusal};
+use crate::operators::RowKind;
 
 /// Paimon `deduplicate`: last write wins, or, with `sequence.field`, the write with the highest
 /// sequence (several columns compared left to right, NULL lowest, ties by arrival: the later

@@ -2,7 +2,7 @@
 //! its sequential reference model over random writes, batchings and worker counts.
 
 use super::*;
-use crate::testing::{batch, run_unary};
+use crate::operators::testing::{batch, run_unary};
 
 /// How a refusal of kind `Ignored` displays (`Rejected`'s `Display`): the tests compare text.
 const IGNORED: &str = "ignored: ";

@@ -4,8 +4,8 @@
 use super::aggregation::fold_cell;
 use super::order::{order_key, OrderField, OrderKey};
 use super::{FieldAgg, KeyState, Row};
-use crate::keyed_merge::Refusal;
-use crate::RowKind;
+use crate::operators::keyed_merge::Refusal;
+use crate::operators::RowKind;
 
 /// Paimon's error for a retraction on a partial-update table without a delete option.
 pub const PARTIAL_UPDATE_DELETE_ERROR: &str = "By default, Partial update can not accept delete \
@@ -167,7 +167,7 @@ impl PartialUpdate {
         self.deletes
     }
 
-    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
+    /// Folds one write (see [`MergeRule::merge`](crate::operators::keyed_merge::MergeRule::merge)).
     pub fn merge(
         &self,
         state: &mut Option<KeyState>,
