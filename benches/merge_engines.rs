@@ -17,9 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use differential_temporal::merge_engine::{merge_engine, KeyState, MergeEngine, Row};
 use differential_temporal::merge_options::{merge_engine_from_options, parse_option};
 use differential_temporal::operators::keyed_merge::MergeRule;
-use differential_temporal::operators::merge_engine::{merge_engine, KeyState, MergeEngine, Row};
 use differential_temporal::operators::{Change, RowKind};
 use timely::dataflow::ProbeHandle;
 

@@ -8,6 +8,7 @@ pub mod error;
 pub mod expr;
 pub mod io;
 pub mod materialized;
+pub mod merge_engine;
 pub mod merge_options;
 pub mod plan;
 pub mod progress;

@@ -28,7 +28,7 @@
 //! with `'fields.<f>.type'` (`INT`, `BIGINT`, `TIMESTAMP[(p)]`, `TIMESTAMP_LTZ[(p)]`; other SQL
 //! type names such as `STRING` or `DOUBLE` are accepted as declarations but refused for an
 //! ordering column). Aggregated columns are typed by their values (see
-//! [`Aggregation`](crate::operators::merge_engine::Aggregation)).
+//! [`Aggregation`](crate::merge_engine::Aggregation)).
 //!
 //! **Beyond the reference systems.** `'dtemporal.honor-deletes' = 'true'` makes `first_row` and
 //! `versioned` apply `-D`/`-U` writes (Fluss only ignores or refuses them, and refuses
@@ -36,7 +36,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::operators::merge_engine::{
+use crate::merge_engine::{
     Deduplicate, Deletes, FirstRow, MergeEngine, OrderField, OrderType, PartialDeletes,
     PartialUpdate, SequenceGroup, Versioned,
 };

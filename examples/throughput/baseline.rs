@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::ops::Range;
 
-use differential_temporal::operators::merge_engine::Row;
+use differential_temporal::merge_engine::Row;
 use differential_temporal::operators::RowKind;
 
 use crate::clock::Stopwatch;

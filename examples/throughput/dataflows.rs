@@ -16,11 +16,12 @@ use std::sync::{Arc, Barrier};
 
 use differential_dataflow::input::{Input, InputSession};
 use differential_dataflow::{Data, ExchangeData, VecCollection};
+use differential_temporal::merge_engine::{
+    merge_engine, Deletes, MergeEngine, OrderField, OrderType, Row, Versioned,
+};
 use differential_temporal::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
 use differential_temporal::operators::group_aggregate::{group_aggregate, GroupFold};
-use differential_temporal::operators::merge_engine::{
-    merge_engine, Deletes, MergeEngine, OrderField, OrderType, Row, Versioned, IGNORED,
-};
+use differential_temporal::operators::keyed_merge::RejectKind;
 use differential_temporal::operators::temporal_join::{
     arrange_probe, late_versions, temporal_join, temporal_join_final, JoinConfig, JoinKind, Joined,
 };
@@ -101,7 +102,7 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
                     [*k, c.seq, kind_code(c.kind), cell(2), cell(1)]
                 });
                 // Writes that lose to a higher version are counted as ignored, not refused.
-                let refused = (merged.rejected).filter(|(_, r)| !r.reason.starts_with(IGNORED));
+                let refused = (merged.rejected).filter(|(_, r)| r.kind != RejectKind::Ignored);
                 sink.observe(refused, |(_, r)| [REFUSED, r.seq]);
             })
         }
@@ -214,7 +215,7 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
                     ]
                 });
                 // Writes that lose to a higher version are counted as ignored, not refused.
-                let refused = (merged.rejected).filter(|(_, r)| !r.reason.starts_with(IGNORED));
+                let refused = (merged.rejected).filter(|(_, r)| r.kind != RejectKind::Ignored);
                 sink.observe(refused, |(_, r)| [REFUSED, r.seq]);
             })
         }

@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use differential_temporal::operators::merge_engine::Row;
+use differential_temporal::merge_engine::Row;
 use nexmark::config::NexmarkConfig;
 use nexmark::event::{Event, EventType};
 use nexmark::EventGenerator;

@@ -1,5 +1,6 @@
 //! Typed differential-dataflow operators for event-time data: changelogs, versioned tables,
-//! as-of snapshots, deduplication, temporal joins and merge engines.
+//! as-of snapshots, deduplication, temporal joins and the keyed merge under merge engines (whose
+//! field rules, over rows of values, live in the `differential-temporal` crate).
 //!
 //! Two clocks run through every operator here:
 //!
@@ -23,7 +24,6 @@ mod epochs;
 pub mod group_aggregate;
 pub mod interval_join;
 pub mod keyed_merge;
-pub mod merge_engine;
 pub mod over;
 mod pending;
 pub mod retention;

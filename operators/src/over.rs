@@ -197,11 +197,11 @@ where
         for ((p, (t, seq, row, value)), diff) in records {
             if self.mode == OverMode::Final && w.is_late(&t) {
                 let reason = format!("late row: event time {t:?} is behind the watermark {w}");
-                give(Err(Rejected { seq, reason }));
+                give(Err(Rejected::late(seq, reason)));
                 continue;
             }
             if let Err(reason) = self.fold.update(&mut self.fold.init(), &value, 1) {
-                give(Err(Rejected { seq, reason }));
+                give(Err(Rejected::invalid(seq, reason)));
                 continue;
             }
             // The input is append-only: each record is one row.
@@ -296,7 +296,7 @@ where
                 let entry = &part.rows[&key];
                 match self.fold.output(&entry.row, &acc.state) {
                     Ok(out) => give(Ok((out, 1))),
-                    Err(reason) => give(Err(Rejected { seq: key.1, reason })),
+                    Err(reason) => give(Err(Rejected::invalid(key.1, reason))),
                 }
                 cursor = next_key(&part.rows, &key);
                 part.emitted = Some(key);
@@ -355,7 +355,7 @@ fn walk<E, R, F, L>(
         let now = match fold.output(&entry.row, &acc.state) {
             Ok(out) => Some(out),
             Err(reason) => {
-                give(Err(Rejected { seq: key.1, reason }));
+                give(Err(Rejected::invalid(key.1, reason)));
                 None
             }
         };
@@ -387,7 +387,7 @@ where
     let mut update =
         |state: &mut F::State, (k, entry): (&Key<E>, &Entry<R, F::Value, F::Output>), diff| {
             if let Err(reason) = fold.update(state, &entry.value, diff) {
-                give(Err(Rejected { seq: k.1, reason }));
+                give(Err(Rejected::invalid(k.1, reason)));
             }
         };
     let acc = match slot.take() {

@@ -12,8 +12,8 @@ use super::{
 };
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
+use crate::merge_engine::{self, Deletes, MergeEngine};
 use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep, OnWatermark};
-use crate::operators::merge_engine::{self, Deletes, MergeEngine};
 use crate::operators::retention::Retention;
 use crate::operators::Change;
 use crate::row::TimedRow;

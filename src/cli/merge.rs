@@ -6,8 +6,9 @@ use clap::Args;
 use super::{columns, emit_lines, Cli, CommonArgs, EmitArg};
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
+use crate::merge_engine::{merge_engine, MergeEngine, Row as EngineRow};
 use crate::merge_options::{merge_engine_from_options, parse_option};
-use crate::operators::merge_engine::{merge_engine, MergeEngine, Row as EngineRow, IGNORED};
+use crate::operators::keyed_merge::RejectKind;
 use crate::operators::Change;
 use crate::row::{pack_cells, TextCells};
 use crate::run::{self as driver, Built, Outcome};
@@ -94,11 +95,12 @@ pub(super) fn run_engine(
                 (0, pack_cells(r.iter().map(Option::as_deref)))
             });
             let schema = input_schema.clone();
-            let refused = merged
-                .rejected
-                .map(move |(_, r)| schema.error(r.seq, None, r.reason));
-            let ignored = refused.clone().filter(|e| e.reason.starts_with(IGNORED));
-            let rejected = refused.filter(|e| !e.reason.starts_with(IGNORED));
+            let refused = merged.rejected.map(move |(_, r)| {
+                let ignored = r.kind == RejectKind::Ignored;
+                (ignored, schema.error(r.seq, None, r.reason))
+            });
+            let ignored = refused.clone().flat_map(|(i, e)| i.then_some(e));
+            let rejected = refused.flat_map(|(i, e)| (!i).then_some(e));
             Built {
                 output,
                 rejected: vec![rejected],

@@ -339,7 +339,7 @@ where
 fn exit_code(common: &CommonArgs, result: Result<Outcome, Error>) -> i32 {
     if let Ok(outcome) = &result {
         for (reason, n) in &outcome.ignored {
-            eprintln!("dtemporal: {n} row(s) {reason}");
+            eprintln!("dtemporal: {n} row(s) ignored: {reason}");
         }
     }
     match result {

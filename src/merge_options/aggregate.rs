@@ -4,7 +4,7 @@
 use super::{
     bad_value, fluss_deletes, MergeOptionsError, Options, Result, DEFAULT_AGGREGATE_FUNCTION,
 };
-use crate::operators::merge_engine::{
+use crate::merge_engine::{
     AggDeletes, AggFunction, Aggregation, FieldAgg, MergeEngine, OrderField, SequenceGroup,
 };
 

@@ -2,7 +2,7 @@
 //! and valid configurations run end to end on the worked cases.
 
 use super::*;
-use crate::operators::merge_engine::{merge_engine, Row};
+use crate::merge_engine::{merge_engine, Row};
 use crate::operators::testing::{batch, run_unary};
 use crate::operators::{Change, RowKind};
 
@@ -297,7 +297,7 @@ fn options_end_to_end_on_the_cases() {
 
 #[test]
 fn delete_options_of_the_aggregation_engines() {
-    use crate::operators::merge_engine::AggDeletes;
+    use crate::merge_engine::AggDeletes;
     let deletes = |options: &[&str]| match build("a,b", "a", options).unwrap() {
         MergeEngine::Aggregation(agg) => agg.deletes,
         other => panic!("not aggregation: {other:?}"),

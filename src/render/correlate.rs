@@ -36,7 +36,7 @@ pub(super) fn render<'s>(
                     Ok(()) => (buffer.drain(..))
                         .map(|row| Ok(Change::new(seq, kind, row)))
                         .collect(),
-                    Err(reason) => std::iter::once(Err(Rejected { seq, reason })).collect(),
+                    Err(reason) => std::iter::once(Err(Rejected::invalid(seq, reason))).collect(),
                 }
             }));
             ctx.refused.push(refused);
@@ -46,7 +46,7 @@ pub(super) fn render<'s>(
             let (rows, refused) = split(t.flat_map(move |row| -> Expanded<Row> {
                 match expand(&row, &mut buffer) {
                     Ok(()) => buffer.drain(..).map(Ok).collect(),
-                    Err(reason) => std::iter::once(Err(Rejected { seq: 0, reason })).collect(),
+                    Err(reason) => std::iter::once(Err(Rejected::invalid(0, reason))).collect(),
                 }
             }));
             ctx.refused.push(refused);

@@ -194,7 +194,7 @@ fn try_flat_map_rows<'s>(
                 let (seq, kind) = (ch.seq, ch.kind);
                 match f(ch.row) {
                     Ok(row) => row.map(|row| Ok(Change::new(seq, kind, row))),
-                    Err(reason) => Some(Err(Rejected { seq, reason })),
+                    Err(reason) => Some(Err(Rejected::invalid(seq, reason))),
                 }
             }));
             ctx.refused.push(refused);
@@ -203,7 +203,7 @@ fn try_flat_map_rows<'s>(
         Collection::Table(t) => {
             let (rows, refused) = split(t.flat_map(move |row| match f(row) {
                 Ok(row) => row.map(Ok),
-                Err(reason) => Some(Err(Rejected { seq: 0, reason })),
+                Err(reason) => Some(Err(Rejected::invalid(0, reason))),
             }));
             ctx.refused.push(refused);
             Collection::Table(rows)
@@ -227,10 +227,7 @@ pub(super) fn event_time(row: &Row, column: usize) -> Option<Ts> {
 
 /// The refusal of a row whose event time is NULL.
 pub(super) fn null_time(seq: Seq) -> Rejected {
-    Rejected {
-        seq,
-        reason: "the event time is NULL".to_string(),
-    }
+    Rejected::invalid(seq, "the event time is NULL")
 }
 
 /// The event time given to a row whose time was checked not to be NULL (never read).

@@ -99,7 +99,7 @@ pub(super) fn reduce<'s>(
         },
     );
     let (rows, refused) = split_map(reduced, |(_, r)| {
-        r.map_err(|reason| Rejected { seq: 0, reason })
+        r.map_err(|reason| Rejected::invalid(0, reason))
     });
     ctx.refused.push(refused);
     Collection::Table(rows)

@@ -158,7 +158,7 @@ fn session_windows<'s>(
         },
     );
     let (rows, refused) = split_map(reduced, |(_, r)| {
-        r.map_err(|reason| Rejected { seq: 0, reason })
+        r.map_err(|reason| Rejected::invalid(0, reason))
     });
     ctx.refused.push(refused);
     Collection::Table(rows)

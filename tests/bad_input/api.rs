@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use differential_temporal::csv::{InputSpec, Record, RowError, Schema};
+use differential_temporal::merge_engine::{merge_engine, Row as EngineRow};
 use differential_temporal::merge_options::{merge_engine_from_options, parse_option};
 use differential_temporal::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
-use differential_temporal::operators::merge_engine::{merge_engine, Row as EngineRow};
 use differential_temporal::operators::testing::{batch, run_unary};
 use differential_temporal::operators::versioned::{versions_from_changelog, VersionedTable};
 use differential_temporal::operators::{Change, RowKind, Version};
@@ -207,7 +207,7 @@ pub fn api_merge_deduplicate(dir: &Path) -> Run {
     let mut outcomes = on_workers(&rows, move |c| {
         let merged = merge_engine(c, engine.clone());
         let ok = merged.changelog.map(|(_, c)| Ok((c.seq, c)));
-        let refused = merged.rejected.map(|(_, r)| Err((r.seq, r.reason)));
+        let refused = merged.rejected.map(|(_, r)| Err((r.seq, r.to_string())));
         ok.concat(refused)
     });
     outcomes.sort_by_key(|o| match o {

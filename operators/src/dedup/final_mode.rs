@@ -98,20 +98,20 @@ where
         rows.sort_by_key(|((_, c), _)| (c.seq, c.kind));
         for ((k, change), diff) in rows {
             let time = (self.time_of)(&change.row);
+            let seq = change.seq;
             let refusal = if diff < 0 {
-                Some("retraction of a row: dedup input must be insert-only".to_string())
+                let reason = "retraction of a row: dedup input must be insert-only";
+                Some(Rejected::invalid(seq, reason))
             } else if change.kind != RowKind::Insert {
-                Some(not_insert_only(change.kind))
+                Some(Rejected::invalid(seq, not_insert_only(change.kind)))
             } else if w.is_late(&time) {
-                Some(format!(
-                    "late row: event time {time:?} is behind the watermark {w}"
-                ))
+                let reason = format!("late row: event time {time:?} is behind the watermark {w}");
+                Some(Rejected::late(seq, reason))
             } else {
                 None
             };
-            if let Some(reason) = refusal {
-                let seq = change.seq;
-                give((k, Err(Rejected { seq, reason })));
+            if let Some(refused) = refusal {
+                give((k, Err(refused)));
                 continue;
             }
             // Extra copies of a row (diff > 1) tie with it, and an equal time loses.

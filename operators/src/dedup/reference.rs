@@ -56,17 +56,7 @@ where
             };
             if change.kind != RowKind::Insert {
                 let reason = not_insert_only(change.kind);
-                rejected.push((
-                    (
-                        key.clone(),
-                        Rejected {
-                            seq: change.seq,
-                            reason,
-                        },
-                    ),
-                    sys,
-                    1,
-                ));
+                rejected.push(((key.clone(), Rejected::invalid(change.seq, reason)), sys, 1));
                 continue;
             }
             if let (Some(r), Some(k)) = (config.idle_state_retention, kept.get(key)) {
@@ -158,21 +148,16 @@ where
         for (key, change) in rows {
             let time = time_of(&change.row);
             let late = watermark.as_ref().is_some_and(|w| time < *w);
-            let reason = if change.kind != RowKind::Insert {
-                Some(not_insert_only(change.kind))
+            let refusal = if change.kind != RowKind::Insert {
+                Some(Rejected::invalid(change.seq, not_insert_only(change.kind)))
             } else if late {
                 let w = crate::watermark::Watermark::At(watermark.clone().expect("late"));
-                Some(format!(
-                    "late row: event time {time:?} is behind the watermark {w}"
-                ))
+                let reason = format!("late row: event time {time:?} is behind the watermark {w}");
+                Some(Rejected::late(change.seq, reason))
             } else {
                 None
             };
-            if let Some(reason) = reason {
-                let refused = Rejected {
-                    seq: change.seq,
-                    reason,
-                };
+            if let Some(refused) = refusal {
                 rejected.push(((key.clone(), refused), sys as SysTime, 1));
             } else {
                 match slots.get_mut(key) {

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use differential_dataflow::ExchangeData;
 
 use super::{DedupOrder, Keep};
-use crate::keyed_merge::{Folded, MergeRule};
+use crate::keyed_merge::{Folded, MergeRule, Refusal};
 use crate::RowKind;
 
 /// The reason given for a refused non-insert row (semantics rule A14).
@@ -109,8 +109,9 @@ where
         row: &V,
         out: &mut Vec<(RowKind, V)>,
     ) -> Folded {
-        self.fold(state, kind, Cow::Borrowed(row), out)
+        (self.fold(state, kind, Cow::Borrowed(row), out))
             .map(|()| None)
+            .map_err(Refusal::invalid)
     }
 
     fn merge_owned(
@@ -120,6 +121,8 @@ where
         row: V,
         out: &mut Vec<(RowKind, V)>,
     ) -> Folded {
-        self.fold(state, kind, Cow::Owned(row), out).map(|()| None)
+        (self.fold(state, kind, Cow::Owned(row), out))
+            .map(|()| None)
+            .map_err(Refusal::invalid)
     }
 }

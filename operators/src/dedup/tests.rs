@@ -441,7 +441,7 @@ fn non_insert_rows_and_retractions_are_refused_with_their_reason() {
     assert_eq!(changelog, vec![((1, Change::new(0, I, 5)), 0, 1)]);
     let refused = |k: u8, seq: Seq, reason: &str| {
         let reason = reason.to_string();
-        ((k, Rejected { seq, reason }), 0, 1)
+        ((k, Rejected::invalid(seq, reason)), 0, 1)
     };
     assert_eq!(
         rejected,

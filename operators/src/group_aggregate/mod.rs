@@ -212,7 +212,8 @@ where
                 let time = *table_cap.time();
                 let mut rows = table_out.session(&table_cap);
                 let mut refusals = rejected_out.session(&rejected_cap);
-                let mut refuse = |seq, reason| refusals.give((Rejected { seq, reason }, time, 1));
+                let mut refuse =
+                    |seq, reason| refusals.give((Rejected::invalid(seq, reason), time, 1));
                 let fold_in = |groups: &mut Groups<K, Group<F::State>>,
                                hash,
                                ((key, (seq, value)), _, diff): Update<(K, (Seq, F::Value))>| {

@@ -410,10 +410,7 @@ where
             };
             if diff <= 0 {
                 let reason = "the interval join takes inserts only (an append-only input)";
-                give(Err(Rejected {
-                    seq,
-                    reason: reason.to_string(),
-                }));
+                give(Err(Rejected::invalid(seq, reason)));
                 continue;
             }
             if w.is_late(t) {
@@ -421,7 +418,7 @@ where
                     "late row: event time {t:?} is behind the watermark {w}; the interval join \
                      may have freed the rows it would join"
                 );
-                give(Err(Rejected { seq, reason }));
+                give(Err(Rejected::late(seq, reason)));
                 continue;
             }
             let (config, output) = (&self.config, &self.output);

@@ -7,7 +7,7 @@
 //!
 //! Shapes: input is a changelog `(K, Change<W>)` (every record with diff `+1`); output is the
 //! merged table's changelog `(K, Change<Row>)`, each output row carrying the `seq` of the write
-//! that caused it, plus a collection of rejected writes `(K, Rejected)` with the reason.
+//! that caused it, plus a collection of rejected writes `(K, Rejected)` with their kind and reason.
 //!
 //! Semantics: per key, the writes of one system time are applied in `seq` order, after all the
 //! writes of earlier system times. When source sequence numbers grow with system time (as the
@@ -26,6 +26,8 @@ mod tests;
 
 pub use operator::keyed_merge;
 
+use std::fmt;
+
 use differential_dataflow::{ExchangeData, VecCollection};
 use serde::{Deserialize, Serialize};
 
@@ -36,11 +38,11 @@ use crate::{Change, RowKind, Seq, SysTime};
 /// `merge` is called once per write, in the order described in the module docs, with the key's
 /// current state (`None` if the key has no stored row) and the write's kind and row. It updates
 /// the state in place and pushes the changelog rows the write causes, in emission order (e.g.
-/// `-U old` then `+U new`). It returns `Ok(None)` for an applied write, `Ok(Some(note))` for a
-/// write that is applied **and** reported (on the rejected output, with `note` as its reason:
-/// e.g. a retraction of a key that has no row, which Paimon applies but which should not pass
-/// unnoticed), and `Err(reason)` to reject the write; a rejected write must leave the state
-/// unchanged and emit nothing.
+/// `-U old` then `+U new`). It returns `Ok(None)` for an applied write, `Ok(Some(refusal))` for
+/// a write that is applied **and** reported (on the rejected output: e.g. a retraction of a key
+/// that has no row, which Paimon applies but which should not pass unnoticed), and
+/// `Err(refusal)` to refuse the write (ignored by definition or invalid, see [`RejectKind`]); a
+/// refused write must leave the state unchanged and emit nothing.
 pub trait MergeRule: Send + 'static {
     /// The rows written into the table.
     type Write: ExchangeData;
@@ -72,18 +74,111 @@ pub trait MergeRule: Send + 'static {
     }
 }
 
-/// What [`MergeRule::merge`] did with a write: applied (`Ok(None)`), applied and reported with a
-/// note (`Ok(Some(note))`), or rejected (`Err(reason)`).
-pub type Folded = Result<Option<String>, String>;
+/// What [`MergeRule::merge`] did with a write: applied (`Ok(None)`), applied and reported
+/// (`Ok(Some(refusal))`, e.g. a retraction of a key without a row, of kind
+/// [`RejectKind::Ignored`]), or refused (`Err(refusal)`).
+pub type Folded = Result<Option<Refusal>, Refusal>;
 
-/// A write that a [`MergeRule`] (or the operator) refused, or applied and reported, with its
-/// position and the reason.
+/// Why a row was not (or not silently) applied: the three kinds every operator reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum RejectKind {
+    /// Skipped by definition, not an error: e.g. a merge engine's write ordered below the
+    /// stored row (Fluss `versioned`, Paimon `sequence.field`), a later row of a `first_row`
+    /// table, a `-D` on a Fluss table (rules C2, C4, C7, C9). Counted per reason.
+    Ignored,
+    /// Behind the watermark in a final-mode operator (windows, OVER, interval and temporal
+    /// joins, final dedup): the state it needed may be gone.
+    Late,
+    /// An error in the row: an unparsable or NULL cell where a value is needed, an overflow,
+    /// a retraction an operator cannot apply.
+    Invalid,
+}
+
+/// A refusal before it is tied to a write's position: its kind and reason (what a
+/// [`MergeRule`] returns; the operator adds the `seq`). A `String` converts to
+/// [`RejectKind::Invalid`], so `?` works on a rule's parse errors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// What kind of refusal.
+    pub kind: RejectKind,
+    /// Why, in words (without a kind prefix).
+    pub reason: String,
+}
+
+impl Refusal {
+    /// A write skipped by definition ([`RejectKind::Ignored`]).
+    pub fn ignored(reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        Refusal {
+            kind: RejectKind::Ignored,
+            reason,
+        }
+    }
+
+    /// An invalid write ([`RejectKind::Invalid`]).
+    pub fn invalid(reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        Refusal {
+            kind: RejectKind::Invalid,
+            reason,
+        }
+    }
+
+    /// The refusal of the write at `seq`.
+    pub fn at(self, seq: Seq) -> Rejected {
+        Rejected {
+            seq,
+            kind: self.kind,
+            reason: self.reason,
+        }
+    }
+}
+
+impl From<String> for Refusal {
+    fn from(reason: String) -> Self {
+        Refusal::invalid(reason)
+    }
+}
+
+/// A row that an operator refused, or applied and reported, with its position, its kind and
+/// the reason.
+///
+/// `Display` shows the reason, prefixed with `ignored: ` for [`RejectKind::Ignored`] (late
+/// rows' reasons already start with `late row`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Rejected {
-    /// Source sequence number of the refused write.
+    /// Source sequence number of the refused row (0 where a row has none, e.g. a window's
+    /// output).
     pub seq: Seq,
-    /// Why it was refused.
+    /// Ignored by definition, late, or invalid.
+    pub kind: RejectKind,
+    /// Why it was refused (without a kind prefix).
     pub reason: String,
+}
+
+impl Rejected {
+    /// An invalid row ([`RejectKind::Invalid`]) at `seq`.
+    pub fn invalid(seq: Seq, reason: impl Into<String>) -> Self {
+        Refusal::invalid(reason).at(seq)
+    }
+
+    /// A row behind the watermark ([`RejectKind::Late`]) at `seq`.
+    pub fn late(seq: Seq, reason: impl Into<String>) -> Self {
+        Rejected {
+            seq,
+            kind: RejectKind::Late,
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for Rejected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            RejectKind::Ignored => write!(f, "ignored: {}", self.reason),
+            RejectKind::Late | RejectKind::Invalid => f.write_str(&self.reason),
+        }
+    }
 }
 
 /// The outputs of [`keyed_merge`].

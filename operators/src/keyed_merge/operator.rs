@@ -10,7 +10,7 @@ use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::generic::OutputBuilder;
 
-use super::{Folded, MergeRule, Merged, Rejected};
+use super::{Folded, MergeRule, Merged, Refusal, Rejected};
 use crate::pending::{Pending, Update};
 use crate::{Change, RowKind, SysTime};
 
@@ -42,7 +42,7 @@ type Builder<D> = CapacityContainerBuilder<Vec<Update<D>>>;
 /// Keep the greatest value written per key:
 ///
 /// ```
-/// use differential_temporal_operators::keyed_merge::{keyed_merge, MergeRule};
+/// use differential_temporal_operators::keyed_merge::{keyed_merge, Folded, MergeRule};
 /// use differential_temporal_operators::testing::{batch, run_unary};
 /// use differential_temporal_operators::{Change, RowKind};
 ///
@@ -52,7 +52,7 @@ type Builder<D> = CapacityContainerBuilder<Vec<Update<D>>>;
 ///     type State = i64;
 ///     type Row = i64;
 ///     fn merge(&self, state: &mut Option<i64>, _kind: RowKind, w: &i64,
-///              out: &mut Vec<(RowKind, i64)>) -> Result<Option<String>, String> {
+///              out: &mut Vec<(RowKind, i64)>) -> Folded {
 ///         match *state {
 ///             None => out.push((RowKind::Insert, *w)),
 ///             Some(old) if *w > old => {
@@ -131,17 +131,14 @@ where
                         // A retraction of a write cannot be applied to a fold.
                         if diff < 0 {
                             let reason = "retraction of a write: merge input must be insert-only";
-                            let rejected = Rejected {
-                                seq,
-                                reason: reason.to_string(),
-                            };
+                            let rejected = Rejected::invalid(seq, reason);
                             refusals.give(((key, rejected), time, 1));
                         }
                         continue;
                     }
                     let copies = diff.unsigned_abs();
-                    let mut refuse = |reason| {
-                        let rejected = Rejected { seq, reason };
+                    let mut refuse = |refusal: Refusal| {
+                        let rejected = refusal.at(seq);
                         refusals.give(((key.clone(), rejected), time, 1));
                     };
                     let mut fresh = None;
@@ -203,7 +200,7 @@ where
 }
 
 /// Folds `copies` copies of one write into `slot` (the last copy by value, so the rule can
-/// move it), passing each refusal's reason (and each applied copy's note) to `refuse`; returns
+/// move it), passing each refusal (and each applied copy's report) to `refuse`; returns
 /// whether a copy was accepted.
 fn apply<R: MergeRule>(
     rule: &R,
@@ -212,7 +209,7 @@ fn apply<R: MergeRule>(
     write: R::Write,
     copies: usize,
     out: &mut Vec<(RowKind, R::Row)>,
-    mut refuse: impl FnMut(String),
+    mut refuse: impl FnMut(Refusal),
 ) -> bool {
     let mut accepted = false;
     for _ in 1..copies {
@@ -222,15 +219,16 @@ fn apply<R: MergeRule>(
     accepted
 }
 
-/// Passes a fold's reason or note to `refuse`; returns whether the write was applied.
-fn report(folded: Folded, refuse: &mut impl FnMut(String)) -> bool {
+/// Passes a fold's refusal (or an applied write's report) to `refuse`; returns whether the
+/// write was applied.
+fn report(folded: Folded, refuse: &mut impl FnMut(Refusal)) -> bool {
     match folded {
-        Ok(note) => {
-            note.into_iter().for_each(refuse);
+        Ok(report) => {
+            report.into_iter().for_each(refuse);
             true
         }
-        Err(reason) => {
-            refuse(reason);
+        Err(refusal) => {
+            refuse(refusal);
             false
         }
     }

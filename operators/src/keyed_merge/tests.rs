@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
-use super::{keyed_merge, MergeRule};
+use super::{keyed_merge, Folded, MergeRule};
 use crate::testing::{batch, run_unary};
 use crate::{Change, RowKind};
 
@@ -22,9 +22,9 @@ impl MergeRule for Sum {
         kind: RowKind,
         w: &i64,
         out: &mut Vec<(RowKind, i64)>,
-    ) -> Result<Option<String>, String> {
+    ) -> Folded {
         if *w < 0 {
-            return Err(format!("negative write {w}"));
+            return Err(format!("negative write {w}").into());
         }
         match (kind.is_accumulate(), *state) {
             (true, None) => out.push((RowKind::Insert, *w)),

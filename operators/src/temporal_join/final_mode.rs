@@ -396,7 +396,7 @@ where
                 let reason =
                     format!("late probe row: event time {time:?} is behind the watermark {w}");
                 let seq = change.seq;
-                emit((key, Err(Rejected { seq, reason })), diff);
+                emit((key, Err(Rejected::late(seq, reason))), diff);
             } else {
                 if let Some(idle) = self.idle.as_mut().filter(|_| !key.is_null()) {
                     idle.touch(&key, &time);

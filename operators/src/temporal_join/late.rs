@@ -118,7 +118,7 @@ where
                                  watermark {w} (kept for later probe rows; earlier results \
                                  are not revised)"
                             );
-                            session.give(((k, Rejected { seq, reason }), now, 1));
+                            session.give(((k, Rejected::late(seq, reason)), now, 1));
                         }
                     }
                 }

@@ -181,7 +181,7 @@ where
                     "late row: its window (last event time {max:?}) closed at {closes:?} \
                      (allowed lateness), behind the watermark {w}"
                 );
-                give(Err(Rejected { seq, reason }));
+                give(Err(Rejected::late(seq, reason)));
                 continue;
             }
             let (to_fire, to_free) = (&mut self.to_fire, &mut self.to_free);
@@ -199,7 +199,7 @@ where
             });
             match fold.update(&mut window.state, &value, diff) {
                 Ok(()) => window.rows += diff,
-                Err(reason) => give(Err(Rejected { seq, reason })),
+                Err(reason) => give(Err(Rejected::invalid(seq, reason))),
             }
             if w.passed(&window.max) {
                 touched.push(k);
@@ -253,7 +253,7 @@ fn refire<K, E, F: GroupFold<K>>(
         true => match fold.output(key, &window.state) {
             Ok(row) => Some(row),
             Err(reason) => {
-                give(Err(Rejected { seq: 0, reason }));
+                give(Err(Rejected::invalid(0, reason)));
                 None
             }
         },

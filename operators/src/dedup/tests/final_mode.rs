@@ -71,7 +71,7 @@ fn flink_harness_keep_first_on_watermark() {
             ]
         );
         let reason = "late row: event time 1 is behind the watermark 50".to_string();
-        let late = Rejected { seq: 0, reason };
+        let late = Rejected::late(0, reason);
         assert_eq!(rejected, vec![(("key1".to_string(), late), 1, 1)]);
     }
 }

@@ -3,8 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::{Deletes, KeyState, Row, IGNORED};
-use crate::RowKind;
+use super::{Deletes, KeyState, Row};
+use crate::operators::keyed_merge::Refusal;
+use crate::operators::RowKind;
 
 /// First row wins: the first accumulating write of a key is stored and emitted as `+I`; later
 /// writes are ignored (reported as ignored, so they are counted). The changelog is insert-only.
@@ -22,7 +23,7 @@ pub struct FirstRow {
 
 /// The reason of a later write of a key that already has its first row (the common case of a
 /// `first_row` table: a constant, so ignoring a write costs no formatting).
-pub(crate) const HAS_FIRST_ROW: &str = "ignored: the key already has its first row";
+pub(crate) const HAS_FIRST_ROW: &str = "the key already has its first row";
 
 impl FirstRow {
     /// Folds one write, borrowed or owned (cloned only if it is stored).
@@ -32,13 +33,13 @@ impl FirstRow {
         kind: RowKind,
         write: Cow<'_, Row>,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         if !kind.is_accumulate() {
             return match &self.deletes {
-                Deletes::Ignore => Err(format!(
-                    "{IGNORED}{kind} write on the first_row merge engine"
-                )),
-                Deletes::Reject(reason) => Err(reason.clone()),
+                Deletes::Ignore => Err(Refusal::ignored(format!(
+                    "{kind} write on the first_row merge engine"
+                ))),
+                Deletes::Reject(reason) => Err(Refusal::invalid(reason.clone())),
                 Deletes::Apply => {
                     if let Some(old) = state.take().and_then(|s| s.row) {
                         out.push((RowKind::Delete, old));
@@ -48,7 +49,7 @@ impl FirstRow {
             };
         }
         if state.is_some() {
-            return Err(HAS_FIRST_ROW.to_string());
+            return Err(Refusal::ignored(HAS_FIRST_ROW));
         }
         let write = write.into_owned();
         out.push((RowKind::Insert, write.clone()));

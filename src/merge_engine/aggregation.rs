@@ -13,9 +13,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::order::{order_key, OrderField, OrderKey};
-use super::{Deletes, KeyState, Row, IGNORED};
-use crate::keyed_merge::Folded;
-use crate::RowKind;
+use super::{Deletes, KeyState, Row};
+use crate::operators::keyed_merge::{Folded, Refusal};
+use crate::operators::RowKind;
 
 /// An aggregate function (`'fields.<f>.aggregate-function'`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,7 +135,7 @@ pub enum AggDeletes {
 }
 
 /// The reason of a `-D` that would remove the row of a key without one (nothing to remove).
-const NO_ROW_TO_REMOVE: &str = "ignored: -D of a key without a row on the aggregation merge engine";
+const NO_ROW_TO_REMOVE: &str = "-D of a key without a row on the aggregation merge engine";
 
 /// The note of a retraction applied to a key without a row (reported, as it retracts what was
 /// never inserted).
@@ -167,7 +167,7 @@ pub struct Aggregation {
 }
 
 impl Aggregation {
-    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
+    /// Folds one write (see [`MergeRule::merge`](crate::operators::keyed_merge::MergeRule::merge)).
     pub fn merge(
         &self,
         state: &mut Option<KeyState>,
@@ -177,7 +177,7 @@ impl Aggregation {
     ) -> Folded {
         if write.len() != self.fields.len() {
             let n = self.fields.len();
-            return Err(format!("write has {} columns, the table {n}", write.len()));
+            return Err(format!("write has {} columns, the table {n}", write.len()).into());
         }
         if !kind.is_accumulate() {
             let delete = kind == RowKind::Delete;
@@ -185,21 +185,23 @@ impl Aggregation {
                 AggDeletes::Retract => {}
                 AggDeletes::RemoveRecordOnDelete | AggDeletes::Fluss(Deletes::Apply) if delete => {
                     let old = state.take().and_then(|s| s.row);
-                    let old = old.ok_or_else(|| NO_ROW_TO_REMOVE.to_string())?;
+                    let old = old.ok_or_else(|| Refusal::ignored(NO_ROW_TO_REMOVE))?;
                     out.push((RowKind::Delete, old));
                     return Ok(None);
                 }
                 AggDeletes::RemoveRecordOnDelete => {}
-                AggDeletes::Fluss(Deletes::Reject(reason)) => return Err(reason.clone()),
+                AggDeletes::Fluss(Deletes::Reject(reason)) => {
+                    return Err(Refusal::invalid(reason.clone()))
+                }
                 AggDeletes::Fluss(Deletes::Apply) => {
-                    return Err(format!(
-                        "{IGNORED}-U write on the Fluss aggregation merge engine ('table.delete.behavior' = 'allow' applies -D only)"
+                    return Err(Refusal::ignored(
+                        "-U write on the Fluss aggregation merge engine ('table.delete.behavior' = 'allow' applies -D only)"
                     ))
                 }
                 AggDeletes::Fluss(Deletes::Ignore) => {
-                    return Err(format!(
-                        "{IGNORED}{kind} write on the Fluss aggregation merge engine ('table.delete.behavior' = 'ignore')"
-                    ))
+                    return Err(Refusal::ignored(format!(
+                        "{kind} write on the Fluss aggregation merge engine ('table.delete.behavior' = 'ignore')"
+                    )))
                 }
             }
         }
@@ -222,7 +224,7 @@ impl Aggregation {
         let note = match state.take().and_then(|s| s.row) {
             None => {
                 out.push((RowKind::Insert, row.clone()));
-                (!kind.is_accumulate()).then(|| RETRACTED_ABSENT.to_string())
+                (!kind.is_accumulate()).then(|| Refusal::invalid(RETRACTED_ABSENT))
             }
             Some(old) => {
                 out.push((RowKind::UpdateBefore, old));

@@ -1,6 +1,10 @@
 //! Merge engines: primary-key tables whose writes are merged per key by a rule (Apache Fluss
 //! `table.merge-engine`, Apache Paimon `merge-engine`; semantics section C).
 //!
+//! The engines' field rules work on rows of values, so they live here, beside the plan, and
+//! the generic per-key fold they run on, [`keyed_merge`], stays in the operators crate
+//! (`relational.md` section 1, issue 11).
+//!
 //! | engine | rule | source |
 //! |---|---|---|
 //! | [`Versioned`] | highest version column wins, ties update, NULL is the smallest version | Fluss `versioned`, C1–C6 |
@@ -14,12 +18,17 @@
 //! columns) and passes every other cell through unchanged. The input is a changelog of writes
 //! `(K, Change<Row>)` keyed by the primary key `K` (each record with diff `+1`, `seq` its
 //! position in the input); [`merge_engine`] returns the table's changelog in retract form
-//! (`+I`, `-U`/`+U`, `-D`; [`ChangelogMode::render`](crate::ChangelogMode::render) gives upsert
-//! form) and the writes it did not apply, each with its `seq` and a reason. Reasons that start
-//! with [`IGNORED`] are writes the engine ignores by definition (e.g. a later row of a
-//! `first_row` table, a `-D` on a Fluss table); the others are errors (an unparsable version,
-//! an integer overflow, a retraction a function cannot undo) or, for a write that is applied and
-//! reported, a note (a Paimon `aggregation` retraction of a key without a row).
+//! (`+I`, `-U`/`+U`, `-D`; [`ChangelogMode::render`](crate::operators::ChangelogMode::render) gives upsert
+//! form) and the writes it did not apply, each with its `seq`, a [`RejectKind`] and a reason:
+//! [`RejectKind::Ignored`] for writes the engine ignores by definition (e.g. a later row of a
+//! `first_row` table, a `-D` on a Fluss table), [`RejectKind::Invalid`] for errors (an
+//! unparsable version, an integer overflow, a retraction a function cannot undo) and for a
+//! write that is applied and reported (a Paimon `aggregation` retraction of a key without a
+//! row).
+//!
+//! [`RejectKind`]: crate::operators::keyed_merge::RejectKind
+//! [`RejectKind::Ignored`]: crate::operators::keyed_merge::RejectKind::Ignored
+//! [`RejectKind::Invalid`]: crate::operators::keyed_merge::RejectKind::Invalid
 //!
 //! Every engine is a [`MergeRule`] over [`keyed_merge`]: writes are applied per key in `seq`
 //! order, one [`KeyState`] per key, so results are deterministic and independent of the number
@@ -27,7 +36,8 @@
 //! writers are not deterministic). Cost: one hash probe and O(row width) work per write.
 //!
 //! The options users write (`'table.merge-engine' = 'versioned'`, `'sequence.field'`, ...) are
-//! parsed and validated by the `differential-temporal` crate, which builds a [`MergeEngine`].
+//! parsed and validated by [`merge_options`](crate::merge_options), which builds a
+//! [`MergeEngine`].
 
 mod aggregation;
 mod deduplicate;
@@ -51,21 +61,19 @@ use std::hash::Hash;
 
 use differential_dataflow::{ExchangeData, VecCollection};
 
-use crate::keyed_merge::{keyed_merge, Folded, MergeRule, Merged};
-use crate::{Change, RowKind, SysTime};
+use crate::operators::keyed_merge::{keyed_merge, Folded, MergeRule, Merged};
+use crate::operators::{Change, RowKind, SysTime};
 
 /// A dynamic row: one text cell per column (`None` is NULL), in the table's column order.
 pub type Row = Vec<Option<String>>;
-
-/// The prefix of the reason of a write that an engine ignores by definition (not an error).
-pub const IGNORED: &str = "ignored: ";
 
 /// What a `-D` or `-U` write does to an engine that keeps one winning row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Deletes {
     /// A winning retraction deletes the key.
     Apply,
-    /// Retractions are ignored (reported with the [`IGNORED`] prefix).
+    /// Retractions are ignored (reported as
+    /// [`RejectKind::Ignored`](crate::operators::keyed_merge::RejectKind::Ignored)).
     Ignore,
     /// Retractions are refused with this reason.
     Reject(String),
@@ -183,11 +191,11 @@ impl MergeEngine {
 /// `v3`, `v3` in the table.
 ///
 /// ```
-/// use differential_temporal_operators::merge_engine::{
+/// use differential_temporal::merge_engine::{
 ///     merge_engine, Deletes, MergeEngine, OrderField, OrderType, Versioned,
 /// };
-/// use differential_temporal_operators::testing::{batch, run_unary};
-/// use differential_temporal_operators::{Change, RowKind};
+/// use differential_temporal::operators::testing::{batch, run_unary};
+/// use differential_temporal::operators::{Change, RowKind};
 ///
 /// let engine = MergeEngine::Versioned(Versioned {
 ///     version: OrderField { column: 2, name: "ts".into(), ty: OrderType::BigInt },

@@ -6,9 +6,9 @@
 use std::borrow::Cow;
 
 use super::order::{order_key, order_value, OrderField, OrderKey, OrderValue};
-use super::{Deletes, KeyState, Row, IGNORED};
-use crate::keyed_merge::Folded;
-use crate::RowKind;
+use super::{Deletes, KeyState, Row};
+use crate::operators::keyed_merge::{Folded, Refusal};
+use crate::operators::RowKind;
 
 /// Paimon `deduplicate`: last write wins, or, with `sequence.field`, the write with the highest
 /// sequence (several columns compared left to right, NULL lowest, ties by arrival: the later
@@ -74,18 +74,18 @@ pub(crate) fn keep_highest(
         match deletes {
             Deletes::Apply => {}
             Deletes::Ignore => {
-                return Err(format!(
-                    "{IGNORED}{kind} write on the {engine} merge engine"
-                ))
+                return Err(Refusal::ignored(format!(
+                    "{kind} write on the {engine} merge engine"
+                )))
             }
-            Deletes::Reject(reason) => return Err(reason.clone()),
+            Deletes::Reject(reason) => return Err(Refusal::invalid(reason.clone())),
         }
     }
     let wins = state.as_ref().is_none_or(|s| key >= s.order.as_slice());
     if !wins {
-        return Err(format!(
-            "{IGNORED}a write ordered below the stored row on the {engine} merge engine"
-        ));
+        return Err(Refusal::ignored(format!(
+            "a write ordered below the stored row on the {engine} merge engine"
+        )));
     }
     let had_row = state.as_ref().is_some_and(|s| s.row.is_some());
     let (old, mut order) = match state.take() {
@@ -117,6 +117,9 @@ pub(crate) fn keep_highest(
             ranks: Vec::new(),
         });
     }
-    Ok(absent
-        .then(|| format!("{IGNORED}a {kind} of a key without a row on the {engine} merge engine")))
+    Ok(absent.then(|| {
+        Refusal::ignored(format!(
+            "a {kind} of a key without a row on the {engine} merge engine"
+        ))
+    }))
 }

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use super::order::{order_key, OrderKey};
 use super::{AggDeletes, AggFunction, Deletes, MergeEngine, PartialDeletes, PartialUpdate, Row};
-use crate::{Change, RowKind};
+use crate::operators::{Change, RowKind};
 
 /// A cell: `None` is NULL.
 type Cell = Option<String>;
@@ -26,8 +26,8 @@ type Cell = Option<String>;
 type Event<'a> = (usize, RowKind, &'a Row, OrderKey);
 
 /// The outcome of a model run: the table's changelog (sorted) and the refused (or applied and
-/// reported) writes as `(key, seq, ignored)` (sorted), where `ignored` says the reason is an
-/// [`super::IGNORED`] one.
+/// reported) writes as `(key, seq, ignored)` (sorted), where `ignored` says the refusal is of
+/// kind [`RejectKind::Ignored`](crate::operators::keyed_merge::RejectKind::Ignored).
 pub type Outcome<K> = (Vec<(K, Change<Row>)>, Vec<(K, u64, bool)>);
 
 /// Runs the model of `engine` over `writes`, in input order.

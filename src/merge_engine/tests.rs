@@ -2,7 +2,10 @@
 //! its sequential reference model over random writes, batchings and worker counts.
 
 use super::*;
-use crate::testing::{batch, run_unary};
+use crate::operators::testing::{batch, run_unary};
+
+/// How a refusal of kind `Ignored` displays (`Rejected`'s `Display`): the tests compare text.
+const IGNORED: &str = "ignored: ";
 
 mod deletes;
 mod partial_aggregates;
@@ -56,7 +59,9 @@ fn run<K: ExchangeData + Hash + Sync + Ord>(
     let e = engine.clone();
     let out = run_unary(workers, batch(ws, cuts), move |c| {
         let merged = merge_engine(c, e.clone());
-        let refused = merged.rejected.map(|(k, r)| (k, Err((r.seq, r.reason))));
+        let refused = merged
+            .rejected
+            .map(|(k, r)| (k, Err((r.seq, r.to_string()))));
         merged.changelog.map(|(k, c)| (k, Ok(c))).concat(refused)
     });
     let (mut log, mut refused) = (Vec::new(), Vec::new());

@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use super::deduplicate::keep_highest;
 use super::order::OrderField;
 use super::{Deletes, KeyState, Row};
-use crate::keyed_merge::Folded;
-use crate::RowKind;
+use crate::operators::keyed_merge::Folded;
+use crate::operators::RowKind;
 
 /// Fluss `versioned`: a write replaces the stored row iff its version is greater than or equal
 /// to the stored version (ties: the later write wins and `-U old, +U new` are emitted); a
@@ -42,7 +42,7 @@ impl Versioned {
     ) -> Folded {
         let name = &self.version.name;
         let version = match write.get(self.version.column) {
-            None => return Err(format!("row has no version column '{name}'")),
+            None => return Err(format!("row has no version column '{name}'").into()),
             Some(None) => self.version.ty.min_value(),
             Some(Some(text)) => self
                 .version

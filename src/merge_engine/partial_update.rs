@@ -3,8 +3,9 @@
 
 use super::aggregation::fold_cell;
 use super::order::{order_key, OrderField, OrderKey};
-use super::{FieldAgg, KeyState, Row, IGNORED};
-use crate::RowKind;
+use super::{FieldAgg, KeyState, Row};
+use crate::operators::keyed_merge::Refusal;
+use crate::operators::RowKind;
 
 /// Paimon's error for a retraction on a partial-update table without a delete option.
 pub const PARTIAL_UPDATE_DELETE_ERROR: &str = "By default, Partial update can not accept delete \
@@ -166,17 +167,17 @@ impl PartialUpdate {
         self.deletes
     }
 
-    /// Folds one write (see [`MergeRule::merge`](crate::keyed_merge::MergeRule::merge)).
+    /// Folds one write (see [`MergeRule::merge`](crate::operators::keyed_merge::MergeRule::merge)).
     pub fn merge(
         &self,
         state: &mut Option<KeyState>,
         kind: RowKind,
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         if write.len() != self.width {
             let n = self.width;
-            return Err(format!("write has {} columns, the table {n}", write.len()));
+            return Err(format!("write has {} columns, the table {n}", write.len()).into());
         }
         let old = state.as_ref().and_then(|s| s.row.as_ref());
         if !kind.is_accumulate() {
@@ -237,23 +238,31 @@ impl PartialUpdate {
         kind: RowKind,
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         match self.deletes {
             PartialDeletes::Ignore => {
-                return Err(format!("{IGNORED}{kind} write ('ignore-delete' = 'true')"))
+                return Err(Refusal::ignored(format!(
+                    "{kind} write ('ignore-delete' = 'true')"
+                )))
             }
             PartialDeletes::RemoveRecordOnDelete => {
                 let Some(old) = state.take().and_then(|s| s.row) else {
-                    return Err(format!("{IGNORED}{kind} write on a key without a row"));
+                    return Err(Refusal::ignored(format!(
+                        "{kind} write on a key without a row"
+                    )));
                 };
                 out.push((RowKind::Delete, old));
                 return Ok(());
             }
-            _ if self.groups.is_empty() => return Err(PARTIAL_UPDATE_DELETE_ERROR.to_string()),
+            _ if self.groups.is_empty() => {
+                return Err(Refusal::invalid(PARTIAL_UPDATE_DELETE_ERROR))
+            }
             _ => {}
         }
         let Some(old) = state.as_ref().and_then(|s| s.row.as_ref()) else {
-            return Err(format!("{IGNORED}{kind} write on a key without a row"));
+            return Err(Refusal::ignored(format!(
+                "{kind} write on a key without a row"
+            )));
         };
         let mut row = old.clone();
         let mut ranks = self.ranks(state);

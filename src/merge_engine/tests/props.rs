@@ -3,6 +3,7 @@
 //! and 4 workers.
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 use super::*;
 
@@ -144,7 +145,14 @@ fn agg_deletes() -> impl Strategy<Value = AggDeletes> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    // Failure seeds are kept beside this file (`props.proptest-regressions`), as the
+    // integration tests' are, not in a crate-level `proptest-regressions/` folder.
+    #![proptest_config(ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions"
+        ))),
+        ..ProptestConfig::with_cases(32)
+    })]
 
     #[test]
     fn versioned_matches_reference((ws, cuts) in random_writes(), deletes in deletes()) {
