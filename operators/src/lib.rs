@@ -25,6 +25,7 @@ pub mod group_aggregate;
 pub mod interval_join;
 pub mod keyed_merge;
 pub mod over;
+pub mod pair_join;
 mod pending;
 pub mod retention;
 pub mod temporal_join;

@@ -51,6 +51,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::epochs::{drive, EpochLogic};
 use crate::keyed_merge::Rejected;
+use crate::pair_join::PairJoinConfig;
 use crate::watermark::Watermark;
 use crate::window::{due, split, Outcome};
 use crate::{Seq, SysTime};
@@ -110,46 +111,14 @@ impl Bounds<i64> {
     }
 }
 
-/// What an interval join computes besides its window: which sides' unmatched rows are padded,
-/// a residual predicate on the pairs, and the operator's name.
-pub struct IntervalJoinConfig<E, L, R> {
-    bounds: Bounds<E>,
-    pad: (bool, bool),
-    residual: Option<Rc<dyn Fn(&L, &R) -> bool>>,
-    name: String,
-}
+/// An interval join's configuration: its window ([`Bounds`]) and what
+/// [`PairJoinConfig`] adds (padded sides, residual, name).
+pub type IntervalJoinConfig<E, L, R> = PairJoinConfig<Bounds<E>, L, R>;
 
 impl<E, L, R> IntervalJoinConfig<E, L, R> {
     /// An INNER interval join over `bounds`, without residual, named `"IntervalJoin"`.
     pub fn new(bounds: Bounds<E>) -> Self {
-        IntervalJoinConfig {
-            bounds,
-            pad: (false, false),
-            residual: None,
-            name: "IntervalJoin".to_string(),
-        }
-    }
-
-    /// Pads the unmatched rows of the left side (LEFT), the right side (RIGHT) or both (FULL).
-    pub fn padded(mut self, left: bool, right: bool) -> Self {
-        self.pad = (left, right);
-        self
-    }
-
-    /// A predicate a pair in the window must also pass to match (the rest of the ON clause).
-    pub fn residual(mut self, residual: impl Fn(&L, &R) -> bool + 'static) -> Self {
-        self.residual = Some(Rc::new(residual));
-        self
-    }
-
-    /// The operator's name in the dataflow graph.
-    pub fn named(mut self, name: &str) -> Self {
-        self.name = name.to_string();
-        self
-    }
-
-    fn passes(&self, l: &L, r: &R) -> bool {
-        self.residual.as_ref().is_none_or(|f| f(l, r))
+        PairJoinConfig::inner(bounds, "IntervalJoin")
     }
 }
 
@@ -424,7 +393,7 @@ where
             let (config, output) = (&self.config, &self.output);
             match record {
                 Rec::Left(k, (t, seq, l)) => {
-                    let (lo, hi) = config.bounds.right_times(&t);
+                    let (lo, hi) = config.spec.right_times(&t);
                     let open = lo <= hi;
                     let matched = open
                         && probe(
@@ -453,7 +422,7 @@ where
                     );
                 }
                 Rec::Right(k, (t, seq, r)) => {
-                    let (lo, hi) = config.bounds.left_times(&t);
+                    let (lo, hi) = config.spec.left_times(&t);
                     let open = lo <= hi;
                     let matched = open
                         && probe(

@@ -40,7 +40,6 @@ mod state;
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
-use std::rc::Rc;
 
 use differential_dataflow::consolidation::consolidate;
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
@@ -48,49 +47,22 @@ use serde::{Deserialize, Serialize};
 use timely::dataflow::operators::vec::Map;
 
 use crate::epochs::{drive, EpochLogic};
+use crate::pair_join::PairJoinConfig;
 use crate::retention::Retention;
 use crate::watermark::Watermark;
 use crate::SysTime;
 
 use state::{apply, Rows, Side};
 
-/// What a [`ttl_join`] computes besides its keys: the retention, which sides' unmatched rows
-/// are padded, a residual predicate on the pairs, and the operator's name.
-pub struct TtlJoinConfig<L, R> {
-    retention: Retention<SysTime>,
-    pad: (bool, bool),
-    residual: Option<Rc<dyn Fn(&L, &R) -> bool>>,
-    name: String,
-}
+/// A regular join's configuration with its retention (in system-time epochs) and what
+/// [`PairJoinConfig`] adds (padded sides, residual, name).
+pub type TtlJoinConfig<L, R> = PairJoinConfig<Retention<SysTime>, L, R>;
 
 impl<L, R> TtlJoinConfig<L, R> {
     /// An INNER join whose rows expire after `retention` (in system-time epochs, e.g.
     /// [`Retention::epochs`]), without residual, named `"TtlJoin"`.
     pub fn new(retention: Retention<SysTime>) -> Self {
-        TtlJoinConfig {
-            retention,
-            pad: (false, false),
-            residual: None,
-            name: "TtlJoin".to_string(),
-        }
-    }
-
-    /// Pads the unmatched rows of the left side (LEFT), the right side (RIGHT) or both (FULL).
-    pub fn padded(mut self, left: bool, right: bool) -> Self {
-        self.pad = (left, right);
-        self
-    }
-
-    /// A predicate a pair of equal keys must also pass to match (the rest of the ON clause).
-    pub fn residual(mut self, residual: impl Fn(&L, &R) -> bool + 'static) -> Self {
-        self.residual = Some(Rc::new(residual));
-        self
-    }
-
-    /// The operator's name in the dataflow graph.
-    pub fn named(mut self, name: &str) -> Self {
-        self.name = name.to_string();
-        self
+        PairJoinConfig::inner(retention, "TtlJoin")
     }
 }
 
@@ -200,8 +172,8 @@ where
         let due = std::mem::replace(&mut self.timers, later);
         for key in due.into_values().flatten() {
             if let Some(state) = self.keys.get_mut(&key) {
-                state.left.expire(&self.config.retention, now);
-                state.right.expire(&self.config.retention, now);
+                state.left.expire(&self.config.spec, now);
+                state.right.expire(&self.config.spec, now);
                 if state.left.is_empty() && state.right.is_empty() {
                     self.keys.remove(&key);
                 }
@@ -289,7 +261,7 @@ where
         // 3. Every key touched now was written now: sweep it when that write expires.
         touched.sort();
         touched.dedup();
-        let at = self.config.retention.expiry(&now);
+        let at = self.config.spec.expiry(&now);
         self.timers.entry(at).or_default().extend(touched);
     }
 
