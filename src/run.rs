@@ -21,15 +21,19 @@
 //! threads as it ran workers ([`crate::tail`]).
 
 use std::cell::RefCell;
+use std::collections::hash_map::{Entry, HashMap};
+use std::hash::Hash;
 use std::rc::Rc;
 
 use differential_dataflow::consolidation::consolidate_updates;
 use differential_dataflow::input::InputSession;
 use differential_dataflow::{AsCollection, ExchangeData, VecCollection};
+use foldhash::fast::RandomState;
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::Operator;
 use timely::dataflow::operators::vec::Map;
+use timely::dataflow::operators::Capability;
 use timely::dataflow::operators::{Exchange, Probe};
 use timely::dataflow::ProbeHandle;
 
@@ -123,12 +127,12 @@ where
         worker.dataflow::<SysTime, _, _>(|scope| {
             let collections = std::array::from_fn(|i| sessions[i].to_collection(scope));
             let built = build(collections);
-            gather(at_time_zero(built.output), &lines, true).probe_with(&probe);
+            gather(at_time_zero(built.output), &lines, true, &probe);
             let rejected = malformed.to_collection(scope).concatenate(built.rejected);
-            gather(at_time_zero(rejected), &refused, true).probe_with(&probe);
+            gather(at_time_zero(rejected), &refused, true, &probe);
             let reasons = differential_dataflow::collection::concatenate(scope, built.ignored)
                 .map(|e: RowError| e.reason);
-            gather(at_time_zero(reasons), &skipped, true).probe_with(&probe);
+            gather(at_time_zero(reasons), &skipped, true, &probe);
         });
 
         let fed = feed(
@@ -290,18 +294,30 @@ pub fn feed<I: BlockInput>(
 }
 
 /// Exchanges a collection's updates to worker 0 and keeps them there with their system times,
-/// moved out of the messages (not copied); with `consolidate`, the kept updates are
-/// consolidated whenever they have doubled since the last time. The returned stream carries
-/// nothing; it is there to be probed.
-pub(crate) fn gather<'s, D: ExchangeData>(
+/// moved out of the messages (not copied), and attaches `probe` to the flow.
+///
+/// With `consolidate` (the caller wants the collection's final contents, not its history),
+/// each worker first folds its own updates into a hash map of `(data, time) -> diff`,
+/// dropping what cancels, and sends only the net updates when its input is complete: a
+/// dedup's or a merge engine's churn (`-U`/`+U` pairs, one per replaced row) then never
+/// reaches worker 0, which receives each worker's share of the final table once. Memory on a
+/// worker is its share of that table. The probe then watches the flow *before* the fold, which
+/// holds its capability until the end of input (so the driver's lag bound still advances); at
+/// worker 0 the kept updates are also consolidated whenever they have doubled.
+pub(crate) fn gather<'s, D: ExchangeData + Hash>(
     collection: VecCollection<'s, SysTime, D>,
     into: &Rc<RefCell<Vec<(D, SysTime, isize)>>>,
     consolidate: bool,
-) -> timely::dataflow::Stream<'s, SysTime, Vec<()>> {
+    probe: &ProbeHandle<SysTime>,
+) {
     let sink = Rc::clone(into);
     let mut consolidate_at = 1024;
-    collection
-        .inner
+    let updates = if consolidate {
+        fold_until_complete(collection.inner.probe_with(probe))
+    } else {
+        collection.inner
+    };
+    let gathered = updates
         .exchange(|_| 0)
         .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(Pipeline, "Gather", move |_, _| {
             move |input, _| {
@@ -312,7 +328,61 @@ pub(crate) fn gather<'s, D: ExchangeData>(
                     consolidate_at = (2 * held.len()).max(1024);
                 }
             }
-        })
+        });
+    if !consolidate {
+        gathered.probe_with(probe);
+    }
+}
+
+/// The net updates of a worker's share of a stream, emitted once its input is complete (see
+/// [`gather`]): one hash-map entry per live `(data, time)`, at the earliest time seen.
+fn fold_until_complete<'s, D: ExchangeData + Hash>(
+    updates: timely::dataflow::Stream<'s, SysTime, Vec<(D, SysTime, isize)>>,
+) -> timely::dataflow::Stream<'s, SysTime, Vec<(D, SysTime, isize)>> {
+    let mut net: HashMap<(D, SysTime), isize, RandomState> = HashMap::default();
+    let mut capability = None;
+    updates.unary_frontier::<CapacityContainerBuilder<Vec<_>>, _, _, _>(
+        Pipeline,
+        "FoldUntilComplete",
+        move |_, _| {
+            move |(input, frontier), output| {
+                let port = output.output_index();
+                input.for_each(|cap, updates| {
+                    if let Some(cap) = cap.retain_least(port) {
+                        if capability
+                            .as_ref()
+                            .is_none_or(|held: &Capability<SysTime>| cap.time() < held.time())
+                        {
+                            capability = Some(cap);
+                        }
+                    }
+                    for (data, time, diff) in updates.drain(..) {
+                        match net.entry((data, time)) {
+                            Entry::Occupied(mut net_diff) => {
+                                *net_diff.get_mut() += diff;
+                                if *net_diff.get() == 0 {
+                                    net_diff.remove();
+                                }
+                            }
+                            Entry::Vacant(slot) => {
+                                if diff != 0 {
+                                    slot.insert(diff);
+                                }
+                            }
+                        }
+                    }
+                });
+                if frontier.is_empty() {
+                    if let Some(cap) = capability.take() {
+                        let mut session = output.session(&cap);
+                        for ((data, time), diff) in net.drain() {
+                            session.give((data, time, diff));
+                        }
+                    }
+                }
+            }
+        },
+    )
 }
 
 /// The updates of `collection` at time 0: what is gathered of a command's output, whose

@@ -179,11 +179,12 @@ fn key_rows<'s>(
     time: Option<usize>,
 ) -> (Keyed<'s>, VecCollection<'s, SysTime, Change<Row>>) {
     let mut datums = DatumVec::new();
+    let read = key.iter().chain(&time).max().map_or(0, |c| c + 1);
     let (keyed, other) = split_map(changes, move |ch| {
-        // One decode of the row answers the key and the time: `Ok(key)`, `Err(true)` for a
-        // NULL key column, `Err(false)` for a NULL time.
+        // One decode of the row (as far as its last key or time column) answers the key and
+        // the time: `Ok(key)`, `Err(true)` for a NULL key column, `Err(false)` for a NULL time.
         let verdict = {
-            let datums = datums.borrow_with(&ch.row);
+            let datums = datums.borrow_prefix(&ch.row, read);
             if key.iter().any(|&c| datums[c].is_null()) {
                 Err(true)
             } else if time.is_some_and(|c| datums[c].is_null()) {

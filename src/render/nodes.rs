@@ -3,7 +3,7 @@
 use differential_dataflow::AsCollection;
 use timely::dataflow::operators::ToStream;
 
-use crate::expr::{CompiledExpr, RowArena};
+use crate::expr::{CompiledExpr, RowArena, ScalarExpr};
 use crate::plan::{DedupOrder, Node, PlanError, RelExpr};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
@@ -44,12 +44,13 @@ pub(super) fn render<'s>(
         }
         Node::Map { input, exprs } => {
             let input = render(ctx, input)?;
+            let read = columns_read(exprs);
             let exprs: Vec<CompiledExpr> = exprs.iter().map(|e| e.compile()).collect();
             let mut datums = DatumVec::new();
             let mut arena = RowArena::new();
             try_flat_map_rows(ctx, input, move |row: Row| {
                 arena.clear();
-                let datums = datums.borrow_with(&row);
+                let datums = datums.borrow_prefix(&row, read);
                 let mut out = Row::new();
                 let mut packer = out.packer();
                 packer.extend_by_row(row.as_row_ref());
@@ -61,13 +62,14 @@ pub(super) fn render<'s>(
         }
         Node::Filter { input, predicate } => {
             let input = render(ctx, input)?;
+            let read = columns_read(std::slice::from_ref(predicate));
             let predicate = predicate.compile();
             let mut datums = DatumVec::new();
             let mut arena = RowArena::new();
             try_flat_map_rows(ctx, input, move |row: Row| {
                 arena.clear();
                 let pass = {
-                    let datums = datums.borrow_with(&row);
+                    let datums = datums.borrow_prefix(&row, read);
                     let value = predicate.eval(&datums, &arena).map_err(|e| e.to_string())?;
                     matches!(value, Datum::Bool(true))
                 };
@@ -211,9 +213,18 @@ fn try_flat_map_rows<'s>(
     }
 }
 
-/// The columns `columns` of `row`, packed.
+/// How many leading columns of a row `exprs` read: one past the largest column they use (0
+/// when they use none), so a row is decoded only as far as that.
+fn columns_read(exprs: &[ScalarExpr]) -> usize {
+    let mut columns = Vec::new();
+    exprs.iter().for_each(|e| e.columns(&mut columns));
+    columns.into_iter().max().map_or(0, |c| c + 1)
+}
+
+/// The columns `columns` of `row`, packed (the row is decoded only up to the last of them).
 pub(super) fn project(row: &Row, columns: &[usize], datums: &mut DatumVec) -> Row {
-    let datums = datums.borrow_with(row);
+    let read = columns.iter().max().map_or(0, |c| c + 1);
+    let datums = datums.borrow_prefix(row, read);
     Row::pack(columns.iter().map(|&c| datums[c]))
 }
 

@@ -8,7 +8,6 @@ use std::rc::Rc;
 use differential_dataflow::input::InputSession;
 use differential_dataflow::{AsCollection, VecCollection};
 use timely::dataflow::operators::vec::Map;
-use timely::dataflow::operators::Probe;
 use timely::dataflow::ProbeHandle;
 
 use crate::csv::RowError;
@@ -147,14 +146,14 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
                         };
                         (Change::new(0, RowKind::Insert, change.row), 0, diff)
                     });
-                    gather(rows.as_collection(), &output, consolidate).probe_with(&probe);
+                    gather(rows.as_collection(), &output, consolidate, &probe);
                 } else {
-                    gather(changes, &output, false).probe_with(&probe);
+                    gather(changes, &output, false, &probe);
                 }
             }
             let refusals = differential_dataflow::collection::concatenate(scope, ctx.refused);
-            gather(refusals, &refused, false).probe_with(&probe);
-            gather(malformed.to_collection(scope), &bad_rows, false).probe_with(&probe);
+            gather(refusals, &refused, false, &probe);
+            gather(malformed.to_collection(scope), &bad_rows, false, &probe);
         });
         if let Some(e) = failure {
             return Err(TableError::Plan {

@@ -36,6 +36,26 @@ impl DatumVec {
         self.borrow_with_all([row])
     }
 
+    /// The first `n` datums of `row` (all of them if it has fewer): what an expression that
+    /// reads only columns below `n` needs, without decoding the rest of the row.
+    ///
+    /// ```
+    /// use differential_temporal::repr::{Datum, DatumVec, Row};
+    ///
+    /// let mut buffer = DatumVec::new();
+    /// let row = Row::pack([Datum::Int(1), Datum::Str("a"), Datum::Null]);
+    /// assert_eq!(&*buffer.borrow_prefix(&row, 2), &[Datum::Int(1), Datum::Str("a")]);
+    /// assert!(buffer.borrow_prefix(&row, 0).is_empty());
+    /// ```
+    pub fn borrow_prefix<'a>(&'a mut self, row: &'a Row, n: usize) -> DatumVecBorrow<'a> {
+        let mut datums = relifetime(std::mem::take(&mut self.buffer));
+        datums.extend(row.iter().take(n));
+        DatumVecBorrow {
+            datums,
+            home: &mut self.buffer,
+        }
+    }
+
     /// The datums of several rows one after the other (a join's probe and build rows, read as
     /// the one row of the join's output schema).
     pub fn borrow_with_all<'a>(
