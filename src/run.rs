@@ -302,8 +302,9 @@ pub fn feed<I: BlockInput>(
 /// dedup's or a merge engine's churn (`-U`/`+U` pairs, one per replaced row) then never
 /// reaches worker 0, which receives each worker's share of the final table once. Memory on a
 /// worker is its share of that table. The probe then watches the flow *before* the fold, which
-/// holds its capability until the end of input (so the driver's lag bound still advances); at
-/// worker 0 the kept updates are also consolidated whenever they have doubled.
+/// holds its capability until the end of input (so the driver's lag bound still advances).
+/// Worker 0 only collects: what several workers sent of the same row is consolidated by the
+/// caller's tail, after a parallel sort.
 pub(crate) fn gather<'s, D: ExchangeData + Hash>(
     collection: VecCollection<'s, SysTime, D>,
     into: &Rc<RefCell<Vec<(D, SysTime, isize)>>>,
@@ -311,7 +312,6 @@ pub(crate) fn gather<'s, D: ExchangeData + Hash>(
     probe: &ProbeHandle<SysTime>,
 ) {
     let sink = Rc::clone(into);
-    let mut consolidate_at = 1024;
     let updates = if consolidate {
         fold_until_complete(collection.inner.probe_with(probe))
     } else {
@@ -323,10 +323,6 @@ pub(crate) fn gather<'s, D: ExchangeData + Hash>(
             move |input, _| {
                 let mut held = sink.borrow_mut();
                 input.for_each(|_, updates| held.append(updates));
-                if consolidate && held.len() >= consolidate_at {
-                    consolidate_updates(&mut held);
-                    consolidate_at = (2 * held.len()).max(1024);
-                }
             }
         });
     if !consolidate {

@@ -11,7 +11,7 @@ use differential_dataflow::VecCollection;
 
 use crate::expr::{CompiledExpr, RowArena};
 use crate::plan::{Join, JoinKind, Node, PlanError, RelExpr};
-use crate::repr::{Datum, DatumVec, Row, Ts};
+use crate::repr::{prefix_len, Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::temporal_join::{
     arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
     temporal_join_final, FinalJoin, JoinConfig,
@@ -179,7 +179,7 @@ fn key_rows<'s>(
     time: Option<usize>,
 ) -> (Keyed<'s>, VecCollection<'s, SysTime, Change<Row>>) {
     let mut datums = DatumVec::new();
-    let read = key.iter().chain(&time).max().map_or(0, |c| c + 1);
+    let read = prefix_len(key.iter().chain(&time).copied());
     let (keyed, other) = split_map(changes, move |ch| {
         // One decode of the row (as far as its last key or time column) answers the key and
         // the time: `Ok(key)`, `Err(true)` for a NULL key column, `Err(false)` for a NULL time.

@@ -5,7 +5,7 @@ use timely::dataflow::operators::ToStream;
 
 use crate::expr::{CompiledExpr, RowArena, ScalarExpr};
 use crate::plan::{DedupOrder, Node, PlanError, RelExpr};
-use crate::repr::{Datum, DatumVec, Row, Ts};
+use crate::repr::{prefix_len, Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
@@ -218,13 +218,12 @@ fn try_flat_map_rows<'s>(
 fn columns_read(exprs: &[ScalarExpr]) -> usize {
     let mut columns = Vec::new();
     exprs.iter().for_each(|e| e.columns(&mut columns));
-    columns.into_iter().max().map_or(0, |c| c + 1)
+    prefix_len(columns)
 }
 
 /// The columns `columns` of `row`, packed (the row is decoded only up to the last of them).
 pub(super) fn project(row: &Row, columns: &[usize], datums: &mut DatumVec) -> Row {
-    let read = columns.iter().max().map_or(0, |c| c + 1);
-    let datums = datums.borrow_prefix(row, read);
+    let datums = datums.borrow_prefix(row, prefix_len(columns.iter().copied()));
     Row::pack(columns.iter().map(|&c| datums[c]))
 }
 

@@ -11,6 +11,8 @@ pub mod time;
 pub mod types;
 
 pub use cast::{format_datum, parse_datum, print_datum, CastError};
-pub use row::{Datum, DatumIter, DatumVec, DatumVecBorrow, DecodeError, Row, RowPacker, RowRef};
+pub use row::{
+    prefix_len, Datum, DatumIter, DatumVec, DatumVecBorrow, DecodeError, Row, RowPacker, RowRef,
+};
 pub use time::Ts;
 pub use types::{ColumnType, DataType, Field, Rowtime, Schema, SchemaBuilder, SchemaError};

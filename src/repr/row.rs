@@ -681,7 +681,7 @@ fn push_nested(d: &mut SmallVec<[u8; INLINE_BYTES]>, tag: u8, inner: &[u8]) {
 
 mod datum_vec;
 
-pub use datum_vec::{DatumVec, DatumVecBorrow};
+pub use datum_vec::{prefix_len, DatumVec, DatumVecBorrow};
 
 #[cfg(test)]
 mod tests;

@@ -53,10 +53,10 @@ pub enum ResultForm {
     /// the changelog, as Flink's `TableResult` prints it.
     #[default]
     Changelog,
-    /// The final table only: changes are consolidated as they arrive, so worker 0 holds about
-    /// the final table (at most twice its rows plus the changes of one input block) instead of
-    /// every change; [`TableResult::changelog`] is then the final table as `+I` rows at
-    /// system time 0. The CLI's `sql --emit final` runs queries so.
+    /// The final table only: each worker folds its changes into their net effect and sends
+    /// that to worker 0 at the end of input, so worker 0 holds about the final table (each
+    /// worker's share of it) instead of every change; [`TableResult::changelog`] is then the
+    /// final table as `+I` rows at system time 0. The CLI's `sql --emit final` runs queries so.
     FinalTable,
 }
 

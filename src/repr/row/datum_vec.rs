@@ -2,6 +2,17 @@
 
 use super::{Datum, Row, RowRef};
 
+/// How many leading columns of a row must be decoded to read `columns`: one past the largest
+/// (0 for none); the `n` of [`DatumVec::borrow_prefix`].
+///
+/// ```
+/// assert_eq!(differential_temporal::repr::prefix_len([3, 0, 1]), 4);
+/// assert_eq!(differential_temporal::repr::prefix_len([]), 0);
+/// ```
+pub fn prefix_len(columns: impl IntoIterator<Item = usize>) -> usize {
+    columns.into_iter().max().map_or(0, |c| c + 1)
+}
+
 /// A reusable buffer of decoded datums, for random access to a row's columns.
 ///
 /// Unpacking a row into `&[Datum]` once lets an expression read any column in O(1). The
@@ -48,12 +59,7 @@ impl DatumVec {
     /// assert!(buffer.borrow_prefix(&row, 0).is_empty());
     /// ```
     pub fn borrow_prefix<'a>(&'a mut self, row: &'a Row, n: usize) -> DatumVecBorrow<'a> {
-        let mut datums = relifetime(std::mem::take(&mut self.buffer));
-        datums.extend(row.iter().take(n));
-        DatumVecBorrow {
-            datums,
-            home: &mut self.buffer,
-        }
+        self.borrow_datums(row.iter().take(n))
     }
 
     /// The datums of several rows one after the other (a join's probe and build rows, read as
@@ -62,10 +68,16 @@ impl DatumVec {
         &'a mut self,
         rows: impl IntoIterator<Item = RowRef<'a>>,
     ) -> DatumVecBorrow<'a> {
+        self.borrow_datums(rows.into_iter().flat_map(|row| row.iter()))
+    }
+
+    /// These datums, in the buffer.
+    fn borrow_datums<'a>(
+        &'a mut self,
+        decoded: impl Iterator<Item = Datum<'a>>,
+    ) -> DatumVecBorrow<'a> {
         let mut datums = relifetime(std::mem::take(&mut self.buffer));
-        for row in rows {
-            datums.extend(row.iter());
-        }
+        datums.extend(decoded);
         DatumVecBorrow {
             datums,
             home: &mut self.buffer,
