@@ -21,6 +21,7 @@ use differential_temporal::merge_engine::{merge_engine, KeyState, MergeEngine, R
 use differential_temporal::merge_options::{merge_engine_from_options, parse_option};
 use differential_temporal::operators::keyed_merge::MergeRule;
 use differential_temporal::operators::{Change, RowKind};
+use differential_temporal::row::pack_cells;
 use timely::dataflow::ProbeHandle;
 
 const SEED: u64 = 0x5eed_da7a_2026_1129;
@@ -66,11 +67,8 @@ fn workload(n: usize, keys: u64) -> Vec<Write> {
     (0..n)
         .map(|seq| {
             let key = next() % keys;
-            let row = vec![
-                Some(key.to_string()),
-                Some((next() % 100).to_string()),
-                Some((next() % 1_000_000).to_string()),
-            ];
+            let cells = [key, next() % 100, next() % 1_000_000].map(|v| v.to_string());
+            let row = pack_cells(cells.iter().map(|c| Some(c.as_str())));
             (key, Change::new(seq as u64, RowKind::Insert, row))
         })
         .collect()

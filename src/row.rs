@@ -40,6 +40,12 @@ pub trait TextCells {
         self.cells().nth(i).flatten()
     }
 
+    /// Cell `i` (decodes the cells before it): `Some(None)` if it is NULL, `None` if the row
+    /// has no column `i`.
+    fn column(&self, i: usize) -> Option<Option<&str>> {
+        self.cells().nth(i)
+    }
+
     /// The order of the text cells: cell by cell, NULL first, text by its bytes, a prefix
     /// first; the order of `Vec<Option<String>>`, in which the commands place lines that
     /// share a source position. (A [`Row`]'s own `Ord` compares packed bytes, which puts a

@@ -9,6 +9,7 @@ use std::ops::Range;
 
 use differential_temporal::merge_engine::Row;
 use differential_temporal::operators::RowKind;
+use differential_temporal::row::TextCells;
 
 use crate::clock::Stopwatch;
 use crate::joins::WINDOW_MS;
@@ -122,7 +123,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
             // The engine's input as it is: text cells `[key, payload, version]`. Per write: parse
             // the version cell, keep a copy of the row if its version is >= the kept one.
             let mut kept: HashMap<u64, (i64, Row)> = HashMap::new();
-            let cell = |row: &Row, j: usize| row[j].as_deref().and_then(|c| c.parse().ok());
+            let cell = |row: &Row, j: usize| row.cell(j).and_then(|c| c.parse().ok());
             let mut emit = |k: u64, seq, kind, row: &Row| {
                 let (version, payload) = (cell(row, 2), cell(row, 1));
                 digest.add(
@@ -141,8 +142,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
             };
             let clock = timed(&shape, generate, |rows| {
                 for (seq, (key, row)) in rows {
-                    let Some(version) = row[2].as_deref().and_then(|c| c.parse::<i64>().ok())
-                    else {
+                    let Some(version) = row.cell(2).and_then(|c| c.parse::<i64>().ok()) else {
                         continue;
                     };
                     match kept.entry(*key) {

@@ -29,6 +29,7 @@ use differential_temporal::operators::watermark::watermarks;
 use differential_temporal::operators::{
     arrange_versions, Change, RowKind, Seq, SysTime, Version, VersionedTable,
 };
+use differential_temporal::row::TextCells;
 use timely::dataflow::ProbeHandle;
 
 use crate::clock::Stopwatch;
@@ -94,8 +95,8 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
                 let merged = merge_engine(writes, versioned_engine());
                 sink.observe(merged.changelog, |(k, c): &(u64, Change<Row>)| {
                     let cell = |j: usize| {
-                        c.row[j]
-                            .as_deref()
+                        c.row
+                            .cell(j)
                             .and_then(|s| s.parse::<u64>().ok())
                             .unwrap_or(REFUSED)
                     };

@@ -9,6 +9,7 @@
 use std::ops::Range;
 
 use differential_temporal::merge_engine::Row;
+use differential_temporal::row::pack_cells;
 use nexmark::config::NexmarkConfig;
 use nexmark::event::{Event, EventType};
 use nexmark::EventGenerator;
@@ -117,11 +118,8 @@ pub fn event(stream: Stream, i: u64, keys: u64) -> KeyedRow {
 /// (the engine's [`Row`], as read from a CSV file), the version being the event time.
 pub fn merge_write(i: u64, keys: u64) -> (u64, Row) {
     let e = event(Stream::Merge, i, keys);
-    let row = vec![
-        Some(e.key.to_string()),
-        Some(e.payload.to_string()),
-        Some(e.time.to_string()),
-    ];
+    let (key, payload, time) = (e.key.to_string(), e.payload.to_string(), e.time.to_string());
+    let row = pack_cells([Some(key.as_str()), Some(&payload), Some(&time)]);
     (e.key, row)
 }
 

@@ -136,9 +136,7 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
                 (_, DedupOrder::EventTime) => rows.deduplicate(config, time),
                 (_, DedupOrder::Arrival) => rows.deduplicate(config, |_: &TimedRow| ()),
             };
-            let output = emit_lines(merged.changelog, emit, |r: &TimedRow| {
-                (r.seq, r.row.clone())
-            });
+            let output = emit_lines(merged.changelog, emit, |r: TimedRow| (r.seq, r.row));
             let schema = input_schema.clone();
             let rejected = merged
                 .rejected

@@ -10,7 +10,6 @@ use crate::merge_engine::{merge_engine, MergeEngine, Row as EngineRow};
 use crate::merge_options::{merge_engine_from_options, parse_option};
 use crate::operators::keyed_merge::RejectKind;
 use crate::operators::Change;
-use crate::row::{pack_cells, TextCells};
 use crate::run::{self as driver, Built, Outcome};
 
 /// The example shown by `dtemporal merge --help`.
@@ -83,17 +82,10 @@ pub(super) fn run_engine(
         [schema],
         header,
         move |[input]| {
-            // The engines' field rules still read `Vec<Option<String>>` rows (issue 11 moves
-            // them onto packed rows): the cells are unpacked for them and packed after.
-            let writes = input.map(|r: Record| {
-                let cells = r.row.cells().map(|c| c.map(str::to_string)).collect();
-                (r.key, Change::new(r.seq, r.kind, cells))
-            });
+            let writes = input.map(|r: Record| (r.key, Change::new(r.seq, r.kind, r.row)));
             let merged = merge_engine(writes, engine.clone());
             // Final-table lines are placed by their cells: a merged row has no single source row.
-            let output = emit_lines(merged.changelog, emit, |r: &EngineRow| {
-                (0, pack_cells(r.iter().map(Option::as_deref)))
-            });
+            let output = emit_lines(merged.changelog, emit, |r: EngineRow| (0, r));
             let schema = input_schema.clone();
             let refused = merged.rejected.map(move |(_, r)| {
                 let ignored = r.kind == RejectKind::Ignored;

@@ -266,7 +266,8 @@ impl EmitArg {
 }
 
 /// The output lines of a changelog `(key, Change<V>)` in form `emit`; `row(v)` gives a row's
-/// cells and its table position (the `seq` its final-table line is sorted by).
+/// cells and its table position (the `seq` its final-table line is sorted by), taking `v` by
+/// value so that its cells move into the line.
 ///
 /// The final table is the changelog consolidated: `+I`/`+U` rows count `+1`, `-U`/`-D` rows
 /// `-1`, so a row's retraction must give the same position and cells as its insertion.
@@ -278,24 +279,23 @@ fn emit_lines<'s, K, V, F>(
 where
     K: ExchangeData,
     V: ExchangeData,
-    F: Fn(&V) -> (Seq, Row) + 'static,
+    F: Fn(V) -> (Seq, Row) + 'static,
 {
     let mode = match emit {
         EmitArg::Retract => ChangelogMode::Retract,
         EmitArg::Upsert => ChangelogMode::Upsert,
         EmitArg::Final => {
-            let line = move |c: &Change<V>| {
-                let (seq, cells) = row(&c.row);
-                OutputLine::row(seq, cells)
-            };
-            let lines = changelog.map(move |(_, c)| (c.kind.is_accumulate(), line(&c)));
+            let lines = changelog.map(move |(_, c)| {
+                let (seq, cells) = row(c.row);
+                (c.kind.is_accumulate(), OutputLine::row(seq, cells))
+            });
             let added = lines.clone().filter(|(a, _)| *a).map(|(_, l)| l);
             let removed = lines.filter(|(a, _)| !*a).map(|(_, l)| l);
             return added.concat(removed.negate());
         }
     };
     changelog.flat_map(move |(_, c)| {
-        let (_, cells) = row(&c.row);
+        let (_, cells) = row(c.row);
         OutputLine::change(&Change::new(c.seq, c.kind, cells), mode)
     })
 }

@@ -8,14 +8,18 @@
 //! `min`, `last_value`, ...) keep their input text. `max` and `min` order numbers by value
 //! before any other cell, and the other cells by text.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
+
+use smallvec::{smallvec, SmallVec};
 
 use super::order::{order_key, OrderField, OrderKey};
 use super::{Deletes, KeyState, Row};
 use crate::operators::keyed_merge::{Folded, Refusal};
 use crate::operators::RowKind;
+use crate::row::{pack_cells, TextCells};
 
 /// An aggregate function (`'fields.<f>.aggregate-function'`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -175,9 +179,10 @@ impl Aggregation {
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Folded {
-        if write.len() != self.fields.len() {
+        let cells: Cells<'_> = write.cells().collect();
+        if cells.len() != self.fields.len() {
             let n = self.fields.len();
-            return Err(format!("write has {} columns, the table {n}", write.len()).into());
+            return Err(format!("write has {} columns, the table {n}", cells.len()).into());
         }
         if !kind.is_accumulate() {
             let delete = kind == RowKind::Delete;
@@ -207,20 +212,27 @@ impl Aggregation {
         }
         let rank = order_key(&self.sequence, write)?;
         let old = state.as_ref().and_then(|s| s.row.as_ref());
-        let mut row = old.cloned().unwrap_or_else(|| vec![None; write.len()]);
+        let stored: Cells<'_> = match old {
+            Some(old) => old.cells().collect(),
+            None => smallvec![None; cells.len()],
+        };
         let mut ranks = state
             .as_ref()
-            .map_or_else(|| vec![None; write.len()], |s| s.ranks.clone());
+            .map_or_else(|| vec![None; cells.len()], |s| s.ranks.clone());
+        let mut building: SmallVec<[Cell<'_>; 16]> = SmallVec::with_capacity(cells.len());
         for (c, field) in self.fields.iter().enumerate() {
             let Some(f) = field else {
-                if old.is_none() {
-                    row[c] = write[c].clone();
-                }
+                // Key columns come from the first write.
+                let cell = if old.is_none() { cells[c] } else { stored[c] };
+                building.push(cell.map(Cow::Borrowed));
                 continue;
             };
-            let input = write[c].as_deref();
-            row[c] = fold_cell(f, kind, row[c].take(), input, &rank, &mut ranks[c])?;
+            let acc = stored[c].map(Cow::Borrowed);
+            building.push(fold_cell(f, kind, acc, cells[c], &rank, &mut ranks[c])?);
         }
+        let row = pack_cells(building.iter().map(|c| c.as_deref()));
+        // The cells borrow the stored row, which is replaced below.
+        drop((building, stored));
         let note = match state.take().and_then(|s| s.row) {
             None => {
                 out.push((RowKind::Insert, row.clone()));
@@ -241,19 +253,23 @@ impl Aggregation {
     }
 }
 
-type Cell = Option<String>;
+/// The cells of a row, decoded (`None` is NULL).
+pub(super) type Cells<'a> = SmallVec<[Option<&'a str>; 16]>;
+
+/// A cell of a row being merged: borrowed from the stored row or the write, or computed.
+pub(super) type Cell<'a> = Option<Cow<'a, str>>;
 
 /// One column's value after a write of `kind` with order `rank`: `input` accumulated into
 /// `acc`, or retracted from it (left as it is with `ignore_retract`); `stored` is the order of
 /// the write that supplied the value of an order-dependent function. An error names the column.
-pub(super) fn fold_cell(
+pub(super) fn fold_cell<'a>(
     f: &FieldAgg,
     kind: RowKind,
-    acc: Cell,
-    input: Option<&str>,
+    acc: Cell<'a>,
+    input: Option<&'a str>,
     rank: &OrderKey,
     stored: &mut Option<OrderKey>,
-) -> Result<Cell, String> {
+) -> Result<Cell<'a>, String> {
     let result = if kind.is_accumulate() {
         accumulate(f, acc, input, rank, stored)
     } else if f.ignore_retract {
@@ -264,13 +280,13 @@ pub(super) fn fold_cell(
     result.map_err(|e| format!("column '{}': {e}", f.name))
 }
 
-fn accumulate(
+fn accumulate<'a>(
     f: &FieldAgg,
-    acc: Cell,
-    input: Option<&str>,
+    acc: Cell<'a>,
+    input: Option<&'a str>,
     rank: &OrderKey,
     stored: &mut Option<OrderKey>,
-) -> Result<Cell, String> {
+) -> Result<Cell<'a>, String> {
     use AggFunction::*;
     let later = stored.as_ref().is_none_or(|s| rank >= s);
     let earlier = stored.as_ref().is_none_or(|s| rank < s);
@@ -283,7 +299,7 @@ fn accumulate(
     };
     if take {
         *stored = Some(rank.clone());
-        return Ok(input.map(str::to_string));
+        return Ok(input.map(Cow::Borrowed));
     }
     if matches!(
         f.function,
@@ -293,40 +309,40 @@ fn accumulate(
     }
     let Some(input) = input else {
         return Ok(match (f.function, acc) {
-            (Count, None) => Some("0".to_string()),
+            (Count, None) => Some(Cow::Borrowed("0")),
             (_, acc) => acc,
         });
     };
     let Some(acc) = acc else {
         return Ok(Some(match f.function {
-            Count => "1".to_string(),
-            Sum | Product => Num::parse(input)?.render(),
-            BoolAnd | BoolOr => parse_bool(input)?.to_string(),
-            _ => input.to_string(),
+            Count => Cow::Borrowed("1"),
+            Sum | Product => Cow::Owned(Num::parse(input)?.render()),
+            BoolAnd | BoolOr => Cow::Borrowed(bool_text(parse_bool(input)?)),
+            _ => Cow::Borrowed(input),
         }));
     };
     Ok(Some(match f.function {
-        Sum => Num::parse(&acc)?.add(Num::parse(input)?, false)?.render(),
-        Product => Num::parse(&acc)?.mul(Num::parse(input)?)?.render(),
-        Count => Num::parse(&acc)?.add(Num::Int(1), false)?.render(),
-        Max if compare(input, &acc) == Ordering::Greater => input.to_string(),
-        Min if compare(input, &acc) == Ordering::Less => input.to_string(),
-        ListAgg => format!("{acc}{}{input}", f.delimiter),
+        Sum => Cow::Owned(Num::parse(&acc)?.add(Num::parse(input)?, false)?.render()),
+        Product => Cow::Owned(Num::parse(&acc)?.mul(Num::parse(input)?)?.render()),
+        Count => Cow::Owned(Num::parse(&acc)?.add(Num::Int(1), false)?.render()),
+        Max if compare(input, &acc) == Ordering::Greater => Cow::Borrowed(input),
+        Min if compare(input, &acc) == Ordering::Less => Cow::Borrowed(input),
+        ListAgg => Cow::Owned(format!("{acc}{}{input}", f.delimiter)),
         // Both cells are read before combining: a non-boolean input is refused whatever the
         // accumulated value (no short-circuit admission of a bad cell).
         BoolAnd => {
             let (acc, input) = (parse_bool(&acc)?, parse_bool(input)?);
-            (acc && input).to_string()
+            Cow::Borrowed(bool_text(acc && input))
         }
         BoolOr => {
             let (acc, input) = (parse_bool(&acc)?, parse_bool(input)?);
-            (acc || input).to_string()
+            Cow::Borrowed(bool_text(acc || input))
         }
         _ => acc,
     }))
 }
 
-fn retract(f: &FieldAgg, acc: Cell, input: Option<&str>) -> Result<Cell, String> {
+fn retract<'a>(f: &FieldAgg, acc: Cell<'a>, input: Option<&str>) -> Result<Cell<'a>, String> {
     use AggFunction::*;
     if !f.function.supports_retract() {
         return Err(format!(
@@ -337,15 +353,14 @@ fn retract(f: &FieldAgg, acc: Cell, input: Option<&str>) -> Result<Cell, String>
     let Some(input) = input else {
         return Ok(if f.function == LastValue { None } else { acc });
     };
-    match (f.function, acc) {
-        (LastValue | LastNonNullValue, _) => Ok(None),
-        (Sum, None) => Ok(Some(Num::Int(0).add(Num::parse(input)?, true)?.render())),
-        (Sum, Some(acc)) => Ok(Some(
-            Num::parse(&acc)?.add(Num::parse(input)?, true)?.render(),
-        )),
-        (_, None) => Err("cannot retract from a NULL product".to_string()),
-        (_, Some(acc)) => Ok(Some(Num::parse(&acc)?.div(Num::parse(input)?)?.render())),
-    }
+    let number = match (f.function, acc) {
+        (LastValue | LastNonNullValue, _) => return Ok(None),
+        (Sum, None) => Num::Int(0).add(Num::parse(input)?, true)?,
+        (Sum, Some(acc)) => Num::parse(&acc)?.add(Num::parse(input)?, true)?,
+        (_, None) => return Err("cannot retract from a NULL product".to_string()),
+        (_, Some(acc)) => Num::parse(&acc)?.div(Num::parse(input)?)?,
+    };
+    Ok(Some(Cow::Owned(number.render())))
 }
 
 /// A number: an integer if the text parses as `i64`, else a finite float.
@@ -434,6 +449,14 @@ fn compare(a: &str, b: &str) -> Ordering {
         (Err(_), Err(_)) => Ordering::Equal,
     };
     by_value.then_with(|| a.cmp(b))
+}
+
+fn bool_text(b: bool) -> &'static str {
+    if b {
+        "true"
+    } else {
+        "false"
+    }
 }
 
 fn parse_bool(text: &str) -> Result<bool, String> {

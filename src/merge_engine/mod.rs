@@ -13,9 +13,10 @@
 //! | [`PartialUpdate`] | non-NULL fields overwrite, sequence groups, aggregate functions in groups | Paimon `partial-update`, C10 |
 //! | [`Aggregation`] | per-field aggregate functions; retraction where supported (Paimon) or none (Fluss, [`AggDeletes`]) | Paimon / Fluss `aggregation`, C4, C8, C11 |
 //!
-//! Shapes: rows are dynamic, [`Row`] = `Vec<Option<String>>` (one text cell per column, `None`
-//! is NULL); an engine parses only the columns it uses (version, sequence and aggregated
-//! columns) and passes every other cell through unchanged. The input is a changelog of writes
+//! Shapes: rows are dynamic text rows, packed [`Row`]s of `STRING` / NULL datums
+//! ([`crate::row`]: one allocation per row, a clone is a `memcpy`); an engine parses only the
+//! columns it uses (version, sequence and aggregated columns) and passes every other cell
+//! through unchanged. The input is a changelog of writes
 //! `(K, Change<Row>)` keyed by the primary key `K` (each record with diff `+1`, `seq` its
 //! position in the input); [`merge_engine`] returns the table's changelog in retract form
 //! (`+I`, `-U`/`+U`, `-D`; [`ChangelogMode::render`](crate::operators::ChangelogMode::render) gives upsert
@@ -64,8 +65,8 @@ use differential_dataflow::{ExchangeData, VecCollection};
 use crate::operators::keyed_merge::{keyed_merge, Folded, MergeRule, Merged};
 use crate::operators::{Change, RowKind, SysTime};
 
-/// A dynamic row: one text cell per column (`None` is NULL), in the table's column order.
-pub type Row = Vec<Option<String>>;
+/// A text row of the table's columns, in order ([`crate::row`]).
+pub use crate::row::Row;
 
 /// What a `-D` or `-U` write does to an engine that keeps one winning row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,17 +197,17 @@ impl MergeEngine {
 /// };
 /// use differential_temporal::operators::testing::{batch, run_unary};
 /// use differential_temporal::operators::{Change, RowKind};
+/// use differential_temporal::row::{pack_cells, TextCells};
 ///
 /// let engine = MergeEngine::Versioned(Versioned {
 ///     version: OrderField { column: 2, name: "ts".into(), ty: OrderType::BigInt },
 ///     deletes: Deletes::Ignore,
 /// });
-/// let cell = |s: &str| (!s.is_empty()).then(|| s.to_string());
-/// let writes: Vec<_> = [("v1", "1000"), ("v2", "999"), ("v3", "2000"), ("v4", "")]
-///     .iter()
+/// let writes: Vec<_> = [("v1", Some("1000")), ("v2", Some("999")), ("v3", Some("2000")), ("v4", None)]
+///     .into_iter()
 ///     .enumerate()
 ///     .map(|(seq, (b, ts))| {
-///         let row = vec![cell("1"), cell(b), cell(ts)];
+///         let row = pack_cells([Some("1"), Some(b), ts]);
 ///         (1u32, Change::new(seq as u64, RowKind::Insert, row))
 ///     })
 ///     .collect();
@@ -215,7 +216,7 @@ impl MergeEngine {
 /// });
 /// let log: Vec<_> = out
 ///     .iter()
-///     .map(|((_, c), _, _)| (c.kind, c.row[1].clone().unwrap()))
+///     .map(|((_, c), _, _)| (c.kind, c.row.cell(1).unwrap().to_string()))
 ///     .collect();
 /// assert_eq!(log, vec![
 ///     (RowKind::Insert, "v1".to_string()),

@@ -1,8 +1,8 @@
 //! Typed ordering columns: the version column of `versioned` and the `sequence.field` columns of
 //! `deduplicate`, `partial-update` sequence groups and `aggregation`.
 //!
-//! Cells are text; an ordering column is parsed into its declared type and compared as that
-//! type (an `INT` `10` is larger than `9`; `TIMESTAMP(9)` values compare to the nanosecond),
+//! Cells are text (a [`Row`]'s `STRING` datums); an ordering column is parsed into its declared
+//! type and compared as that type (an `INT` `10` is larger than `9`; `TIMESTAMP(9)` values compare to the nanosecond),
 //! never as text.
 
 use std::fmt;
@@ -11,6 +11,7 @@ use std::str::FromStr;
 use chrono::{DateTime, NaiveDateTime};
 
 use super::Row;
+use crate::row::TextCells;
 
 /// The type of an ordering column: the types Fluss accepts for a version column (rule C1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -164,9 +165,28 @@ pub fn order_key(fields: &[OrderField], row: &Row) -> Result<OrderKey, String> {
     fields.iter().map(|f| order_value(f, row)).collect()
 }
 
+/// [`order_key`] over cells read by `cell(column)` (`None`: no such column, `Some(None)`:
+/// NULL): for a row that is being built and is not packed yet.
+pub(crate) fn order_key_by<'c>(
+    fields: &[OrderField],
+    cell: impl Fn(usize) -> Option<Option<&'c str>>,
+) -> Result<OrderKey, String> {
+    fields
+        .iter()
+        .map(|f| parse_cell(f, cell(f.column)))
+        .collect()
+}
+
 /// Reads one ordering column of a row (`None` for NULL); an error names the column.
 pub(crate) fn order_value(field: &OrderField, row: &Row) -> Result<Option<OrderValue>, String> {
-    match row.get(field.column) {
+    parse_cell(field, row.column(field.column))
+}
+
+fn parse_cell(
+    field: &OrderField,
+    cell: Option<Option<&str>>,
+) -> Result<Option<OrderValue>, String> {
+    match cell {
         None => Err(format!("row has no column '{}'", field.name)),
         Some(None) => Ok(None),
         Some(Some(text)) => field

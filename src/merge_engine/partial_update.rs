@@ -1,11 +1,19 @@
 //! `partial-update` (Apache Paimon, rule C10): fields are merged one by one; a non-NULL incoming
 //! value overwrites, NULL never does; sequence groups update a set of fields together.
 
-use super::aggregation::fold_cell;
-use super::order::{order_key, OrderField, OrderKey};
+use std::borrow::Cow;
+
+use smallvec::SmallVec;
+
+use super::aggregation::{fold_cell, Cell, Cells};
+use super::order::{order_key_by, OrderField, OrderKey};
 use super::{FieldAgg, KeyState, Row};
 use crate::operators::keyed_merge::Refusal;
 use crate::operators::RowKind;
+use crate::row::{pack_cells, TextCells};
+
+/// A row being merged, one cell per column.
+type Building<'a> = SmallVec<[Cell<'a>; 16]>;
 
 /// Paimon's error for a retraction on a partial-update table without a delete option.
 pub const PARTIAL_UPDATE_DELETE_ERROR: &str = "By default, Partial update can not accept delete \
@@ -131,12 +139,12 @@ impl PartialUpdate {
 
     /// Aggregates column `c` of a write of `kind` with order `rank` into `row` if the column has
     /// a function; returns whether it has one.
-    fn aggregate_into(
+    fn aggregate_into<'a>(
         &self,
         c: usize,
         kind: RowKind,
-        row: &mut Row,
-        cell: Option<&str>,
+        row: &mut Building<'a>,
+        cell: Option<&'a str>,
         rank: &OrderKey,
         ranks: &mut [Option<OrderKey>],
     ) -> Result<bool, String> {
@@ -145,6 +153,22 @@ impl PartialUpdate {
         };
         row[c] = fold_cell(f, kind, row[c].take(), cell, rank, &mut ranks[c])?;
         Ok(true)
+    }
+
+    /// Group `group`'s sequence in the write (`cells`) and whether it wins over the one in
+    /// `row`; `None` if the write's sequence is all NULL (the group is skipped).
+    fn group_order(
+        group: &SequenceGroup,
+        cells: &[Option<&str>],
+        row: &Building<'_>,
+    ) -> Result<Option<(OrderKey, bool)>, String> {
+        let incoming = order_key_by(&group.sequence, |c| cells.get(c).copied())?;
+        if incoming.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let stored = order_key_by(&group.sequence, |c| row.get(c).map(|x| x.as_deref()))?;
+        let wins = incoming >= stored;
+        Ok(Some((incoming, wins)))
     }
 
     /// Whether column `c` is a primary-key column.
@@ -175,49 +199,55 @@ impl PartialUpdate {
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), Refusal> {
-        if write.len() != self.width {
+        let cells: Cells<'_> = write.cells().collect();
+        if cells.len() != self.width {
             let n = self.width;
-            return Err(format!("write has {} columns, the table {n}", write.len()).into());
+            return Err(format!("write has {} columns, the table {n}", cells.len()).into());
+        }
+        if !kind.is_accumulate() {
+            return self.retract(state, kind, &cells, out);
         }
         let old = state.as_ref().and_then(|s| s.row.as_ref());
-        if !kind.is_accumulate() {
-            return self.retract(state, kind, write, out);
-        }
-        let mut row = old.cloned().unwrap_or_else(|| {
-            let mut empty = vec![None; write.len()];
-            for &k in &self.key {
-                empty[k] = write.get(k).cloned().flatten();
+        let mut row: Building<'_> = match old {
+            Some(old) => old.cells().map(|c| c.map(Cow::Borrowed)).collect(),
+            None => {
+                let mut empty: Building<'_> = (0..self.width).map(|_| None).collect();
+                for &k in &self.key {
+                    empty[k] = cells[k].map(Cow::Borrowed);
+                }
+                empty
             }
-            empty
-        });
+        };
         let mut ranks = self.ranks(state);
         let arrival = OrderKey::new();
         for &c in &self.plain {
-            let cell = write[c].as_deref();
+            let cell = cells[c];
             if !self.aggregate_into(c, kind, &mut row, cell, &arrival, &mut ranks)?
                 && cell.is_some()
             {
-                row[c] = write[c].clone();
+                row[c] = cell.map(Cow::Borrowed);
             }
         }
         for group in &self.groups {
-            let incoming = order_key(&group.sequence, write)?;
-            if incoming.iter().all(Option::is_none) {
+            let Some((incoming, wins)) = Self::group_order(group, &cells, &row)? else {
                 continue;
-            }
-            let wins = incoming >= order_key(&group.sequence, &row)?;
+            };
             for &c in &group.fields {
-                let cell = write[c].as_deref();
+                let cell = cells[c];
                 if !self.aggregate_into(c, kind, &mut row, cell, &incoming, &mut ranks)? && wins {
-                    row[c] = write[c].clone();
+                    row[c] = cell.map(Cow::Borrowed);
                 }
             }
             if wins {
                 for s in &group.sequence {
-                    row[s.column] = write[s.column].clone();
+                    row[s.column] = cells[s.column].map(Cow::Borrowed);
                 }
             }
         }
+        let packed = pack_cells(row.iter().map(|c| c.as_deref()));
+        // The cells borrow the stored row, which is replaced below.
+        drop(row);
+        let row = packed;
         match state.take().and_then(|s| s.row) {
             None => out.push((RowKind::Insert, row.clone())),
             Some(old) => {
@@ -236,7 +266,7 @@ impl PartialUpdate {
         &self,
         state: &mut Option<KeyState>,
         kind: RowKind,
-        write: &Row,
+        cells: &[Option<&str>],
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), Refusal> {
         match self.deletes {
@@ -264,31 +294,32 @@ impl PartialUpdate {
                 "{kind} write on a key without a row"
             )));
         };
-        let mut row = old.clone();
+        let mut row: Building<'_> = old.cells().map(|c| c.map(Cow::Borrowed)).collect();
         let mut ranks = self.ranks(state);
         let mut remove = false;
         for group in &self.groups {
-            let incoming = order_key(&group.sequence, write)?;
-            if incoming.iter().all(Option::is_none) {
+            let Some((incoming, wins)) = Self::group_order(group, cells, &row)? else {
                 continue;
-            }
-            let wins = incoming >= order_key(&group.sequence, &row)?;
+            };
             remove |= wins && group.remove_record_on_retract;
             // A winning group's plain fields become NULL; its aggregated ones are retracted
             // (also by a losing group, as Paimon does).
             for &c in &group.fields {
-                let cell = write[c].as_deref();
+                let cell = cells[c];
                 if !self.aggregate_into(c, kind, &mut row, cell, &incoming, &mut ranks)? && wins {
                     row[c] = None;
                 }
             }
             if wins {
                 for s in &group.sequence {
-                    row[s.column] = write[s.column].clone();
+                    row[s.column] = cells[s.column].map(Cow::Borrowed);
                 }
             }
         }
+        let packed = pack_cells(row.iter().map(|c| c.as_deref()));
         let old = old.clone();
+        drop(row);
+        let row = packed;
         if remove {
             out.push((RowKind::Delete, old));
             *state = None;

@@ -15,15 +15,24 @@
 
 use std::collections::BTreeMap;
 
-use super::order::{order_key, OrderKey};
+use super::order::{order_key_by, OrderField, OrderKey};
 use super::{AggDeletes, AggFunction, Deletes, MergeEngine, PartialDeletes, PartialUpdate, Row};
 use crate::operators::{Change, RowKind};
+use crate::row::{pack_cells, TextCells};
 
 /// A cell: `None` is NULL.
 type Cell = Option<String>;
 
+/// A row of the model: its cells, unpacked.
+type Text = Vec<Cell>;
+
+/// The order of the model's row `row` in `fields`.
+fn order_key(fields: &[OrderField], row: &Text) -> Result<OrderKey, String> {
+    order_key_by(fields, |c| row.get(c).map(Option::as_deref))
+}
+
 /// A write the model accepted: its arrival index in the key's history, kind, row and order.
-type Event<'a> = (usize, RowKind, &'a Row, OrderKey);
+type Event<'a> = (usize, RowKind, &'a Text, OrderKey);
 
 /// The outcome of a model run: the table's changelog (sorted) and the refused (or applied and
 /// reported) writes as `(key, seq, ignored)` (sorted), where `ignored` says the refusal is of
@@ -32,7 +41,7 @@ pub type Outcome<K> = (Vec<(K, Change<Row>)>, Vec<(K, u64, bool)>);
 
 /// Runs the model of `engine` over `writes`, in input order.
 pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) -> Outcome<K> {
-    let mut history: BTreeMap<K, Vec<(RowKind, Row, OrderKey)>> = BTreeMap::new();
+    let mut history: BTreeMap<K, Vec<(RowKind, Text, OrderKey)>> = BTreeMap::new();
     let (mut changelog, mut refused) = (Vec::new(), Vec::new());
     // The engines that keep the highest order suppress an identical upsert.
     let keeps_highest = matches!(
@@ -42,7 +51,8 @@ pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) ->
     for (key, change) in writes {
         let h = history.entry(key.clone()).or_default();
         let before = table_row(engine, h);
-        match admit(engine, h, change.kind, &change.row) {
+        let row: Text = change.row.cells().map(|c| c.map(str::to_string)).collect();
+        match admit(engine, h, change.kind, &row) {
             Err(ignored) => refused.push((key.clone(), change.seq, ignored)),
             Ok(order) => {
                 // `aggregation` applies a retraction of a key without a row and reports it as
@@ -52,10 +62,11 @@ pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) ->
                 {
                     refused.push((key.clone(), change.seq, keeps_highest));
                 }
-                h.push((change.kind, change.row.clone(), order));
+                h.push((change.kind, row, order));
                 let after = table_row(engine, h);
-                let mut emit = |kind, row: &Row| {
-                    changelog.push((key.clone(), Change::new(change.seq, kind, row.clone())))
+                let mut emit = |kind, row: &Text| {
+                    let row = pack_cells(row.iter().map(Option::as_deref));
+                    changelog.push((key.clone(), Change::new(change.seq, kind, row)))
                 };
                 match (before, after) {
                     (None, Some((_, new))) => emit(RowKind::Insert, &new),
@@ -79,9 +90,9 @@ pub fn run<K: Ord + Clone>(engine: &MergeEngine, writes: &[(K, Change<Row>)]) ->
 /// Whether the write enters the history: `Ok(order)` or `Err(ignored)` if refused.
 fn admit(
     engine: &MergeEngine,
-    h: &[(RowKind, Row, OrderKey)],
+    h: &[(RowKind, Text, OrderKey)],
     kind: RowKind,
-    row: &Row,
+    row: &Text,
 ) -> Result<OrderKey, bool> {
     let retraction = !kind.is_accumulate();
     let deletes = |d: &Deletes| match d {
@@ -179,14 +190,14 @@ fn admit(
 /// `Err(true)` (ignored) if `order` is below the stored row's (or delete's): for the engines that
 /// keep the highest order, every admitted write is at least the previous one, so that is the
 /// last admitted write's order.
-fn below_stored(h: &[(RowKind, Row, OrderKey)], order: OrderKey) -> Result<OrderKey, bool> {
+fn below_stored(h: &[(RowKind, Text, OrderKey)], order: OrderKey) -> Result<OrderKey, bool> {
     match h.last() {
         Some((_, _, stored)) if order < *stored => Err(true),
         _ => Ok(order),
     }
 }
 
-fn events(h: &[(RowKind, Row, OrderKey)]) -> impl DoubleEndedIterator<Item = Event<'_>> {
+fn events(h: &[(RowKind, Text, OrderKey)]) -> impl DoubleEndedIterator<Item = Event<'_>> {
     h.iter()
         .enumerate()
         .map(|(i, (k, r, o))| (i, *k, r, o.clone()))
@@ -194,7 +205,7 @@ fn events(h: &[(RowKind, Row, OrderKey)]) -> impl DoubleEndedIterator<Item = Eve
 
 /// The table row after the history `h`, with the identity of what produced it (a write index:
 /// a change of identity is a `-U`/`+U` even if the row is equal).
-fn table_row(engine: &MergeEngine, h: &[(RowKind, Row, OrderKey)]) -> Option<(usize, Row)> {
+fn table_row(engine: &MergeEngine, h: &[(RowKind, Text, OrderKey)]) -> Option<(usize, Text)> {
     let winner = |e: Event<'_>| e.1.is_accumulate().then(|| (e.0, e.2.clone()));
     match engine {
         MergeEngine::Versioned(_) | MergeEngine::Deduplicate(_) => {
@@ -221,7 +232,7 @@ fn table_row(engine: &MergeEngine, h: &[(RowKind, Row, OrderKey)]) -> Option<(us
 
 /// The partial-update row after the history `h` (`Ok(None)` without one), or `Err` if an
 /// aggregated column's value is undefined after it (see [`aggregated`]).
-fn partial_row(p: &PartialUpdate, h: &[(RowKind, Row, OrderKey)]) -> Result<Option<Row>, ()> {
+fn partial_row(p: &PartialUpdate, h: &[(RowKind, Text, OrderKey)]) -> Result<Option<Text>, ()> {
     let start = events(h)
         .rev()
         .find(|e| !e.1.is_accumulate() && p.removes_record_on_delete())
@@ -270,13 +281,13 @@ fn partial_row(p: &PartialUpdate, h: &[(RowKind, Row, OrderKey)]) -> Result<Opti
 /// The writes an aggregated column sees, each with the order its function follows.
 fn replay<'a, 'r: 'a>(
     seen: impl Iterator<Item = (OrderKey, &'a Event<'r>)>,
-) -> Vec<(RowKind, Row, OrderKey)> {
+) -> Vec<(RowKind, Text, OrderKey)> {
     seen.map(|(k, e)| (e.1, e.2.clone(), k)).collect()
 }
 
 /// The aggregated row after the history `h` (`Ok(None)` before the first write), or `Err` if a
 /// column's value is undefined after it: the write last in `h` is then refused.
-fn aggregated(a: &super::Aggregation, h: &[(RowKind, Row, OrderKey)]) -> Result<Option<Row>, ()> {
+fn aggregated(a: &super::Aggregation, h: &[(RowKind, Text, OrderKey)]) -> Result<Option<Text>, ()> {
     // A `-D` that removes the row starts the key afresh.
     let removes = matches!(
         a.deletes,
@@ -294,7 +305,7 @@ fn aggregated(a: &super::Aggregation, h: &[(RowKind, Row, OrderKey)]) -> Result<
         None => Ok(first.2[c].clone()),
         Some(f) => aggregate(f, c, h),
     });
-    cells.collect::<Result<Row, ()>>().map(Some)
+    cells.collect::<Result<Text, ()>>().map(Some)
 }
 
 /// An integer cell (the model's numbers; `None` for any other text).
@@ -334,7 +345,7 @@ fn compare(a: &str, b: &str) -> std::cmp::Ordering {
 ///
 /// Numbers are integers here: the engine's float arithmetic is not modelled (a float cell is a
 /// non-number to the model; the generators make none).
-fn aggregate(f: &super::FieldAgg, c: usize, h: &[(RowKind, Row, OrderKey)]) -> Result<Cell, ()> {
+fn aggregate(f: &super::FieldAgg, c: usize, h: &[(RowKind, Text, OrderKey)]) -> Result<Cell, ()> {
     use AggFunction::*;
     let adds = || events(h).filter(|e| e.1.is_accumulate());
     // Retractions that reach the column: none with `ignore_retract`.

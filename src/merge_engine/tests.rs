@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::operators::testing::{batch, run_unary};
+use crate::row::{pack_cells, TextCells};
 
 /// How a refusal of kind `Ignored` displays (`Rejected`'s `Display`): the tests compare text.
 const IGNORED: &str = "ignored: ";
@@ -13,10 +14,7 @@ mod props;
 
 /// A row from comma-separated cells (an empty cell is NULL).
 fn row(cells: &str) -> Row {
-    cells
-        .split(',')
-        .map(|c| (!c.is_empty()).then(|| c.to_string()))
-        .collect()
+    pack_cells(cells.split(',').map(|c| (!c.is_empty()).then_some(c)))
 }
 
 /// Writes keyed by the first cell, with sequence numbers in input order.
@@ -26,7 +24,7 @@ fn writes(rows: &[(RowKind, &str)]) -> Vec<(String, Change<Row>)> {
         .map(|(seq, (kind, cells))| {
             let r = row(cells);
             (
-                r[0].clone().unwrap_or_default(),
+                r.cell(0).unwrap_or_default().to_string(),
                 Change::new(seq as u64, *kind, r),
             )
         })
@@ -251,11 +249,7 @@ fn c02_fluss_versioned_comparison_per_type() {
             .collect();
         assert_eq!(refused, lost, "{ty} {old} {new}");
         let last = log.iter().map(|(_, c)| c).max().unwrap();
-        assert_eq!(
-            last.row[1].as_deref(),
-            Some(kept),
-            "{ty} old {old} new {new}"
-        );
+        assert_eq!(last.row.cell(1), Some(kept), "{ty} old {old} new {new}");
     }
 }
 

@@ -8,6 +8,7 @@ use super::order::OrderField;
 use super::{Deletes, KeyState, Row};
 use crate::operators::keyed_merge::Folded;
 use crate::operators::RowKind;
+use crate::row::TextCells;
 
 /// Fluss `versioned`: a write replaces the stored row iff its version is greater than or equal
 /// to the stored version (ties: the later write wins and `-U old, +U new` are emitted); a
@@ -41,7 +42,7 @@ impl Versioned {
         out: &mut Vec<(RowKind, Row)>,
     ) -> Folded {
         let name = &self.version.name;
-        let version = match write.get(self.version.column) {
+        let version = match write.column(self.version.column) {
             None => return Err(format!("row has no version column '{name}'").into()),
             Some(None) => self.version.ty.min_value(),
             Some(Some(text)) => self

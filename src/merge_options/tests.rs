@@ -5,6 +5,7 @@ use super::*;
 use crate::merge_engine::{merge_engine, Row};
 use crate::operators::testing::{batch, run_unary};
 use crate::operators::{Change, RowKind};
+use crate::row::{pack_cells, TextCells};
 
 fn header(cols: &str) -> Vec<String> {
     cols.split(',').map(String::from).collect()
@@ -159,11 +160,11 @@ fn final_table(cols: &str, options: &[&str], rows: &[(RowKind, &str)]) -> Vec<Ro
         .iter()
         .enumerate()
         .map(|(seq, (kind, cells))| {
-            let row: Row = cells
-                .split(',')
-                .map(|c| (!c.is_empty()).then(|| c.to_string()))
-                .collect();
-            (row[0].clone().unwrap(), Change::new(seq as u64, *kind, row))
+            let row = text_row(cells);
+            (
+                row.cell(0).unwrap().to_string(),
+                Change::new(seq as u64, *kind, row),
+            )
         })
         .collect();
     let out = run_unary(2, batch(&writes, &[2]), move |c| {
@@ -177,15 +178,13 @@ fn final_table(cols: &str, options: &[&str], rows: &[(RowKind, &str)]) -> Vec<Ro
     rows.into_iter().map(|(r, _)| r).collect()
 }
 
+/// A row of comma-separated cells (an empty cell is NULL).
+fn text_row(cells: &str) -> Row {
+    pack_cells(cells.split(',').map(|c| (!c.is_empty()).then_some(c)))
+}
+
 fn rows(cells: &[&str]) -> Vec<Row> {
-    cells
-        .iter()
-        .map(|r| {
-            r.split(',')
-                .map(|c| (!c.is_empty()).then(|| c.to_string()))
-                .collect()
-        })
-        .collect()
+    cells.iter().map(|r| text_row(r)).collect()
 }
 
 #[test]

@@ -199,10 +199,7 @@ pub fn api_merge_deduplicate(dir: &Path) -> Run {
     let engine = merge_engine_from_options(&options, &schema.columns, &["id".to_string()]).unwrap();
     let rows: Vec<_> = records
         .into_iter()
-        .map(|r| {
-            let cells: EngineRow = r.row.cells().map(|c| c.map(str::to_string)).collect();
-            (r.key, Change::new(r.seq, r.kind, cells))
-        })
+        .map(|r| (r.key, Change::new(r.seq, r.kind, r.row)))
         .collect();
     let mut outcomes = on_workers(&rows, move |c| {
         let merged = merge_engine(c, engine.clone());
@@ -215,7 +212,7 @@ pub fn api_merge_deduplicate(dir: &Path) -> Run {
         Err((seq, _)) => (*seq, 0),
     });
     let (lines, refused) = split_outcomes(outcomes, |r: &EngineRow| {
-        let cells: Vec<&str> = r.iter().map(|c| c.as_deref().unwrap_or("")).collect();
+        let cells: Vec<&str> = r.cells().map(Option::unwrap_or_default).collect();
         cells.join(",")
     });
     report(&schema, lines, refused, malformed)

@@ -47,7 +47,13 @@ fn writes_of(
                 .into_iter()
                 .enumerate()
                 .map(|(seq, (k, kind, a, b, o))| {
-                    let r = vec![Some(k.to_string()), a, b, o];
+                    let k_text = k.to_string();
+                    let r = pack_cells([
+                        Some(k_text.as_str()),
+                        a.as_deref(),
+                        b.as_deref(),
+                        o.as_deref(),
+                    ]);
                     (k, Change::new(seq as u64, kind, r))
                 })
                 .collect();
