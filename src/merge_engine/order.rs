@@ -9,6 +9,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use chrono::{DateTime, NaiveDateTime};
+use smallvec::SmallVec;
 
 use super::Row;
 use crate::row::TextCells;
@@ -32,8 +33,10 @@ pub type OrderValue = i128;
 
 /// The ordering key of a write: one entry per ordering column, compared left to right.
 ///
-/// `None` is NULL, which sorts below every value.
-pub type OrderKey = Vec<Option<OrderValue>>;
+/// `None` is NULL, which sorts below every value. One column (a version, a single
+/// `sequence.field`) is stored inline, so a key's state holds its order without a heap
+/// allocation of its own (one cache miss less per write on a large table).
+pub type OrderKey = SmallVec<[Option<OrderValue>; 1]>;
 
 impl OrderType {
     /// The names accepted by [`FromStr`], for error messages.

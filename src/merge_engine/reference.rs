@@ -107,7 +107,7 @@ fn admit(
                 Some(text) => Some(v.version.ty.parse(text).map_err(|_| false)?),
             };
             deletes(&v.deletes)?;
-            below_stored(h, vec![version])
+            below_stored(h, smallvec::smallvec![version])
         }
         MergeEngine::FirstRow(f) => {
             deletes(&f.deletes)?;

@@ -157,6 +157,9 @@ fn formats_as_flink_prints() {
     assert_eq!(time_text(-NANOS_PER_SECOND, 0), "23:59:59");
     assert_eq!(date_text(19_782), "2024-02-29");
     assert_eq!(date_text(-719_162), "0001-01-01");
+    // Years outside 0..=9999 take the long path: more digits, or a sign.
+    assert_eq!(date_text(2_932_897), "10000-01-01");
+    assert_eq!(date_text(-719_529), "-001-12-31");
 }
 
 #[test]

@@ -339,17 +339,48 @@ pub fn parse_timestamp_ltz(text: &str, precision: u8, zone: i32) -> Result<Ts, T
 }
 
 /// Writes `YYYY-MM-DD` for `days` since the epoch (years beyond 9999 get more digits).
+///
+/// Output files hold one of these per timestamp cell, so the usual years are written from a
+/// stack buffer in one call rather than through `write!`'s padding.
 fn write_date(out: &mut impl fmt::Write, days: i64) -> fmt::Result {
     let (year, month, day) = days_to_ymd(days);
-    write!(out, "{year:04}-{month:02}-{day:02}")
+    let Ok(year @ 0..=9999) = u32::try_from(year) else {
+        return write!(out, "{year:04}-{month:02}-{day:02}");
+    };
+    let mut text = *b"0000-00-00";
+    put_digits(&mut text[0..4], year);
+    put_digits(&mut text[5..7], month);
+    put_digits(&mut text[8..10], day);
+    write_ascii(out, &text)
 }
 
-/// Writes `HH:MM:SS` for nanoseconds of the day and returns the nanoseconds of the second.
+/// Writes `HH:MM:SS` for nanoseconds of the day (`0..NANOS_PER_DAY`) and returns the
+/// nanoseconds of the second.
 fn write_clock(out: &mut impl fmt::Write, nanos_of_day: i64) -> Result<i64, fmt::Error> {
     let seconds = nanos_of_day / NANOS_PER_SECOND;
     let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
-    write!(out, "{h:02}:{m:02}:{s:02}")?;
+    let mut text = *b"00:00:00";
+    for (at, v) in [(0, h), (3, m), (6, s)] {
+        put_digits(
+            &mut text[at..at + 2],
+            u32::try_from(v).map_err(|_| fmt::Error)?,
+        );
+    }
+    write_ascii(out, &text)?;
     Ok(nanos_of_day % NANOS_PER_SECOND)
+}
+
+/// Fills `digits` with the low decimal digits of `v`, zero-padded.
+fn put_digits(digits: &mut [u8], mut v: u32) {
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+}
+
+/// Writes ASCII bytes made by [`put_digits`] and literal separators.
+fn write_ascii(out: &mut impl fmt::Write, text: &[u8]) -> fmt::Result {
+    out.write_str(std::str::from_utf8(text).map_err(|_| fmt::Error)?)
 }
 
 /// Writes a `DATE` (days since 1970-01-01) as `YYYY-MM-DD`, as Flink prints it
@@ -417,7 +448,10 @@ pub fn format_timestamp(out: &mut impl fmt::Write, ts: Ts, precision: u8) -> fmt
         digits -= 1;
     }
     if digits > 0 {
-        write!(out, ".{fraction:0digits$}")?;
+        let mut text = *b".000000000";
+        let fraction = u32::try_from(fraction).map_err(|_| fmt::Error)?;
+        put_digits(&mut text[1..=digits], fraction);
+        write_ascii(out, &text[..=digits])?;
     }
     Ok(())
 }
