@@ -545,7 +545,7 @@ fn final_mode_reports_late_build_versions() {
         let refused: Vec<(u64, &str)> = joined
             .refused()
             .iter()
-            .map(|(_, r)| (r.seq, r.reason.as_str()))
+            .map(|(_, r)| (r.seq, r.reason.as_ref()))
             .collect();
         assert_eq!(refused.len(), 1, "{refused:?}");
         assert_eq!(refused[0].0, 4);

@@ -47,7 +47,44 @@ impl Deduplicate {
                 &many
             }
         };
-        keep_highest(state, kind, write, key, &self.deletes, "deduplicate", out)
+        keep_highest(
+            state,
+            kind,
+            write,
+            key,
+            &self.deletes,
+            Highest::Deduplicate,
+            out,
+        )
+    }
+}
+
+/// The engines that keep the write with the highest order, for their refusal reasons.
+#[derive(Clone, Copy)]
+pub(crate) enum Highest {
+    Versioned,
+    Deduplicate,
+}
+
+impl Highest {
+    fn name(self) -> &'static str {
+        match self {
+            Highest::Versioned => "versioned",
+            Highest::Deduplicate => "deduplicate",
+        }
+    }
+
+    /// The reason of a write ordered below the stored row: the common refusal of these
+    /// engines, a constant so that it costs no allocation.
+    fn below_stored(self) -> &'static str {
+        match self {
+            Highest::Versioned => {
+                "a write ordered below the stored row on the versioned merge engine"
+            }
+            Highest::Deduplicate => {
+                "a write ordered below the stored row on the deduplicate merge engine"
+            }
+        }
     }
 }
 
@@ -67,7 +104,7 @@ pub(crate) fn keep_highest(
     write: Cow<'_, Row>,
     key: &[Option<OrderValue>],
     deletes: &Deletes,
-    engine: &str,
+    engine: Highest,
     out: &mut Vec<(RowKind, Row)>,
 ) -> Folded {
     if !kind.is_accumulate() {
@@ -75,7 +112,8 @@ pub(crate) fn keep_highest(
             Deletes::Apply => {}
             Deletes::Ignore => {
                 return Err(Refusal::ignored(format!(
-                    "{kind} write on the {engine} merge engine"
+                    "{kind} write on the {} merge engine",
+                    engine.name()
                 )))
             }
             Deletes::Reject(reason) => return Err(Refusal::invalid(reason.clone())),
@@ -83,9 +121,7 @@ pub(crate) fn keep_highest(
     }
     let wins = state.as_ref().is_none_or(|s| key >= s.order.as_slice());
     if !wins {
-        return Err(Refusal::ignored(format!(
-            "a write ordered below the stored row on the {engine} merge engine"
-        )));
+        return Err(Refusal::ignored(engine.below_stored()));
     }
     let had_row = state.as_ref().is_some_and(|s| s.row.is_some());
     let (old, mut order) = match state.take() {
@@ -119,7 +155,8 @@ pub(crate) fn keep_highest(
     }
     Ok(absent.then(|| {
         Refusal::ignored(format!(
-            "a {kind} of a key without a row on the {engine} merge engine"
+            "a {kind} of a key without a row on the {} merge engine",
+            engine.name()
         ))
     }))
 }

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::deduplicate::keep_highest;
+use super::deduplicate::{keep_highest, Highest};
 use super::order::OrderField;
 use super::{Deletes, KeyState, Row};
 use crate::operators::keyed_merge::Folded;
@@ -57,7 +57,7 @@ impl Versioned {
             write,
             &[Some(version)],
             &self.deletes,
-            "versioned",
+            Highest::Versioned,
             out,
         )
     }

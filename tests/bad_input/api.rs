@@ -127,7 +127,9 @@ pub fn api_dedup(dir: &Path) -> Run {
             |r: &TimedRow| r.time,
         );
         let ok = merged.changelog.map(|(_, c)| Ok((c.seq, c)));
-        let refused = merged.rejected.map(|(_, r)| Err((r.seq, r.reason)));
+        let refused = merged
+            .rejected
+            .map(|(_, r)| Err((r.seq, r.reason.into_owned())));
         ok.concat(refused)
     });
     let mut outcomes = outcomes;

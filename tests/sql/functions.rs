@@ -227,7 +227,7 @@ fn substring_function_in_both_forms() {
     );
     assert_eq!(sorted(&out_of_range), want(&["", " world"]));
     let reasons: Vec<&str> = (out_of_range.refused().iter())
-        .map(|(_, r)| r.reason.as_str())
+        .map(|(_, r)| r.reason.as_ref())
         .collect();
     assert_eq!(
         reasons,
@@ -305,7 +305,7 @@ fn expansions_of_an_updating_input_and_failures() {
         let reasons: Vec<&str> = result
             .refused()
             .iter()
-            .map(|(_, r)| r.reason.as_str())
+            .map(|(_, r)| r.reason.as_ref())
             .collect();
         assert_eq!(
             reasons,

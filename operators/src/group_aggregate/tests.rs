@@ -179,7 +179,7 @@ fn refused_rows_and_groups_are_reported() {
     let refused = run_unary(2, epochs, |r| {
         group_aggregate(r, Bounded, "Agg")
             .rejected
-            .map(|r| (r.seq, r.reason))
+            .map(|r| (r.seq, r.reason.into_owned()))
     });
     assert_eq!(
         refused,

@@ -26,6 +26,7 @@ mod tests;
 
 pub use operator::keyed_merge;
 
+use std::borrow::Cow;
 use std::fmt;
 
 use differential_dataflow::{ExchangeData, VecCollection};
@@ -101,13 +102,13 @@ pub enum RejectKind {
 pub struct Refusal {
     /// What kind of refusal.
     pub kind: RejectKind,
-    /// Why, in words (without a kind prefix).
-    pub reason: String,
+    /// Why, in words (without a kind prefix); a constant reason is not allocated.
+    pub reason: Cow<'static, str>,
 }
 
 impl Refusal {
     /// A write skipped by definition ([`RejectKind::Ignored`]).
-    pub fn ignored(reason: impl Into<String>) -> Self {
+    pub fn ignored(reason: impl Into<Cow<'static, str>>) -> Self {
         let reason = reason.into();
         Refusal {
             kind: RejectKind::Ignored,
@@ -116,7 +117,7 @@ impl Refusal {
     }
 
     /// An invalid write ([`RejectKind::Invalid`]).
-    pub fn invalid(reason: impl Into<String>) -> Self {
+    pub fn invalid(reason: impl Into<Cow<'static, str>>) -> Self {
         let reason = reason.into();
         Refusal {
             kind: RejectKind::Invalid,
@@ -152,18 +153,19 @@ pub struct Rejected {
     pub seq: Seq,
     /// Ignored by definition, late, or invalid.
     pub kind: RejectKind,
-    /// Why it was refused (without a kind prefix).
-    pub reason: String,
+    /// Why it was refused (without a kind prefix); a constant reason is not allocated, so
+    /// that ignoring a write (the common refusal of a merge engine) costs no allocation.
+    pub reason: Cow<'static, str>,
 }
 
 impl Rejected {
     /// An invalid row ([`RejectKind::Invalid`]) at `seq`.
-    pub fn invalid(seq: Seq, reason: impl Into<String>) -> Self {
+    pub fn invalid(seq: Seq, reason: impl Into<Cow<'static, str>>) -> Self {
         Refusal::invalid(reason).at(seq)
     }
 
     /// A row behind the watermark ([`RejectKind::Late`]) at `seq`.
-    pub fn late(seq: Seq, reason: impl Into<String>) -> Self {
+    pub fn late(seq: Seq, reason: impl Into<Cow<'static, str>>) -> Self {
         Rejected {
             seq,
             kind: RejectKind::Late,

@@ -132,7 +132,7 @@ fn retracted_write_is_reported() {
     let out = run_unary(2, vec![vec![(w, -1)]], |c| {
         keyed_merge(c, Sum, None, "Sum")
             .rejected
-            .map(|(k, r)| (k, r.seq, r.reason))
+            .map(|(k, r)| (k, r.seq, r.reason.into_owned()))
     });
     assert_eq!(
         out,
