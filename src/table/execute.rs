@@ -84,8 +84,11 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     for name in plan.scans() {
         let source = env.source(name)?;
         if let Some(generated) = source.datagen {
+            // A block of about `block_bytes`, counting 64 bytes a generated row: 1024 rows by
+            // default, one row a system time at `with_block_bytes(1)` as for files.
+            let block_rows = (options.block_bytes / DATAGEN_ROW_BYTES).max(1) as u64;
             names.push(name.to_string());
-            inputs.push(Input::Datagen(generated));
+            inputs.push(Input::Datagen(generated.with_block_rows(block_rows)));
             continue;
         }
         let (files, _) =
@@ -206,6 +209,9 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
         gathered,
     ))
 }
+
+/// The size a generated row counts for when a run's `block_bytes` is cut into rows.
+const DATAGEN_ROW_BYTES: usize = 64;
 
 /// One input of a run: a file of a table, or a generated table.
 enum Input {

@@ -11,11 +11,14 @@ fn rows(env: &TableEnv, query: &str) -> Vec<String> {
         .rows_as_text()
 }
 
-/// A sequence id 1..1000: the count, min, max and sum are exact.
+/// A sequence id 1..1000: the count, min, max and sum are exact, whatever the workers and the
+/// blocks (1024 rows a system time by default; one at `with_block_bytes(1)`).
 #[test]
 fn sequence_aggregates_are_exact() {
-    for workers in [1, 2] {
-        let env = TableEnv::new().with_workers(workers);
+    for (workers, block_bytes) in [(1, 64 << 10), (2, 64 << 10), (2, 1), (3, 700)] {
+        let env = TableEnv::new()
+            .with_workers(workers)
+            .with_block_bytes(block_bytes);
         env.execute_sql(
             "CREATE TABLE t (id BIGINT NOT NULL, v INT) WITH ('connector' = 'datagen',
                'rows-per-second' = '100000000',
@@ -26,7 +29,7 @@ fn sequence_aggregates_are_exact() {
         assert_eq!(
             rows(&env, "SELECT COUNT(*), MIN(id), MAX(id), SUM(id) FROM t"),
             vec!["1000,1,1000,500500"],
-            "{workers} workers"
+            "{workers} workers, blocks of {block_bytes} bytes"
         );
     }
 }
