@@ -31,7 +31,7 @@ pub struct TableSource {
     pub format: Format,
     /// `Some` for a `'connector' = 'datagen'` table: its rows are generated (`path` is then its
     /// name and `format` is unused).
-    pub datagen: Option<DatagenSource>,
+    pub datagen: Option<Arc<DatagenSource>>,
 }
 
 /// A temporal table function (Flink's `Table.createTemporalTableFunction(time, key)`): an
@@ -301,7 +301,7 @@ impl TableEnv {
             schema: source.schema().clone(),
             changelog: false,
             format: Format::Csv,
-            datagen: Some(source),
+            datagen: Some(Arc::new(source)),
         };
         let plan = table(RelExpr::scan(name, source.schema.clone(), false))?;
         Ok(self.register(name, Registered::Source(source, plan))?)

@@ -88,7 +88,9 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             // default, one row a system time at `with_block_bytes(1)` as for files.
             let block_rows = (options.block_bytes / DATAGEN_ROW_BYTES).max(1) as u64;
             names.push(name.to_string());
-            inputs.push(Input::Datagen(generated.with_block_rows(block_rows)));
+            inputs.push(Input::Datagen(
+                (*generated).clone().with_block_rows(block_rows),
+            ));
             continue;
         }
         let (files, _) =
