@@ -74,6 +74,18 @@ pub enum Generator {
 }
 
 impl Generator {
+    /// What the generator makes, for messages: `sequence`, `random integer`, ...
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Generator::Sequence { .. } => "sequence",
+            Generator::Int { .. } => "random integer",
+            Generator::Float { .. } => "random number",
+            Generator::Bool => "random boolean",
+            Generator::String { .. } => "random string",
+            Generator::Past { .. } => "random time",
+        }
+    }
+
     /// Whether this generator can make values of `ty` (`None`), or why not.
     pub fn check(&self, ty: &DataType) -> Result<(), String> {
         let fits = match self {
@@ -106,7 +118,8 @@ impl Generator {
             Ok(())
         } else {
             Err(format!(
-                "a {self:?} generator cannot make values of type {ty}"
+                "a {} generator cannot make values of type {ty}",
+                self.describe()
             ))
         }
     }
@@ -338,7 +351,10 @@ impl DatagenSource {
                     }
                 }
                 Generator::Int { min, max } => Datum::Int(rng.int_in(min, max)),
-                Generator::Float { min, max } => float_datum(ty, rng.float_in(min, max)),
+                Generator::Float { min, max } => {
+                    let (min, max) = within_decimal(ty, min, max);
+                    float_datum(ty, rng.float_in(min, max))
+                }
                 Generator::Bool => Datum::Bool(rng.next() & 1 == 1),
                 Generator::String { length, var_len } => {
                     let length = if var_len && length > 1 {
@@ -457,6 +473,22 @@ fn value_range(ty: &DataType) -> Option<(i64, i64)> {
             Some((-largest, largest))
         }
         _ => None,
+    }
+}
+
+/// `[min, max]` within what DECIMAL(p, s) holds (`±(10^(p-s) - 10^-s)`), as Flink bounds a
+/// random decimal before drawing; other types' bounds as they are.
+fn within_decimal(ty: &DataType, min: f64, max: f64) -> (f64, f64) {
+    let DataType::Decimal { precision, scale } = *ty else {
+        return (min, max);
+    };
+    let largest =
+        10f64.powi(i32::from(precision) - i32::from(scale)) - 10f64.powi(-i32::from(scale));
+    let (min, max) = (min.max(-largest), max.min(largest));
+    if min > max {
+        (max, max)
+    } else {
+        (min, max)
     }
 }
 

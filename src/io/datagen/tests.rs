@@ -298,12 +298,14 @@ fn refusals() {
         ),
         "the table is unbounded: it needs a row count or a sequence field"
     );
-    assert!(err(
-        DataType::Boolean.nullable(),
-        Generator::Sequence { start: 1, end: 2 },
-        None
-    )
-    .starts_with("column 'c': a Sequence"));
+    assert_eq!(
+        err(
+            DataType::Boolean.nullable(),
+            Generator::Sequence { start: 1, end: 2 },
+            None
+        ),
+        "column 'c': a sequence generator cannot make values of type BOOLEAN"
+    );
     let not_null = DatagenSource::new(
         "t",
         s(DataType::Int.not_null()),
@@ -336,4 +338,32 @@ fn throttles_between_blocks() {
     let took = started.elapsed();
     assert!(took >= Duration::from_millis(200), "{took:?}");
     assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+/// A random DECIMAL with Flink's default bounds (the smallest positive double to the largest)
+/// draws within what the type holds, not at its edge.
+#[test]
+fn random_decimals_within_the_type() {
+    let s = schema(&[("d", DataType::decimal(5, 2).unwrap().not_null())]);
+    let fields = vec![FieldGenerator::new(Generator::Float {
+        min: f64::from_bits(1),
+        max: f64::MAX,
+    })];
+    let source = fast(DatagenSource::new("d", s, fields, Some(500)).unwrap());
+    let values: std::collections::BTreeSet<i128> = read(&source, 1)
+        .iter()
+        .map(|(_, r)| match r.get(0) {
+            Some(Datum::Decimal(d)) => d,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert!(
+        values.iter().all(|d| (0..=99_999).contains(d)),
+        "{values:?}"
+    );
+    assert!(
+        values.len() > 400,
+        "{} distinct values of 500",
+        values.len()
+    );
 }
