@@ -193,12 +193,20 @@ pub trait BlockInput {
     fn path(&self) -> &str;
     /// The input's blocks, positioned after the header.
     fn blocks(&self, block_bytes: usize) -> Result<Box<dyn BlockReader>, Error>;
-    /// Parses one block, handing each row (or its error) to `out`.
-    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Self::Record, RowError>));
+    /// Parses one block that worker `worker = (index, peers)` read, handing each row (or its
+    /// error) to `out`: a file's block whole (the worker owns it), a generated block's rows `i`
+    /// with `i % peers == index` (every worker reads every generated block).
+    fn parse_block(
+        &self,
+        block: &Block,
+        worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Self::Record, RowError>),
+    );
 }
 
 /// The blocks of one input, as each worker walks them: every worker passes every block, and
-/// keeps the ones it owns.
+/// keeps the ones it owns (a file's), or every one (a generated table's, whose rows the workers
+/// share).
 pub trait BlockReader {
     /// The next block `owns` accepts (by its index); `None` at the end of the input.
     fn next_owned(&mut self, owns: &dyn Fn(u64) -> bool) -> std::io::Result<Option<Block>>;
@@ -216,8 +224,8 @@ impl<R: Read> BlockReader for Splitter<R> {
 }
 
 impl BlockReader for crate::io::DatagenBlocks {
-    fn next_owned(&mut self, owns: &dyn Fn(u64) -> bool) -> std::io::Result<Option<Block>> {
-        Ok(crate::io::DatagenBlocks::next_owned(self, owns))
+    fn next_owned(&mut self, _owns: &dyn Fn(u64) -> bool) -> std::io::Result<Option<Block>> {
+        Ok(crate::io::DatagenBlocks::next_block(self))
     }
     fn blocks_seen(&self) -> u64 {
         crate::io::DatagenBlocks::blocks_seen(self)
@@ -232,7 +240,12 @@ impl BlockInput for Schema {
     fn blocks(&self, block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
         Ok(Box::new(Schema::blocks(self, block_bytes)?))
     }
-    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Record, RowError>)) {
+    fn parse_block(
+        &self,
+        block: &Block,
+        _worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Record, RowError>),
+    ) {
         Schema::parse_block(self, block, out)
     }
 }
@@ -245,12 +258,18 @@ impl BlockInput for crate::io::TypedSource {
     fn blocks(&self, block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
         Ok(Box::new(crate::io::TypedSource::blocks(self, block_bytes)?))
     }
-    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Self::Record, RowError>)) {
+    fn parse_block(
+        &self,
+        block: &Block,
+        _worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Self::Record, RowError>),
+    ) {
         crate::io::TypedSource::parse_block(self, block, out)
     }
 }
 
-/// A datagen table's blocks hold no bytes: each is generated (`block_bytes` is not used; the
+/// A datagen table's blocks hold no bytes: every worker passes every block and generates its
+/// share of the block's rows, row `i` by worker `i % peers` (`block_bytes` is not used; the
 /// source's [`block_rows`](crate::io::DatagenSource::block_rows) is).
 impl BlockInput for crate::io::DatagenSource {
     type Record = crate::operators::Change<crate::repr::Row>;
@@ -260,8 +279,13 @@ impl BlockInput for crate::io::DatagenSource {
     fn blocks(&self, _block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
         Ok(Box::new(crate::io::DatagenSource::blocks(self)))
     }
-    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Self::Record, RowError>)) {
-        crate::io::DatagenSource::generate_block(self, block, out)
+    fn parse_block(
+        &self,
+        block: &Block,
+        worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Self::Record, RowError>),
+    ) {
+        crate::io::DatagenSource::generate_block(self, block, worker, out)
     }
 }
 
@@ -308,7 +332,7 @@ pub fn feed<I: BlockInput>(
         if let Some(block) = next[which].take() {
             let session = &mut sessions[which];
             let mut rows = 0;
-            inputs[which].parse_block(&block, &mut |row| {
+            inputs[which].parse_block(&block, (index, peers), &mut |row| {
                 rows += 1;
                 match row {
                     Ok(record) => session.insert(record),

@@ -272,8 +272,8 @@ impl TableEnv {
     /// Registers the generated table `source` (Flink's `datagen` connector) as `name`, whose rows
     /// are `table(scan)` as in [`register_file`](TableEnv::register_file): `scan` gives the
     /// source's columns, append-only. Executing a plan over it generates the rows
-    /// ([`DatagenSource`]: block `b` of rows by worker `b % workers` at system time `b`,
-    /// throttled to its `rows-per-second`), in blocks of one row per 64 bytes of
+    /// ([`DatagenSource`]: row `i` by worker `i % workers`, block `b` of rows at system time
+    /// `b`, throttled to its `rows-per-second`), in blocks of one row per 64 bytes of
     /// [`with_block_bytes`](TableEnv::with_block_bytes) (1024 rows by default).
     ///
     /// Errors: the name is taken, or `table`'s.

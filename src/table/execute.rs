@@ -235,10 +235,15 @@ impl BlockInput for Input {
             Input::Datagen(d) => BlockInput::blocks(d, block_bytes),
         }
     }
-    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Change<Row>, RowError>)) {
+    fn parse_block(
+        &self,
+        block: &Block,
+        worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Change<Row>, RowError>),
+    ) {
         match self {
-            Input::File(f) => BlockInput::parse_block(f, block, out),
-            Input::Datagen(d) => BlockInput::parse_block(d, block, out),
+            Input::File(f) => BlockInput::parse_block(f, block, worker, out),
+            Input::Datagen(d) => BlockInput::parse_block(d, block, worker, out),
         }
     }
 }

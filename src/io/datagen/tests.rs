@@ -14,16 +14,18 @@ fn schema(columns: &[(&str, ColumnType)]) -> Schema {
     .unwrap()
 }
 
-/// Every row of `source`, by walking its blocks as `peers` workers would and merging them by
-/// `seq`.
+/// Every row of `source`, by walking its blocks as `peers` workers would (each making rows
+/// `i % peers == worker`) and merging them by `seq`.
 fn read(source: &DatagenSource, peers: u64) -> Vec<(u64, Row)> {
     let mut rows = Vec::new();
     for worker in 0..peers {
         let mut blocks = source.blocks();
-        while let Some(block) = blocks.next_owned(|b| b % peers == worker) {
-            source.generate_block(&block, |c| {
+        while let Some(block) = blocks.next_block() {
+            source.generate_block(&block, (worker, peers), |c| {
                 let c = c.unwrap();
                 assert_eq!(c.kind, RowKind::Insert);
+                assert_eq!(c.seq % peers, worker, "row {} is worker {worker}'s", c.seq);
+                assert_eq!(c.seq / source.block_rows(), block.index);
                 rows.push((c.seq, c.row));
             });
         }
