@@ -13,8 +13,8 @@
 //! [`crate::run`]), with `seq` the row's index. Every worker passes every block and makes its
 //! share of it: row `i` is made by worker `i % peers`. Generation is throttled to
 //! `rows-per-second`: block `b` is not made before `b * block_rows / rows_per_second` seconds
-//! after the worker started reading (a sleep between blocks, never per row). A row is packed in one scratch row and copied out: one allocation per row at most, no
-//! string per cell.
+//! after the worker started reading (a sleep between blocks, never per row). A row is packed in
+//! one scratch row and copied out: one allocation per row at most, no string per cell.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -86,7 +86,7 @@ impl Generator {
         }
     }
 
-    /// Whether this generator can make values of `ty` (`None`), or why not.
+    /// Whether this generator can make values of `ty`, or why not.
     pub fn check(&self, ty: &DataType) -> Result<(), String> {
         let fits = match self {
             Generator::Sequence { .. } => {
