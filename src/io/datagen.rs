@@ -19,6 +19,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
+use self::random::{fnv1a, mix, SplitMix};
 use crate::csv::{Block, RowError};
 use crate::operators::{Change, RowKind};
 use crate::repr::time::{truncate_time_to_precision, truncate_to_precision, MILLIS_PER_DAY};
@@ -147,6 +148,18 @@ impl FieldGenerator {
     /// does not fit the column's type, a null rate outside `0..=1` or above 0 on a NOT NULL
     /// column, a sequence that ends before it starts, a random range whose min is above its
     /// max, values outside the type's range (TINYINT .. INT, DECIMAL's integer digits).
+    ///
+    /// ```
+    /// use differential_temporal::io::{FieldGenerator, Generator};
+    /// use differential_temporal::repr::{DataType, Field};
+    ///
+    /// let small = Field::new("n", DataType::TinyInt.nullable());
+    /// assert!(FieldGenerator::new(Generator::Int { min: -5, max: 5 }).check(&small).is_ok());
+    /// assert_eq!(
+    ///     FieldGenerator::new(Generator::Int { min: 0, max: 300 }).check(&small).unwrap_err(),
+    ///     "the values [0, 300] do not fit its type TINYINT ([-128, 127])"
+    /// );
+    /// ```
     pub fn check(&self, column: &Field) -> Result<(), String> {
         let (field, ty) = (self, &column.ty);
         field.generator.check(&ty.data_type)?;
@@ -426,6 +439,30 @@ impl DatagenSource {
 
 /// The blocks of a [`DatagenSource`]: block `b` holds rows `b * block_rows ..`, carried as a
 /// [`Block`] with no bytes whose `first_line` is its first row.
+///
+/// ```
+/// use differential_temporal::io::{DatagenSource, FieldGenerator, Generator};
+/// use differential_temporal::repr::{DataType, Datum, Schema};
+///
+/// let schema = Schema::builder().column("id", DataType::Int.not_null()).build().unwrap();
+/// let ids = FieldGenerator::new(Generator::Sequence { start: 1, end: 5 });
+/// let source = DatagenSource::new("ids", schema, vec![ids], None)
+///     .unwrap()
+///     .with_rows_per_second(1_000_000)
+///     .with_block_rows(2);
+/// // Worker 1 of 2 makes rows 1 and 3 (ids 2 and 4), in blocks 0 and 1; block 2 is row 4 only.
+/// let mut blocks = source.blocks();
+/// let mut mine = Vec::new();
+/// while let Some(block) = blocks.next_block() {
+///     source.generate_block(&block, (1, 2), |change| {
+///         let change = change.unwrap();
+///         let Some(Datum::Int(id)) = change.row.get(0) else { panic!() };
+///         mine.push((block.index, change.seq, id));
+///     });
+/// }
+/// assert_eq!(mine, [(0, 1, 2), (1, 3, 4)]);
+/// assert_eq!(blocks.blocks_seen(), 3);
+/// ```
 #[derive(Debug)]
 pub struct DatagenBlocks {
     rows: u64,
@@ -521,53 +558,6 @@ fn hex_string(rng: &mut SplitMix, length: u32, text: &mut String) {
     }
 }
 
-/// The FNV-1a hash of a table's name: its seed, the same in every process and build.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
-        (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// The state of cell (`field`, `row`) of a table seeded `seed`.
-fn mix(seed: u64, field: u64, row: u64) -> u64 {
-    let mut state = SplitMix(seed ^ field.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let salted = state.next();
-    SplitMix(salted ^ row).next()
-}
-
-/// Vigna's splitmix64: a tiny generator whose every output is a good hash of its counter.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// Uniform in `[min, max]` (`min <= max`), by a widening multiply.
-    fn int_in(&mut self, min: i64, max: i64) -> i64 {
-        let span = (max as i128 - min as i128 + 1) as u128;
-        let draw = self.next() as u128;
-        if span > u128::from(u64::MAX) {
-            return draw as u64 as i64;
-        }
-        (min as i128 + ((draw * span) >> 64) as i128) as i64
-    }
-
-    /// Uniform in `[min, max)` (`min` when they are equal), without overflow for wide ranges.
-    fn float_in(&mut self, min: f64, max: f64) -> f64 {
-        let u = self.unit();
-        min * (1.0 - u) + max * u
-    }
-}
-
+mod random;
 #[cfg(test)]
 mod tests;
