@@ -190,6 +190,17 @@ impl FieldGenerator {
             }
             _ => {}
         }
+        if let (Generator::Sequence { start, end }, DataType::Char(n) | DataType::Varchar(n)) =
+            (&field.generator, &ty.data_type)
+        {
+            let width = start.to_string().len().max(end.to_string().len());
+            if width > *n as usize {
+                return Err(format!(
+                    "the values [{start}, {end}] do not fit its type {} (up to {width} characters)",
+                    ty.data_type
+                ));
+            }
+        }
         if let Some((low, high)) = value_range(&ty.data_type) {
             let (min, max) = match field.generator {
                 Generator::Sequence { start, end } => (start, end),

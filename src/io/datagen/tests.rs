@@ -308,6 +308,14 @@ fn refusals() {
         ),
         "column 'c': a sequence generator cannot make values of type BOOLEAN"
     );
+    assert_eq!(
+        err(
+            DataType::Varchar(2).nullable(),
+            Generator::Sequence { start: 1, end: 100 },
+            None
+        ),
+        "column 'c': the values [1, 100] do not fit its type VARCHAR(2) (up to 3 characters)"
+    );
     let not_null = DatagenSource::new(
         "t",
         s(DataType::Int.not_null()),
