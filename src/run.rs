@@ -290,8 +290,9 @@ impl BlockInput for crate::io::DatagenSource {
 }
 
 /// Feeds `inputs` into `sessions` (malformed rows into `malformed`), one block per epoch, as
-/// the module documentation says: block `i` of an input is parsed by worker `i % peers` and
-/// entered at epoch `i`; the worker steps after every block and stays at most [`LAG`] epochs
+/// the module documentation says: block `i` of an input is parsed by worker `i % peers` (a
+/// generated table's block by every worker, each making its share of the rows) and entered at
+/// epoch `i`; the worker steps after every block and stays at most [`LAG`] epochs
 /// ahead of `probe`. At the end every worker advances to the same final epoch and steps until
 /// `probe` reaches it. The sessions are left open (drop them to close the inputs). Each parsed
 /// block is counted on `progress`.
