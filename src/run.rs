@@ -184,16 +184,52 @@ where
 }
 
 /// An input the driver reads in blocks: a CSV file read into records of some shape (the
-/// command line's text [`Record`]s, or the relational layer's typed changes).
+/// command line's text [`Record`]s, or the relational layer's typed changes), or rows
+/// generated block by block ([`DatagenSource`](crate::io::DatagenSource)).
 pub trait BlockInput {
     /// What a row of the input becomes.
     type Record: ExchangeData;
-    /// The file, for error messages.
+    /// The file (or generated table), for error messages.
     fn path(&self) -> &str;
-    /// A splitter over the file's blocks, positioned after the header.
-    fn blocks(&self, block_bytes: usize) -> Result<Splitter<Box<dyn Read + Send>>, Error>;
-    /// Parses one block, handing each row (or its error) to `out`.
-    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Self::Record, RowError>));
+    /// The input's blocks, positioned after the header.
+    fn blocks(&self, block_bytes: usize) -> Result<Box<dyn BlockReader>, Error>;
+    /// Parses one block that worker `worker = (index, peers)` read, handing each row (or its
+    /// error) to `out`: a file's block whole (the worker owns it), a generated block's rows `i`
+    /// with `i % peers == index` (every worker reads every generated block).
+    fn parse_block(
+        &self,
+        block: &Block,
+        worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Self::Record, RowError>),
+    );
+}
+
+/// The blocks of one input, as each worker walks them: every worker passes every block, and
+/// keeps the ones it owns (a file's), or every one (a generated table's, whose rows the workers
+/// share).
+pub trait BlockReader {
+    /// The next block `owns` accepts (by its index); `None` at the end of the input.
+    fn next_owned(&mut self, owns: &dyn Fn(u64) -> bool) -> std::io::Result<Option<Block>>;
+    /// Number of blocks passed so far, owned or not (all of them at the end).
+    fn blocks_seen(&self) -> u64;
+}
+
+impl<R: Read> BlockReader for Splitter<R> {
+    fn next_owned(&mut self, owns: &dyn Fn(u64) -> bool) -> std::io::Result<Option<Block>> {
+        Splitter::next_owned(self, owns)
+    }
+    fn blocks_seen(&self) -> u64 {
+        Splitter::blocks_seen(self)
+    }
+}
+
+impl BlockReader for crate::io::DatagenBlocks {
+    fn next_owned(&mut self, _owns: &dyn Fn(u64) -> bool) -> std::io::Result<Option<Block>> {
+        Ok(crate::io::DatagenBlocks::next_block(self))
+    }
+    fn blocks_seen(&self) -> u64 {
+        crate::io::DatagenBlocks::blocks_seen(self)
+    }
 }
 
 impl BlockInput for Schema {
@@ -201,10 +237,15 @@ impl BlockInput for Schema {
     fn path(&self) -> &str {
         &self.path
     }
-    fn blocks(&self, block_bytes: usize) -> Result<Splitter<Box<dyn Read + Send>>, Error> {
-        Schema::blocks(self, block_bytes)
+    fn blocks(&self, block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
+        Ok(Box::new(Schema::blocks(self, block_bytes)?))
     }
-    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Record, RowError>)) {
+    fn parse_block(
+        &self,
+        block: &Block,
+        _worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Record, RowError>),
+    ) {
         Schema::parse_block(self, block, out)
     }
 }
@@ -214,17 +255,44 @@ impl BlockInput for crate::io::TypedSource {
     fn path(&self) -> &str {
         crate::io::TypedSource::path(self)
     }
-    fn blocks(&self, block_bytes: usize) -> Result<Splitter<Box<dyn Read + Send>>, Error> {
-        crate::io::TypedSource::blocks(self, block_bytes)
+    fn blocks(&self, block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
+        Ok(Box::new(crate::io::TypedSource::blocks(self, block_bytes)?))
     }
-    fn parse_block(&self, block: &Block, out: &mut dyn FnMut(Result<Self::Record, RowError>)) {
+    fn parse_block(
+        &self,
+        block: &Block,
+        _worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Self::Record, RowError>),
+    ) {
         crate::io::TypedSource::parse_block(self, block, out)
     }
 }
 
+/// A datagen table's blocks hold no bytes: every worker passes every block and generates its
+/// share of the block's rows, row `i` by worker `i % peers` (`block_bytes` is not used; the
+/// source's [`block_rows`](crate::io::DatagenSource::block_rows) is).
+impl BlockInput for crate::io::DatagenSource {
+    type Record = crate::operators::Change<crate::repr::Row>;
+    fn path(&self) -> &str {
+        crate::io::DatagenSource::name(self)
+    }
+    fn blocks(&self, _block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
+        Ok(Box::new(crate::io::DatagenSource::blocks(self)))
+    }
+    fn parse_block(
+        &self,
+        block: &Block,
+        worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Self::Record, RowError>),
+    ) {
+        crate::io::DatagenSource::generate_block(self, block, worker, out)
+    }
+}
+
 /// Feeds `inputs` into `sessions` (malformed rows into `malformed`), one block per epoch, as
-/// the module documentation says: block `i` of an input is parsed by worker `i % peers` and
-/// entered at epoch `i`; the worker steps after every block and stays at most [`LAG`] epochs
+/// the module documentation says: block `i` of an input is parsed by worker `i % peers` (a
+/// generated table's block by every worker, each making its share of the rows) and entered at
+/// epoch `i`; the worker steps after every block and stays at most [`LAG`] epochs
 /// ahead of `probe`. At the end every worker advances to the same final epoch and steps until
 /// `probe` reaches it. The sessions are left open (drop them to close the inputs). Each parsed
 /// block is counted on `progress`.
@@ -243,8 +311,9 @@ pub fn feed<I: BlockInput>(
         .iter()
         .map(|i| i.blocks(block_bytes))
         .collect::<Result<Vec<_>, _>>()?;
-    let read =
-        |s: &mut Splitter<_>, input: &I| s.next_owned(owns).map_err(|e| Error::io(input.path(), e));
+    let read = |s: &mut Box<dyn BlockReader>, input: &I| {
+        s.next_owned(&owns).map_err(|e| Error::io(input.path(), e))
+    };
     let mut next: Vec<Option<Block>> = splitters
         .iter_mut()
         .zip(inputs)
@@ -264,7 +333,7 @@ pub fn feed<I: BlockInput>(
         if let Some(block) = next[which].take() {
             let session = &mut sessions[which];
             let mut rows = 0;
-            inputs[which].parse_block(&block, &mut |row| {
+            inputs[which].parse_block(&block, (index, peers), &mut |row| {
                 rows += 1;
                 match row {
                     Ok(record) => session.insert(record),

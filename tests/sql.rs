@@ -17,6 +17,8 @@ mod cases;
 mod computed;
 #[path = "sql/connectors.rs"]
 mod connectors;
+#[path = "sql/datagen.rs"]
+mod datagen;
 #[path = "sql/functions.rs"]
 mod functions;
 #[path = "sql/interval.rs"]

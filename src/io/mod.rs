@@ -1,11 +1,13 @@
 //! Sources and sinks of typed rows: CSV files (or Debezium JSON change events, [`Format`]) read
 //! into packed [`Row`](crate::repr::Row)s by a [`Schema`](crate::repr::Schema) ([`TypedSource`]), rows written back as CSV ([`CsvSink`]),
-//! and Flink's printed tableau ([`Tableau`]).
+//! and Flink's printed tableau ([`Tableau`]); generated rows, Flink's `datagen` connector
+//! ([`DatagenSource`]).
 //!
 //! This layer depends on [`crate::repr`] for values and on [`crate::csv`] for the file
 //! mechanics (blocks, the record loop, row errors, the CSV writer), which it shares with the
 //! command line's text rows.
 
+pub mod datagen;
 mod debezium;
 mod directory;
 mod sink;
@@ -14,6 +16,10 @@ pub mod tableau;
 #[cfg(test)]
 mod tests;
 
+pub use datagen::{
+    DatagenBlocks, DatagenSource, FieldGenerator, Generator, DEFAULT_ROWS_PER_SECOND,
+    DEFAULT_STRING_LENGTH,
+};
 pub use debezium::{write_debezium_json, DebeziumMetadata, DebeziumOptions};
 pub use sink::CsvSink;
 pub use source::{Format, TypedSource};

@@ -13,11 +13,15 @@
 //!   A `METADATA [FROM 'key']` column reads the event's metadata ([`DebeziumMetadata`]: Flink's
 //!   keys, also with Kafka's `value.` prefix).
 //!
-//! Any other option is an error listing the valid ones for the table's format.
+//! Any other option is an error listing the valid ones for the table's format. The `datagen`
+//! connector's options are [`super::datagen`]'s.
 
 use super::create_table::{ColumnKind, CreateTable, TableOption};
 use super::error::SqlError;
 use crate::io::{DebeziumMetadata, DebeziumOptions, Format};
+
+/// The connectors, by their `'connector'` identifier.
+pub(super) const CONNECTORS: &str = "'datagen', 'filesystem'";
 
 /// The options of every filesystem table.
 const OPTIONS: &[&str] = &["connector", "format", "path"];
@@ -61,9 +65,10 @@ pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
             ),
         )
     };
-    let connector = get("connector").ok_or_else(|| needs("connector", "'filesystem'"))?;
+    let connector =
+        get("connector").ok_or_else(|| needs("connector", "'filesystem' or 'datagen'"))?;
     if connector.value != "filesystem" {
-        return Err(factory(connector, "'filesystem'"));
+        return Err(factory(connector, CONNECTORS));
     }
     let format_option = get("format").ok_or_else(|| needs("format", "'csv' or 'debezium-json'"))?;
     let valid: Vec<&str> = match format_option.value.as_str() {
@@ -72,7 +77,10 @@ pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
         _ => return Err(factory(format_option, &quoted(FORMATS))),
     };
     if let Some(bad) = t.options.iter().find(|o| !valid.contains(&o.key.as_str())) {
-        return Err(SqlError::at(bad.span, unsupported(bad, &valid)));
+        return Err(SqlError::at(
+            bad.span,
+            unsupported("filesystem", bad, &valid),
+        ));
     }
     let path = get("path").ok_or_else(|| needs("path", "its file or directory"))?;
     let format = if format_option.value == "csv" {
@@ -141,14 +149,15 @@ fn quoted(names: &[&str]) -> String {
         .join(", ")
 }
 
-fn unsupported(option: &TableOption, valid: &[&str]) -> String {
+/// Flink's message for an option `connector` does not take, with the closest valid name.
+pub(super) fn unsupported(connector: &str, option: &TableOption, valid: &[&str]) -> String {
     let closest = valid
         .iter()
         .min_by_key(|v| edit_distance(v, &option.key))
         .filter(|v| edit_distance(v, &option.key) <= 2);
     let hint = closest.map_or(String::new(), |c| format!(" (did you mean '{c}'?)"));
     format!(
-        "Unsupported option '{}' for connector 'filesystem'{hint}; supported options: {}",
+        "Unsupported option '{}' for connector '{connector}'{hint}; supported options: {}",
         option.key,
         valid.join(", ")
     )
@@ -186,7 +195,7 @@ mod tests {
             span: sqlparser::tokenizer::Span::empty(),
         };
         assert_eq!(
-            unsupported(&option, OPTIONS),
+            unsupported("filesystem", &option, OPTIONS),
             "Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"
         );
     }

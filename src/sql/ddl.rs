@@ -1,6 +1,7 @@
 //! `CREATE TABLE` onto a registered CSV table: the file's schema from the physical and metadata
 //! columns, primary key and watermark; the computed columns over it ([`computed`]); the file
-//! from the filesystem connector's options.
+//! from the filesystem connector's options. A `'connector' = 'datagen'` table is registered as
+//! generated rows of its physical columns instead ([`datagen`]), and is not a sink.
 //!
 //! The connector's options are [`connector`]'s. A `METADATA` column of a CSV table reads the
 //! CSV column of the same name (the metadata key, `FROM '...'`, names where Kafka or Debezium
@@ -14,23 +15,39 @@ use sqlparser::ast::{self, Spanned};
 use super::computed;
 use super::connector::{self, Connector};
 use super::create_table::{ColumnKind, CreateTable, Watermark};
+use super::datagen;
 use super::error::SqlError;
 use super::expr::interval_millis;
 use super::types::data_type;
 use crate::repr::{Field, Schema};
 use crate::table::TableEnv;
 
-/// Registers the table `t` declares in `env`: as a source when its file exists, and as a sink.
+/// Registers the table `t` declares in `env`: as a source when its file exists, and as a sink;
+/// a `datagen` table as a source only.
 ///
 /// Errors (at the offending part): an unsupported type, option, connector or format, a missing
 /// `path`, a primary key or watermark column that is not a column, a primary key on a computed
 /// column, a watermark that is not `c` or `c - INTERVAL 'n' unit`, a computed column that does
 /// not bind over the physical columns, a file whose header lacks a physical column.
 pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlError> {
-    let Connector { path, format } = connector::filesystem(t)?;
-    let physical = physical_schema(t)?;
     let name = &t.name.value;
     let at = |e: crate::table::TableError| SqlError::at(t.name.span, e.to_string());
+    let is_datagen = t
+        .options
+        .iter()
+        .any(|o| o.key == "connector" && o.value == "datagen");
+    if is_datagen {
+        let physical = physical_schema(t)?;
+        let source = datagen::datagen(t, &physical)?;
+        return env
+            .register_datagen(name, source, |scan| computed::declared_table(env, t, scan))
+            .map_err(|e| match e {
+                SqlError::Table(e) => at(e),
+                other => other,
+            });
+    }
+    let Connector { path, format } = connector::filesystem(t)?;
+    let physical = physical_schema(t)?;
     if Path::new(&path).exists() {
         env.register_file(name, &path, &format, Some(physical.clone()), |scan| {
             computed::declared_table(env, t, scan)

@@ -56,6 +56,7 @@ mod asof;
 mod computed;
 mod connector;
 mod create_table;
+mod datagen;
 mod ddl;
 mod dedup;
 mod dialect;

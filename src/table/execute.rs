@@ -10,14 +10,15 @@ use differential_dataflow::{AsCollection, VecCollection};
 use timely::dataflow::operators::vec::Map;
 use timely::dataflow::ProbeHandle;
 
+use crate::csv::Block;
 use crate::csv::RowError;
 use crate::error::Error;
-use crate::io::TypedSource;
+use crate::io::{DatagenSource, TypedSource};
 use crate::plan::RelExpr;
 use crate::progress::Progress;
 use crate::render::{Collection, ExecutionMode, RenderContext};
 use crate::repr::Row;
-use crate::run::{feed, gather};
+use crate::run::{feed, gather, BlockInput, BlockReader};
 use differential_temporal_operators::{Change, RowKind, SysTime};
 
 use super::result::{Gathered, TableResult};
@@ -82,17 +83,31 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let mut inputs = Vec::new();
     for name in plan.scans() {
         let source = env.source(name)?;
+        if let Some(generated) = source.datagen {
+            // A block of about `block_bytes`, counting 64 bytes a generated row: 1024 rows by
+            // default, one row a system time at `with_block_bytes(1)` as for files.
+            let block_rows = (options.block_bytes / DATAGEN_ROW_BYTES).max(1) as u64;
+            names.push(name.to_string());
+            inputs.push(Input::Datagen(
+                (*generated).clone().with_block_rows(block_rows),
+            ));
+            continue;
+        }
         let (files, _) =
             TypedSource::open_table(&source.path, Some(source.schema.clone()), &source.format)?;
         for file in files {
             names.push(name.to_string());
-            inputs.push(file);
+            inputs.push(Input::File(file));
         }
     }
     let args = std::iter::once("dtemporal".to_string()).chain(options.timely_args.iter().cloned());
     let config = timely::Config::from_args(args).map_err(Error::Usage)?;
     let threads = crate::tail::threads(&config);
-    let progress = Progress::for_files(inputs.iter().map(TypedSource::path), options.progress);
+    let files = inputs.iter().filter_map(|i| match i {
+        Input::File(f) => Some(f.path()),
+        Input::Datagen(_) => None,
+    });
+    let progress = Progress::for_files(files, options.progress);
     let line = progress.clone();
     let worker_plan = plan.clone();
     let mode = options.mode;
@@ -195,4 +210,40 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
         plan.mode.clone(),
         gathered,
     ))
+}
+
+/// The size a generated row counts for when a run's `block_bytes` is cut into rows.
+const DATAGEN_ROW_BYTES: usize = 64;
+
+/// One input of a run: a file of a table, or a generated table.
+enum Input {
+    File(TypedSource),
+    Datagen(DatagenSource),
+}
+
+impl BlockInput for Input {
+    type Record = Change<Row>;
+    fn path(&self) -> &str {
+        match self {
+            Input::File(f) => f.path(),
+            Input::Datagen(d) => d.name(),
+        }
+    }
+    fn blocks(&self, block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
+        match self {
+            Input::File(f) => BlockInput::blocks(f, block_bytes),
+            Input::Datagen(d) => BlockInput::blocks(d, block_bytes),
+        }
+    }
+    fn parse_block(
+        &self,
+        block: &Block,
+        worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Change<Row>, RowError>),
+    ) {
+        match self {
+            Input::File(f) => BlockInput::parse_block(f, block, worker, out),
+            Input::Datagen(d) => BlockInput::parse_block(d, block, worker, out),
+        }
+    }
 }

@@ -90,6 +90,22 @@ pub(super) const SQL_CASES: &[Case] = &[
         stdout: "",
     },
     Case {
+        name: "sql: an unbounded datagen table",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '10')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 14: table 'g' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which needs a CONTINUOUS materialized table; add 'number-of-rows' = '<n>' to its WITH options"],
+        stdout: "",
+    },
+    Case {
+        name: "sql: a datagen sequence without its end",
+        files: FILES,
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1')"]),
+        code: 2,
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 56: Could not find required property 'fields.id.end' for sequence generator."],
+        stdout: "",
+    },
+    Case {
         name: "sql: a connector option with a typo",
         files: FILES,
         via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT) WITH ('connector' = 'filesystem', 'pth' = 'o.csv', 'format' = 'csv')"]),

@@ -247,8 +247,9 @@ fn d04_refresh_statements() {
     );
 }
 
-/// D05's source (the `datagen` table's columns; its rows from a CSV file, as `datagen` is not
-/// in this slice), in a warehouse.
+/// D05's source (the `datagen` table's columns; its rows from a CSV file, as the case's
+/// `datagen` table has no `number-of-rows`, unbounded, which is refused until CONTINUOUS tables
+/// exist: `tests/sql/datagen.rs` runs it with a row count), in a warehouse.
 fn d05_env(dir: &Dir) -> TableEnv {
     let path = dir.write(
         "orders.csv",
