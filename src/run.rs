@@ -489,3 +489,49 @@ fn write_report(path: Option<&str>, refused: &[RowError]) -> Result<(), Error> {
             .map_err(|e| Error::io("<stderr>", e)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use timely::dataflow::operators::vec::Input;
+    use timely::dataflow::operators::Inspect;
+
+    /// The fold sends each worker's net updates per `(data, time)` (cancelled ones dropped,
+    /// negative ones kept) and nothing until its input is complete, whatever the batches the
+    /// updates came in.
+    #[test]
+    fn fold_sends_net_updates_once_the_input_is_complete() {
+        timely::execute_directly(|worker| {
+            let seen = Rc::new(RefCell::new(Vec::new()));
+            let sink = Rc::clone(&seen);
+            let mut input = worker.dataflow::<SysTime, _, _>(|scope| {
+                let (input, updates) = scope.new_input::<(u8, SysTime, isize)>();
+                fold_until_complete(updates).inspect(move |u| sink.borrow_mut().push(*u));
+                input
+            });
+            // Epoch 0: `1` inserted; `2` twice; `3` retracted (a net -1 stays).
+            for update in [(1, 0, 1), (2, 0, 1), (2, 0, 1), (3, 0, -1)] {
+                input.send(update);
+            }
+            input.advance_to(1);
+            // Epoch 1: `1` retracted (cancels across batches), `4` at a later time, and `2`
+            // at time 1, which nets apart from `2` at time 0.
+            for update in [(1, 0, -1), (4, 1, 1), (2, 1, -1)] {
+                input.send(update);
+            }
+            input.advance_to(2);
+            for _ in 0..50 {
+                worker.step();
+            }
+            assert!(
+                seen.borrow().is_empty(),
+                "sent before the input was complete"
+            );
+            drop(input);
+            while worker.step() {}
+            let mut net = seen.take();
+            net.sort();
+            assert_eq!(net, vec![(2, 0, 2), (2, 1, -1), (3, 0, -1), (4, 1, 1)]);
+        });
+    }
+}
