@@ -53,7 +53,7 @@ enum In<K, E> {
 /// let out = run_binary(2, orders, rates, |o, r| {
 ///     let o_wm = watermarks(o, |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
 ///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, char>)| v.time, |m: &i64| *m, "RWm");
-///     late_versions(r, o_wm, r_wm, "Late").map(|(k, r)| (k, r.seq, r.reason))
+///     late_versions(r, o_wm, r_wm, "Late").map(|(k, r)| (k, r.seq, r.reason.into_owned()))
 /// });
 /// let reason = "late build version: event time 5 is behind the watermark 10 \
 ///               (kept for later probe rows; earlier results are not revised)";
