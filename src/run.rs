@@ -21,14 +21,11 @@
 //! threads as it ran workers ([`crate::tail`]).
 
 use std::cell::RefCell;
-use std::collections::hash_map::{Entry, HashMap};
-use std::hash::Hash;
 use std::rc::Rc;
 
 use differential_dataflow::consolidation::consolidate_updates;
 use differential_dataflow::input::InputSession;
 use differential_dataflow::{AsCollection, ExchangeData, VecCollection};
-use foldhash::fast::RandomState;
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::Operator;
@@ -366,15 +363,15 @@ pub fn feed<I: BlockInput>(
 /// moved out of the messages (not copied), and attaches `probe` to the flow.
 ///
 /// With `consolidate` (the caller wants the collection's final contents, not its history),
-/// each worker first folds its own updates into a hash map of `(data, time) -> diff`,
-/// dropping what cancels, and sends only the net updates when its input is complete: a
+/// each worker first folds its own updates into their net `(data, time, diff)` (see
+/// [`fold_until_complete`]), dropping what cancels, and sends only the net updates when its input is complete: a
 /// dedup's or a merge engine's churn (`-U`/`+U` pairs, one per replaced row) then never
 /// reaches worker 0, which receives each worker's share of the final table once. Memory on a
 /// worker is its share of that table. The probe then watches the flow *before* the fold, which
 /// holds its capability until the end of input (so the driver's lag bound still advances).
 /// Worker 0 only collects: what several workers sent of the same row is consolidated by the
 /// caller's tail, after a parallel sort.
-pub(crate) fn gather<'s, D: ExchangeData + Hash>(
+pub(crate) fn gather<'s, D: ExchangeData + Ord>(
     collection: VecCollection<'s, SysTime, D>,
     into: &Rc<RefCell<Vec<(D, SysTime, isize)>>>,
     consolidate: bool,
@@ -400,11 +397,17 @@ pub(crate) fn gather<'s, D: ExchangeData + Hash>(
 }
 
 /// The net updates of a worker's share of a stream, emitted once its input is complete (see
-/// [`gather`]): one hash-map entry per live `(data, time)`, at the earliest time seen.
-fn fold_until_complete<'s, D: ExchangeData + Hash>(
+/// [`gather`]), sorted by `(data, time)`.
+///
+/// Updates are appended to a buffer that is sorted and consolidated whenever it has doubled
+/// since it was last consolidated, so it holds at most twice the live `(data, time)` entries
+/// (plus one batch), and a row is compared, never hashed: output rows are long, and their
+/// order is decided by a short prefix (an output line's `seq` and kind).
+fn fold_until_complete<'s, D: ExchangeData + Ord>(
     updates: timely::dataflow::Stream<'s, SysTime, Vec<(D, SysTime, isize)>>,
 ) -> timely::dataflow::Stream<'s, SysTime, Vec<(D, SysTime, isize)>> {
-    let mut net: HashMap<(D, SysTime), isize, RandomState> = HashMap::default();
+    let mut net: Vec<(D, SysTime, isize)> = Vec::new();
+    let mut consolidated = 0;
     let mut capability = None;
     updates.unary_frontier::<CapacityContainerBuilder<Vec<_>>, _, _, _>(
         Pipeline,
@@ -421,34 +424,27 @@ fn fold_until_complete<'s, D: ExchangeData + Hash>(
                             capability = Some(cap);
                         }
                     }
-                    for (data, time, diff) in updates.drain(..) {
-                        match net.entry((data, time)) {
-                            Entry::Occupied(mut net_diff) => {
-                                *net_diff.get_mut() += diff;
-                                if *net_diff.get() == 0 {
-                                    net_diff.remove();
-                                }
-                            }
-                            Entry::Vacant(slot) => {
-                                if diff != 0 {
-                                    slot.insert(diff);
-                                }
-                            }
-                        }
+                    net.append(updates);
+                    if net.len() >= 2 * consolidated.max(FOLD_BATCH) {
+                        consolidate_updates(&mut net);
+                        consolidated = net.len();
                     }
                 });
                 if frontier.is_empty() {
                     if let Some(cap) = capability.take() {
-                        let mut session = output.session(&cap);
-                        for ((data, time), diff) in net.drain() {
-                            session.give((data, time, diff));
-                        }
+                        consolidate_updates(&mut net);
+                        output
+                            .session(&cap)
+                            .give_iterator(std::mem::take(&mut net).into_iter());
                     }
                 }
             }
         },
     )
 }
+
+/// The fold's smallest consolidation: a buffer of fewer updates is left as it is.
+const FOLD_BATCH: usize = 1 << 12;
 
 /// The updates of `collection` at time 0: what is gathered of a command's output, whose
 /// lines are placed by their source position, not by the system time they were emitted at.
@@ -471,6 +467,10 @@ fn expand<D: Ord + Clone + Send>(
         return Err(Error::Runtime(format!(
             "internal error: a {what} was retracted more often than emitted"
         )));
+    }
+    if updates.iter().all(|(_, _, r)| *r == 1) {
+        // The usual case, collected in place (no second buffer of the output).
+        return Ok(updates.into_iter().map(|(d, _, _)| d).collect());
     }
     Ok(updates
         .into_iter()
@@ -532,6 +532,45 @@ mod tests {
             let mut net = seen.take();
             net.sort();
             assert_eq!(net, vec![(2, 0, 2), (2, 1, -1), (3, 0, -1), (4, 1, 1)]);
+        });
+    }
+
+    /// Past [`FOLD_BATCH`] updates the fold consolidates as it goes: an insert and its later
+    /// retraction, many batches apart, still cancel, and what is left is summed once.
+    #[test]
+    fn fold_consolidates_as_it_goes_over_many_batches() {
+        let n = 5 * FOLD_BATCH as u32;
+        timely::execute_directly(move |worker| {
+            let seen = Rc::new(RefCell::new(Vec::new()));
+            let sink = Rc::clone(&seen);
+            let mut input = worker.dataflow::<SysTime, _, _>(|scope| {
+                let (input, updates) = scope.new_input::<(u32, SysTime, isize)>();
+                fold_until_complete(updates).inspect(move |u| sink.borrow_mut().push(*u));
+                input
+            });
+            // Every value inserted, then (an epoch later) every odd one retracted and every
+            // value divisible by 4 inserted again.
+            for v in 0..n {
+                input.send((v, 0, 1));
+            }
+            input.advance_to(1);
+            worker.step();
+            for v in 0..n {
+                if v % 2 == 1 {
+                    input.send((v, 0, -1));
+                }
+                if v % 4 == 0 {
+                    input.send((v, 0, 1));
+                }
+            }
+            drop(input);
+            while worker.step() {}
+            let net = seen.take();
+            let expected: Vec<_> = (0..n)
+                .step_by(2)
+                .map(|v| (v, 0, if v % 4 == 0 { 2 } else { 1 }))
+                .collect();
+            assert_eq!(net, expected, "sorted, net, one entry per value");
         });
     }
 }
