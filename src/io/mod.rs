@@ -10,6 +10,7 @@
 pub mod datagen;
 mod debezium;
 mod directory;
+mod generated;
 pub mod nexmark;
 mod sink;
 mod source;
@@ -22,6 +23,7 @@ pub use datagen::{
     DEFAULT_STRING_LENGTH,
 };
 pub use debezium::{write_debezium_json, DebeziumMetadata, DebeziumOptions};
+pub use generated::Generated;
 pub use nexmark::{NexmarkSource, NexmarkTable};
 pub use sink::CsvSink;
 pub use source::{Format, TypedSource};

@@ -21,8 +21,9 @@ use super::error::SqlError;
 use super::expr::interval_millis;
 use super::nexmark;
 use super::types::data_type;
+use crate::io::Generated;
 use crate::repr::{Field, Schema};
-use crate::table::{Generated, TableEnv};
+use crate::table::TableEnv;
 
 /// Registers the table `t` declares in `env`: as a source when its file exists, and as a sink;
 /// a `datagen` or `nexmark` table as a source only.

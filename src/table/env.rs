@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::expr::{AggregateUdf, Expr, FunctionRegistry, ScalarUdf};
-use crate::io::{DatagenSource, Format, NexmarkSource, TypedSource};
+use crate::io::{Format, Generated, TypedSource};
 use crate::materialized::{Clock, MaterializedTableConfig, SystemClock};
 use crate::plan::RelExpr;
 use crate::render::ExecutionMode;
@@ -32,45 +32,6 @@ pub struct TableSource {
     /// `Some` for a `'connector' = 'datagen'` or `'nexmark'` table: its rows are generated
     /// (`path` is then its name and `format` is unused).
     pub generated: Option<Generated>,
-}
-
-/// The generator of a generated table.
-#[derive(Clone, Debug)]
-pub enum Generated {
-    /// Flink's `datagen` connector.
-    Datagen(Arc<DatagenSource>),
-    /// The Nexmark benchmark's events.
-    Nexmark(Arc<NexmarkSource>),
-}
-
-impl Generated {
-    /// The generated table's name.
-    pub fn name(&self) -> &str {
-        match self {
-            Generated::Datagen(d) => d.name(),
-            Generated::Nexmark(n) => n.name(),
-        }
-    }
-
-    /// The generated table's columns.
-    pub fn schema(&self) -> &Schema {
-        match self {
-            Generated::Datagen(d) => d.schema(),
-            Generated::Nexmark(n) => n.schema(),
-        }
-    }
-}
-
-impl From<DatagenSource> for Generated {
-    fn from(source: DatagenSource) -> Generated {
-        Generated::Datagen(Arc::new(source))
-    }
-}
-
-impl From<NexmarkSource> for Generated {
-    fn from(source: NexmarkSource) -> Generated {
-        Generated::Nexmark(Arc::new(source))
-    }
 }
 
 /// A temporal table function (Flink's `Table.createTemporalTableFunction(time, key)`): an
@@ -311,10 +272,11 @@ impl TableEnv {
     /// Registers the generated table `source` (Flink's `datagen` connector, or Nexmark's events)
     /// as `name`, whose rows are `table(scan)` as in [`register_file`](TableEnv::register_file):
     /// `scan` gives the source's columns, append-only. Executing a plan over it generates the
-    /// rows ([`DatagenSource`], [`NexmarkSource`]: row `i` by worker `i % workers`, block `b` of
-    /// rows at system time `b`; a datagen table throttled to its `rows-per-second`), in blocks
-    /// of one row per 64 bytes of [`with_block_bytes`](TableEnv::with_block_bytes) (1024 rows by
-    /// default).
+    /// rows ([`DatagenSource`](crate::io::DatagenSource),
+    /// [`NexmarkSource`](crate::io::NexmarkSource): row `i` by worker `i % workers`, block `b`
+    /// of rows at system time `b`; a datagen table throttled to its `rows-per-second`), in
+    /// blocks of one row per 64 bytes of [`with_block_bytes`](TableEnv::with_block_bytes) (1024
+    /// rows by default).
     ///
     /// Errors: the name is taken, or `table`'s.
     ///

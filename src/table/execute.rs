@@ -13,7 +13,7 @@ use timely::dataflow::ProbeHandle;
 use crate::csv::Block;
 use crate::csv::RowError;
 use crate::error::Error;
-use crate::io::{DatagenSource, NexmarkSource, TypedSource};
+use crate::io::{DatagenSource, Generated, NexmarkSource, TypedSource};
 use crate::plan::RelExpr;
 use crate::progress::Progress;
 use crate::render::{Collection, ExecutionMode, RenderContext};
@@ -21,7 +21,6 @@ use crate::repr::Row;
 use crate::run::{feed, gather, BlockInput, BlockReader};
 use differential_temporal_operators::{Change, RowKind, SysTime};
 
-use super::env::Generated;
 use super::result::{Gathered, TableResult};
 use super::{TableEnv, TableError};
 

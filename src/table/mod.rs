@@ -42,7 +42,7 @@ mod set_op;
 mod sort;
 pub(crate) mod window;
 
-pub use env::{Generated, TableEnv, TableSource, TemporalTableFunction};
+pub use env::{TableEnv, TableSource, TemporalTableFunction};
 pub use execute::{ExecuteOptions, ResultForm};
 pub use over::{
     row_interval, Over, OverWindow, OverWindowedTable, Preceding, UNBOUNDED_RANGE, UNBOUNDED_ROW,

@@ -44,9 +44,12 @@ fn ddl() -> String {
     )
 }
 
-/// `query`'s final table on `workers` workers, as sorted text lines.
-fn run(workers: usize, query: &str) -> Vec<String> {
-    let env = TableEnv::new().with_workers(workers);
+/// `query`'s final table on `workers` workers, as sorted text lines, the generated rows cut
+/// into blocks of one row per 64 of `block_bytes`.
+fn run(workers: usize, block_bytes: usize, query: &str) -> Vec<String> {
+    let env = TableEnv::new()
+        .with_workers(workers)
+        .with_block_bytes(block_bytes);
     env.execute_sql(&ddl()).unwrap();
     let mut rows = env
         .sql_query(query)
@@ -58,14 +61,21 @@ fn run(workers: usize, query: &str) -> Vec<String> {
     rows
 }
 
-/// Checks `query` on 1 and 2 workers against `expected` (sorted here), which must not be empty.
-fn check(query: &str, mut expected: Vec<String>) {
+/// Checks `query` on 1 and 2 workers (blocks of 1024 rows) against `expected` (sorted here),
+/// which must not be empty.
+fn check(query: &str, expected: Vec<String>) {
+    check_on(&[(1, 64 << 10), (2, 64 << 10)], query, expected)
+}
+
+/// Checks `query` on each (workers, block bytes) of `runs` against `expected`.
+fn check_on(runs: &[(usize, usize)], query: &str, mut expected: Vec<String>) {
     expected.sort();
     assert!(!expected.is_empty());
-    for workers in [1, 2] {
-        let rows = run(workers, query);
-        assert_eq!(rows.len(), expected.len(), "{workers} workers");
-        assert_eq!(rows, expected, "{workers} workers");
+    for &(workers, block_bytes) in runs {
+        let rows = run(workers, block_bytes, query);
+        let at = format!("{workers} workers, blocks of {block_bytes} bytes");
+        assert_eq!(rows.len(), expected.len(), "{at}");
+        assert_eq!(rows, expected, "{at}");
     }
 }
 
@@ -101,7 +111,8 @@ fn start(t: u64, size: u64) -> u64 {
     t - t % size
 }
 
-/// The connector's rows are the generator's events: every bid's columns, whatever the workers.
+/// The connector's rows are the generator's events: every bid's columns, whatever the workers
+/// and the blocks (1024 rows, or 101: blocks that start on every worker's share).
 #[test]
 fn bids_are_the_generators_events() {
     let bids = bids();
@@ -119,7 +130,11 @@ fn bids_are_the_generators_events() {
     let query =
         "SELECT COUNT(*), SUM(auction), SUM(bidder), SUM(price), MIN(dateTime), MAX(dateTime)
                  FROM bid";
-    check(query, expected);
+    check_on(
+        &[(1, 64 << 10), (2, 64 * 101), (4, 64 * 101)],
+        query,
+        expected,
+    );
     let b = &bids[32_345];
     let expected = vec![format!(
         "{},{},{},{},{},{},{}",
