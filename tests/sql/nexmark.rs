@@ -1,7 +1,7 @@
 //! Nexmark queries (issue 12) in SQL over the `nexmark` connector's events: q5, q7, q8 and q11
 //! as Flink's Nexmark benchmark writes them (`nexmark-flink/src/main/resources/queries`), each
-//! run on 1 and 2 workers and checked equal to a plain sequential computation of the same query
-//! over the same events ([`NexmarkSource::events`]). q12 (a processing-time tumble) is not
+//! run on 1 and 2 workers (and, but q11's sessions, in final mode) and checked equal to a plain
+//! sequential computation of the same query over the same events ([`NexmarkSource::events`]). q12 (a processing-time tumble) is not
 //! here: processing-time windows are not implemented yet.
 //!
 //! The streams: `EVENTS` events at `RATE` a second of event time (100 s; 1,000 people, 3,000
@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use differential_temporal::io::{NexmarkSource, NexmarkTable};
+use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{format_datum, DataType, Datum, Schema, Ts};
 use differential_temporal::table::TableEnv;
 use nexmark::event::{Auction, Bid, Event, Person};
@@ -44,12 +45,25 @@ fn ddl() -> String {
     )
 }
 
-/// `query`'s final table on `workers` workers, as sorted text lines, the generated rows cut
-/// into blocks of one row per 64 of `block_bytes`.
-fn run(workers: usize, block_bytes: usize, query: &str) -> Vec<String> {
+/// A run: workers, block bytes (the generated rows cut into blocks of one row per 64 bytes),
+/// mode.
+type Run = (usize, usize, ExecutionMode);
+
+const BLOCK: usize = 64 << 10;
+
+/// Incremental on 1 and 2 workers, final (emit on window close) on 2: blocks of 1024 rows.
+const RUNS: &[Run] = &[
+    (1, BLOCK, ExecutionMode::Incremental),
+    (2, BLOCK, ExecutionMode::Incremental),
+    (2, BLOCK, ExecutionMode::Final),
+];
+
+/// `query`'s final table in `run`, as sorted text lines.
+fn run((workers, block_bytes, mode): Run, query: &str) -> Vec<String> {
     let env = TableEnv::new()
         .with_workers(workers)
-        .with_block_bytes(block_bytes);
+        .with_block_bytes(block_bytes)
+        .with_mode(mode);
     env.execute_sql(&ddl()).unwrap();
     let mut rows = env
         .sql_query(query)
@@ -61,21 +75,14 @@ fn run(workers: usize, block_bytes: usize, query: &str) -> Vec<String> {
     rows
 }
 
-/// Checks `query` on 1 and 2 workers (blocks of 1024 rows) against `expected` (sorted here),
-/// which must not be empty.
-fn check(query: &str, expected: Vec<String>) {
-    check_on(&[(1, 64 << 10), (2, 64 << 10)], query, expected)
-}
-
-/// Checks `query` on each (workers, block bytes) of `runs` against `expected`.
-fn check_on(runs: &[(usize, usize)], query: &str, mut expected: Vec<String>) {
+/// Checks `query` in each of `runs` against `expected` (sorted here), which must not be empty.
+fn check(runs: &[Run], query: &str, mut expected: Vec<String>) {
     expected.sort();
     assert!(!expected.is_empty());
-    for &(workers, block_bytes) in runs {
-        let rows = run(workers, block_bytes, query);
-        let at = format!("{workers} workers, blocks of {block_bytes} bytes");
-        assert_eq!(rows.len(), expected.len(), "{at}");
-        assert_eq!(rows, expected, "{at}");
+    for &r in runs {
+        let rows = run(r, query);
+        assert_eq!(rows.len(), expected.len(), "{r:?}");
+        assert_eq!(rows, expected, "{r:?}");
     }
 }
 
@@ -130,11 +137,9 @@ fn bids_are_the_generators_events() {
     let query =
         "SELECT COUNT(*), SUM(auction), SUM(bidder), SUM(price), MIN(dateTime), MAX(dateTime)
                  FROM bid";
-    check_on(
-        &[(1, 64 << 10), (2, 64 * 101), (4, 64 * 101)],
-        query,
-        expected,
-    );
+    let incremental = ExecutionMode::Incremental;
+    let blocks = [(2, 64 * 101, incremental), (4, 64 * 101, incremental)];
+    check(&[RUNS, &blocks].concat(), query, expected);
     let b = &bids[32_345];
     let expected = vec![format!(
         "{},{},{},{},{},{},{}",
@@ -150,7 +155,7 @@ fn bids_are_the_generators_events() {
         "SELECT * FROM bid WHERE auction = {} AND bidder = {} AND price = {} AND extra = '{}'",
         b.auction, b.bidder, b.price, b.extra
     );
-    check(&query, expected);
+    check(RUNS, &query, expected);
 }
 
 /// q5, hot items: the auctions with the most bids in each 10 s window sliding by 2 s.
@@ -197,7 +202,7 @@ fn q5_hot_items() {
         .filter(|((s, _), n)| **n >= max[s])
         .map(|((_, auction), n)| format!("{auction},{n}"))
         .collect();
-    check(query, expected);
+    check(RUNS, query, expected);
 }
 
 /// q7, highest bid: the bids at the highest price of each 10 s tumbling window, joined back on
@@ -231,7 +236,7 @@ fn q7_highest_bid() {
             }
         }
     }
-    check(query, expected);
+    check(RUNS, query, expected);
 }
 
 /// q8, monitor new users: the people who opened an auction in the 10 s window they joined in.
@@ -277,7 +282,7 @@ fn q8_new_users_who_sell() {
         .filter(|(id, _, s)| sellers.contains(&(*id, *s)))
         .map(|(id, name, s)| format!("{id},{name},{}", ts(s)))
         .collect();
-    check(query, expected);
+    check(RUNS, query, expected);
 }
 
 /// q11, user sessions: each bidder's bids in sessions closed by 10 s without a bid (rows
@@ -316,6 +321,7 @@ fn q11_user_sessions() {
         let (first, last, n) = session;
         expected.push(format!("{bidder},{n},{},{}", ts(first), ts(last + gap)));
     }
-    check(legacy, expected.clone());
-    check(tvf, expected);
+    // SESSION windows run in incremental mode only (final mode is not built yet).
+    check(&RUNS[..2], legacy, expected.clone());
+    check(&RUNS[..2], tvf, expected);
 }
