@@ -411,3 +411,41 @@ impl NexmarkSource {
 fn int(value: usize) -> Datum<'static> {
     Datum::Int(i64::try_from(value).unwrap_or(i64::MAX))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table's rows are the events of its kind among the first `events` of the whole stream,
+    /// in stream order: the same as walking the unfiltered generator.
+    #[test]
+    fn rows_are_the_streams_events_of_the_kind() {
+        let empty = Schema::builder().build().unwrap();
+        for events in [0, 1, 3, 4, 5, 49, 50, 51, 1234] {
+            let config = NexmarkConfig {
+                base_time: BASE_TIME_MS,
+                rate_shape: RateShape::Square,
+                ..NexmarkConfig::default()
+            };
+            let stream: Vec<Event> = EventGenerator::new(config).take(events as usize).collect();
+            for table in [
+                NexmarkTable::Person,
+                NexmarkTable::Auction,
+                NexmarkTable::Bid,
+            ] {
+                let source = NexmarkSource::new("t", table, empty.clone(), events).unwrap();
+                let kind: Vec<&Event> = stream
+                    .iter()
+                    .filter(|e| e.event_type() == table.event_type())
+                    .collect();
+                assert_eq!(source.rows(), kind.len() as u64, "{table:?} of {events}");
+                let rows: Vec<Event> = source.events(0..source.rows()).collect();
+                assert_eq!(
+                    rows.iter().collect::<Vec<_>>(),
+                    kind,
+                    "{table:?} of {events}"
+                );
+            }
+        }
+    }
+}
