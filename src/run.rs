@@ -286,6 +286,26 @@ impl BlockInput for crate::io::DatagenSource {
     }
 }
 
+/// A Nexmark table's blocks, as a datagen table's: every worker generates its share of every
+/// block, row `i` by worker `i % peers` (`block_bytes` is not used).
+impl BlockInput for crate::io::NexmarkSource {
+    type Record = crate::operators::Change<crate::repr::Row>;
+    fn path(&self) -> &str {
+        crate::io::NexmarkSource::name(self)
+    }
+    fn blocks(&self, _block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
+        Ok(Box::new(crate::io::NexmarkSource::blocks(self)))
+    }
+    fn parse_block(
+        &self,
+        block: &Block,
+        worker: (u64, u64),
+        out: &mut dyn FnMut(Result<Self::Record, RowError>),
+    ) {
+        crate::io::NexmarkSource::generate_block(self, block, worker, out)
+    }
+}
+
 /// Feeds `inputs` into `sessions` (malformed rows into `malformed`), one block per epoch, as
 /// the module documentation says: block `i` of an input is parsed by worker `i % peers` (a
 /// generated table's block by every worker, each making its share of the rows) and entered at

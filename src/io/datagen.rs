@@ -416,13 +416,7 @@ impl DatagenSource {
     /// The blocks this source is read in, each worker passing every one, throttled to
     /// `rows-per-second` (see the [module documentation](self)).
     pub fn blocks(&self) -> DatagenBlocks {
-        DatagenBlocks {
-            rows: self.rows,
-            block_rows: self.block_rows(),
-            rows_per_second: self.rows_per_second,
-            next: 0,
-            started: Instant::now(),
-        }
+        DatagenBlocks::new(self.rows, self.block_rows(), self.rows_per_second)
     }
 
     /// Generates the rows of `block` (one of [`blocks`](Self::blocks)) that worker `(index,
@@ -436,12 +430,9 @@ impl DatagenSource {
     ) {
         let first = block.first_line;
         let last = first.saturating_add(self.block_rows()).min(self.rows);
-        let peers = peers.max(1);
-        // The first row of the block that is this worker's.
-        let mine = first + (index + peers - first % peers) % peers;
         let mut scratch = Row::new();
         let mut text = String::new();
-        for i in (mine..last).step_by(peers as usize) {
+        for i in worker_share(first, last, index, peers) {
             let row = self.row(i, &mut scratch, &mut text);
             out(Ok(Change::new(i, RowKind::Insert, row)));
         }
@@ -483,7 +474,32 @@ pub struct DatagenBlocks {
     started: Instant,
 }
 
+/// The rows `first..last` of a block that worker `index` of `peers` makes: those `i` with
+/// `i % peers == index`.
+pub(crate) fn worker_share(
+    first: u64,
+    last: u64,
+    index: u64,
+    peers: u64,
+) -> std::iter::StepBy<std::ops::Range<u64>> {
+    let peers = peers.max(1);
+    let mine = first + (index + peers - first % peers) % peers;
+    (mine..last).step_by(peers as usize)
+}
+
 impl DatagenBlocks {
+    /// The blocks of `rows` rows, `block_rows` a block, block `b` not passed before
+    /// `b * block_rows / rows_per_second` seconds after the first.
+    pub(crate) fn new(rows: u64, block_rows: u64, rows_per_second: u64) -> DatagenBlocks {
+        DatagenBlocks {
+            rows,
+            block_rows,
+            rows_per_second,
+            next: 0,
+            started: Instant::now(),
+        }
+    }
+
     /// The next block, after sleeping until it is due; `None` after the last.
     pub fn next_block(&mut self) -> Option<Block> {
         let first = self.next.checked_mul(self.block_rows)?;

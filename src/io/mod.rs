@@ -1,7 +1,7 @@
 //! Sources and sinks of typed rows: CSV files (or Debezium JSON change events, [`Format`]) read
 //! into packed [`Row`](crate::repr::Row)s by a [`Schema`](crate::repr::Schema) ([`TypedSource`]), rows written back as CSV ([`CsvSink`]),
 //! and Flink's printed tableau ([`Tableau`]); generated rows, Flink's `datagen` connector
-//! ([`DatagenSource`]).
+//! ([`DatagenSource`]) and the Nexmark benchmark's events ([`NexmarkSource`]).
 //!
 //! This layer depends on [`crate::repr`] for values and on [`crate::csv`] for the file
 //! mechanics (blocks, the record loop, row errors, the CSV writer), which it shares with the
@@ -10,6 +10,8 @@
 pub mod datagen;
 mod debezium;
 mod directory;
+mod generated;
+pub mod nexmark;
 mod sink;
 mod source;
 pub mod tableau;
@@ -21,6 +23,8 @@ pub use datagen::{
     DEFAULT_STRING_LENGTH,
 };
 pub use debezium::{write_debezium_json, DebeziumMetadata, DebeziumOptions};
+pub use generated::Generated;
+pub use nexmark::{NexmarkSource, NexmarkTable};
 pub use sink::CsvSink;
 pub use source::{Format, TypedSource};
 pub use tableau::{Tableau, Widths};

@@ -14,14 +14,14 @@
 //!   keys, also with Kafka's `value.` prefix).
 //!
 //! Any other option is an error listing the valid ones for the table's format. The `datagen`
-//! connector's options are [`super::datagen`]'s.
+//! connector's options are [`super::datagen`]'s, the `nexmark` connector's [`super::nexmark`]'s.
 
 use super::create_table::{ColumnKind, CreateTable, TableOption};
 use super::error::SqlError;
 use crate::io::{DebeziumMetadata, DebeziumOptions, Format};
 
 /// The connectors, by their `'connector'` identifier.
-pub(super) const CONNECTORS: &str = "'datagen', 'filesystem'";
+pub(super) const CONNECTORS: &str = "'datagen', 'filesystem', 'nexmark'";
 
 /// The options of every filesystem table.
 const OPTIONS: &[&str] = &["connector", "format", "path"];
@@ -65,8 +65,8 @@ pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
             ),
         )
     };
-    let connector =
-        get("connector").ok_or_else(|| needs("connector", "'filesystem' or 'datagen'"))?;
+    let connector = get("connector")
+        .ok_or_else(|| needs("connector", "'filesystem', 'datagen' or 'nexmark'"))?;
     if connector.value != "filesystem" {
         return Err(factory(connector, CONNECTORS));
     }

@@ -288,7 +288,7 @@ fn integer_range(ty: &DataType) -> (i64, i64) {
 }
 
 /// The option's value as a `T`, or Flink's message at the option.
-fn parse<T: std::str::FromStr>(o: &TableOption) -> Result<T, SqlError> {
+pub(super) fn parse<T: std::str::FromStr>(o: &TableOption) -> Result<T, SqlError> {
     o.value.trim().parse().map_err(|_| {
         SqlError::at(
             o.span,

@@ -1,7 +1,8 @@
 //! `CREATE TABLE` onto a registered CSV table: the file's schema from the physical and metadata
 //! columns, primary key and watermark; the computed columns over it ([`computed`]); the file
-//! from the filesystem connector's options. A `'connector' = 'datagen'` table is registered as
-//! generated rows of its physical columns instead ([`datagen`]), and is not a sink.
+//! from the filesystem connector's options. A `'connector' = 'datagen'` or `'nexmark'` table is
+//! registered as generated rows of its physical columns instead ([`datagen`], [`nexmark`]), and
+//! is not a sink.
 //!
 //! The connector's options are [`connector`]'s. A `METADATA` column of a CSV table reads the
 //! CSV column of the same name (the metadata key, `FROM '...'`, names where Kafka or Debezium
@@ -18,12 +19,14 @@ use super::create_table::{ColumnKind, CreateTable, Watermark};
 use super::datagen;
 use super::error::SqlError;
 use super::expr::interval_millis;
+use super::nexmark;
 use super::types::data_type;
+use crate::io::Generated;
 use crate::repr::{Field, Schema};
 use crate::table::TableEnv;
 
 /// Registers the table `t` declares in `env`: as a source when its file exists, and as a sink;
-/// a `datagen` table as a source only.
+/// a `datagen` or `nexmark` table as a source only.
 ///
 /// Errors (at the offending part): an unsupported type, option, connector or format, a missing
 /// `path`, a primary key or watermark column that is not a column, a primary key on a computed
@@ -32,15 +35,20 @@ use crate::table::TableEnv;
 pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlError> {
     let name = &t.name.value;
     let at = |e: crate::table::TableError| SqlError::at(t.name.span, e.to_string());
-    let is_datagen = t
+    let generator = t
         .options
         .iter()
-        .any(|o| o.key == "connector" && o.value == "datagen");
-    if is_datagen {
+        .find(|o| o.key == "connector")
+        .map(|o| o.value.as_str());
+    if let Some(connector @ ("datagen" | "nexmark")) = generator {
         let physical = physical_schema(t)?;
-        let source = datagen::datagen(t, &physical)?;
+        let source: Generated = if connector == "datagen" {
+            datagen::datagen(t, &physical)?.into()
+        } else {
+            nexmark::nexmark(t, &physical)?.into()
+        };
         return env
-            .register_datagen(name, source, |scan| computed::declared_table(env, t, scan))
+            .register_generated(name, source, |scan| computed::declared_table(env, t, scan))
             .map_err(|e| match e {
                 SqlError::Table(e) => at(e),
                 other => other,
