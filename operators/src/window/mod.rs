@@ -39,7 +39,7 @@ use crate::keyed_merge::Rejected;
 use crate::watermark::Watermark;
 use crate::{Seq, SysTime};
 
-mod session;
+pub mod session;
 #[cfg(test)]
 mod session_reference;
 #[cfg(test)]
