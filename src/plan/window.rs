@@ -12,7 +12,12 @@
 //!   `[start, start + k * step)` for `k = 1 .. size / step` that hold `t`.
 //! * `SESSION(gap)`: per group key, the runs of rows at most `gap` apart, each the window
 //!   `[first, last + gap)` ([`WindowSpec::Session`]); a row that bridges two sessions merges
-//!   them (incremental mode: both retracted, the merged one emitted). Incremental mode only.
+//!   them (both retracted, the merged one emitted). In final mode a session fires when the
+//!   watermark reaches its end (`window_time = end - 1` passed, as Flink's session windows);
+//!   a row is accepted while `t + lateness` is not behind the watermark (so it never reaches
+//!   a session already freed), and a late row bridging fired sessions retracts them and shows
+//!   the merged one once the watermark reaches its end (see
+//!   [`session_aggregate_final`](differential_temporal_operators::window::session_aggregate_final)).
 //!
 //! The output has one row per group key and window with rows: the group columns, then
 //! `window_start`, `window_end` (TIMESTAMP(3)), `window_time` (`end - 1 ms`, the output's rowtime
@@ -28,8 +33,10 @@
 //!   the watermark has not passed updates it (`-U` old, `+U` new: Flink's late firing with delay
 //!   0); a row for a window past `end - 1 + L` is refused as late, with its `seq`, one report per
 //!   window it misses, never silently dropped. A window's state is freed when the watermark
-//!   passes `end - 1 + L`. The watermark is the input's, per system time (see
-//!   [`watermark`](differential_temporal_operators::watermark)).
+//!   passes `end - 1 + L` (a session's when it passes `end + L`). The watermark is the
+//!   input's, per system time (see [`watermark`](differential_temporal_operators::watermark)).
+
+use differential_temporal_operators::window::session_runs;
 
 use crate::expr::AggregateExpr;
 use crate::repr::{DataType, Field, Rowtime, Schema, Ts};
@@ -222,10 +229,6 @@ impl std::fmt::Display for WindowSpec {
     }
 }
 
-/// Why a session window aggregation does not render in final mode (not built yet).
-pub const SESSION_FINAL: &str =
-    "SESSION windows run in incremental mode only: final mode (emit on the watermark, merging late rows within the allowed lateness) is not supported yet";
-
 /// The parts of a window aggregation; see the [module documentation](self).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowAgg {
@@ -256,18 +259,15 @@ impl WindowAgg {
 }
 
 /// The sessions of one key's rows: `times` (ms, sorted ascending) cut where two consecutive
-/// times are more than `gap` apart; each session as `(start, end, rows)` with `end = last time
-/// + gap` and `rows` the range of `times` it holds.
+/// times are more than `gap` apart (the operators' rule, [`within_gap`]); each session as
+/// `(start, end, rows)` with `end = last time + gap` and `rows` the range of `times` it holds.
+///
+/// [`within_gap`]: differential_temporal_operators::window::within_gap
 pub fn sessions(times: &[i64], gap: i64) -> Vec<(i64, i64, std::ops::Range<usize>)> {
-    let mut out = Vec::new();
-    let mut first = 0;
-    for i in 1..=times.len() {
-        if i == times.len() || times[i] - times[i - 1] > gap {
-            out.push((times[first], times[i - 1].saturating_add(gap), first..i));
-            first = i;
-        }
-    }
-    out
+    let end = |t: &i64| t.saturating_add(gap);
+    (session_runs(times, end).into_iter())
+        .map(|run| (times[run.start], end(&times[run.end - 1]), run))
+        .collect()
 }
 
 /// The event time of a window's bounds and its `window_time`, as TIMESTAMP(3) values.

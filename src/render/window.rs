@@ -5,20 +5,22 @@
 //! * final mode: [`window_aggregate_final`] with the same accumulators, over the watermark of
 //!   the input's rowtime (its declared delay), freeing each window at `end - 1 + lateness`.
 //!
-//! Session windows (incremental mode only) are a differential `reduce` per group key that cuts
+//! Session windows in incremental mode are a differential `reduce` per group key that cuts
 //! the key's rows, sorted by event time, into sessions ([`sessions`]) and aggregates each: a
 //! row that bridges two sessions retracts both and inserts the merged one. Its cost per update
-//! is the key's rows, not the change.
+//! is the key's rows, not the change. In final mode they are [`session_aggregate_final`] per
+//! group key over the event times in ms, with the same accumulators, firing each session when
+//! the watermark reaches its end and freeing it when the watermark passes `end + lateness`.
 //!
 //! Rows whose event time is NULL are refused with their `seq`.
 
 use differential_dataflow::{AsCollection, VecCollection};
+use differential_temporal_operators::group_aggregate::GroupFold;
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::watermark::watermarks;
-use differential_temporal_operators::window::window_aggregate_final;
+use differential_temporal_operators::window::{session_aggregate_final, window_aggregate_final};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
-use crate::plan::window::SESSION_FINAL;
 use crate::plan::{sessions, window_datums, PlanError, WindowAgg, WindowSpec};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 
@@ -39,10 +41,10 @@ pub(super) fn render<'s>(
     });
     ctx.refused.push(refused);
     if let WindowSpec::Session { gap } = w.window {
-        if ctx.mode == ExecutionMode::Final {
-            return Err(PlanError::invalid("WindowAggregate", SESSION_FINAL));
-        }
-        return Ok(session_windows(ctx, w, timed, gap));
+        return Ok(match ctx.mode {
+            ExecutionMode::Final => final_sessions(ctx, w, timed, gap),
+            ExecutionMode::Incremental => session_windows(ctx, w, timed, gap),
+        });
     }
     let spec = w.window;
     let windowed = timed.clone().flat_map(move |ch| {
@@ -97,6 +99,81 @@ pub(super) fn render<'s>(
     );
     ctx.refused.push(aggregated.rejected);
     Ok(Collection::Table(aggregated.table))
+}
+
+/// Session windows, final mode (see the [module docs](self)): the event times in ms, each
+/// row's group key and the columns its aggregates read.
+fn final_sessions<'s>(
+    ctx: &mut RenderContext<'s>,
+    w: &WindowAgg,
+    timed: VecCollection<'s, SysTime, Change<Row>>,
+    gap: i64,
+) -> Collection<'s> {
+    use timely::dataflow::operators::vec::Map;
+    let column = w.time;
+    let millis = move |ch: &Change<Row>| event_time(&ch.row, column).unwrap_or(NO_TIME).millis;
+    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let marks = watermarks(
+        timed.clone(),
+        millis,
+        move |max: &i64| max.saturating_sub(delay),
+        "WindowAggregate: watermark",
+    );
+    let mut aggregates = w.aggregates.clone();
+    let read = read_columns(&mut aggregates);
+    let group = w.group.clone();
+    let mut datums = DatumVec::new();
+    let keyed = (timed.inner)
+        .map(move |(ch, time, diff)| {
+            let t = millis(&ch);
+            let datums = datums.borrow_with(&ch.row);
+            let key = Row::pack(group.iter().map(|&c| datums[c]));
+            let values = Row::pack(read.iter().map(|&c| datums[c]));
+            let diff = match ch.kind {
+                RowKind::Insert | RowKind::UpdateAfter => diff,
+                RowKind::UpdateBefore | RowKind::Delete => -diff,
+            };
+            ((key, (t, ch.seq, values)), time, diff)
+        })
+        .as_collection();
+    let lateness = w.lateness_ms;
+    let aggregated = session_aggregate_final(
+        keyed,
+        marks,
+        SessionFold(RowFold::new(aggregates)),
+        move |t: &i64| t.saturating_add(gap),
+        move |t: &i64| t.saturating_add(lateness),
+        "SessionWindow",
+    );
+    ctx.refused.push(aggregated.rejected);
+    Collection::Table(aggregated.table)
+}
+
+/// The window aggregation's fold over a session `(group key, start, end)`: its row is the group
+/// columns, the window's three columns, then the aggregates.
+struct SessionFold(RowFold);
+
+impl GroupFold<(Row, i64, i64)> for SessionFold {
+    type Value = Row;
+    type State = <RowFold as GroupFold<Row>>::State;
+    type Output = Row;
+
+    fn init(&self) -> Self::State {
+        self.0.init()
+    }
+
+    fn update(&self, state: &mut Self::State, values: &Row, diff: isize) -> Result<(), String> {
+        self.0.update(state, values, diff)
+    }
+
+    fn output(
+        &self,
+        (key, start, end): &(Row, i64, i64),
+        state: &Self::State,
+    ) -> Result<Row, String> {
+        let window = window_datums(*start, *end).map(Datum::Timestamp);
+        self.0.output(&Row::pack(key.iter().chain(window)), state)
+    }
 }
 
 /// Session windows, incremental mode (see the [module docs](self)).

@@ -73,7 +73,7 @@ impl SlideWithSize {
 
 /// Session windows (Flink's `Session`): `Session::with_gap(gap).on(time).alias(name)`, per
 /// group key the runs of rows at most `gap` apart (see
-/// [`WindowSpec::Session`]). Incremental mode only, for now.
+/// [`WindowSpec::Session`]), in both modes (final mode's rules: [`crate::plan::window`]).
 pub struct Session;
 
 impl Session {

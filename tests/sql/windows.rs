@@ -1,6 +1,7 @@
 //! Window aggregations (issue 12) in SQL and the Table API: the seed's hourly tumbling window
 //! with `avg` (Table API, SQL window TVF, SQL legacy group window), case E03 (tumbling window
-//! with allowed lateness, final mode), the hourly count of flights per origin over the shipped
+//! with allowed lateness, final mode), case E02 (session merge) in both modes and a late row
+//! bridging fired sessions within the allowed lateness (final mode), the hourly count of flights per origin over the shipped
 //! January 2013 flights in the three forms, and the refusals.
 
 use differential_temporal::expr::{col, lit};
@@ -310,9 +311,10 @@ fn window_misuse_is_refused() {
     );
 }
 
-/// Case E02 (`../shared/cases/E02_session_window_merge.case`) in incremental mode, one row an
-/// epoch: the row at 4 ms bridges Hello's sessions {1, 2} and {8}, which are retracted and the
-/// merged session {1, 2, 4, 8} emitted; in SQL's legacy and TVF forms and the Table API.
+/// Case E02 (`../shared/cases/E02_session_window_merge.case`), one row an epoch: the row at
+/// 4 ms bridges Hello's sessions {1, 2} and {8}; in incremental mode they are retracted and the
+/// merged session {1, 2, 4, 8} emitted, in final mode only the merged one is; in SQL's legacy
+/// and TVF forms and the Table API.
 #[test]
 fn case_e02_session_window_merge() {
     let dir = differential_temporal::table::tempfile_dir::Dir::new();
@@ -398,17 +400,95 @@ fn case_e02_session_window_merge() {
                 col("name").count().distinct(),
             ]);
         assert_eq!(table_api.execute().unwrap().rows_as_text(), expected);
+        // Final mode: the watermark (10 ms behind) never reaches a session's end before the
+        // input ends, so each session is emitted once, merged, as in Flink's test.
         let final_mode = env.with_mode(ExecutionMode::Final);
-        let e = final_mode
-            .sql_query(&legacy)
-            .unwrap()
-            .execute()
-            .err()
-            .unwrap();
-        assert!(
-            e.to_string()
-                .contains("SESSION windows run in incremental mode only"),
-            "{e}"
+        for sql in [&legacy, &tvf] {
+            let result = final_mode.sql_query(sql).unwrap().execute().unwrap();
+            assert_eq!(result.rows_as_text(), expected, "{sql}");
+            let hello: Vec<String> = changelog_text(&result)
+                .into_iter()
+                .filter(|l| l.contains(",Hello,"))
+                .collect();
+            assert_eq!(
+                hello,
+                [
+                    "+I,Hello,1970-01-01 00:00:00.001,1970-01-01 00:00:00.012,4,4,4,15,3",
+                    "+I,Hello,1970-01-01 00:00:00.016,1970-01-01 00:00:00.020,1,1,1,16,1",
+                ],
+                "{workers} workers"
+            );
+        }
+        let table_api = final_mode
+            .from("T1")
+            .window(Session::with_gap(millis(5)).on(col("rowtime")).alias("w"))
+            .group_by([col("string"), col("w")])
+            .select([
+                col("string"),
+                col("w").start(),
+                col("w").rowtime(),
+                lit(1i64).count(),
+                lit(1i64).sum(),
+                col("int").count(),
+                col("int").sum(),
+                col("name").count().distinct(),
+            ]);
+        assert_eq!(table_api.execute().unwrap().rows_as_text(), expected);
+    }
+}
+
+/// Final-mode sessions (gap 5 ms) with an allowed lateness of 12 ms and the watermark at the
+/// largest time seen, one row an epoch: `k`'s sessions {1, 2} and {10} fire under the
+/// watermarks 10 and 16; the row at 6 (`6 + 12 >= 17`) bridges both: they are retracted and
+/// the merged session emitted at once; the row at 3 (`3 + 12 < 17`) is refused and reported.
+#[test]
+fn final_sessions_late_bridge_within_lateness() {
+    let dir = differential_temporal::table::tempfile_dir::Dir::new();
+    let csv = dir.write(
+        "t.csv",
+        "name,v,rowtime\n\
+         k,1,1970-01-01 00:00:00.001\n\
+         k,2,1970-01-01 00:00:00.002\n\
+         k,10,1970-01-01 00:00:00.010\n\
+         z,16,1970-01-01 00:00:00.016\n\
+         z,17,1970-01-01 00:00:00.017\n\
+         k,6,1970-01-01 00:00:00.006\n\
+         k,3,1970-01-01 00:00:00.003\n",
+    );
+    for workers in [1, 2] {
+        let env = env(workers).with_mode(ExecutionMode::Final);
+        let script = format!(
+            "CREATE TABLE T (name STRING, v BIGINT, rowtime TIMESTAMP(3),
+                WATERMARK FOR rowtime AS rowtime)
+             WITH ('connector' = 'filesystem', 'path' = '{csv}', 'format' = 'csv');
+             SET 'table.exec.emit.allow-lateness' = '12 ms';
+             SELECT name, window_start, window_end, COUNT(*), SUM(v)
+             FROM TABLE(SESSION(TABLE T PARTITION BY name, DESCRIPTOR(rowtime), INTERVAL '0.005' SECOND))
+             GROUP BY name, window_start, window_end;"
         );
+        let result = last_rows(&env, &script);
+        assert_eq!(
+            result.rows_as_text(),
+            [
+                "k,1970-01-01 00:00:00.001,1970-01-01 00:00:00.015,4,19",
+                "z,1970-01-01 00:00:00.016,1970-01-01 00:00:00.022,2,33",
+            ],
+            "{workers} workers"
+        );
+        assert_eq!(
+            changelog_text(&result),
+            [
+                "+I,k,1970-01-01 00:00:00.001,1970-01-01 00:00:00.007,2,3",
+                "+I,k,1970-01-01 00:00:00.010,1970-01-01 00:00:00.015,1,10",
+                "-D,k,1970-01-01 00:00:00.001,1970-01-01 00:00:00.007,2,3",
+                "-D,k,1970-01-01 00:00:00.010,1970-01-01 00:00:00.015,1,10",
+                "+I,k,1970-01-01 00:00:00.001,1970-01-01 00:00:00.015,4,19",
+                "+I,z,1970-01-01 00:00:00.016,1970-01-01 00:00:00.022,2,33",
+            ],
+            "{workers} workers"
+        );
+        let refused: Vec<_> = result.refused().iter().map(|(_, r)| r.seq).collect();
+        assert_eq!(refused, [8], "{:?}", result.refused());
+        assert!(result.refused()[0].1.reason.starts_with("late row"));
     }
 }

@@ -1,4 +1,9 @@
 //! Window aggregation in final mode: each window's aggregate emitted once, when the watermark
+//! passes the window, then revised by late rows within an allowed lateness. Fixed windows
+//! (tumbling, sliding, cumulating) are [`window_aggregate_final`], below; session windows, whose
+//! bounds depend on the key's other rows and merge, are [`session_aggregate_final`].
+//!
+//! Fixed windows: each window's aggregate emitted once, when the watermark
 //! passes the window, then revised by late rows within an allowed lateness (Flink's
 //! `WindowOperator` with an event-time trigger, late firing with delay 0 and
 //! `table.exec.emit.allow-lateness`).
@@ -33,6 +38,14 @@ use crate::group_aggregate::{Aggregated, GroupFold};
 use crate::keyed_merge::Rejected;
 use crate::watermark::Watermark;
 use crate::{Seq, SysTime};
+
+pub mod session;
+#[cfg(test)]
+mod session_reference;
+#[cfg(test)]
+mod session_tests;
+
+pub use session::{session_aggregate_final, session_runs, within_gap};
 
 /// One window of one group: its accumulator, row count, last event time and the row it
 /// emitted (`None` before it fired, or while it has no row).
@@ -249,17 +262,38 @@ fn refire<K, E, F: GroupFold<K>>(
 ) where
     F::Output: PartialEq,
 {
-    let now = match window.rows > 0 {
-        true => match fold.output(key, &window.state) {
-            Ok(row) => Some(row),
-            Err(reason) => {
-                give(Err(Rejected::invalid(0, reason)));
-                None
-            }
-        },
-        false => None,
-    };
+    let now = current_row(fold, key, &window.state, window.rows, give);
     replace_emitted(&mut window.emitted, now, give);
+}
+
+/// The row of group `key` with accumulator `state` over `rows` rows: none without rows, or
+/// when the fold cannot compute it (then refused, with `seq` 0).
+pub(crate) fn current_row<K, F: GroupFold<K>>(
+    fold: &F,
+    key: &K,
+    state: &F::State,
+    rows: isize,
+    give: &mut dyn FnMut(Outcome<F::Output>),
+) -> Option<F::Output> {
+    if rows <= 0 {
+        return None;
+    }
+    fold.output(key, state)
+        .map_err(|reason| give(Err(Rejected::invalid(0, reason))))
+        .ok()
+}
+
+/// The keys of the timers the watermark `w` has reached (`time <= w`; all of them for `Max`),
+/// removed.
+pub(crate) fn reached<E: Ord + Clone, K>(
+    w: &Watermark<E>,
+    timers: &mut BTreeMap<E, Vec<K>>,
+) -> Vec<K> {
+    let mut keys = due(w, timers);
+    if let Watermark::At(x) = w {
+        keys.extend(timers.remove(x).into_iter().flatten());
+    }
+    keys
 }
 
 /// Makes `now` the emitted row in place of `emitted`: when they differ, retracts the old row

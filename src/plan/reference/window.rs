@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::plan::window::SESSION_FINAL;
 use crate::plan::{sessions, window_datums, PlanError, RelExpr, WindowAgg, WindowSpec};
 use crate::repr::{DataType, Datum, Field, Row, Schema, Ts};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
@@ -19,10 +18,10 @@ pub(super) fn evaluate(
     final_mode: bool,
 ) -> Result<Stream, PlanError> {
     if let WindowSpec::Session { gap } = w.window {
-        if final_mode {
-            return Err(PlanError::invalid("WindowAggregate", SESSION_FINAL));
-        }
-        return sessions_incremental(w, gap, changes, refused);
+        return match final_mode {
+            true => sessions_final(w, gap, changes, refused),
+            false => sessions_incremental(w, gap, changes, refused),
+        };
     }
     let windowed = windowed(w, changes, refused);
     if final_mode {
@@ -224,6 +223,9 @@ fn emit(out: &mut Stream, time: SysTime, old: Option<&Row>, new: Option<&Row>) {
     }
 }
 
+/// A key's rows for its sessions: event time (ms), `seq`, row, multiplicity.
+type KeyRows = BTreeMap<Row, Vec<(i64, Seq, Row, isize)>>;
+
 /// Session windows, incremental mode: at every system time, per group key, the accumulated
 /// rows sorted by `(event time, seq)` cut into sessions, each aggregated in `seq` order.
 fn sessions_incremental(
@@ -241,41 +243,109 @@ fn sessions_incremental(
     }
     let error = std::cell::RefCell::new(None);
     let out = as_table_stream(&timed, true, |rows| {
-        let mut keys: BTreeMap<Row, Vec<(i64, Seq, Row, isize)>> = BTreeMap::new();
+        let mut keys = KeyRows::new();
         for (seq, row, count) in rows {
             let key = Row::pack(w.group.iter().map(|&c| row.get(c).unwrap_or(Datum::Null)));
             let t = event_time(&row, w.time).map_or(0, |t| t.millis);
             keys.entry(key).or_default().push((t, seq, row, count));
         }
-        let mut table = Vec::new();
-        for (key, mut rows) in keys {
-            rows.sort_by_key(|r| (r.0, r.1));
-            let times: Vec<i64> = rows.iter().map(|r| r.0).collect();
-            for (start, end, range) in sessions(&times, gap) {
-                let mut members: Vec<(Seq, Row)> = rows[range]
-                    .iter()
-                    .flat_map(|(_, seq, row, count)| {
-                        std::iter::repeat_n((*seq, row.clone()), *count as usize)
-                    })
-                    .collect();
-                members.sort_by_key(|(seq, _)| *seq);
-                let window = Row::pack(
-                    key.iter()
-                        .chain(window_datums(start, end).map(Datum::Timestamp)),
-                );
-                match output(w, &window, &members) {
-                    Ok(Some(row)) => table.push(row),
-                    Ok(None) => {}
-                    Err(e) => {
-                        error.borrow_mut().get_or_insert(e);
-                    }
-                }
-            }
-        }
-        table
+        session_rows(w, gap, &mut keys, |_| true).unwrap_or_else(|e| {
+            error.borrow_mut().get_or_insert(e);
+            Vec::new()
+        })
     });
     match error.into_inner() {
         Some(e) => Err(e),
         None => Ok(out),
     }
+}
+
+/// The rows of the sessions of `keys` (sorted here by `(event time, seq)`) whose end is
+/// `shown`, each aggregated in `seq` order.
+fn session_rows(
+    w: &WindowAgg,
+    gap: i64,
+    keys: &mut KeyRows,
+    shown: impl Fn(i64) -> bool,
+) -> Result<Vec<Row>, PlanError> {
+    let mut table = Vec::new();
+    for (key, rows) in keys.iter_mut() {
+        rows.sort_by_key(|r| (r.0, r.1));
+        let times: Vec<i64> = rows.iter().map(|r| r.0).collect();
+        for (start, end, range) in sessions(&times, gap) {
+            if !shown(end) {
+                continue;
+            }
+            let mut members: Vec<(Seq, Row)> = rows[range]
+                .iter()
+                .flat_map(|(_, seq, row, count)| {
+                    std::iter::repeat_n((*seq, row.clone()), (*count).max(0) as usize)
+                })
+                .collect();
+            members.sort_by_key(|(seq, _)| *seq);
+            let window = Row::pack(
+                key.iter()
+                    .chain(window_datums(start, end).map(Datum::Timestamp)),
+            );
+            table.extend(output(w, &window, &members)?);
+        }
+    }
+    Ok(table)
+}
+
+/// Session windows, final mode: per system time `s` with the watermark `W(s)` (the greatest
+/// event time in ms of the rows of earlier system times, minus the rowtime's delay; `+infinity`
+/// at the end, the system time after the last with a row), the rows of `s` in `seq` order are
+/// accepted unless they are retractions or `t + lateness < W` (refused); the table at `s` is
+/// the sessions of each key's accepted rows whose end `W` has reached (`end <= W`).
+fn sessions_final(
+    w: &WindowAgg,
+    gap: i64,
+    changes: Stream,
+    refused: &mut Vec<Refused>,
+) -> Result<Stream, PlanError> {
+    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let mut timed = Vec::new();
+    for (time, change) in changes {
+        match event_time(&change.row, w.time) {
+            Some(t) => timed.push((time, t.millis, change)),
+            None => refused.push(refuse(time, change.seq, "the event time is NULL")),
+        }
+    }
+    let epochs: BTreeSet<SysTime> = timed.iter().flat_map(|r| [r.0, r.0 + 1]).collect();
+    let at_end = epochs.last().copied().unwrap_or(0);
+    let (mut keys, mut shown, mut out) = (KeyRows::new(), BTreeSet::new(), Vec::new());
+    for now in epochs {
+        let mark = (timed.iter().filter(|r| r.0 < now))
+            .map(|r| r.1.saturating_sub(delay))
+            .max();
+        let mut arrived: Vec<&(SysTime, i64, Change<Row>)> =
+            timed.iter().filter(|r| r.0 == now).collect();
+        arrived.sort_by_key(|r| r.2.seq);
+        for (_, t, change) in arrived {
+            let late = mark.is_some_and(|m| t.saturating_add(w.lateness_ms) < m);
+            if matches!(change.kind, RowKind::UpdateBefore | RowKind::Delete) || late {
+                let reason = "a retraction, or a row behind the watermark beyond the lateness";
+                refused.push(refuse(now, change.seq, reason));
+                continue;
+            }
+            let row = &change.row;
+            let key = Row::pack(w.group.iter().map(|&c| row.get(c).unwrap_or(Datum::Null)));
+            keys.entry(key)
+                .or_default()
+                .push((*t, change.seq, row.clone(), 1));
+        }
+        let reached = |end: i64| now == at_end || mark.is_some_and(|m| end <= m);
+        let table: BTreeSet<Row> = session_rows(w, gap, &mut keys, reached)?
+            .into_iter()
+            .collect();
+        for old in shown.difference(&table) {
+            emit(&mut out, now, Some(old), None);
+        }
+        for new in table.difference(&shown) {
+            emit(&mut out, now, None, Some(new));
+        }
+        shown = table;
+    }
+    Ok(out)
 }
