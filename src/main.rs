@@ -6,8 +6,48 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `mi_option_purge_delay`: `libmimalloc-sys` does not name it, but it is the option
+/// just before `mi_option_use_numa_nodes` in `mimalloc.h` (v2 and v3).
+#[cfg(feature = "mimalloc")]
+const PURGE_DELAY: libmimalloc_sys::mi_option_t = libmimalloc_sys::mi_option_use_numa_nodes - 1;
+
+/// Returns freed memory to the system after 10 ms instead of mimalloc's default 1 s, which
+/// outlasts most runs over a file: every page a run ever freed (input blocks, rows consumed by
+/// a join) then stayed resident, and the peak RSS of the flights x weather join was 232 MB
+/// instead of 192 MB. `MIMALLOC_PURGE_DELAY` in the environment still decides when set.
+#[cfg(feature = "mimalloc")]
+fn purge_freed_memory_soon() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one of mimalloc's options; any value is valid for it.
+        unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 10) };
+    }
+}
+
 fn main() {
+    #[cfg(feature = "mimalloc")]
+    purge_freed_memory_soon();
     std::process::exit(differential_temporal::cli::main_with_args(
         std::env::args_os(),
     ));
+}
+
+#[cfg(all(test, feature = "mimalloc"))]
+mod tests {
+    /// `PURGE_DELAY` is the option whose default is mimalloc's 1 s purge delay.
+    #[test]
+    fn purge_delay_names_mimallocs_purge_delay() {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+            // SAFETY: reads one of mimalloc's options.
+            assert_eq!(
+                unsafe { libmimalloc_sys::mi_option_get(super::PURGE_DELAY) },
+                1000
+            );
+            super::purge_freed_memory_soon();
+            // SAFETY: as above.
+            assert_eq!(
+                unsafe { libmimalloc_sys::mi_option_get(super::PURGE_DELAY) },
+                10
+            );
+        }
+    }
 }
