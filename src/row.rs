@@ -25,6 +25,13 @@ pub fn pack_cells<'a>(cells: impl IntoIterator<Item = Option<&'a str>>) -> Row {
     Row::pack(cells.into_iter().map(text_datum))
 }
 
+/// A text row from comma-separated cells, an empty cell NULL (`"EUR,,114"`): the tests'
+/// shorthand.
+#[cfg(test)]
+pub(crate) fn csv_row(cells: &str) -> Row {
+    pack_cells(cells.split(',').map(|c| (!c.is_empty()).then_some(c)))
+}
+
 /// The datum of a text cell: `Str`, or `Null` for `None`.
 pub fn text_datum(cell: Option<&str>) -> Datum<'_> {
     cell.map_or(Datum::Null, Datum::Str)
@@ -37,7 +44,7 @@ pub trait TextCells {
 
     /// Cell `i` (decodes the cells before it); `None` if it is NULL or past the end.
     fn cell(&self, i: usize) -> Option<&str> {
-        self.cells().nth(i).flatten()
+        self.column(i).flatten()
     }
 
     /// Cell `i` (decodes the cells before it): `Some(None)` if it is NULL, `None` if the row

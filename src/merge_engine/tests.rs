@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::operators::testing::{batch, run_unary};
-use crate::row::{pack_cells, TextCells};
+use crate::row::{csv_row, TextCells};
 
 /// How a refusal of kind `Ignored` displays (`Rejected`'s `Display`): the tests compare text.
 const IGNORED: &str = "ignored: ";
@@ -12,17 +12,12 @@ mod deletes;
 mod partial_aggregates;
 mod props;
 
-/// A row from comma-separated cells (an empty cell is NULL).
-fn row(cells: &str) -> Row {
-    pack_cells(cells.split(',').map(|c| (!c.is_empty()).then_some(c)))
-}
-
 /// Writes keyed by the first cell, with sequence numbers in input order.
 fn writes(rows: &[(RowKind, &str)]) -> Vec<(String, Change<Row>)> {
     rows.iter()
         .enumerate()
         .map(|(seq, (kind, cells))| {
-            let r = row(cells);
+            let r = csv_row(cells);
             (
                 r.cell(0).unwrap_or_default().to_string(),
                 Change::new(seq as u64, *kind, r),
@@ -119,7 +114,12 @@ fn c01_fluss_versioned_doc_example() {
     let expected_states = ["1,v1,1000", "1,v1,1000", "1,v3,2000", "1,v3,2000"];
     for (step, expected) in expected_states.iter().enumerate() {
         let (log, refused) = run2(&engine, &ws[..=step]);
-        assert_eq!(table(&log), vec![row(expected)], "after step {}", step + 1);
+        assert_eq!(
+            table(&log),
+            vec![csv_row(expected)],
+            "after step {}",
+            step + 1
+        );
         // v2 (999 < 1000) and v4 (NULL, the smallest version) lose and are counted.
         let lost: Vec<_> = [("1", 1), ("1", 3)]
             .into_iter()
@@ -131,9 +131,9 @@ fn c01_fluss_versioned_doc_example() {
     assert_eq!(
         log_rows(&log),
         vec![
-            (RowKind::Insert, row("1,v1,1000")),
-            (RowKind::UpdateBefore, row("1,v1,1000")),
-            (RowKind::UpdateAfter, row("1,v3,2000")),
+            (RowKind::Insert, csv_row("1,v1,1000")),
+            (RowKind::UpdateBefore, csv_row("1,v1,1000")),
+            (RowKind::UpdateAfter, csv_row("1,v3,2000")),
         ]
     );
 }
@@ -232,14 +232,14 @@ fn c02_fluss_versioned_comparison_per_type() {
         let engine = versioned(0, ty.parse().unwrap(), Deletes::Reject("disabled".into()));
         let mut ws = vec![(
             1u8,
-            Change::new(0, RowKind::Insert, row(&format!("{old},old"))),
+            Change::new(0, RowKind::Insert, csv_row(&format!("{old},old"))),
         )];
         if old == "<no row>" {
             ws.clear();
         }
         ws.push((
             1,
-            Change::new(1, RowKind::Insert, row(&format!("{new},new"))),
+            Change::new(1, RowKind::Insert, csv_row(&format!("{new},new"))),
         ));
         let (log, refused) = run(&engine, &ws, 1, &[]);
         let lost = below("versioned", &[("1", 1)]);
@@ -263,7 +263,7 @@ fn versioned_refuses_unparsable_versions_and_reports_ignored_deletes() {
         (RowKind::Insert, "1,c,99999999999"),
     ]);
     let (log, refused) = run2(&engine, &ws);
-    assert_eq!(table(&log), vec![row("1,a,5")]);
+    assert_eq!(table(&log), vec![csv_row("1,a,5")]);
     let k = "1".to_string();
     assert_eq!(
         refused,
@@ -302,9 +302,9 @@ fn versioned_honouring_deletes_goes_beyond_fluss() {
     assert_eq!(
         log_rows(&log),
         vec![
-            (RowKind::Insert, row("1,a,5")),
-            (RowKind::Delete, row("1,a,5")),
-            (RowKind::Insert, row("1,c,7")),
+            (RowKind::Insert, csv_row("1,a,5")),
+            (RowKind::Delete, csv_row("1,a,5")),
+            (RowKind::Insert, csv_row("1,c,7")),
         ]
     );
 }
@@ -315,7 +315,7 @@ fn c05_first_row() {
         deletes: Deletes::Ignore,
     });
     let (log, refused) = run2(&engine, &inserts(&["1,2.0,t1", "1,3.0,t2"]));
-    assert_eq!(table(&log), vec![row("1,2.0,t1")]);
+    assert_eq!(table(&log), vec![csv_row("1,2.0,t1")]);
     assert_eq!(refused.len(), 1);
     let mut rows = Vec::new();
     for a in 0..5 {
@@ -326,7 +326,7 @@ fn c05_first_row() {
     let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
     let (log, refused) = run(&engine, &inserts(&rows), 4, &[7, 23, 31]);
     let expected: Vec<_> = (0..5)
-        .map(|a| (RowKind::Insert, row(&format!("{a},value_0"))))
+        .map(|a| (RowKind::Insert, csv_row(&format!("{a},value_0"))))
         .collect();
     assert_eq!(log_rows(&log), expected);
     assert_eq!(refused.len(), 45);
@@ -355,19 +355,22 @@ fn c07_deduplicate_with_sequence_field() {
     };
     let ts = vec![field(2, "ts", OrderType::Int)];
     let (log, refused) = run2(&dedup(ts.clone(), Deletes::Apply), &c07_writes());
-    assert_eq!(table(&log), vec![row("1,c,10"), row("2,q,3")]);
+    assert_eq!(table(&log), vec![csv_row("1,c,10"), csv_row("2,q,3")]);
     // b@5 and the delete at 7 lose to a@10; n@1 loses to the delete at 2, which keeps its order.
     let lost = below("deduplicate", &[("1", 1), ("1", 3), ("3", 8)]);
     assert_eq!(refused, lost);
     let (log, refused) = run2(&dedup(ts, Deletes::Ignore), &c07_writes());
-    assert_eq!(table(&log), vec![row("1,c,10"), row("2,q,3"), row("3,n,1")]);
+    assert_eq!(
+        table(&log),
+        vec![csv_row("1,c,10"), csv_row("2,q,3"), csv_row("3,n,1")]
+    );
     assert_eq!(
         refused.iter().map(|r| r.1).collect::<Vec<_>>(),
         vec![1, 3, 7]
     );
     let (log, refused) = run2(&dedup(Vec::new(), Deletes::Apply), &c07_writes());
     assert_eq!(refused, Vec::new());
-    assert_eq!(table(&log), vec![row("2,q,3"), row("3,n,1")]);
+    assert_eq!(table(&log), vec![csv_row("2,q,3"), csv_row("3,n,1")]);
 }
 
 #[test]
@@ -377,21 +380,21 @@ fn c08_partial_update() {
     };
     let part1 = inserts(&["1,23.0,10,", "1,,,This is a book", "1,25.2,,"]);
     let (log, _) = run2(&pu(4, PartialDeletes::Reject), &part1);
-    assert_eq!(table(&log), vec![row("1,25.2,10,This is a book")]);
+    assert_eq!(table(&log), vec![csv_row("1,25.2,10,This is a book")]);
     let part2 = inserts(&["1,1,1,1,1,1,1", "1,2,2,2,2,2,"]);
     let (log, _) = run2(&pu(7, PartialDeletes::Reject), &part2);
-    assert_eq!(table(&log), vec![row("1,2,2,2,2,2,1")]);
+    assert_eq!(table(&log), vec![csv_row("1,2,2,2,2,2,1")]);
     let part3 = writes(&[(RowKind::Insert, "1,3,5,7"), (RowKind::Delete, "1,2,2,")]);
     let (log, _) = run2(&pu(4, PartialDeletes::RemoveRecordOnDelete), &part3);
     assert_eq!(
         log_rows(&log),
         vec![
-            (RowKind::Insert, row("1,3,5,7")),
-            (RowKind::Delete, row("1,3,5,7"))
+            (RowKind::Insert, csv_row("1,3,5,7")),
+            (RowKind::Delete, csv_row("1,3,5,7"))
         ]
     );
     let (log, refused) = run2(&pu(4, PartialDeletes::Reject), &part3);
-    assert_eq!(table(&log), vec![row("1,3,5,7")]);
+    assert_eq!(table(&log), vec![csv_row("1,3,5,7")]);
     assert_eq!(
         refused,
         vec![(
@@ -404,7 +407,7 @@ fn c08_partial_update() {
         .2
         .starts_with("By default, Partial update can not accept delete records"));
     let (log, refused) = run2(&pu(4, PartialDeletes::Ignore), &part3);
-    assert_eq!(table(&log), vec![row("1,3,5,7")]);
+    assert_eq!(table(&log), vec![csv_row("1,3,5,7")]);
     assert!(refused[0].2.starts_with(IGNORED));
     let (log, refused) = run2(&pu(4, PartialDeletes::Reject), &inserts(&["1,a"]));
     assert!(log.is_empty());
@@ -439,14 +442,14 @@ fn partial_update_sequence_groups() {
     assert_eq!(
         log_rows(&log),
         vec![
-            (RowKind::Insert, row("1,a1,b1,1,c1,1")),
-            (RowKind::UpdateBefore, row("1,a1,b1,1,c1,1")),
-            (RowKind::UpdateAfter, row("1,a2,,2,c1,1")),
-            (RowKind::UpdateBefore, row("1,a2,,2,c1,1")),
-            (RowKind::UpdateAfter, row("1,a2,,2,c1,1")),
-            (RowKind::UpdateBefore, row("1,a2,,2,c1,1")),
-            (RowKind::UpdateAfter, row("1,,,3,c1,1")),
-            (RowKind::Delete, row("1,,,3,c1,1")),
+            (RowKind::Insert, csv_row("1,a1,b1,1,c1,1")),
+            (RowKind::UpdateBefore, csv_row("1,a1,b1,1,c1,1")),
+            (RowKind::UpdateAfter, csv_row("1,a2,,2,c1,1")),
+            (RowKind::UpdateBefore, csv_row("1,a2,,2,c1,1")),
+            (RowKind::UpdateAfter, csv_row("1,a2,,2,c1,1")),
+            (RowKind::UpdateBefore, csv_row("1,a2,,2,c1,1")),
+            (RowKind::UpdateAfter, csv_row("1,,,3,c1,1")),
+            (RowKind::Delete, csv_row("1,,,3,c1,1")),
         ]
     );
 }
@@ -472,7 +475,7 @@ fn c11_aggregation() {
         &MergeEngine::Aggregation(part1),
         &inserts(&["1,23.0,15", "1,30.2,20"]),
     );
-    assert_eq!(table(&log), vec![row("1,30.2,35")]);
+    assert_eq!(table(&log), vec![csv_row("1,30.2,35")]);
 
     let f = FirstNonNullValue;
     let part2 = Aggregation {
@@ -482,7 +485,7 @@ fn c11_aggregation() {
     };
     let ws = inserts(&["1,,1,1,1", "1,2,,2,2", "1,3,3,,3", "1,4,4,4,", "1,5,5,5,5"]);
     let (log, _) = run2(&MergeEngine::Aggregation(part2), &ws);
-    assert_eq!(table(&log), vec![row("1,2,13,1,1")]);
+    assert_eq!(table(&log), vec![csv_row("1,2,13,1,1")]);
 
     let part3 = Aggregation {
         fields: vec![
@@ -499,11 +502,11 @@ fn c11_aggregation() {
     };
     let engine = MergeEngine::Aggregation(part3);
     let ws = inserts(&["1,A1,,1", "1,A2,1,", "1,A3,1,0"]);
-    assert_eq!(table(&run2(&engine, &ws[..2]).0), vec![row("1,A2,1,")]);
-    assert_eq!(table(&run2(&engine, &ws).0), vec![row("1,A3,1,0")]);
+    assert_eq!(table(&run2(&engine, &ws[..2]).0), vec![csv_row("1,A2,1,")]);
+    assert_eq!(table(&run2(&engine, &ws).0), vec![csv_row("1,A3,1,0")]);
     // Out of order: the lower sequence arriving last changes nothing.
     let late = inserts(&["1,A3,1,0", "1,A2,1,", "1,A1,,1"]);
-    assert_eq!(table(&run2(&engine, &late).0), vec![row("1,A3,1,0")]);
+    assert_eq!(table(&run2(&engine, &late).0), vec![csv_row("1,A3,1,0")]);
 }
 
 #[test]
@@ -536,7 +539,7 @@ fn aggregation_other_functions_retraction_and_errors() {
         (RowKind::Delete, "1,2,,,,,7,,"),
     ]);
     let (log, refused) = run2(&engine, &ws);
-    assert_eq!(table(&log), vec![row("1,7.0,2,a;b,false,true,7,,8")]);
+    assert_eq!(table(&log), vec![csv_row("1,7.0,2,a;b,false,true,7,,8")]);
     let k = "1".to_string();
     assert_eq!(
         refused,
@@ -553,7 +556,7 @@ fn aggregation_other_functions_retraction_and_errors() {
         (RowKind::UpdateBefore, "1,7"),
     ]);
     let (log, refused) = run2(&MergeEngine::Aggregation(sums), &ws);
-    assert_eq!(table(&log), vec![row("1,9223372036854775800")]);
+    assert_eq!(table(&log), vec![csv_row("1,9223372036854775800")]);
     assert_eq!(
         refused,
         vec![("1".into(), 1, "column 's': integer overflow".into())]
@@ -581,7 +584,7 @@ fn aggregation_max_and_min_do_not_depend_on_arrival_order() {
         let lines: Vec<String> = order.iter().map(|c| format!("1,{c},{c}")).collect();
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         let (log, refused) = run2(&engine, &inserts(&lines));
-        assert_eq!(table(&log), vec![row("1,10a,-1e3")], "{order:?}");
+        assert_eq!(table(&log), vec![csv_row("1,10a,-1e3")], "{order:?}");
         assert!(refused.is_empty());
     }
 }

@@ -5,7 +5,7 @@ use super::*;
 use crate::merge_engine::{merge_engine, Row};
 use crate::operators::testing::{batch, run_unary};
 use crate::operators::{Change, RowKind};
-use crate::row::{pack_cells, TextCells};
+use crate::row::{csv_row, TextCells};
 
 fn header(cols: &str) -> Vec<String> {
     cols.split(',').map(String::from).collect()
@@ -160,7 +160,7 @@ fn final_table(cols: &str, options: &[&str], rows: &[(RowKind, &str)]) -> Vec<Ro
         .iter()
         .enumerate()
         .map(|(seq, (kind, cells))| {
-            let row = text_row(cells);
+            let row = csv_row(cells);
             (
                 row.cell(0).unwrap().to_string(),
                 Change::new(seq as u64, *kind, row),
@@ -178,13 +178,8 @@ fn final_table(cols: &str, options: &[&str], rows: &[(RowKind, &str)]) -> Vec<Ro
     rows.into_iter().map(|(r, _)| r).collect()
 }
 
-/// A row of comma-separated cells (an empty cell is NULL).
-fn text_row(cells: &str) -> Row {
-    pack_cells(cells.split(',').map(|c| (!c.is_empty()).then_some(c)))
-}
-
 fn rows(cells: &[&str]) -> Vec<Row> {
-    cells.iter().map(|r| text_row(r)).collect()
+    cells.iter().map(|r| csv_row(r)).collect()
 }
 
 #[test]

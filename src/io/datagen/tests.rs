@@ -268,54 +268,47 @@ fn refusals() {
     let err = |ty: ColumnType, g: Generator, rows: Option<u64>| {
         DatagenSource::new("t", s(ty), vec![FieldGenerator::new(g)], rows).unwrap_err()
     };
-    assert_eq!(
-        err(
-            DataType::Int.nullable(),
+    let cases = [
+        (
+            DataType::Int,
             Generator::Int { min: 5, max: 1 },
-            Some(1)
+            Some(1),
+            "column 'c': lower bound (5) must not be greater than upper bound (1)",
         ),
-        "column 'c': lower bound (5) must not be greater than upper bound (1)"
-    );
-    assert_eq!(
-        err(
-            DataType::BigInt.nullable(),
+        (
+            DataType::BigInt,
             Generator::Sequence { start: 5, end: 1 },
-            None
+            None,
+            "column 'c': The start value (5) cannot be greater than the end value (1).",
         ),
-        "column 'c': The start value (5) cannot be greater than the end value (1)."
-    );
-    assert_eq!(
-        err(
-            DataType::TinyInt.nullable(),
+        (
+            DataType::TinyInt,
             Generator::Sequence { start: 1, end: 200 },
-            None
+            None,
+            "column 'c': the values [1, 200] do not fit its type TINYINT ([-128, 127])",
         ),
-        "column 'c': the values [1, 200] do not fit its type TINYINT ([-128, 127])"
-    );
-    assert_eq!(
-        err(
-            DataType::Int.nullable(),
+        (
+            DataType::Int,
             Generator::Int { min: 0, max: 9 },
-            None
+            None,
+            "the table is unbounded: it needs a row count or a sequence field",
         ),
-        "the table is unbounded: it needs a row count or a sequence field"
-    );
-    assert_eq!(
-        err(
-            DataType::Boolean.nullable(),
+        (
+            DataType::Boolean,
             Generator::Sequence { start: 1, end: 2 },
-            None
+            None,
+            "column 'c': a sequence generator cannot make values of type BOOLEAN",
         ),
-        "column 'c': a sequence generator cannot make values of type BOOLEAN"
-    );
-    assert_eq!(
-        err(
-            DataType::Varchar(2).nullable(),
+        (
+            DataType::Varchar(2),
             Generator::Sequence { start: 1, end: 100 },
-            None
+            None,
+            "column 'c': the values [1, 100] do not fit its type VARCHAR(2) (up to 3 characters)",
         ),
-        "column 'c': the values [1, 100] do not fit its type VARCHAR(2) (up to 3 characters)"
-    );
+    ];
+    for (ty, generator, rows, expected) in cases {
+        assert_eq!(err(ty.nullable(), generator, rows), expected);
+    }
     let not_null = DatagenSource::new(
         "t",
         s(DataType::Int.not_null()),

@@ -37,7 +37,7 @@ fn fluss_aggregation_never_retracts_and_ignores_deletes_by_default() {
         &sum_max(AggDeletes::Fluss(Deletes::Ignore)),
         &fluss_writes(),
     );
-    assert_eq!(table(&log), vec![row("1,13,3")]);
+    assert_eq!(table(&log), vec![csv_row("1,13,3")]);
     let u = "ignored: -U write on the Fluss aggregation merge engine ('table.delete.behavior' = 'ignore')";
     let d = "ignored: -D write on the Fluss aggregation merge engine ('table.delete.behavior' = 'ignore')";
     assert_eq!(refused, refusals(&[("1", 1, u), ("1", 3, d), ("2", 5, d)]));
@@ -47,7 +47,7 @@ fn fluss_aggregation_never_retracts_and_ignores_deletes_by_default() {
 fn fluss_aggregation_refuses_deletes_when_disabled() {
     let engine = sum_max(AggDeletes::Fluss(Deletes::Reject("disabled".into())));
     let (log, refused) = run2(&engine, &fluss_writes());
-    assert_eq!(table(&log), vec![row("1,13,3")]);
+    assert_eq!(table(&log), vec![csv_row("1,13,3")]);
     let no = "disabled";
     assert_eq!(
         refused,
@@ -61,11 +61,11 @@ fn fluss_aggregation_allow_removes_the_record_on_delete() {
     assert_eq!(
         log_rows(&log),
         vec![
-            (RowKind::Insert, row("1,5,3")),
-            (RowKind::UpdateBefore, row("1,5,3")),
-            (RowKind::UpdateAfter, row("1,12,3")),
-            (RowKind::Delete, row("1,12,3")),
-            (RowKind::Insert, row("1,1,1")),
+            (RowKind::Insert, csv_row("1,5,3")),
+            (RowKind::UpdateBefore, csv_row("1,5,3")),
+            (RowKind::UpdateAfter, csv_row("1,12,3")),
+            (RowKind::Delete, csv_row("1,12,3")),
+            (RowKind::Insert, csv_row("1,1,1")),
         ]
     );
     let u = "ignored: -U write on the Fluss aggregation merge engine ('table.delete.behavior' = 'allow' applies -D only)";
@@ -97,10 +97,10 @@ fn paimon_aggregation_applies_and_reports_a_retraction_of_an_absent_key() {
     assert_eq!(
         log_rows(&log),
         vec![
-            (Insert, row("1,-5,")),
-            (UpdateBefore, row("1,-5,")),
-            (UpdateAfter, row("1,-3,y")),
-            (Insert, row("2,-4,")),
+            (Insert, csv_row("1,-5,")),
+            (UpdateBefore, csv_row("1,-5,")),
+            (UpdateAfter, csv_row("1,-3,y")),
+            (Insert, csv_row("2,-4,")),
         ]
     );
     let reported = refusals(&[("1", 0, RETRACTED_ABSENT), ("2", 2, RETRACTED_ABSENT)]);
@@ -122,12 +122,12 @@ fn paimon_aggregation_remove_record_on_delete() {
     assert_eq!(
         log_rows(&log),
         vec![
-            (Insert, row("1,5,x")),
-            (UpdateBefore, row("1,5,x")),
-            (UpdateAfter, row("1,0,")),
-            (Delete, row("1,0,")),
-            (Insert, row("1,2,y")),
-            (Insert, row("3,-1,")),
+            (Insert, csv_row("1,5,x")),
+            (UpdateBefore, csv_row("1,5,x")),
+            (UpdateAfter, csv_row("1,0,")),
+            (Delete, csv_row("1,0,")),
+            (Insert, csv_row("1,2,y")),
+            (Insert, csv_row("3,-1,")),
         ]
     );
     let absent = "ignored: -D of a key without a row on the aggregation merge engine";
@@ -154,9 +154,9 @@ fn partial_update_remove_record_on_delete_removes_on_a_lone_update_before() {
     assert_eq!(
         log_rows(&log),
         vec![
-            (Insert, row("1,a,b,c")),
-            (Delete, row("1,a,b,c")),
-            (Insert, row("1,,x,")),
+            (Insert, csv_row("1,a,b,c")),
+            (Delete, csv_row("1,a,b,c")),
+            (Insert, csv_row("1,,x,")),
         ]
     );
     let absent = "ignored: -U write on a key without a row";

@@ -30,10 +30,10 @@ fn doc_writes() -> Vec<(String, Change<Row>)> {
 fn paimon_doc_aggregation_in_sequence_groups() {
     use AggFunction::*;
     let (log, refused) = run2(&doc_table(FirstValue, Sum), &doc_writes());
-    assert_eq!((table(&log), refused), (vec![row("1,2,1,2,3")], vec![]));
+    assert_eq!((table(&log), refused), (vec![csv_row("1,2,1,2,3")], vec![]));
     // 'fields.default-aggregate-function' = 'last_non_null_value', 'fields.d...' = 'sum'.
     let (log, _) = run2(&doc_table(LastNonNullValue, Sum), &doc_writes());
-    assert_eq!(table(&log), vec![row("1,2,2,2,3")]);
+    assert_eq!(table(&log), vec![csv_row("1,2,2,2,3")]);
 }
 
 #[test]
@@ -57,9 +57,9 @@ fn paimon_doc_aggregation_in_a_multi_field_sequence_group() {
     let ws = inserts(&["1,1,1,1,1,1,1", "1,2,2,2,2,,2", "1,3,3,2,3,3,1"]);
     assert_eq!(
         table(&run2(&engine, &ws[..2]).0),
-        vec![row("1,3,2,2,1,1,2")]
+        vec![csv_row("1,3,2,2,1,1,2")]
     );
-    assert_eq!(table(&run2(&engine, &ws).0), vec![row("1,6,3,2,3,3,2")]);
+    assert_eq!(table(&run2(&engine, &ws).0), vec![csv_row("1,6,3,2,3,3,2")]);
 }
 
 #[test]
@@ -78,18 +78,18 @@ fn aggregated_group_fields_are_retracted_by_their_function() {
     assert_eq!(
         log_rows(&log),
         vec![
-            (Insert, row("1,5,7,1,4")),
-            (UpdateBefore, row("1,5,7,1,4")),
-            (UpdateAfter, row("1,5,,1,4")),
-            (UpdateBefore, row("1,5,,1,4")),
-            (UpdateAfter, row("1,5,,2,0")),
-            (UpdateBefore, row("1,5,,2,0")),
-            (UpdateAfter, row("1,5,,2,0")),
+            (Insert, csv_row("1,5,7,1,4")),
+            (UpdateBefore, csv_row("1,5,7,1,4")),
+            (UpdateAfter, csv_row("1,5,,1,4")),
+            (UpdateBefore, csv_row("1,5,,1,4")),
+            (UpdateAfter, csv_row("1,5,,2,0")),
+            (UpdateBefore, csv_row("1,5,,2,0")),
+            (UpdateAfter, csv_row("1,5,,2,0")),
         ]
     );
     assert!(refused.is_empty());
     let (log, refused) = run2(&doc_table(FirstValue, Sum), &ws[..2]);
-    assert_eq!(table(&log), vec![row("1,5,7,1,4")]);
+    assert_eq!(table(&log), vec![csv_row("1,5,7,1,4")]);
     let reason = "column 'b': aggregate function 'first_value' does not support retraction (-U/-D); set 'fields.b.ignore-retract' = 'true' to ignore retractions of this column";
     assert_eq!(refused, vec![("1".to_string(), 1, reason.to_string())]);
 }

@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
 use super::*;
+use crate::row::pack_cells;
 
 type Cell = Option<String>;
 
