@@ -265,16 +265,22 @@ impl BlockInput for crate::io::TypedSource {
     }
 }
 
-/// A datagen table's blocks hold no bytes: every worker passes every block and generates its
+/// A generated table's blocks hold no bytes: every worker passes every block and generates its
 /// share of the block's rows, row `i` by worker `i % peers` (`block_bytes` is not used; the
-/// source's [`block_rows`](crate::io::DatagenSource::block_rows) is).
-impl BlockInput for crate::io::DatagenSource {
+/// source's block size in rows is, e.g. [`DatagenSource::block_rows`](crate::io::DatagenSource::block_rows)).
+impl BlockInput for crate::io::Generated {
     type Record = crate::operators::Change<crate::repr::Row>;
     fn path(&self) -> &str {
-        crate::io::DatagenSource::name(self)
+        match self {
+            Self::Datagen(d) => d.name(),
+            Self::Nexmark(n) => n.name(),
+        }
     }
     fn blocks(&self, _block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
-        Ok(Box::new(crate::io::DatagenSource::blocks(self)))
+        Ok(Box::new(match self {
+            Self::Datagen(d) => d.blocks(),
+            Self::Nexmark(n) => n.blocks(),
+        }))
     }
     fn parse_block(
         &self,
@@ -282,27 +288,10 @@ impl BlockInput for crate::io::DatagenSource {
         worker: (u64, u64),
         out: &mut dyn FnMut(Result<Self::Record, RowError>),
     ) {
-        crate::io::DatagenSource::generate_block(self, block, worker, out)
-    }
-}
-
-/// A Nexmark table's blocks, as a datagen table's: every worker generates its share of every
-/// block, row `i` by worker `i % peers` (`block_bytes` is not used).
-impl BlockInput for crate::io::NexmarkSource {
-    type Record = crate::operators::Change<crate::repr::Row>;
-    fn path(&self) -> &str {
-        crate::io::NexmarkSource::name(self)
-    }
-    fn blocks(&self, _block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
-        Ok(Box::new(crate::io::NexmarkSource::blocks(self)))
-    }
-    fn parse_block(
-        &self,
-        block: &Block,
-        worker: (u64, u64),
-        out: &mut dyn FnMut(Result<Self::Record, RowError>),
-    ) {
-        crate::io::NexmarkSource::generate_block(self, block, worker, out)
+        match self {
+            Self::Datagen(d) => d.generate_block(block, worker, out),
+            Self::Nexmark(n) => n.generate_block(block, worker, out),
+        }
     }
 }
 
@@ -384,10 +373,10 @@ pub fn feed<I: BlockInput>(
 ///
 /// With `consolidate` (the caller wants the collection's final contents, not its history),
 /// each worker first folds its own updates into their net `(data, time, diff)` (see
-/// [`fold_until_complete`]), dropping what cancels, and sends only the net updates when its input is complete: a
-/// dedup's or a merge engine's churn (`-U`/`+U` pairs, one per replaced row) then never
-/// reaches worker 0, which receives each worker's share of the final table once. Memory on a
-/// worker is its share of that table. The probe then watches the flow *before* the fold, which
+/// [`fold_until_complete`]), dropping what cancels, and sends only the net updates when its
+/// input is complete: a dedup's or a merge engine's churn (`-U`/`+U` pairs, one per replaced
+/// row) then never reaches worker 0, which receives each worker's share of the final table
+/// once. Memory on a worker is at most twice its share of that table. The probe then watches the flow *before* the fold, which
 /// holds its capability until the end of input (so the driver's lag bound still advances).
 /// Worker 0 only collects: what several workers sent of the same row is consolidated by the
 /// caller's tail, after a parallel sort.

@@ -23,6 +23,14 @@ impl Generated {
             Generated::Nexmark(n) => n.schema(),
         }
     }
+
+    /// The same generator cutting its rows into blocks of `rows` rows (at least 1).
+    pub fn with_block_rows(&self, rows: u64) -> Generated {
+        match self {
+            Generated::Datagen(d) => (**d).clone().with_block_rows(rows).into(),
+            Generated::Nexmark(n) => (**n).clone().with_block_rows(rows).into(),
+        }
+    }
 }
 
 impl From<DatagenSource> for Generated {

@@ -13,7 +13,7 @@ use timely::dataflow::ProbeHandle;
 use crate::csv::Block;
 use crate::csv::RowError;
 use crate::error::Error;
-use crate::io::{DatagenSource, Generated, NexmarkSource, TypedSource};
+use crate::io::{Generated, TypedSource};
 use crate::plan::RelExpr;
 use crate::progress::Progress;
 use crate::render::{Collection, ExecutionMode, RenderContext};
@@ -88,12 +88,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             // default, one row a system time at `with_block_bytes(1)` as for files.
             let block_rows = (options.block_bytes / GENERATED_ROW_BYTES).max(1) as u64;
             names.push(name.to_string());
-            inputs.push(match generated {
-                Generated::Datagen(d) => Input::Datagen((*d).clone().with_block_rows(block_rows)),
-                Generated::Nexmark(n) => {
-                    Input::Nexmark(Box::new((*n).clone().with_block_rows(block_rows)))
-                }
-            });
+            inputs.push(Input::Generated(generated.with_block_rows(block_rows)));
             continue;
         }
         let (files, _) =
@@ -108,7 +103,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let threads = crate::tail::threads(&config);
     let files = inputs.iter().filter_map(|i| match i {
         Input::File(f) => Some(f.path()),
-        Input::Datagen(_) | Input::Nexmark(_) => None,
+        Input::Generated(_) => None,
     });
     let progress = Progress::for_files(files, options.progress);
     let line = progress.clone();
@@ -221,9 +216,7 @@ const GENERATED_ROW_BYTES: usize = 64;
 /// One input of a run: a file of a table, or a generated table.
 enum Input {
     File(TypedSource),
-    Datagen(DatagenSource),
-    /// Boxed: the generator's configuration is large.
-    Nexmark(Box<NexmarkSource>),
+    Generated(Generated),
 }
 
 impl BlockInput for Input {
@@ -231,15 +224,13 @@ impl BlockInput for Input {
     fn path(&self) -> &str {
         match self {
             Input::File(f) => f.path(),
-            Input::Datagen(d) => d.name(),
-            Input::Nexmark(n) => n.name(),
+            Input::Generated(g) => g.path(),
         }
     }
     fn blocks(&self, block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
         match self {
             Input::File(f) => BlockInput::blocks(f, block_bytes),
-            Input::Datagen(d) => BlockInput::blocks(d, block_bytes),
-            Input::Nexmark(n) => BlockInput::blocks(&**n, block_bytes),
+            Input::Generated(g) => g.blocks(block_bytes),
         }
     }
     fn parse_block(
@@ -250,8 +241,7 @@ impl BlockInput for Input {
     ) {
         match self {
             Input::File(f) => BlockInput::parse_block(f, block, worker, out),
-            Input::Datagen(d) => BlockInput::parse_block(d, block, worker, out),
-            Input::Nexmark(n) => BlockInput::parse_block(&**n, block, worker, out),
+            Input::Generated(g) => g.parse_block(block, worker, out),
         }
     }
 }
