@@ -21,7 +21,7 @@ use differential_dataflow::AsCollection;
 use smallvec::SmallVec;
 
 use crate::expr::{Accumulator, AggregateExpr, RowArena};
-use crate::repr::{Datum, DatumVec, Row};
+use crate::repr::{prefix_len, ColumnSpans, Datum, Row};
 use differential_temporal_operators::group_aggregate::{group_aggregate, GroupFold};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{RowKind, Seq};
@@ -39,12 +39,12 @@ pub(super) fn reduce<'s>(
     let read = read_columns(&mut aggregates);
     let order_independent = aggregates.iter().all(|a| a.func.is_order_independent());
     let accumulate = append_only || order_independent;
-    let mut datums = DatumVec::new();
+    // The key and values are copied out of the row's bytes, not decoded and encoded again.
+    let mut spans = ColumnSpans::new();
+    let width = prefix_len(group.iter().chain(&read).copied());
     let mut split_row = move |row: &Row| {
-        let datums = datums.borrow_with(row);
-        let key = Row::pack(group.iter().map(|&c| datums[c]));
-        let values = Row::pack(read.iter().map(|&c| datums[c]));
-        (key, values)
+        let located = spans.locate(row, width);
+        (located.project(&group), located.project(&read))
     };
     let keyed = match input {
         Collection::Changelog(c) => {

@@ -30,7 +30,7 @@ use crate::repr::{ColumnType, Datum, RowPacker};
 use super::arena::RowArena;
 use super::error::EvalError;
 use super::func::Numeric;
-use super::scalar::ScalarExpr;
+use super::scalar::{ScalarExpr, ScalarKind};
 
 pub use accumulator::Accumulator;
 pub use udaf::{AggregateUdf, UdafAccumulator};
@@ -160,12 +160,25 @@ impl AggregateExpr {
         if diff == 0 {
             return Ok(());
         }
+        let (times, add) = (diff.unsigned_abs(), diff > 0);
+        // COUNT(*) and an aggregate of one column, unfiltered (the usual shapes), read the row
+        // directly; others evaluate their arguments.
+        match (&self.filter, self.args.as_slice()) {
+            (None, []) => return acc.update(self, &[], times, add),
+            (None, [arg]) => {
+                if let ScalarKind::Column(c) = arg.kind {
+                    let value = row.get(c).unwrap_or(&Datum::Null);
+                    return acc.update(self, std::slice::from_ref(value), times, add);
+                }
+            }
+            _ => {}
+        }
         // The row's datums live as long as this call; evaluation borrows them and the arena.
         let args = self.arguments(row, arena)?;
         let Some(args) = args else {
             return Ok(());
         };
-        acc.update(self, &args, diff.unsigned_abs(), diff > 0)
+        acc.update(self, &args, times, add)
     }
 
     /// Adds the state of `other`, an accumulator of this aggregate (a window's panes, a
