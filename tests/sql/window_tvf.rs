@@ -2,10 +2,11 @@
 //! TUMBLE, a projection and WHERE over HOP and CUMULATE (the seed's Orders), Flink's window
 //! Top-N following a window TVF in both modes on 1 and 2 workers with a late row and a NULL
 //! rowtime (final mode refuses the late row, both refuse the NULL one), and SESSION's
-//! refusal.
+//! refusal; the Table API's `window(..).select(..)` against the SQL.
 
+use differential_temporal::expr::col;
 use differential_temporal::render::ExecutionMode;
-use differential_temporal::table::{TableEnv, TableResult};
+use differential_temporal::table::{minutes, Session, Slide, TableEnv, TableResult};
 
 use super::{changelog_text, env, SEED};
 
@@ -107,6 +108,48 @@ fn tumble_hop_and_cumulate_rows() {
             );
         }
     }
+}
+
+/// The Table API form (`window(..).select(..)` without `group_by`) gives the SQL's rows.
+#[test]
+fn table_api_window_rows_equal_the_sql() {
+    let env = orders_env(2, ExecutionMode::Incremental);
+    let table = (env.from("Orders"))
+        .window(
+            Slide::over(minutes(10))
+                .every(minutes(5))
+                .on(col("rowtime"))
+                .alias("w"),
+        )
+        .select([
+            col("a"),
+            col("c"),
+            col("w").start(),
+            col("w").rowtime().alias("t"),
+        ]);
+    let sql = run(
+        &env,
+        "SELECT a, c, window_start, window_time AS t FROM TABLE(
+           HOP(TABLE Orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES, INTERVAL '10' MINUTES))",
+    );
+    let rows = sorted_rows(&table.execute().unwrap());
+    assert_eq!(rows, sorted_rows(&sql));
+    assert_eq!(
+        rows[..2],
+        [
+            "x,10,2024-01-01 09:55:00.000,2024-01-01 10:04:59.999",
+            "x,10,2024-01-01 10:00:00.000,2024-01-01 10:09:59.999",
+        ]
+    );
+    assert_eq!(rows.len(), 8);
+    let session = (env.from("Orders"))
+        .window(Session::with_gap(minutes(10)).on(col("rowtime")).alias("w"))
+        .select([col("a")]);
+    let e = session.plan().err().unwrap().to_string();
+    assert!(
+        e.contains("SESSION window table-valued function cannot be read directly"),
+        "{e}"
+    );
 }
 
 /// Bids, one row an epoch, watermark 1 s behind: A 5 at 10:01, B 7 at 10:04, C 6 at 10:12
