@@ -244,6 +244,37 @@ fn window_top_n_over_a_tvf_in_both_modes() {
                 .collect();
             reasons.sort();
             assert_eq!(reasons, refused, "{mode:?} {workers}");
+            // Flink's documented form, `SELECT *` and the top 3: every bid of a window kept
+            // (D only in incremental mode), all columns and the rank.
+            let star = run(
+                &env,
+                "SELECT * FROM (
+                   SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end
+                                                ORDER BY price DESC) AS rn
+                   FROM TABLE(TUMBLE(TABLE Bids, DESCRIPTOR(ts), INTERVAL '10' MINUTES)))
+                 WHERE rn <= 3",
+            );
+            let names: Vec<&str> = star.schema().names().collect();
+            assert_eq!(
+                names,
+                [
+                    "item",
+                    "price",
+                    "ts",
+                    "window_start",
+                    "window_end",
+                    "window_time",
+                    "rn"
+                ]
+            );
+            let items: Vec<String> = (sorted_rows(&star).iter())
+                .map(|r| format!("{}{}", &r[..1], &r[r.len() - 1..]))
+                .collect();
+            let expected: &[&str] = match mode {
+                ExecutionMode::Incremental => &["A3", "B2", "C1", "D1", "E2"],
+                ExecutionMode::Final => &["A2", "B1", "C1", "E2"],
+            };
+            assert_eq!(items, expected, "{mode:?} {workers}");
         }
     }
 }
