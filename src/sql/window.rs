@@ -37,7 +37,7 @@ use crate::expr::{col, Expr};
 use crate::plan::{PlanError, RelExpr, WindowSpec};
 use crate::repr::{DataType, Datum, Field, Schema};
 use crate::table::select::{contains_aggregate, transform};
-use crate::table::window::window_aggregate;
+use crate::table::window::{time_column, window_aggregate};
 
 /// The window a query groups by.
 pub(super) struct SqlWindow {
@@ -136,8 +136,9 @@ pub(super) fn tvf(
     let grouped =
         !matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty());
     let aggregated = || {
-        let items = binder.select_list(&input.scope, &select.projection, None);
-        !over::used(select) && items.is_ok_and(|items| items.iter().any(contains_aggregate))
+        !over::used(select)
+            && (binder.select_list(&input.scope, &select.projection, None))
+                .is_ok_and(|items| items.iter().any(contains_aggregate))
     };
     if !(grouped || select.having.is_some() || aggregated()) {
         return Ok(None);
@@ -162,18 +163,9 @@ pub(super) fn rows(
     let Some((input, window)) = call(binder, factor)? else {
         return Ok(None);
     };
-    let at = |e: String| SqlError::at(factor.span(), e);
-    let time = match &window.time {
-        Expr::Column(name) => input
-            .plan
-            .schema
-            .resolve(name)
-            .map_err(|e| at(e.to_string()))?,
-        other => return Err(at(format!("DESCRIPTOR takes one column, not '{other}'"))),
-    };
-    let plan = (input.plan)
-        .window_assign(time, window.spec)
-        .map_err(|e| at(e.to_string()))?;
+    let plan = time_column(&input.plan, &window.time)
+        .and_then(|time| input.plan.window_assign(time, window.spec))
+        .map_err(|e| SqlError::at(factor.span(), e.to_string()))?;
     Ok(Some(Bound {
         plan,
         scope: input.scope,

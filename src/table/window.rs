@@ -329,8 +329,9 @@ fn invalid(reason: impl Into<String>) -> PlanError {
     PlanError::invalid("WindowAggregate", reason)
 }
 
-/// The column of the window's time attribute `time` (a column name) in `plan`.
-fn time_column(plan: &RelExpr, time: &Expr) -> Result<usize, PlanError> {
+/// The column of the window's time attribute `time` (a column name) in `plan`. Errors: an
+/// unknown column, an expression that is not a column.
+pub(crate) fn time_column(plan: &RelExpr, time: &Expr) -> Result<usize, PlanError> {
     match time.unaliased() {
         Expr::Column(name) => Ok(plan.schema.resolve(name)?),
         other => Err(invalid(format!(
