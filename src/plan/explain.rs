@@ -171,6 +171,10 @@ impl RelExpr {
                     aggs.join(", ")
                 )
             }
+            Node::WindowAssign(a) => format!(
+                "window=[{} ON {}]",
+                a.window, a.input.schema.fields[a.time].name
+            ),
             Node::WindowAgg(w) => {
                 let aggs: Vec<String> = (w.aggregates.iter())
                     .zip(&self.schema.fields[w.group.len() + 3..])

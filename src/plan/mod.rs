@@ -42,6 +42,7 @@ mod sort;
 mod tests;
 pub mod top_n;
 pub mod window;
+mod window_assign;
 
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +61,7 @@ pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
 pub use top_n::TopN;
 pub use window::{sessions, window_datums, WindowAgg, WindowSpec};
+pub use window_assign::WindowAssign;
 
 /// A node of the logical plan with its output schema and changelog mode.
 #[derive(Clone, Debug, PartialEq)]
@@ -217,6 +219,9 @@ pub enum Node {
     /// `GROUP BY window, keys` over `TUMBLE`, `HOP` or `CUMULATE` windows of the rowtime (see
     /// [`WindowAgg`]).
     WindowAgg(WindowAgg),
+    /// The rows of a `TUMBLE`, `HOP` or `CUMULATE` window table-valued function: each row once
+    /// per window of the rowtime, the window's columns appended (see [`WindowAssign`]).
+    WindowAssign(WindowAssign),
     /// `agg(..) OVER (PARTITION BY .. ORDER BY rowtime ROWS|RANGE .. PRECEDING)`: each row
     /// with aggregates over its frame (see [`Over`]).
     Over(Over),
@@ -293,6 +298,7 @@ impl RelExpr {
             Node::Correlate(c) => vec![&c.input],
             Node::SetOp { left, right, .. } => vec![left, right],
             Node::WindowAgg(w) => vec![&w.input],
+            Node::WindowAssign(a) => vec![&a.input],
             Node::Over(o) => vec![&o.input],
             Node::TopN(t) => vec![&t.input],
         }
@@ -354,6 +360,7 @@ impl RelExpr {
             Node::SetOp { .. } => "SetOp",
             Node::Sort { .. } => "Sort",
             Node::WindowAgg(_) => "WindowAggregate",
+            Node::WindowAssign(_) => "WindowTableFunction",
             Node::Over(_) => "OverAggregate",
             Node::TopN(_) => "TopN",
             Node::Sink { .. } => "Sink",

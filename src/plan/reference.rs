@@ -47,6 +47,9 @@
 //!   accumulated tables (`m + n`, `min(m, n)`, `max(m - n, 0)`, or 0/1 without `ALL`).
 //! * `WindowAgg`: the `Reduce` of its input's rows repeated once per window, the window's
 //!   columns appended; under [`evaluate_final`], Flink's window operator over the watermark.
+//! * `WindowAssign`: each change once per window of its row, the window's columns appended;
+//!   under [`evaluate_final`], the rows of the final window aggregation counting each row of
+//!   a window, repeated by their count (each window's rows when the watermark passes it).
 //! * `Over`: per accepted row, the aggregates over its frame among its partition's rows sorted
 //!   by `(rowtime, seq)`, recomputed at every system time; under [`evaluate_final`], each row
 //!   emitted once when the watermark passes it, rows behind the watermark refused.
@@ -105,7 +108,9 @@ pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError>
 
 /// Evaluates `plan` over `inputs` as the final mode renders it: the same as [`evaluate`] but
 /// for window aggregations, which emit a window when the watermark passes it and refuse rows
-/// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)), OVER
+/// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)), window
+/// assignments, which give a window's rows when the watermark passes it and refuse rows for
+/// windows it has passed (see [`WindowAssign`](crate::plan::WindowAssign)), OVER
 /// aggregations, which emit a row when the watermark passes it and refuse rows behind it (see
 /// [`Over`](crate::plan::Over)), and interval joins, which emit a match when its second row
 /// arrives and a padded row when the watermark has passed its window, and refuse rows behind
@@ -484,6 +489,12 @@ fn eval(
         Node::WindowAgg(w) => window::evaluate(
             w,
             eval(&w.input, inputs, refused, final_mode)?,
+            refused,
+            final_mode,
+        )?,
+        Node::WindowAssign(a) => window::assign(
+            a,
+            eval(&a.input, inputs, refused, final_mode)?,
             refused,
             final_mode,
         )?,

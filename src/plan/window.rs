@@ -165,6 +165,32 @@ impl WindowSpec {
         }
     }
 
+    /// The same windows with the offset normalised into `0..size` (`0..slide` for HOP), as
+    /// plans keep it. The spec must have passed [`check`](Self::check) (sizes are positive).
+    pub fn normalized(self) -> WindowSpec {
+        match self {
+            WindowSpec::Tumble { size, offset } => WindowSpec::Tumble {
+                size,
+                offset: offset.rem_euclid(size),
+            },
+            WindowSpec::Hop {
+                size,
+                slide,
+                offset,
+            } => WindowSpec::Hop {
+                size,
+                slide,
+                offset: offset.rem_euclid(slide),
+            },
+            WindowSpec::Cumulate { size, step, offset } => WindowSpec::Cumulate {
+                size,
+                step,
+                offset: offset.rem_euclid(size),
+            },
+            session @ WindowSpec::Session { .. } => session,
+        }
+    }
+
     /// Appends to `out` the windows `(start, end)` in ms that hold the event time `t` (ms),
     /// by ascending start, then end. The spec must have passed [`check`](Self::check). A
     /// session depends on the other rows of its key: see [`sessions`]; here none is appended.
@@ -338,32 +364,11 @@ impl RelExpr {
             column: group.len() + 2,
             delay_ms: self.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms),
         });
-        let window = match window {
-            WindowSpec::Tumble { size, offset } => WindowSpec::Tumble {
-                size,
-                offset: offset.rem_euclid(size),
-            },
-            WindowSpec::Hop {
-                size,
-                slide,
-                offset,
-            } => WindowSpec::Hop {
-                size,
-                slide,
-                offset: offset.rem_euclid(slide),
-            },
-            WindowSpec::Cumulate { size, step, offset } => WindowSpec::Cumulate {
-                size,
-                step,
-                offset: offset.rem_euclid(size),
-            },
-            session @ WindowSpec::Session { .. } => session,
-        };
         Ok(RelExpr {
             node: Node::WindowAgg(WindowAgg {
                 input: Box::new(self),
                 time,
-                window,
+                window: window.normalized(),
                 group,
                 aggregates: aggregates.into_iter().map(|(a, _)| a).collect(),
                 lateness_ms,

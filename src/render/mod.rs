@@ -18,10 +18,12 @@
 //! temporal join emits each probe row once, when the combined watermark passes it, and reports
 //! probe rows behind the watermark as late; a window aggregation emits each window once, when
 //! the watermark passes it, revised by late rows within its allowed lateness, and reports rows
-//! beyond it; an OVER aggregation emits each row once, when the watermark passes it, and
-//! reports rows behind it; an interval join emits each match when its second row arrives and
-//! each padded row when the watermark passes its window, frees its rows then and reports rows
-//! behind the watermark. The other nodes behave the same in both modes.
+//! beyond it; a window assignment (a window TVF's rows) gives a window's rows when the
+//! watermark passes it and reports rows for windows it has passed; an OVER aggregation emits
+//! each row once, when the watermark passes it, and reports rows behind it; an interval join
+//! emits each match when its second row arrives and each padded row when the watermark passes
+//! its window, frees its rows then and reports rows behind the watermark. The other nodes
+//! behave the same in both modes.
 //!
 //! Rows a node refuses (an expression that fails on them, a NULL event time, a late row in final
 //! mode, a non-insert row into deduplication) are collected with their `seq` and reason in

@@ -177,6 +177,7 @@ pub(super) fn render<'s>(
             t.rank,
         ),
         Node::WindowAgg(w) => window::render(ctx, w)?,
+        Node::WindowAssign(a) => window::render_assign(ctx, a)?,
         Node::Over(o) => over::render(ctx, o)?,
         Node::Sink { input, .. } => render(ctx, input)?,
     })

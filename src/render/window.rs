@@ -12,6 +12,10 @@
 //! group key over the event times in ms, with the same accumulators, firing each session when
 //! the watermark reaches its end and freeing it when the watermark passes `end + lateness`.
 //!
+//! Window assignment (a window TVF's rows) is the same repetition alone in incremental mode; in
+//! final mode it is the final window aggregation counting each row of a window, its rows
+//! repeated by their count ([`render_assign`]).
+//!
 //! Rows whose event time is NULL are refused with their `seq`.
 
 use differential_dataflow::{AsCollection, VecCollection};
@@ -21,7 +25,9 @@ use differential_temporal_operators::watermark::watermarks;
 use differential_temporal_operators::window::{session_aggregate_final, window_aggregate_final};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
-use crate::plan::{sessions, window_datums, PlanError, WindowAgg, WindowSpec};
+use crate::plan::{
+    sessions, window_datums, PlanError, RelExpr, WindowAgg, WindowAssign, WindowSpec,
+};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 
 use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
@@ -33,29 +39,15 @@ pub(super) fn render<'s>(
     ctx: &mut RenderContext<'s>,
     w: &WindowAgg,
 ) -> Result<Collection<'s>, PlanError> {
-    let changes = render_node(ctx, &w.input)?.into_changelog();
     let column = w.time;
-    let (timed, refused) = split_map(changes, move |ch| match event_time(&ch.row, column) {
-        Some(_) => Ok(ch),
-        None => Err(null_time(ch.seq)),
-    });
-    ctx.refused.push(refused);
+    let timed = timed(ctx, &w.input, column)?;
     if let WindowSpec::Session { gap } = w.window {
         return Ok(match ctx.mode {
             ExecutionMode::Final => final_sessions(ctx, w, timed, gap),
             ExecutionMode::Incremental => session_windows(ctx, w, timed, gap),
         });
     }
-    let spec = w.window;
-    let windowed = timed.clone().flat_map(move |ch| {
-        let t = event_time(&ch.row, column).unwrap_or(NO_TIME);
-        let mut windows = Vec::new();
-        spec.windows(t.millis, &mut windows);
-        windows.into_iter().map(move |(start, end)| {
-            let window = window_datums(start, end).map(Datum::Timestamp);
-            Change::new(ch.seq, ch.kind, Row::pack(ch.row.iter().chain(window)))
-        })
-    });
+    let windowed = assign(timed.clone(), column, w.window);
     let group = w.windowed_group();
     if ctx.mode == ExecutionMode::Incremental {
         let windowed = Collection::Changelog(windowed);
@@ -99,6 +91,66 @@ pub(super) fn render<'s>(
     );
     ctx.refused.push(aggregated.rejected);
     Ok(Collection::Table(aggregated.table))
+}
+
+/// Renders a window assignment (see [`WindowAssign`]): in incremental mode each row once per
+/// window, with its `seq` and kind; in final mode the rows of [`WindowAssign::counted`], each
+/// repeated by its count, without it.
+pub(super) fn render_assign<'s>(
+    ctx: &mut RenderContext<'s>,
+    a: &WindowAssign,
+) -> Result<Collection<'s>, PlanError> {
+    if ctx.mode == ExecutionMode::Final {
+        use timely::dataflow::operators::vec::Map;
+        let width = a.input.schema.len() + 3;
+        let counted = render(ctx, &a.counted()?)?.into_table();
+        let rows = (counted.inner)
+            .map(move |(row, time, diff)| {
+                let count = match row.get(width) {
+                    Some(Datum::Int(n)) => n as isize,
+                    _ => 0,
+                };
+                (Row::pack(row.iter().take(width)), time, diff * count)
+            })
+            .as_collection();
+        return Ok(Collection::Table(rows));
+    }
+    let timed = timed(ctx, &a.input, a.time)?;
+    Ok(Collection::Changelog(assign(timed, a.time, a.window)))
+}
+
+/// The changelog of `input` whose event time in `column` is not NULL; the other rows are
+/// refused with their `seq`.
+fn timed<'s>(
+    ctx: &mut RenderContext<'s>,
+    input: &RelExpr,
+    column: usize,
+) -> Result<VecCollection<'s, SysTime, Change<Row>>, PlanError> {
+    let changes = render_node(ctx, input)?.into_changelog();
+    let (timed, refused) = split_map(changes, move |ch| match event_time(&ch.row, column) {
+        Some(_) => Ok(ch),
+        None => Err(null_time(ch.seq)),
+    });
+    ctx.refused.push(refused);
+    Ok(timed)
+}
+
+/// Each change of `timed` once per window of `spec` holding its event time in `column`, with
+/// the window's `window_start`, `window_end`, `window_time` appended, its `seq` and kind kept.
+fn assign<'s>(
+    timed: VecCollection<'s, SysTime, Change<Row>>,
+    column: usize,
+    spec: WindowSpec,
+) -> VecCollection<'s, SysTime, Change<Row>> {
+    timed.flat_map(move |ch| {
+        let t = event_time(&ch.row, column).unwrap_or(NO_TIME);
+        let mut windows = Vec::new();
+        spec.windows(t.millis, &mut windows);
+        windows.into_iter().map(move |(start, end)| {
+            let window = window_datums(start, end).map(Datum::Timestamp);
+            Change::new(ch.seq, ch.kind, Row::pack(ch.row.iter().chain(window)))
+        })
+    })
 }
 
 /// Session windows, final mode (see the [module docs](self)): the event times in ms, each

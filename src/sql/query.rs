@@ -316,14 +316,9 @@ impl Binder<'_> {
                 let scope = Scope::of(&plan, alias.as_ref().map(|a| a.name.value.as_str()));
                 Ok(Bound { plan, scope })
             }
-            TableFactor::TableFunction { expr: ast::Expr::Function(f), .. }
-                if ["TUMBLE", "HOP", "CUMULATE", "SESSION"].iter().any(|w| f.name.to_string().eq_ignore_ascii_case(w)) =>
-            {
-                Err(SqlError::at(factor.span(), format!("the window table-valued function {} is supported as the only relation of a FROM, followed by GROUP BY window_start, window_end", f.name)))
-            }
-            other => Err(SqlError::at(
+            other => window::rows(self, other)?.ok_or_else(|| SqlError::at(
                 other.span(),
-                format!("{other} is not supported here: FROM takes tables, views and subqueries; FOR SYSTEM_TIME AS OF and LATERAL TABLE need a table on their left"),
+                format!("{other} is not supported here: FROM takes tables, views, subqueries and window table-valued functions; FOR SYSTEM_TIME AS OF and LATERAL TABLE need a table on their left"),
             )),
         }
     }

@@ -14,22 +14,30 @@
 //!   `SESSION(ts, gap)`) with `TUMBLE_START`, `TUMBLE_END`, `TUMBLE_ROWTIME` (`HOP_*`,
 //!   `SESSION_*`) of the same arguments in the items.
 //!
+//! A window TVF whose rows are read (no `GROUP BY`, `HAVING` or aggregate: `SELECT * FROM
+//! TABLE(TUMBLE(..))`, a projection, a WHERE, a join, an `OVER` or the `ROW_NUMBER()` of a
+//! window Top-N over them) is the plan's [`WindowAssign`](crate::plan::WindowAssign) ([`rows`],
+//! wherever a `FROM` takes a relation); SESSION's rows are refused, as in Flink.
+//!
 //! In final mode the allowed lateness is `SET 'table.exec.emit.allow-lateness' = '10 ms'`.
 
-use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments, SetExpr, Spanned};
+use sqlparser::ast::{
+    self, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, SetExpr, Spanned,
+};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan, Whitespace};
 
 use super::error::SqlError;
 use super::expr::interval_millis;
+use super::over;
 use super::query::{Binder, Bound};
 use super::scope::Scope;
 use super::tokens::{keyword, matching_paren, skip_blank, unquoted};
 use crate::expr::{col, Expr};
 use crate::plan::{PlanError, RelExpr, WindowSpec};
 use crate::repr::{DataType, Datum, Field, Schema};
-use crate::table::select::transform;
-use crate::table::window::window_aggregate;
+use crate::table::select::{contains_aggregate, transform};
+use crate::table::window::{time_column, window_aggregate};
 
 /// The window a query groups by.
 pub(super) struct SqlWindow {
@@ -111,8 +119,10 @@ fn partition_clause(
     Some((at..end + 1, with))
 }
 
-/// The window TVF of a `SELECT` whose `FROM` is one, with its table bound and, in scope, the
-/// table's columns and `window_start`, `window_end`, `window_time`.
+/// The window TVF of a `SELECT` whose `FROM` is one and which aggregates it (`GROUP BY`,
+/// `HAVING` or an aggregate in the items: a window aggregation), with its table bound and, in
+/// scope, the table's columns and `window_start`, `window_end`, `window_time`. A select that
+/// reads the TVF's rows gets `None` here and the rows from its `FROM` ([`rows`]).
 pub(super) fn tvf(
     binder: &Binder<'_>,
     select: &ast::Select,
@@ -120,10 +130,59 @@ pub(super) fn tvf(
     let [from] = select.from.as_slice() else {
         return Ok(None);
     };
+    let Some((input, window)) = call(binder, &from.relation)? else {
+        return Ok(None);
+    };
+    let grouped =
+        !matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty());
+    let aggregated = || {
+        !over::used(select)
+            && (binder.select_list(&input.scope, &select.projection, None))
+                .is_ok_and(|items| items.iter().any(contains_aggregate))
+    };
+    if !(grouped || select.having.is_some() || aggregated()) {
+        return Ok(None);
+    }
+    if !from.joins.is_empty() {
+        return Err(SqlError::at(
+            from.relation.span(),
+            "a window table-valued function cannot be joined here: aggregate it in a subquery",
+        ));
+    }
+    Ok(Some((input, window)))
+}
+
+/// The rows of the window TVF `factor` (Flink's window TVF read as a table: each row once per
+/// window, then `window_start`, `window_end`, `window_time`), or `None` when `factor` is not
+/// a window TVF. Errors: those of [`RelExpr::window_assign`] (a SESSION window, a time column
+/// that is not the rowtime attribute...) and of the arguments.
+pub(super) fn rows(
+    binder: &Binder<'_>,
+    factor: &ast::TableFactor,
+) -> Result<Option<Bound>, SqlError> {
+    let Some((input, window)) = call(binder, factor)? else {
+        return Ok(None);
+    };
+    let plan = time_column(&input.plan, &window.time)
+        .and_then(|time| input.plan.window_assign(time, window.spec))
+        .map_err(|e| SqlError::at(factor.span(), e.to_string()))?;
+    Ok(Some(Bound {
+        plan,
+        scope: input.scope,
+    }))
+}
+
+/// The window TVF call `factor` (`TABLE(TUMBLE(..))` and the others), with its table bound
+/// and, in scope, the table's columns and `window_start`, `window_end`, `window_time`; `None`
+/// when `factor` is not one.
+fn call(
+    binder: &Binder<'_>,
+    factor: &ast::TableFactor,
+) -> Result<Option<(Bound, SqlWindow)>, SqlError> {
     let ast::TableFactor::TableFunction {
         expr: ast::Expr::Function(f),
         alias,
-    } = &from.relation
+    } = factor
     else {
         return Ok(None);
     };
@@ -135,13 +194,7 @@ pub(super) fn tvf(
         "SESSION" => &["DATA", "TIMECOL", "GAP", PARTITION_KEYS],
         _ => return Ok(None),
     };
-    let span = from.relation.span();
-    if !from.joins.is_empty() {
-        return Err(SqlError::at(
-            span,
-            "a window table-valued function cannot be joined here: aggregate it in a subquery",
-        ));
-    }
+    let span = factor.span();
     let args = arguments(f, parameters, span)?;
     // The argument of parameter `p`; `None` when not given (or not a parameter of this TVF).
     let arg = |p: &str| {

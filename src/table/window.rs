@@ -3,14 +3,16 @@
 //! `window(Tumble::over(hours(1)).on(col("rowtime")).alias("w"))`, then `group_by([col("w"),
 //! ..])` and `select` with `col("w").start()`, `col("w").end()`, `col("w").rowtime()`, lowered
 //! onto the plan's [`WindowAgg`](crate::plan::WindowAgg) (its semantics and both modes are
-//! documented there). The SQL forms lower through [`window_aggregate`] too.
+//! documented there). The SQL forms lower through [`window_aggregate`] too. Without
+//! `group_by`, `window(..).select(..)` reads the window's rows (SQL's window TVF read as a
+//! table, the plan's [`WindowAssign`](crate::plan::WindowAssign)).
 
 use std::time::Duration;
 
 use crate::expr::{col, Expr, FunctionRegistry};
 use crate::plan::{PlanError, RelExpr, WindowSpec};
 
-use super::select::{aggregate_with, transform};
+use super::select::{aggregate_with, project, transform};
 use super::Table;
 
 /// `n` hours, for window sizes.
@@ -205,9 +207,91 @@ impl GroupWindowedTable {
             keys: keys.into_iter().collect(),
         }
     }
+
+    /// The window's rows without grouping them (SQL's window table-valued function read as a
+    /// table, `SELECT .. FROM TABLE(TUMBLE(..))`; Flink's Table API has no such form): each
+    /// row once per window holding its time, `items` over its columns and the window's
+    /// `start()`, `end()` and `rowtime()`. Lowered onto the plan's
+    /// [`WindowAssign`](crate::plan::WindowAssign), whose rules and modes hold (SESSION
+    /// windows are refused). Errors (when the plan is built): the window has no `on` or no
+    /// `alias`, an item uses the alias other than through its properties, and those of
+    /// [`RelExpr::window_assign`].
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::col;
+    /// use differential_temporal::table::{hours, Tumble};
+    /// let (env, _dir) = doc_env();
+    /// let rows = env
+    ///     .from("Rates")
+    ///     .window(Tumble::over(hours(1)).on(col("update_time")).alias("w"))
+    ///     .select([col("currency"), col("rate"), col("w").end().alias("hour")]);
+    /// assert_eq!(
+    ///     rows.execute().unwrap().rows_as_text(),
+    ///     vec!["Euro,114,2024-01-01 10:00:00.000", "Euro,116,2024-01-01 11:00:00.000"]
+    /// );
+    /// ```
+    pub fn select(&self, items: impl IntoIterator<Item = Expr>) -> Table {
+        const NODE: &str = "WindowTableFunction";
+        let items: Vec<Expr> = items.into_iter().collect();
+        let (table, window) = (&self.table, self.window.clone());
+        let registry = table.env.functions();
+        table.then("window(..).select", move |plan| {
+            let (time, alias) = window.parts(NODE)?;
+            let items = properties(&items, alias, NODE)?;
+            let time = time_column(&plan, time)?;
+            let rows = plan.window_assign(time, window.spec)?;
+            project(rows, &items, &registry)
+        })
+    }
 }
 
-/// A windowed table grouped by keys, waiting for its `select` (Flink's `WindowGroupedTable`).
+impl GroupWindow {
+    /// The time attribute and the alias, both required; `node` names the plan node in the
+    /// error.
+    fn parts(&self, node: &'static str) -> Result<(&Expr, &str), PlanError> {
+        match (&self.time, &self.alias) {
+            (Some(time), Some(alias)) => Ok((time, alias)),
+            _ => Err(PlanError::invalid(
+                node,
+                "a group window needs its time attribute and alias: .on(col(\"rowtime\")).alias(\"w\")",
+            )),
+        }
+    }
+}
+
+/// `items` with the window alias's `start()`, `end()` and `rowtime()` replaced by the columns
+/// `window_start`, `window_end` and `window_time`. Errors: a property of something else than
+/// the alias, the alias used bare; `node` names the plan node.
+fn properties(items: &[Expr], alias: &str, node: &'static str) -> Result<Vec<Expr>, PlanError> {
+    let is_alias = |e: &Expr| matches!(e.unaliased(), Expr::Column(c) if c == alias);
+    let mut misused = None;
+    let items = (items.iter())
+        .map(|item| {
+            transform(item, &mut |e| match e {
+                Expr::Call { func, args } if func.starts_with("$window_") => match args.as_slice() {
+                    [a] if is_alias(a) => Some(col(&func[1..])),
+                    _ => {
+                        misused = Some(format!("'{}' is not a window alias", args[0]));
+                        None
+                    }
+                },
+                e if is_alias(e) => {
+                    misused = Some(format!("the window alias '{alias}' can only be used through {alias}.start(), {alias}.end() and {alias}.rowtime()"));
+                    None
+                }
+                _ => None,
+            })
+        })
+        .collect();
+    match misused {
+        Some(reason) => Err(PlanError::invalid(node, reason)),
+        None => Ok(items),
+    }
+}
+
+/// A table with a group window, grouped by keys, waiting for its `select` (Flink's
+/// `WindowGroupedTable`).
 #[derive(Clone)]
 pub struct WindowGroupedTable {
     windowed: GroupWindowedTable,
@@ -220,17 +304,14 @@ impl WindowGroupedTable {
     /// `alias`, the keys do not name the alias exactly once, an item uses the alias other than
     /// through its properties, and those of [`RelExpr::window_agg`].
     pub fn select(&self, items: impl IntoIterator<Item = Expr>) -> Table {
+        const NODE: &str = "WindowAggregate";
         let items: Vec<Expr> = items.into_iter().collect();
         let GroupWindowedTable { table, window } = &self.windowed;
         let (window, keys) = (window.clone(), self.keys.clone());
         let registry = table.env.functions();
         let lateness = table.env.options().allow_lateness_ms;
         table.then("window(..).group_by(..).select", move |plan| {
-            let (Some(time), Some(alias)) = (&window.time, &window.alias) else {
-                return Err(invalid(
-                    "a group window needs its time attribute and alias: .on(col(\"rowtime\")).alias(\"w\")",
-                ));
-            };
+            let (time, alias) = window.parts(NODE)?;
             let is_alias = |e: &Expr| matches!(e.unaliased(), Expr::Column(c) if c == alias);
             if keys.iter().filter(|k| is_alias(k)).count() != 1 {
                 return Err(invalid(format!(
@@ -238,38 +319,25 @@ impl WindowGroupedTable {
                 )));
             }
             let keys: Vec<Expr> = keys.into_iter().filter(|k| !is_alias(k)).collect();
-            let mut misused = None;
-            let items: Vec<Expr> = (items.iter())
-                .map(|item| {
-                    transform(item, &mut |e| match e {
-                        Expr::Call { func, args } if func.starts_with("$window_") => {
-                            match args.as_slice() {
-                                [a] if is_alias(a) => Some(col(&func[1..])),
-                                _ => {
-                                    misused = Some(format!("'{}' is not a window alias", args[0]));
-                                    None
-                                }
-                            }
-                        }
-                        e if is_alias(e) => {
-                            misused = Some(format!("the window alias '{alias}' can only be used through {alias}.start(), {alias}.end() and {alias}.rowtime()"));
-                            None
-                        }
-                        _ => None,
-                    })
-                })
-                .collect();
-            if let Some(reason) = misused {
-                return Err(invalid(reason));
-            }
-            let time = time.clone();
-            window_aggregate(plan, &time, window.spec, &keys, &items, lateness, &registry)
+            let items = properties(&items, alias, NODE)?;
+            window_aggregate(plan, time, window.spec, &keys, &items, lateness, &registry)
         })
     }
 }
 
 fn invalid(reason: impl Into<String>) -> PlanError {
     PlanError::invalid("WindowAggregate", reason)
+}
+
+/// The column of the window's time attribute `time` (a column name) in `plan`. Errors: an
+/// unknown column, an expression that is not a column.
+pub(crate) fn time_column(plan: &RelExpr, time: &Expr) -> Result<usize, PlanError> {
+    match time.unaliased() {
+        Expr::Column(name) => Ok(plan.schema.resolve(name)?),
+        other => Err(invalid(format!(
+            "a window is defined over a time attribute column, not over the expression '{other}'"
+        ))),
+    }
 }
 
 /// `SELECT items GROUP BY window, keys` over the windows `spec` of the rowtime column `time`:
@@ -284,14 +352,7 @@ pub(crate) fn window_aggregate(
     lateness_ms: i64,
     registry: &FunctionRegistry,
 ) -> Result<RelExpr, PlanError> {
-    let time = match time.unaliased() {
-        Expr::Column(name) => plan.schema.resolve(name)?,
-        other => {
-            return Err(invalid(format!(
-            "a window is defined over a time attribute column, not over the expression '{other}'"
-        )))
-        }
-    };
+    let time = time_column(&plan, time)?;
     aggregate_with(plan, keys, items, registry, move |plan, group, aggs| {
         plan.window_agg(time, spec, group, aggs, lateness_ms)
     })

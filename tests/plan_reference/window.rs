@@ -1,4 +1,5 @@
-//! Window aggregations (issue 12) against the reference interpreter, in both modes: TUMBLE,
+//! Window aggregations and window assignments (a window TVF's rows, alone and under a window
+//! Top-N; issue 12) against the reference interpreter, in both modes: TUMBLE,
 //! HOP and CUMULATE windows with and without offset and SESSION windows, grouped by a column
 //! or by the window alone, over out-of-order rows (event times 0..20 s) whose watermark delay
 //! (0..4 s) makes some of them late, with an allowed lateness of 0..4 s in final mode; random batching, 1, 2 and 4
@@ -11,7 +12,7 @@ use proptest::prelude::*;
 use differential_temporal::expr::{col, count_star};
 use differential_temporal::operators::{Change, Seq, SysTime};
 use differential_temporal::plan::reference::{evaluate, evaluate_final, Inputs};
-use differential_temporal::plan::{RelExpr, WindowSpec};
+use differential_temporal::plan::{RelExpr, SortKey, WindowSpec};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{Row, Rowtime, Schema};
 
@@ -68,6 +69,20 @@ fn window_plan(shape: u8, offset_s: i64, by_s: bool, delay_s: i64, lateness_s: i
         .unwrap()
 }
 
+/// A window assignment over `A` (a window TVF's rows: TUMBLE, HOP or CUMULATE), alone or
+/// under a window Top-N (the 2 greatest `v` per `window_start, window_end`, with the rank).
+fn assign_plan(shape: u8, offset_s: i64, delay_s: i64, top_n: bool) -> RelExpr {
+    let rows = scan(delay_s)
+        .window_assign(4, spec(shape, offset_s))
+        .unwrap();
+    if !top_n {
+        return rows;
+    }
+    let window = vec![rows.schema.len() - 3, rows.schema.len() - 2];
+    rows.top_n(window, vec![SortKey::new(2, true, None)], 2, Some("rn"))
+        .unwrap()
+}
+
 type Stream = Vec<(SysTime, Change<Row>)>;
 
 pub(super) fn check(plan: &RelExpr, a: Stream) -> Result<(), TestCaseError> {
@@ -110,10 +125,22 @@ proptest! {
     ) {
         check(&window_plan(shape, offset_s, by_s, delay_s, lateness_s), a)?;
     }
+
+    #[test]
+    fn window_assignments_equal_the_reference(
+        shape in 0u8..4,
+        offset_s in 0i64..3,
+        delay_s in 0i64..4,
+        top_n in any::<bool>(),
+        a in append_only(14),
+    ) {
+        check(&assign_plan(shape, offset_s, delay_s, top_n), a)?;
+    }
 }
 
 /// Each window shape once over fixed out-of-order rows, one row an epoch: the row at 1 s after
-/// 12 s is late (the delay is 0) and beyond the lateness of 2 s for its windows.
+/// 12 s is late (the delay is 0) and beyond the lateness of 2 s for its windows; the window
+/// assignment of each shape but SESSION too.
 #[test]
 fn every_window_shape_runs() {
     let row = |seq: Seq, k, s, v, t: i64| {
@@ -147,5 +174,9 @@ fn every_window_shape_runs() {
             a.clone(),
         )
         .unwrap();
+        if shape < 4 {
+            let plan = assign_plan(shape, shape as i64 % 2, 0, shape % 2 == 1);
+            check(&plan, a.clone()).unwrap();
+        }
     }
 }

@@ -1,10 +1,14 @@
 //! The reference of the window aggregation ([`WindowAgg`]): in incremental mode the `Reduce`
 //! of the windowed input (each row once per window, with the window's columns appended); in
 //! final mode a sequential model of Flink's window operator over the per-system-time watermark.
+//! The window assignment ([`WindowAssign`]) is that windowed input alone in incremental mode,
+//! and the final window aggregation counting each row of a window in final mode.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::plan::{sessions, window_datums, PlanError, RelExpr, WindowAgg, WindowSpec};
+use crate::plan::{
+    sessions, window_datums, PlanError, RelExpr, WindowAgg, WindowAssign, WindowSpec,
+};
 use crate::repr::{DataType, Datum, Field, Row, Schema, Ts};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
@@ -23,7 +27,7 @@ pub(super) fn evaluate(
             false => sessions_incremental(w, gap, changes, refused),
         };
     }
-    let windowed = windowed(w, changes, refused);
+    let windowed = windowed(w.time, w.window, changes, refused);
     if final_mode {
         on_watermark(w, &windowed, refused)
     } else {
@@ -39,15 +43,20 @@ struct Windowed {
     windows: Vec<(i64, i64)>,
 }
 
-fn windowed(w: &WindowAgg, changes: Stream, refused: &mut Vec<Refused>) -> Vec<Windowed> {
+fn windowed(
+    column: usize,
+    spec: WindowSpec,
+    changes: Stream,
+    refused: &mut Vec<Refused>,
+) -> Vec<Windowed> {
     let mut out = Vec::new();
     for (time, change) in changes {
-        let Some(t) = event_time(&change.row, w.time) else {
+        let Some(t) = event_time(&change.row, column) else {
             refused.push(refuse(time, change.seq, "the event time is NULL"));
             continue;
         };
         let mut windows = Vec::new();
-        w.window.windows(t.millis, &mut windows);
+        spec.windows(t.millis, &mut windows);
         out.push(Windowed {
             time,
             change,
@@ -56,6 +65,46 @@ fn windowed(w: &WindowAgg, changes: Stream, refused: &mut Vec<Refused>) -> Vec<W
         });
     }
     out
+}
+
+/// Each change once per window of its row, the window's columns appended, its `seq` and
+/// kind kept.
+fn repeated(windowed: Vec<Windowed>) -> Stream {
+    (windowed.into_iter())
+        .flat_map(|r| {
+            let (time, change) = (r.time, r.change);
+            (r.windows.into_iter()).map(move |window| {
+                let row = with_window(&change.row, window);
+                (time, Change::new(change.seq, change.kind, row))
+            })
+        })
+        .collect()
+}
+
+/// The output stream of the window assignment `a` over its input's `changes`: in incremental
+/// mode each change once per window of its row; in final mode the final window aggregation
+/// [`WindowAssign::counted`], each row without its count repeated by it.
+pub(super) fn assign(
+    a: &WindowAssign,
+    changes: Stream,
+    refused: &mut Vec<Refused>,
+    final_mode: bool,
+) -> Result<Stream, PlanError> {
+    if !final_mode {
+        return Ok(repeated(windowed(a.time, a.window, changes, refused)));
+    }
+    let width = a.input.schema.len() + 3;
+    let counted = evaluate(&a.counted()?, changes, refused, true)?;
+    Ok((counted.into_iter())
+        .flat_map(|(time, change)| {
+            let count = match change.row.get(width) {
+                Some(Datum::Int(n)) => n.max(0) as usize,
+                _ => 0,
+            };
+            let row = Row::pack(change.row.iter().take(width));
+            std::iter::repeat_n((time, Change::new(change.seq, change.kind, row)), count)
+        })
+        .collect())
 }
 
 /// The row with a window's three columns appended.
@@ -82,17 +131,7 @@ fn incremental(
         .map(|(i, a)| (a, format!("$agg{i}")))
         .collect();
     let reduce = RelExpr::scan(NAME, schema, false).reduce(w.windowed_group(), aggregates)?;
-    let stream: Stream = windowed
-        .into_iter()
-        .flat_map(|r| {
-            let (time, change) = (r.time, r.change);
-            (r.windows.into_iter()).map(move |window| {
-                let row = with_window(&change.row, window);
-                (time, Change::new(change.seq, change.kind, row))
-            })
-        })
-        .collect();
-    let inputs: Inputs = BTreeMap::from([(NAME.to_string(), stream)]);
+    let inputs: Inputs = BTreeMap::from([(NAME.to_string(), repeated(windowed))]);
     eval(&reduce, &inputs, refused, false)
 }
 
