@@ -202,7 +202,8 @@ impl Op {
 #[derive(Parser, Debug)]
 #[command(about)]
 struct Args {
-    /// Input rows (probe rows for the temporal joins).
+    /// Input rows (probe rows for the temporal joins, events of all kinds for the Nexmark SQL
+    /// queries).
     #[arg(long, default_value_t = 10_000_000)]
     rows: u64,
     /// Worker threads (default: one run with 1 and one with 2).
