@@ -15,7 +15,7 @@ use crate::clock::Stopwatch;
 use crate::joins::WINDOW_MS;
 use crate::report::{kind_code, Digest};
 use crate::workload::{self, Shape, Stream};
-use crate::Op;
+use crate::{nexmark, windows, Op};
 
 /// A baseline's result.
 pub struct Base {
@@ -65,7 +65,7 @@ impl<K: Hash + Eq + Copy> KeepLast<K> {
 }
 
 /// Feeds the rows of each epoch, made by `generate` untimed, to `fold`, timed.
-fn timed<D>(
+pub fn timed<D>(
     shape: &Shape,
     generate: impl Fn(Range<u64>, &mut Vec<D>),
     mut fold: impl FnMut(&[D]),
@@ -299,6 +299,11 @@ pub fn run(op: Op, shape: Shape) -> Base {
                 clock,
                 keys,
             }
+        }
+        Op::TableTumbleCount => windows::tumble_baseline(shape),
+        Op::TableSession => windows::session_baseline(shape),
+        Op::NexmarkQ5 | Op::NexmarkQ7 | Op::NexmarkQ8 | Op::NexmarkQ11 => {
+            nexmark::baseline(op, shape)
         }
         Op::AsofSnapshot => {
             let at = workload::as_of_time(&shape);

@@ -35,7 +35,7 @@ use timely::dataflow::ProbeHandle;
 use crate::clock::Stopwatch;
 use crate::report::{kind_code, Digest, REFUSED};
 use crate::workload::{self, share, Shape, Stream, JITTER_MS};
-use crate::{joins, relational, Op};
+use crate::{joins, nexmark, relational, windows, Op};
 
 /// A dataflow's result: the digest of its output and the seconds it took.
 pub struct Run {
@@ -175,6 +175,11 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
         Op::TableIntervalJoin => joins::interval_join(workers, shape),
         Op::TableAsofNearest => joins::asof_nearest(workers, shape),
         Op::TableEquiJoin => joins::equi_join(workers, shape),
+        Op::TableTumbleCount => windows::tumble_count(workers, shape),
+        Op::TableSession => windows::session(workers, shape),
+        Op::NexmarkQ5 | Op::NexmarkQ7 | Op::NexmarkQ8 | Op::NexmarkQ11 => {
+            nexmark::measure(op, workers, shape)
+        }
         Op::AsofSnapshot => {
             let generate = move |range, index, peers, out: &mut Vec<(u64, Version<i64, u64>)>| {
                 out.extend(share(range, index, peers).map(|i| {

@@ -76,6 +76,15 @@
 //! * `table_equi_join`: a regular join of two updating tables ([`joins`]): per input row an
 //!   order inserted, an older one deleted and a dimension row updated. Baseline: a symmetric
 //!   hash join.
+//! * `table_tumble_count`, `table_session`: the dedup workload's rows over 1000 keys,
+//!   `COUNT(*)` and `SUM(payload)` per key and 1-minute tumbling window, or per key and session
+//!   (gap 2 s), final mode with a 5 s watermark delay (no row is late) ([`windows`]).
+//!   Output: each window's row once. Baselines: a `HashMap` fold per (key, window); each key's
+//!   rows sorted and split at gaps.
+//! * `nexmark_q5`, `nexmark_q7`, `nexmark_q8`, `nexmark_q11`: Flink's Nexmark queries in SQL,
+//!   final mode, over `N` events of the `nexmark` SQL source (people, auctions and bids; rates
+//!   count all of them) ([`nexmark`]). Output: the query's rows. Baselines: the sequential
+//!   computations the SQL tests check the queries against.
 
 /// The allocator of the measured runs and their baselines (the crate's default `mimalloc` feature).
 #[cfg(feature = "mimalloc")]
@@ -86,9 +95,11 @@ mod baseline;
 mod clock;
 mod dataflows;
 mod joins;
+mod nexmark;
 mod relational;
 mod report;
 mod rss;
+mod windows;
 mod workload;
 
 use std::process::{Command, ExitCode};
@@ -140,6 +151,24 @@ pub enum Op {
     /// A regular equi-join of two updating tables in a Table API plan.
     #[value(name = "table_equi_join")]
     TableEquiJoin,
+    /// A tumbling-window `COUNT(*)`, `SUM` per key (final mode) in a Table API plan.
+    #[value(name = "table_tumble_count")]
+    TableTumbleCount,
+    /// A session-window `COUNT(*)`, `SUM` per key (final mode) in a Table API plan.
+    #[value(name = "table_session")]
+    TableSession,
+    /// Nexmark q5 (hot items: hopping windows, a join with each window's maximum) in SQL.
+    #[value(name = "nexmark_q5")]
+    NexmarkQ5,
+    /// Nexmark q7 (highest bid: a tumbling maximum joined back to the bids) in SQL.
+    #[value(name = "nexmark_q7")]
+    NexmarkQ7,
+    /// Nexmark q8 (new users who sell: a join of two tumbling-window aggregations) in SQL.
+    #[value(name = "nexmark_q8")]
+    NexmarkQ8,
+    /// Nexmark q11 (user sessions: session windows per bidder) in SQL.
+    #[value(name = "nexmark_q11")]
+    NexmarkQ11,
 }
 
 impl Op {
@@ -159,6 +188,12 @@ impl Op {
             Op::TableIntervalJoin => "table_interval_join",
             Op::TableAsofNearest => "table_asof_nearest",
             Op::TableEquiJoin => "table_equi_join",
+            Op::TableTumbleCount => "table_tumble_count",
+            Op::TableSession => "table_session",
+            Op::NexmarkQ5 => "nexmark_q5",
+            Op::NexmarkQ7 => "nexmark_q7",
+            Op::NexmarkQ8 => "nexmark_q8",
+            Op::NexmarkQ11 => "nexmark_q11",
         }
     }
 }
@@ -167,7 +202,8 @@ impl Op {
 #[derive(Parser, Debug)]
 #[command(about)]
 struct Args {
-    /// Input rows (probe rows for the temporal joins).
+    /// Input rows (probe rows for the temporal joins, events of all kinds for the Nexmark SQL
+    /// queries).
     #[arg(long, default_value_t = 10_000_000)]
     rows: u64,
     /// Worker threads (default: one run with 1 and one with 2).

@@ -24,7 +24,7 @@ use differential_temporal::table::TableEnv;
 use timely::dataflow::Scope;
 
 use crate::dataflows::{drive, Run, Sink};
-use crate::report::{kind_code, REFUSED};
+use crate::report::{kind_code, text, REFUSED};
 use crate::workload::{self, share, Shape, Stream, JITTER_MS};
 
 /// `(k BIGINT, ts TIMESTAMP(3), <value> BIGINT)` with rowtime `ts` delayed by `delay_ms`, and
@@ -54,13 +54,15 @@ pub fn row(k: u64, time_ms: i64, value: u64) -> Row {
     ])
 }
 
-/// The integers of `row`'s columns (a timestamp as its milliseconds).
+/// The integers of `row`'s columns (a timestamp as its milliseconds, a string as its
+/// [`text`] hash).
 pub fn integers<const N: usize>(row: &Row) -> [u64; N] {
     let mut out = [REFUSED; N];
     for (slot, datum) in out.iter_mut().zip(row.iter()) {
         *slot = match datum {
             Datum::Int(v) => v as u64,
             Datum::Timestamp(ts) => ts.millis as u64,
+            Datum::Str(s) => text(s),
             _ => REFUSED,
         };
     }

@@ -52,6 +52,12 @@ pub fn kind_code(kind: RowKind) -> u64 {
     }
 }
 
+/// A string as a digest field: its hash (SipHash with fixed keys, the same in every process).
+pub fn text(s: &str) -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default().hash_one(s)
+}
+
 /// A digest field marking a refused (rejected or late) row: no baseline produces one, so any
 /// refusal makes the digests differ.
 pub const REFUSED: u64 = u64::MAX;

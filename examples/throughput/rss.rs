@@ -14,7 +14,8 @@ pub fn peak_rss_mb() -> Option<f64> {
 
 /// The raw bytes of `op`'s live state at the end of the run and the formula behind them:
 /// fixed-width fields only (8 bytes per integer, 1 per delete flag), no container overhead.
-/// `keys` is the number of distinct keys the baseline kept state for.
+/// `keys` is the number of state entries the baseline kept (distinct keys, or what the
+/// formula counts).
 pub fn live_state(op: Op, shape: &Shape, keys: u64) -> (u64, &'static str) {
     let build = workload::build_versions(shape);
     match op {
@@ -45,6 +46,35 @@ pub fn live_state(op: Op, shape: &Shape, keys: u64) -> (u64, &'static str) {
         Op::TableEquiJoin => (
             shape.keys() * 2 * 32,
             "(live orders + dimension rows) x 32 B (key, time, seq, payload | rate)",
+        ),
+        Op::TableTumbleCount => (
+            workload::WINDOW_KEYS * 40,
+            "keys x 40 B (key, window start, count, sum, the emitted row's seq): one open \
+             window a key (two for 5 s after a window closes)",
+        ),
+        Op::TableSession => (
+            workload::WINDOW_KEYS * 10 * 24,
+            "keys x ~10 live rows x 24 B (time, seq, payload): a key's open session (about 7 rows, \
+             a second apart) and the 5 s of rows the watermark lags behind",
+        ),
+        Op::NexmarkQ5 => (
+            keys * 24,
+            "(hop window, auction) counts x 24 B (window, auction, count): the join of the \
+             counts with each window's maximum keeps them all",
+        ),
+        Op::NexmarkQ7 => (
+            keys * 40,
+            "bids x 40 B (auction, bidder, price, time, seq; strings excluded): the join \
+             keeps every bid",
+        ),
+        Op::NexmarkQ8 => (
+            keys * 24,
+            "(person, window) and (seller, window) rows x 24 B: the join keeps them all",
+        ),
+        Op::NexmarkQ11 => (
+            keys * 32,
+            "sessions x 32 B (bidder, start, end, count), were every session kept; final mode \
+             frees each 4 s after it closes",
         ),
         Op::AsofSnapshot => (
             shape.rows * 33,

@@ -25,6 +25,9 @@ pub const BASE_MS: i64 = 1_700_000_000_000;
 pub const JITTER_MS: i64 = 5_000;
 /// Versions per key of the temporal join's build side.
 pub const VERSIONS_PER_KEY: u64 = 10;
+/// Keys of the window aggregations: as the rows are one a millisecond, a key has about one
+/// row a second of event time whatever the run's size.
+pub const WINDOW_KEYS: u64 = 1_000;
 /// Payloads are drawn in `0..PAYLOADS`.
 const PAYLOADS: u64 = 1_000;
 
