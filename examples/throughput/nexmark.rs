@@ -37,67 +37,13 @@ use nexmark::event::Event;
 
 use crate::baseline::{timed, Base};
 use crate::dataflows::{drive, Run};
+use differential_temporal::io::nexmark::queries::{Q11, Q5, Q7, Q8};
+
 use crate::relational::{integers, plan, render};
 use crate::report::{text, Digest};
 use crate::windows::sessions;
 use crate::workload::Shape;
 use crate::Op;
-
-/// Flink's q5: the auctions with the most bids in each 10 s window sliding by 2 s.
-const Q5: &str = "
-    SELECT AuctionBids.auction, AuctionBids.num
-     FROM (
-       SELECT auction, count(*) AS num, window_start AS starttime, window_end AS endtime
-       FROM TABLE(HOP(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-       GROUP BY auction, window_start, window_end
-     ) AS AuctionBids
-     JOIN (
-       SELECT max(CountBids.num) AS maxn, CountBids.starttime, CountBids.endtime
-       FROM (
-         SELECT count(*) AS num, window_start AS starttime, window_end AS endtime
-         FROM TABLE(HOP(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-         GROUP BY auction, window_start, window_end
-       ) AS CountBids
-       GROUP BY CountBids.starttime, CountBids.endtime
-     ) AS MaxBids
-     ON AuctionBids.starttime = MaxBids.starttime AND
-        AuctionBids.endtime = MaxBids.endtime AND
-        AuctionBids.num >= MaxBids.maxn";
-
-/// Flink's q7: the bids at the highest price of each 10 s tumbling window.
-const Q7: &str = "
-    SELECT B.auction, B.bidder, B.price, B.dateTime, B.extra
-    FROM bid B
-    JOIN (
-      SELECT MAX(price) AS maxprice, window_end AS dateTime
-      FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
-      GROUP BY window_start, window_end
-    ) B1
-    ON B.price = B1.maxprice
-    WHERE B.dateTime BETWEEN B1.dateTime - INTERVAL '10' SECOND AND B1.dateTime";
-
-/// Flink's q8: the people who opened an auction in the 10 s window they joined in.
-const Q8: &str = "
-    SELECT P.id, P.name, P.starttime
-    FROM (
-      SELECT id, name, window_start AS starttime, window_end AS endtime
-      FROM TABLE(TUMBLE(TABLE person, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
-      GROUP BY id, name, window_start, window_end
-    ) P
-    JOIN (
-      SELECT seller, window_start AS starttime, window_end AS endtime
-      FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
-      GROUP BY seller, window_start, window_end
-    ) A
-    ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime";
-
-/// Flink's q11: each bidder's bids in sessions closed by 10 s without a bid.
-const Q11: &str = "
-    SELECT B.bidder, count(*) AS bid_count,
-        SESSION_START(B.dateTime, INTERVAL '10' SECOND) AS starttime,
-        SESSION_END(B.dateTime, INTERVAL '10' SECOND) AS endtime
-    FROM bid B
-    GROUP BY B.bidder, SESSION(B.dateTime, INTERVAL '10' SECOND)";
 
 /// The windows' size (q5's hop, q7's and q8's tumble) and q11's gap, in ms.
 const SIZE: u64 = 10_000;

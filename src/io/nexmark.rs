@@ -29,6 +29,8 @@
 //! `i` is made by worker `i % peers` (as [`DatagenSource`](super::DatagenSource)'s), so the
 //! rows are the same on any number of workers.
 
+pub mod queries;
+
 use nexmark::config::{NexmarkConfig, RateShape};
 use nexmark::event::{Event, EventType};
 use nexmark::EventGenerator;

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use differential_temporal::io::nexmark::queries::{Q11, Q5, Q7, Q8};
 use differential_temporal::io::{NexmarkSource, NexmarkTable};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{format_datum, DataType, Datum, Schema, Ts};
@@ -161,25 +162,7 @@ fn bids_are_the_generators_events() {
 /// q5, hot items: the auctions with the most bids in each 10 s window sliding by 2 s.
 #[test]
 fn q5_hot_items() {
-    let query = "
-        SELECT AuctionBids.auction, AuctionBids.num
-         FROM (
-           SELECT auction, count(*) AS num, window_start AS starttime, window_end AS endtime
-           FROM TABLE(HOP(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-           GROUP BY auction, window_start, window_end
-         ) AS AuctionBids
-         JOIN (
-           SELECT max(CountBids.num) AS maxn, CountBids.starttime, CountBids.endtime
-           FROM (
-             SELECT count(*) AS num, window_start AS starttime, window_end AS endtime
-             FROM TABLE(HOP(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-             GROUP BY auction, window_start, window_end
-           ) AS CountBids
-           GROUP BY CountBids.starttime, CountBids.endtime
-         ) AS MaxBids
-         ON AuctionBids.starttime = MaxBids.starttime AND
-            AuctionBids.endtime = MaxBids.endtime AND
-            AuctionBids.num >= MaxBids.maxn";
+    let query = Q5;
     // Bids per (window start, auction): each bid is in the 5 windows starting 0..5 slides
     // before its own slide.
     let (size, slide) = (10 * SECOND, 2 * SECOND);
@@ -209,16 +192,7 @@ fn q5_hot_items() {
 /// the price within the window (both ends inclusive, as Flink's BETWEEN).
 #[test]
 fn q7_highest_bid() {
-    let query = "
-        SELECT B.auction, B.bidder, B.price, B.dateTime, B.extra
-        FROM bid B
-        JOIN (
-          SELECT MAX(price) AS maxprice, window_end AS dateTime
-          FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
-          GROUP BY window_start, window_end
-        ) B1
-        ON B.price = B1.maxprice
-        WHERE B.dateTime BETWEEN B1.dateTime - INTERVAL '10' SECOND AND B1.dateTime";
+    let query = Q7;
     let size = 10 * SECOND;
     let bids = bids();
     let mut max: BTreeMap<u64, usize> = BTreeMap::new();
@@ -242,19 +216,7 @@ fn q7_highest_bid() {
 /// q8, monitor new users: the people who opened an auction in the 10 s window they joined in.
 #[test]
 fn q8_new_users_who_sell() {
-    let query = "
-        SELECT P.id, P.name, P.starttime
-        FROM (
-          SELECT id, name, window_start AS starttime, window_end AS endtime
-          FROM TABLE(TUMBLE(TABLE person, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
-          GROUP BY id, name, window_start, window_end
-        ) P
-        JOIN (
-          SELECT seller, window_start AS starttime, window_end AS endtime
-          FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
-          GROUP BY seller, window_start, window_end
-        ) A
-        ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime";
+    let query = Q8;
     let size = 10 * SECOND;
     let sellers: BTreeSet<(usize, u64)> = events(NexmarkTable::Auction)
         .into_iter()
@@ -290,12 +252,7 @@ fn q8_new_users_who_sell() {
 /// window TVF.
 #[test]
 fn q11_user_sessions() {
-    let legacy = "
-        SELECT B.bidder, count(*) AS bid_count,
-            SESSION_START(B.dateTime, INTERVAL '10' SECOND) AS starttime,
-            SESSION_END(B.dateTime, INTERVAL '10' SECOND) AS endtime
-        FROM bid B
-        GROUP BY B.bidder, SESSION(B.dateTime, INTERVAL '10' SECOND)";
+    let legacy = Q11;
     let tvf = "
         SELECT bidder, count(*) AS bid_count, window_start AS starttime, window_end AS endtime
         FROM TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
