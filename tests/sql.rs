@@ -7,6 +7,7 @@
 
 use differential_temporal::expr::{call, col};
 use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
+use differential_temporal::render::ExecutionMode;
 use differential_temporal::sql::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
 
@@ -47,6 +48,20 @@ const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
 /// shows every intermediate update).
 fn env(workers: usize) -> TableEnv {
     TableEnv::new().with_workers(workers).with_block_bytes(1)
+}
+
+/// Orders (`table_api_orders.csv`): `x,1,10` at 10:00, `y,2,20` at 10:05, `x,3,30` at 10:10,
+/// `x,NULL,40` at 10:15 as `(a, b, c, rowtime)`, one row an epoch, the watermark 1 s behind the
+/// rowtime; queries run in `mode`.
+fn orders_env(workers: usize, mode: ExecutionMode) -> TableEnv {
+    let env = env(workers).with_mode(mode);
+    let ddl = format!(
+        "CREATE TABLE Orders (a STRING, b BIGINT, c BIGINT, rowtime TIMESTAMP(3),
+           WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND)
+         WITH ('connector' = 'filesystem', 'path' = '{SEED}/table_api_orders.csv', 'format' = 'csv')"
+    );
+    env.execute_sql(&ddl).unwrap();
+    env
 }
 
 /// The seed script `name`, its `'path'` options pointing into `tests/sql_seed/`.

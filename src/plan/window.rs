@@ -323,21 +323,12 @@ impl RelExpr {
         lateness_ms: i64,
     ) -> Result<RelExpr, PlanError> {
         const NODE: &str = "WindowAggregate";
-        let field =
-            self.schema.fields.get(time).ok_or_else(|| {
-                PlanError::invalid(NODE, format!("time column {time} out of range"))
-            })?;
-        if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) {
-            return Err(PlanError::invalid(
-                NODE,
-                format!(
-                    "Window aggregate can only be defined over a time attribute column, but '{}' ({}) is not one (declare a WATERMARK for it)",
-                    field.name, field.ty
-                ),
-            ));
-        }
-        self.require_append_only(NODE)?;
-        window.check().map_err(|e| PlanError::invalid(NODE, e))?;
+        self.check_window_input(NODE, time, &window, |field| {
+            format!(
+                "Window aggregate can only be defined over a time attribute column, but '{}' ({}) is not one (declare a WATERMARK for it)",
+                field.name, field.ty
+            )
+        })?;
         if lateness_ms < 0 {
             return Err(PlanError::invalid(
                 NODE,
@@ -378,6 +369,30 @@ impl RelExpr {
                 upsert_key: Some(key),
             },
         })
+    }
+}
+
+impl RelExpr {
+    /// `Ok` when this input can be windowed by `window` over column `time`: the column is
+    /// its rowtime attribute (else `node`'s error, worded by `not_rowtime` from the column), the
+    /// input is append-only (Flink's window operators consume inserts only) and the window's
+    /// sizes are valid.
+    pub(super) fn check_window_input(
+        &self,
+        node: &'static str,
+        time: usize,
+        window: &WindowSpec,
+        not_rowtime: impl FnOnce(&Field) -> String,
+    ) -> Result<(), PlanError> {
+        let field =
+            self.schema.fields.get(time).ok_or_else(|| {
+                PlanError::invalid(node, format!("time column {time} out of range"))
+            })?;
+        if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) {
+            return Err(PlanError::invalid(node, not_rowtime(field)));
+        }
+        self.require_append_only(node)?;
+        window.check().map_err(|e| PlanError::invalid(node, e))
     }
 }
 

@@ -96,29 +96,20 @@ impl RelExpr {
     /// ```
     pub fn window_assign(self, time: usize, window: WindowSpec) -> Result<RelExpr, PlanError> {
         const NODE: &str = "WindowTableFunction";
-        let field =
-            self.schema.fields.get(time).ok_or_else(|| {
-                PlanError::invalid(NODE, format!("time column {time} out of range"))
-            })?;
-        if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) {
-            return Err(PlanError::invalid(
-                NODE,
-                format!(
-                    "The window function {} requires the timecol to be a time attribute, but '{}' ({}) is not one (declare a WATERMARK for it)",
-                    window.name(),
-                    field.name,
-                    field.ty
-                ),
-            ));
-        }
-        self.require_append_only(NODE)?;
+        self.check_window_input(NODE, time, &window, |field| {
+            format!(
+                "The window function {} requires the timecol to be a time attribute, but '{}' ({}) is not one (declare a WATERMARK for it)",
+                window.name(),
+                field.name,
+                field.ty
+            )
+        })?;
         if let WindowSpec::Session { .. } = window {
             return Err(PlanError::invalid(
                 NODE,
                 "the rows of a SESSION window table-valued function cannot be read directly (Flink does not support it either: a row's session depends on the rows after it); use SESSION followed by GROUP BY window_start, window_end, or TUMBLE, HOP or CUMULATE",
             ));
         }
-        window.check().map_err(|e| PlanError::invalid(NODE, e))?;
         let width = self.schema.len();
         let mut fields = self.schema.fields.clone();
         for name in ["window_start", "window_end", "window_time"] {

@@ -6,20 +6,7 @@ use differential_temporal::expr::col;
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::table::{minutes, Over, TableEnv, UNBOUNDED_RANGE};
 
-use super::{changelog_text, env, last_rows, SEED};
-
-const ORDERS: &str = "CREATE TABLE Orders (
-    a STRING, b BIGINT, c BIGINT, rowtime TIMESTAMP(3),
-    WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND
-) WITH ('connector' = 'filesystem', 'path' = 'PATH', 'format' = 'csv');";
-
-/// Orders: `x,1` at 10:00, `y,2` at 10:05, `x,3` at 10:10, `x,NULL` at 10:15.
-fn orders_env(workers: usize, mode: ExecutionMode) -> TableEnv {
-    let env = env(workers).with_mode(mode);
-    let ddl = ORDERS.replace("PATH", &format!("{SEED}/table_api_orders.csv"));
-    env.execute_sql(&ddl).unwrap();
-    env
-}
+use super::{changelog_text, env, last_rows, orders_env};
 
 fn rows(env: &TableEnv, sql: &str) -> Vec<String> {
     env.sql_query(sql)

@@ -4,27 +4,13 @@
 //! Top-N ranks a window aggregation's rows per `window_start, window_end`.
 
 use differential_temporal::render::ExecutionMode;
-use differential_temporal::table::TableEnv;
 
-use super::{changelog_text, env, SEED};
-
-/// Orders: `x,1,10` at 10:00, `y,2,20` at 10:05, `x,3,30` at 10:10, `x,NULL,40` at 10:15, one
-/// row an epoch.
-fn orders_env(workers: usize) -> TableEnv {
-    let env = env(workers).with_mode(ExecutionMode::Incremental);
-    let ddl = format!(
-        "CREATE TABLE Orders (a STRING, b BIGINT, c BIGINT, rowtime TIMESTAMP(3),
-           WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND)
-         WITH ('connector' = 'filesystem', 'path' = '{SEED}/table_api_orders.csv', 'format' = 'csv')"
-    );
-    env.execute_sql(&ddl).unwrap();
-    env
-}
+use super::{changelog_text, orders_env};
 
 #[test]
 fn top_n_per_partition_with_the_row_number() {
     for workers in [1, 2] {
-        let env = orders_env(workers);
+        let env = orders_env(workers, ExecutionMode::Incremental);
         let sql = "SELECT a, b, rn FROM (
                      SELECT *, ROW_NUMBER() OVER (PARTITION BY a ORDER BY b DESC) AS rn FROM Orders)
                    WHERE rn <= 2";
@@ -49,7 +35,7 @@ fn top_n_per_partition_with_the_row_number() {
 
 #[test]
 fn top_n_without_the_row_number_emits_only_entering_and_leaving_rows() {
-    let env = orders_env(2);
+    let env = orders_env(2, ExecutionMode::Incremental);
     let sql = "SELECT a, c FROM (
                  SELECT *, ROW_NUMBER() OVER (ORDER BY c) AS rn FROM Orders) WHERE rn < 3";
     let result = env.sql_query(sql).unwrap().execute().unwrap();
@@ -67,7 +53,7 @@ fn top_n_without_the_row_number_emits_only_entering_and_leaving_rows() {
 
 #[test]
 fn other_row_number_filters_are_refused() {
-    let env = orders_env(1);
+    let env = orders_env(1, ExecutionMode::Incremental);
     let err = |sql: &str| match env.sql_query(sql) {
         Ok(_) => panic!("accepted: {sql}"),
         Err(e) => e.to_string(),
@@ -96,7 +82,7 @@ fn window_top_n_over_a_window_aggregation() {
                WHERE rownum <= 1";
     for mode in [ExecutionMode::Incremental, ExecutionMode::Final] {
         for workers in [1, 2] {
-            let env = orders_env(workers).with_mode(mode);
+            let env = orders_env(workers, mode);
             let result = env.sql_query(sql).unwrap().execute().unwrap();
             // [10:00, 10:10): x 10, y 20; [10:10, 10:20): x 30 + 40.
             assert_eq!(

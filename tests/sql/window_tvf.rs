@@ -8,20 +8,7 @@ use differential_temporal::expr::col;
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::table::{minutes, Session, Slide, TableEnv, TableResult};
 
-use super::{changelog_text, env, SEED};
-
-/// Orders: `x,1,10` at 10:00, `y,2,20` at 10:05, `x,3,30` at 10:10, `x,NULL,40` at 10:15, one
-/// row an epoch, watermark 1 s behind.
-fn orders_env(workers: usize, mode: ExecutionMode) -> TableEnv {
-    let env = env(workers).with_mode(mode);
-    let ddl = format!(
-        "CREATE TABLE Orders (a STRING, b BIGINT, c BIGINT, rowtime TIMESTAMP(3),
-           WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND)
-         WITH ('connector' = 'filesystem', 'path' = '{SEED}/table_api_orders.csv', 'format' = 'csv')"
-    );
-    env.execute_sql(&ddl).unwrap();
-    env
-}
+use super::{changelog_text, env, orders_env};
 
 fn run(env: &TableEnv, sql: &str) -> TableResult {
     env.sql_query(sql).unwrap().execute().unwrap()

@@ -8,19 +8,7 @@ use differential_temporal::expr::{col, lit};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::table::{hours, millis, Session, Slide, TableEnv, TableResult, Tumble};
 
-use super::{changelog_text, env, last_rows, SEED};
-
-const ORDERS: &str = "CREATE TABLE Orders (
-    a STRING, b BIGINT, c BIGINT, rowtime TIMESTAMP(3),
-    WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND
-) WITH ('connector' = 'filesystem', 'path' = 'PATH', 'format' = 'csv');";
-
-fn orders_env(workers: usize) -> TableEnv {
-    let env = env(workers);
-    let ddl = ORDERS.replace("PATH", &format!("{SEED}/table_api_orders.csv"));
-    env.execute_sql(&ddl).unwrap();
-    env
-}
+use super::{changelog_text, env, last_rows, orders_env};
 
 /// The seed's second Table API example: `x` has b = 1 and 3 in the hour from 10:00 (its row
 /// with a NULL b filtered out), `y` has 2.
@@ -29,7 +17,7 @@ const SEED_HOURLY: [&str; 2] = ["x,2024-01-01 11:00:00.000,2", "y,2024-01-01 11:
 #[test]
 fn seed_hourly_tumbling_window_avg_in_table_api_and_sql() {
     for workers in [1, 2] {
-        let env = orders_env(workers);
+        let env = orders_env(workers, ExecutionMode::Incremental);
         let hourly = env
             .from("Orders")
             .filter(
@@ -78,7 +66,7 @@ fn seed_hourly_tumbling_window_avg_in_table_api_and_sql() {
 /// `y`'s at 10:05 (b = 2), `x`'s 10:15 row with a NULL b counted by COUNT(*) only.
 #[test]
 fn hop_cumulate_offsets_and_named_arguments() {
-    let env = orders_env(2);
+    let env = orders_env(2, ExecutionMode::Incremental);
     let rows = |sql: &str| {
         env.sql_query(sql)
             .unwrap()
@@ -260,7 +248,7 @@ fn hourly_flights_per_origin_agree_in_three_forms() {
 /// Misuse is refused with the reason (Flink's words where it has them).
 #[test]
 fn window_misuse_is_refused() {
-    let env = orders_env(1);
+    let env = orders_env(1, ExecutionMode::Incremental);
     let error = |sql: &str| env.sql_query(sql).err().expect(sql).to_string();
     let e = error(
         "SELECT a, COUNT(*) FROM TABLE(TUMBLE(TABLE Orders, DESCRIPTOR(rowtime), INTERVAL '1' HOUR))
