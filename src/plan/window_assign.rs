@@ -1,39 +1,40 @@
-//! The window assignment node ([`Node::WindowAssign`]): the rows of Flink's window
-//! table-valued functions `TUMBLE`, `HOP` and `CUMULATE` read directly
-//! (`docs/dev/table/sql/queries/window-tvf.md`), as in
-//!
-//! ```sql
-//! SELECT * FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))
-//! ```
-//!
-//! Each input row once per window holding its rowtime (the windows of
-//! [`WindowSpec::windows`]: one for TUMBLE, `size / slide` for HOP, every cumulating window
-//! holding it for CUMULATE), with the window appended: the output is the input's columns, then
-//! `window_start`, `window_end` (TIMESTAMP(3) NOT NULL) and `window_time` (`window_end - 1 ms`,
-//! the output's rowtime attribute, with the input's watermark delay). The input's time column
-//! stays, as a plain column. A row whose rowtime is NULL is refused with its `seq`.
-//!
-//! Flink's rules: the windows are over the input's rowtime attribute; the input is append-only
-//! (Flink's window table function consumes inserts only); SESSION windows cannot be read
-//! without `GROUP BY window_start, window_end`, since a row's session depends on the rows that
-//! come after it (Flink's planner refuses them too).
-//!
-//! Two modes, as every node has them ([`ExecutionMode`](crate::render::ExecutionMode)); the
-//! rows are the same in both, only when they appear and which are late differ:
-//! * *incremental*: each row's windowed rows at once, with its `seq` (stateless).
-//! * *final*: the rows of a window when the watermark passes its last event time (`end - 1`),
-//!   together, so that a Top-N per window ranks each window once, when it closes (Flink's
-//!   window Top-N following a window TVF); a row for a window the watermark has already passed
-//!   is refused as late, one report per window it misses, never silently dropped. This is the
-//!   window aggregation's final mode with no allowed lateness, counting the copies of each row
-//!   of a window ([`WindowAssign::counted`]); a window's rows are freed when it fires.
+//! The window assignment node: the rows of a window table-valued function read directly
+//! (see [`WindowAssign`]).
 
 use crate::expr::{bind_aggregate, count_star, FunctionRegistry};
 use crate::repr::{DataType, Field, Rowtime, Schema};
 
 use super::{Mode, Node, PlanError, RelExpr, WindowAgg, WindowSpec};
 
-/// The parts of a window assignment; see the [module documentation](self).
+/// A window assignment ([`Node::WindowAssign`]): the rows of Flink's window
+/// table-valued functions `TUMBLE`, `HOP` and `CUMULATE` read directly
+/// (`docs/dev/table/sql/queries/window-tvf.md`), as in
+///
+/// ```sql
+/// SELECT * FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))
+/// ```
+///
+/// Each input row once per window holding its rowtime (the windows of
+/// [`WindowSpec::windows`]: one for TUMBLE, `size / slide` for HOP, every cumulating window
+/// holding it for CUMULATE), with the window appended: the output is the input's columns, then
+/// `window_start`, `window_end` (TIMESTAMP(3) NOT NULL) and `window_time` (`window_end - 1 ms`,
+/// the output's rowtime attribute, with the input's watermark delay). The input's time column
+/// stays, as a plain column. A row whose rowtime is NULL is refused with its `seq`.
+///
+/// Flink's rules: the windows are over the input's rowtime attribute; the input is append-only
+/// (Flink's window table function consumes inserts only); SESSION windows cannot be read
+/// without `GROUP BY window_start, window_end`, since a row's session depends on the rows that
+/// come after it (Flink's planner refuses them too).
+///
+/// Two modes, as every node has them ([`ExecutionMode`](crate::render::ExecutionMode)); the
+/// rows are the same in both, only when they appear and which are late differ:
+/// * *incremental*: each row's windowed rows at once, with its `seq` (stateless).
+/// * *final*: the rows of a window when the watermark passes its last event time (`end - 1`),
+///   together, so that a Top-N per window ranks each window once, when it closes (Flink's
+///   window Top-N following a window TVF); a row for a window the watermark has already passed
+///   is refused as late, one report per window it misses, never silently dropped. This is the
+///   window aggregation's final mode with no allowed lateness, counting the copies of each row
+///   of a window ([`WindowAssign::counted`]); a window's rows are freed when it fires.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowAssign {
     /// The input (append-only, with a rowtime attribute).
@@ -66,7 +67,7 @@ impl WindowAssign {
 
 impl RelExpr {
     /// Each row once per window of `window` over the rowtime column `time` holding it, with
-    /// `window_start`, `window_end`, `window_time` appended (see the [module docs](self)).
+    /// `window_start`, `window_end`, `window_time` appended (see [`WindowAssign`]).
     /// Append-only; its rowtime attribute is `window_time`.
     ///
     /// Errors, each naming the column or window: `time` is not the input's rowtime attribute,
