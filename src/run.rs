@@ -582,4 +582,26 @@ mod tests {
             assert_eq!(net, expected, "sorted, net, one entry per value");
         });
     }
+
+    /// `expand` sorts the output (gathered at time 0, see `at_time_zero`), repeats a row by its
+    /// net count (a row emitted twice is written twice), drops what cancelled, and refuses a
+    /// net retraction as an internal error.
+    #[test]
+    fn expand_repeats_rows_by_their_count_and_refuses_a_net_retraction() {
+        let tail = Tail::new(1);
+        let updates = vec![
+            ("b", 0, 1),
+            ("a", 0, 1),
+            ("c", 0, 1),
+            ("b", 0, 1),
+            ("c", 0, -1),
+        ];
+        assert_eq!(expand(&tail, updates, "row").unwrap(), ["a", "b", "b"]);
+        let retracted = vec![("a", 0, 1), ("a", 0, -2)];
+        let error = expand(&tail, retracted, "row").unwrap_err().to_string();
+        assert!(
+            error.contains("a row was retracted more often than emitted"),
+            "{error}"
+        );
+    }
 }
