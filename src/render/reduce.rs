@@ -12,19 +12,23 @@
 //!   aggregate (a DOUBLE SUM, LISTAGG, a user aggregate), whose value over a multiset is then
 //!   defined by value order, as the reference interpreter defines it.
 //!
-//! Either way the input becomes `(group key, (seq, values))` records where `values` are only the
-//! columns the aggregates read, and each group's output row is the key, then the aggregates.
+//! Accumulators read each input row's key columns and the columns the aggregates read where they
+//! lie in the row ([`RowGroupKey`]); recomputation splits each row into `(group key, values)`
+//! first. Either way each group's output row is the key, then the aggregates.
 
 use std::cell::RefCell;
+use std::hash::{BuildHasher, Hasher};
+use std::ops::Range;
+use std::rc::Rc;
 
 use differential_dataflow::AsCollection;
 use smallvec::SmallVec;
 
 use crate::expr::{Accumulator, AggregateExpr, RowArena};
-use crate::repr::{prefix_len, ColumnSpans, Datum, Row};
-use differential_temporal_operators::group_aggregate::{group_aggregate, GroupFold};
+use crate::repr::{column_range_span, prefix_len, ColumnSpans, Datum, Row, RowRef};
+use differential_temporal_operators::group_aggregate::{group_aggregate_by, GroupFold, GroupKey};
 use differential_temporal_operators::keyed_merge::Rejected;
-use differential_temporal_operators::{RowKind, Seq};
+use differential_temporal_operators::{Change, RowKind, Seq};
 
 use super::{split_map, Collection, RenderContext};
 
@@ -36,43 +40,44 @@ pub(super) fn reduce<'s>(
     group: Vec<usize>,
     mut aggregates: Vec<AggregateExpr>,
 ) -> Collection<'s> {
-    let read = read_columns(&mut aggregates);
     let order_independent = aggregates.iter().all(|a| a.func.is_order_independent());
-    let accumulate = append_only || order_independent;
-    // The key and values are copied out of the row's bytes, not decoded and encoded again.
+    if append_only || order_independent {
+        // Accumulators fold in arrival order and report a refused row by its position. The
+        // operator finds each row's key and values where they lie in it.
+        let changes = match input {
+            Collection::Changelog(c) => c,
+            Collection::Table(t) => t.map(|row| Change::new(0, RowKind::Insert, row)),
+        };
+        let grouping = RowGroupKey::new(group);
+        let fold = RowFold::new(aggregates);
+        let aggregated = group_aggregate_by(changes, grouping, fold, "GroupAggregate");
+        ctx.refused.push(aggregated.rejected);
+        return Collection::Table(aggregated.table);
+    }
+    // Recomputation over a multiset lets equal values collapse: no `seq`. The key and values
+    // are copied out of the row's bytes, not decoded and encoded again.
+    let read = read_columns(&mut aggregates);
     let mut spans = ColumnSpans::new();
     let width = prefix_len(group.iter().chain(&read).copied());
     let mut split_row = move |row: &Row| {
         let located = spans.locate(row, width);
-        (located.project(&group), located.project(&read))
+        (located.project(&group), (0, located.project(&read)))
     };
     let keyed = match input {
         Collection::Changelog(c) => {
             use timely::dataflow::operators::vec::Map;
             c.inner
                 .map(move |(ch, time, diff)| {
-                    let (key, values) = split_row(&ch.row);
-                    // Accumulators fold in arrival order and report a refused row by its
-                    // position; recomputation over a multiset lets equal values collapse.
-                    let seq = if accumulate { ch.seq } else { 0 };
                     let diff = match ch.kind {
                         RowKind::Insert | RowKind::UpdateAfter => diff,
                         RowKind::UpdateBefore | RowKind::Delete => -diff,
                     };
-                    ((key, (seq, values)), time, diff)
+                    (split_row(&ch.row), time, diff)
                 })
                 .as_collection()
         }
-        Collection::Table(t) => t.map(move |row| {
-            let (key, values) = split_row(&row);
-            (key, (0, values))
-        }),
+        Collection::Table(t) => t.map(move |row| split_row(&row)),
     };
-    if accumulate {
-        let aggregated = group_aggregate(keyed, RowFold::new(aggregates), "GroupAggregate");
-        ctx.refused.push(aggregated.rejected);
-        return Collection::Table(aggregated.table);
-    }
     let reduced = keyed.reduce_named(
         "Reduce",
         move |key: &Row,
@@ -131,20 +136,159 @@ pub(super) fn read_columns(aggregates: &mut [AggregateExpr]) -> Vec<usize> {
     read
 }
 
-/// The aggregates of a group as accumulators over its rows' values (the columns they read).
+/// The aggregates of a group as accumulators over its rows (whole rows, or rows of only the
+/// columns the aggregates read, renumbered by [`read_columns`]).
 pub(super) struct RowFold {
     aggregates: Vec<AggregateExpr>,
+    /// How many leading columns of a row the aggregates read.
+    width: usize,
     order_independent: bool,
     arena: RefCell<RowArena>,
 }
 
 impl RowFold {
     pub(super) fn new(aggregates: Vec<AggregateExpr>) -> RowFold {
+        let mut read = Vec::new();
+        for agg in &aggregates {
+            agg.args
+                .iter()
+                .chain(&agg.filter)
+                .for_each(|e| e.columns(&mut read));
+        }
         RowFold {
+            width: prefix_len(read),
             order_independent: aggregates.iter().all(|a| a.func.is_order_independent()),
             aggregates,
             arena: RefCell::new(RowArena::new()),
         }
+    }
+}
+
+/// The group key of a GROUP BY's input rows: the columns `group`, hashed and compared where
+/// they lie in each row, and copied into a key row only when a group is created.
+#[derive(Clone)]
+pub(super) struct RowGroupKey {
+    columns: KeyColumns,
+    hasher: foldhash::fast::RandomState,
+}
+
+/// Where a key lies in a row.
+#[derive(Clone)]
+enum KeyColumns {
+    /// Consecutive columns, in order (`GROUP BY a, b` of a row `(a, b, ..)`): one slice of the
+    /// row, whose bytes are the key row's.
+    Span(Range<usize>),
+    /// Any other columns: located, and hashed and compared column by column.
+    Scattered {
+        group: Rc<[usize]>,
+        /// How many leading columns hold the key.
+        width: usize,
+    },
+}
+
+impl RowGroupKey {
+    pub(super) fn new(group: Vec<usize>) -> RowGroupKey {
+        let start = group.first().copied().unwrap_or(0);
+        let consecutive = group.iter().enumerate().all(|(i, &c)| c == start + i);
+        let columns = match consecutive {
+            true => KeyColumns::Span(start..start + group.len()),
+            false => KeyColumns::Scattered {
+                width: prefix_len(group.iter().copied()),
+                group: group.into(),
+            },
+        };
+        RowGroupKey {
+            columns,
+            hasher: foldhash::fast::RandomState::default(),
+        }
+    }
+
+    /// The hash of `row`'s key by `hasher`: the same as [`Self::hash_key_by`] of that key.
+    fn hash_by(&self, hasher: &impl BuildHasher, row: &Row) -> u64 {
+        match &self.columns {
+            KeyColumns::Span(columns) => {
+                hasher.hash_one(&row.as_bytes()[column_range_span(row, columns.clone())])
+            }
+            KeyColumns::Scattered { group, width } => {
+                let mut state = hasher.build_hasher();
+                let mut spans = ColumnSpans::new();
+                (spans.locate(row, *width)).hash_columns(group.iter().copied(), &mut state);
+                state.finish()
+            }
+        }
+    }
+
+    /// The hash of a key row by `hasher`.
+    fn hash_key_by(&self, hasher: &impl BuildHasher, key: &Row) -> u64 {
+        match &self.columns {
+            KeyColumns::Span(_) => hasher.hash_one(key.as_bytes()),
+            KeyColumns::Scattered { group, .. } => {
+                let mut state = hasher.build_hasher();
+                let mut spans = ColumnSpans::new();
+                (spans.locate(key, group.len())).hash_columns(0..group.len(), &mut state);
+                state.finish()
+            }
+        }
+    }
+}
+
+impl GroupKey<Change<Row>> for RowGroupKey {
+    type Key = Row;
+    type Value = Row;
+
+    fn route(&self, change: &Change<Row>) -> u64 {
+        // The same seed on every worker.
+        self.hash_by(&foldhash::fast::FixedState::default(), &change.row)
+    }
+
+    fn hash(&self, change: &Change<Row>) -> u64 {
+        self.hash_by(&self.hasher, &change.row)
+    }
+
+    fn hash_key(&self, key: &Row) -> u64 {
+        self.hash_key_by(&self.hasher, key)
+    }
+
+    fn is_key(&self, change: &Change<Row>, key: &Row) -> bool {
+        let row = &change.row;
+        match &self.columns {
+            KeyColumns::Span(columns) => {
+                row.as_bytes()[column_range_span(row, columns.clone())] == *key.as_bytes()
+            }
+            KeyColumns::Scattered { group, width } => {
+                let mut spans = ColumnSpans::new();
+                (spans.locate(row, *width)).columns_equal(group, key)
+            }
+        }
+    }
+
+    fn key(&self, change: &Change<Row>) -> Row {
+        let row = &change.row;
+        match &self.columns {
+            KeyColumns::Span(columns) => {
+                let span = column_range_span(row, columns.clone());
+                RowRef::from_packed(&row.as_bytes()[span]).to_row()
+            }
+            KeyColumns::Scattered { group, width } => {
+                let mut spans = ColumnSpans::new();
+                (spans.locate(row, *width)).project(group)
+            }
+        }
+    }
+
+    fn seq(&self, change: &Change<Row>) -> Seq {
+        change.seq
+    }
+
+    fn diff(&self, change: &Change<Row>, diff: isize) -> isize {
+        match change.kind {
+            RowKind::Insert | RowKind::UpdateAfter => diff,
+            RowKind::UpdateBefore | RowKind::Delete => -diff,
+        }
+    }
+
+    fn value<'r>(&self, change: &'r Change<Row>) -> &'r Row {
+        &change.row
     }
 }
 
@@ -163,17 +307,31 @@ impl GroupFold<Row> for RowFold {
     /// Updates every aggregate; when one refuses the row, those before it are rolled back, so
     /// a refused row leaves the group as it was.
     fn update(&self, state: &mut Self::State, values: &Row, diff: isize) -> Result<(), String> {
-        // The values are the few columns the aggregates read: decoded on the stack.
-        let datums: SmallVec<[Datum; 4]> = values.iter().collect();
+        // The few leading columns the aggregates read, decoded on the stack.
+        let mut datums = [Datum::Null; 4];
+        let wide: SmallVec<[Datum; 8]>;
+        let datums: &[Datum] = match self.width <= datums.len() {
+            true => {
+                let mut n = 0;
+                for (slot, datum) in datums.iter_mut().zip(values.iter().take(self.width)) {
+                    (*slot, n) = (datum, n + 1);
+                }
+                &datums[..n]
+            }
+            false => {
+                wide = values.iter().take(self.width).collect();
+                &wide
+            }
+        };
         let mut arena = self.arena.borrow_mut();
         arena.clear();
         let diff = diff as i64;
         for (i, (agg, acc)) in self.aggregates.iter().zip(state.iter_mut()).enumerate() {
-            if let Err(e) = agg.update(acc, &datums, diff, &arena) {
+            if let Err(e) = agg.update(acc, datums, diff, &arena) {
                 let applied = self.aggregates.iter().zip(state.iter_mut()).take(i);
                 for (agg, acc) in applied {
                     // Undoing what was just applied cannot fail.
-                    let _ = agg.update(acc, &datums, -diff, &arena);
+                    let _ = agg.update(acc, datums, -diff, &arena);
                 }
                 return Err(e.to_string());
             }

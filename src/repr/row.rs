@@ -538,7 +538,7 @@ mod packer;
 mod project;
 
 pub use packer::RowPacker;
-pub use project::{ColumnSpans, LocatedRow};
+pub use project::{column_range_span, ColumnSpans, LocatedRow};
 
 mod datum_vec;
 

@@ -1,5 +1,5 @@
-//! The live groups of [`group_aggregate`](super::group_aggregate): a dense slab of groups, each
-//! holding its key, and a hash index of slot numbers.
+//! The live groups of [`group_aggregate_by`](super::group_aggregate_by): a dense slab of
+//! groups, each holding its key, and a hash index of slot numbers.
 //!
 //! The index stores only a `u32` slot per group (4 bytes, against a key and a slot in a map),
 //! so it stays in cache far longer than the groups; a lookup probes it and compares the key in
@@ -9,21 +9,18 @@
 //! applied after a system time's slots are no longer needed, by [`Groups::remove_all`].
 
 use std::collections::VecDeque;
-use std::hash::{BuildHasher, Hash};
 
-use foldhash::fast::RandomState;
 use hashbrown::HashTable;
-
-use crate::SysTime;
 
 /// A group's slot in [`Groups`].
 pub(super) type Slot = u32;
 
-/// The groups with rows, by key (see the [module docs](self)).
+/// The groups with rows (see the [module docs](self)). Keys are hashed and compared by the
+/// caller (a [`GroupKey`](super::GroupKey)), so a key can be looked up from where it lies in a
+/// record, without being copied out of it first.
 pub(super) struct Groups<K, G> {
     index: HashTable<Slot>,
     slots: Vec<(K, G)>,
-    hasher: RandomState,
 }
 
 impl<K, G> Default for Groups<K, G> {
@@ -31,41 +28,41 @@ impl<K, G> Default for Groups<K, G> {
         Groups {
             index: HashTable::new(),
             slots: Vec::new(),
-            hasher: RandomState::default(),
         }
     }
 }
 
-impl<K: Hash + Eq, G> Groups<K, G> {
-    /// The hash of `key`, after asking the CPU to bring the groups it may name into cache: a
-    /// fold that looks a few updates ahead (see [`fold_ahead`]) finds their groups there when
-    /// it reaches them, instead of waiting on memory for each in turn.
-    pub(super) fn prefetch(&self, key: &K) -> u64 {
-        let hash = self.hasher.hash_one(key);
+impl<K, G> Groups<K, G> {
+    /// Asks the CPU to bring the groups a key of hash `hash` may name into cache: a fold that
+    /// looks a few updates ahead (see [`fold_ahead`]) finds their groups there when it reaches
+    /// them, instead of waiting on memory for each in turn.
+    pub(super) fn prefetch(&self, hash: u64) {
         for &slot in self.index.iter_hash(hash) {
             prefetch(&self.slots[slot as usize]);
         }
-        hash
     }
 
-    /// The slot of `key`, whose hash is `hash` (from [`prefetch`](Self::prefetch)), created
-    /// with group `init()` if it has none (`key` is moved into the new slot, or dropped).
+    /// The slot of the key of hash `hash` for which `is_key` holds, created with the key and
+    /// group `new()` if there is none. `rehash` gives a stored key's hash (the same function of
+    /// the key as `hash`), for growing the index.
     ///
     /// # Panics
     ///
     /// When a worker holds more than `u32::MAX` groups.
-    pub(super) fn get_or_insert(&mut self, hash: u64, key: K, init: impl FnOnce() -> G) -> Slot {
-        let Groups {
-            index,
-            slots,
-            hasher,
-        } = self;
-        if let Some(&slot) = index.find(hash, |&s| slots[s as usize].0 == key) {
+    pub(super) fn get_or_insert(
+        &mut self,
+        hash: u64,
+        is_key: impl Fn(&K) -> bool,
+        new: impl FnOnce() -> (K, G),
+        rehash: impl Fn(&K) -> u64,
+    ) -> Slot {
+        let Groups { index, slots } = self;
+        if let Some(&slot) = index.find(hash, |&s| is_key(&slots[s as usize].0)) {
             return slot;
         }
         let slot = Slot::try_from(slots.len()).expect("at most u32::MAX groups per worker");
-        slots.push((key, init()));
-        index.insert_unique(hash, slot, |&s| hasher.hash_one(&slots[s as usize].0));
+        slots.push(new());
+        index.insert_unique(hash, slot, |&s| rehash(&slots[s as usize].0));
         slot
     }
 
@@ -76,29 +73,21 @@ impl<K: Hash + Eq, G> Groups<K, G> {
     }
 
     /// Removes the groups in `slots` (distinct, sorted in descending order): each hole is
-    /// filled by the last slot, whose index entry is repointed. Slot numbers handed out before
-    /// are invalid afterwards.
-    pub(super) fn remove_all(&mut self, removed: &[Slot]) {
+    /// filled by the last slot, whose index entry is repointed. `hash` gives a stored key's
+    /// hash. Slot numbers handed out before are invalid afterwards.
+    pub(super) fn remove_all(&mut self, removed: &[Slot], hash: impl Fn(&K) -> u64) {
         debug_assert!(removed.windows(2).all(|w| w[0] > w[1]));
         for &slot in removed {
-            let hash = self.hasher.hash_one(&self.slots[slot as usize].0);
-            let entry = self.index.find_entry(hash, |&s| s == slot);
+            let entry = (self.index).find_entry(hash(&self.slots[slot as usize].0), |&s| s == slot);
             entry.expect("a live group is indexed").remove();
             let last = (self.slots.len() - 1) as Slot;
             self.slots.swap_remove(slot as usize);
             if slot != last {
-                let hash = self.hasher.hash_one(&self.slots[slot as usize].0);
-                let moved = self.index.find_mut(hash, |&s| s == last);
+                let moved =
+                    (self.index).find_mut(hash(&self.slots[slot as usize].0), |&s| s == last);
                 *moved.expect("a live group is indexed") = slot;
             }
         }
-    }
-
-    /// The slot of `key`, created with group `init()` if it has none.
-    #[cfg(test)]
-    fn get_or_insert_now(&mut self, key: K, init: impl FnOnce() -> G) -> Slot {
-        let hash = self.prefetch(&key);
-        self.get_or_insert(hash, key, init)
     }
 
     /// How many groups are live.
@@ -113,24 +102,27 @@ impl<K: Hash + Eq, G> Groups<K, G> {
 /// of a cache miss, few enough that the prefetched groups are still cached when used.
 const AHEAD: usize = 8;
 
-/// Feeds keyed `updates` `((key, value), time, diff)` to `fold` in order, with the hash of
-/// their key, prefetching the groups of the next [`AHEAD`] updates first.
-pub(super) fn fold_ahead<K: Hash + Eq, G, U>(
+/// Feeds `updates` to `fold` in order, with their key's `hash`, prefetching the groups of the
+/// next [`AHEAD`] updates first.
+pub(super) fn fold_ahead<K, G, U>(
     groups: &mut Groups<K, G>,
-    updates: impl IntoIterator<Item = ((K, U), SysTime, isize)>,
-    mut fold: impl FnMut(&mut Groups<K, G>, u64, ((K, U), SysTime, isize)),
+    updates: impl IntoIterator<Item = U>,
+    hash: impl Fn(&U) -> u64,
+    mut fold: impl FnMut(&mut Groups<K, G>, u64, U),
 ) {
     let mut window = VecDeque::with_capacity(AHEAD + 1);
     for update in updates {
-        window.push_back((groups.prefetch(&(update.0).0), update));
+        let h = hash(&update);
+        groups.prefetch(h);
+        window.push_back((h, update));
         if window.len() > AHEAD {
-            if let Some((hash, update)) = window.pop_front() {
-                fold(groups, hash, update);
+            if let Some((h, update)) = window.pop_front() {
+                fold(groups, h, update);
             }
         }
     }
-    for (hash, update) in window {
-        fold(groups, hash, update);
+    for (h, update) in window {
+        fold(groups, h, update);
     }
 }
 
@@ -151,26 +143,49 @@ fn prefetch<T>(value: &T) {
 
 #[cfg(test)]
 mod tests {
+    use std::hash::BuildHasher;
+
+    use foldhash::fast::RandomState;
+
     use super::*;
+
+    /// The slot of `key`, created with group `init()` if it has none.
+    fn get_or_insert(
+        groups: &mut Groups<u32, u32>,
+        hasher: &RandomState,
+        key: u32,
+        init: impl FnOnce() -> u32,
+    ) -> Slot {
+        let hash = hasher.hash_one(key);
+        groups.prefetch(hash);
+        groups.get_or_insert(
+            hash,
+            |k| *k == key,
+            || (key, init()),
+            |k| hasher.hash_one(k),
+        )
+    }
 
     /// Removing groups moves the last one into each hole and keeps every key findable.
     #[test]
     fn removal_keeps_the_slab_dense_and_the_index_right() {
+        let hasher = RandomState::default();
         let mut groups: Groups<u32, u32> = Groups::default();
+        let hash = |k: &u32| hasher.hash_one(k);
         for k in 0..10u32 {
-            assert_eq!(groups.get_or_insert_now(k, || k * 100), k);
+            assert_eq!(get_or_insert(&mut groups, &hasher, k, || k * 100), k);
         }
-        groups.remove_all(&[9, 4, 1]);
+        groups.remove_all(&[9, 4, 1], hash);
         assert_eq!(groups.len(), 7);
         for k in [0, 2, 3, 5, 6, 7, 8] {
-            let slot = groups.get_or_insert_now(k, || unreachable!("key {k} is live"));
+            let slot = get_or_insert(&mut groups, &hasher, k, || unreachable!("key {k} is live"));
             assert_eq!(groups.get_mut(slot), (&k, &mut (k * 100)));
         }
         // A removed key comes back as a new group in the next free slot.
-        let slot = groups.get_or_insert_now(4, || 7);
+        let slot = get_or_insert(&mut groups, &hasher, 4, || 7);
         assert_eq!((slot, groups.get_mut(slot)), (7, (&4, &mut 7)));
-        groups.remove_all(&[6, 5, 4, 3, 2, 1, 0]);
+        groups.remove_all(&[6, 5, 4, 3, 2, 1, 0], hash);
         assert_eq!(groups.len(), 1);
-        assert_eq!(groups.get_or_insert_now(4, || unreachable!()), 0);
+        assert_eq!(get_or_insert(&mut groups, &hasher, 4, || unreachable!()), 0);
     }
 }

@@ -31,9 +31,10 @@ mod reference;
 #[cfg(test)]
 mod tests;
 
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
+use foldhash::fast::RandomState;
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
@@ -81,6 +82,96 @@ pub trait GroupFold<K>: 'static {
     /// they arrive, without sorting them. Default `false`: consolidated, in `(seq, value)` order.
     fn order_independent(&self) -> bool {
         false
+    }
+}
+
+/// Where a record's group key, sequence number and aggregated value lie, for
+/// [`group_aggregate_by`]: the key is hashed and compared where it lies in the record (a packed
+/// row's key columns, say) and copied out only when its group is created, so no stage before
+/// the operator needs to split records into `(key, value)` pairs.
+///
+/// The hashes must agree: `hash(r) == hash_key(&key(r))`, and `is_key(r, k)` iff `key(r)`
+/// equals `k`. `route` must be the same function on every worker (it picks the worker of a
+/// key); `hash` indexes one worker's groups and may be seeded per instance. A fold that is not
+/// [order independent](GroupFold::order_independent) gets a time's records sorted by `R`'s
+/// order, which must then put each key's records in `seq` order (as `(key, (seq, value))` and
+/// records that start with their `seq` do).
+pub trait GroupKey<R>: Clone + 'static {
+    /// The key a group keeps.
+    type Key: 'static;
+    /// What [`GroupFold::update`] receives of a record.
+    type Value;
+
+    /// The worker-picking hash of `record`'s key.
+    fn route(&self, record: &R) -> u64;
+    /// The index hash of `record`'s key.
+    fn hash(&self, record: &R) -> u64;
+    /// The index hash of a stored key.
+    fn hash_key(&self, key: &Self::Key) -> u64;
+    /// Whether `record`'s key is `key`.
+    fn is_key(&self, record: &R, key: &Self::Key) -> bool;
+    /// `record`'s key, owned (called when its group is created).
+    fn key(&self, record: &R) -> Self::Key;
+    /// The record's position in arrival order.
+    fn seq(&self, record: &R) -> Seq;
+    /// The multiplicity to fold for `record` arriving with `diff` (a retracting row kind
+    /// negates it; default `diff`).
+    fn diff(&self, record: &R, diff: isize) -> isize {
+        let _ = record;
+        diff
+    }
+    /// The value folded.
+    fn value<'r>(&self, record: &'r R) -> &'r Self::Value;
+}
+
+/// The [`GroupKey`] of `(key, (seq, value))` records, the shape of [`group_aggregate`].
+pub struct ByKey<K, V> {
+    hasher: RandomState,
+    marker: std::marker::PhantomData<fn() -> (K, V)>,
+}
+
+impl<K, V> Clone for ByKey<K, V> {
+    fn clone(&self) -> Self {
+        ByKey {
+            hasher: self.hasher.clone(),
+            marker: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<K, V> Default for ByKey<K, V> {
+    fn default() -> Self {
+        ByKey {
+            hasher: RandomState::default(),
+            marker: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<K: ExchangeData + Hash, V: 'static> GroupKey<(K, (Seq, V))> for ByKey<K, V> {
+    type Key = K;
+    type Value = V;
+
+    fn route(&self, (key, _): &(K, (Seq, V))) -> u64 {
+        key.hashed()
+    }
+    fn hash(&self, (key, _): &(K, (Seq, V))) -> u64 {
+        self.hasher.hash_one(key)
+    }
+    fn hash_key(&self, key: &K) -> u64 {
+        self.hasher.hash_one(key)
+    }
+    fn is_key(&self, (key, _): &(K, (Seq, V)), other: &K) -> bool {
+        key == other
+    }
+    fn key(&self, (key, _): &(K, (Seq, V))) -> K {
+        key.clone()
+    }
+    fn seq(&self, (_, (seq, _)): &(K, (Seq, V))) -> Seq {
+        *seq
+    }
+    fn value<'r>(&self, (_, (_, value)): &'r (K, (Seq, V))) -> &'r V {
+        value
     }
 }
 
@@ -183,9 +274,65 @@ where
     K: ExchangeData + Hash,
     F: GroupFold<K>,
 {
+    group_aggregate_by(input, ByKey::default(), fold, name)
+}
+
+/// Aggregates `input` records per the key `grouping` finds in each, with `fold` (see the
+/// [module docs](self)): [`group_aggregate`] for records that carry their key in place.
+///
+/// # Examples
+///
+/// Sum per key of `(seq, key, value)` records, keyed by their second field:
+///
+/// ```
+/// use differential_temporal_operators::group_aggregate::{group_aggregate_by, GroupFold, GroupKey};
+/// use differential_temporal_operators::testing::run_unary;
+///
+/// #[derive(Clone)]
+/// struct Second;
+/// impl GroupKey<(u64, u8, i64)> for Second {
+///     type Key = u8;
+///     type Value = i64;
+///     fn route(&self, r: &(u64, u8, i64)) -> u64 { r.1.into() }
+///     fn hash(&self, r: &(u64, u8, i64)) -> u64 { r.1.into() }
+///     fn hash_key(&self, k: &u8) -> u64 { (*k).into() }
+///     fn is_key(&self, r: &(u64, u8, i64), k: &u8) -> bool { r.1 == *k }
+///     fn key(&self, r: &(u64, u8, i64)) -> u8 { r.1 }
+///     fn seq(&self, r: &(u64, u8, i64)) -> u64 { r.0 }
+///     fn value<'r>(&self, r: &'r (u64, u8, i64)) -> &'r i64 { &r.2 }
+/// }
+/// struct Sum;
+/// impl GroupFold<u8> for Sum {
+///     type Value = i64;
+///     type State = i64;
+///     type Output = (u8, i64);
+///     fn init(&self) -> i64 { 0 }
+///     fn update(&self, s: &mut i64, v: &i64, diff: isize) -> Result<(), String> {
+///         *s += v * diff as i64;
+///         Ok(())
+///     }
+///     fn output(&self, k: &u8, s: &i64) -> Result<(u8, i64), String> { Ok((*k, *s)) }
+/// }
+///
+/// let epochs = vec![vec![((0u64, 1u8, 5i64), 1), ((1, 1, 7), 1), ((2, 2, 1), 1)]];
+/// let out = run_unary(2, epochs, |rows| group_aggregate_by(rows, Second, Sum, "Sum").table);
+/// assert_eq!(out, vec![((1, 12), 0, 1), ((2, 1), 0, 1)]);
+/// ```
+pub fn group_aggregate_by<'s, R, G, F>(
+    input: VecCollection<'s, SysTime, R>,
+    grouping: G,
+    fold: F,
+    name: &str,
+) -> Aggregated<'s, F::Output>
+where
+    R: ExchangeData,
+    G: GroupKey<R>,
+    F: GroupFold<G::Key, Value = G::Value>,
+{
     type Builder<D> = CapacityContainerBuilder<Vec<Update<D>>>;
     let mut builder = OperatorBuilder::new(name.to_owned(), input.inner.scope());
-    let exchange = Exchange::new(|u: &Update<(K, (Seq, F::Value))>| (u.0).0.hashed());
+    let router = grouping.clone();
+    let exchange = Exchange::new(move |u: &Update<R>| router.route(&u.0));
     let mut input = builder.new_input(input.inner, exchange);
     let (table_out, table) = builder.new_output();
     let (rejected_out, rejected) = builder.new_output();
@@ -193,7 +340,7 @@ where
     let mut rejected_out = OutputBuilder::<_, Builder<Rejected>>::from(rejected_out);
     builder.build(move |_initial_caps| {
         let mut pending = Pending::new();
-        let mut groups: Groups<K, Group<F::State>> = Groups::default();
+        let mut groups: Groups<G::Key, Group<F::State>> = Groups::default();
         // The slots changed at the time being applied with the row each had before (a group
         // whose row could not be computed had none), and those of them left without rows.
         let mut changed: Vec<(Slot, Option<F::Output>)> = Vec::new();
@@ -214,24 +361,32 @@ where
                 let mut refusals = rejected_out.session(&rejected_cap);
                 let mut refuse =
                     |seq, reason| refusals.give((Rejected::invalid(seq, reason), time, 1));
-                let fold_in = |groups: &mut Groups<K, Group<F::State>>,
+                let hash = |(record, _, _): &Update<R>| grouping.hash(record);
+                let fold_in = |groups: &mut Groups<G::Key, Group<F::State>>,
                                hash,
-                               ((key, (seq, value)), _, diff): Update<(K, (Seq, F::Value))>| {
-                    let slot = groups.get_or_insert(hash, key, || Group::new(fold.init()));
+                               (record, _, diff): Update<R>| {
+                    let slot = groups.get_or_insert(
+                        hash,
+                        |key| grouping.is_key(&record, key),
+                        || (grouping.key(&record), Group::new(fold.init())),
+                        |key| grouping.hash_key(key),
+                    );
                     let (key, group) = groups.get_mut(slot);
                     if !group.changed {
                         group.changed = true;
                         changed.push((slot, group.row(&fold, key).and_then(Result::ok)));
                     }
-                    group.apply(&fold, seq, &value, diff, &mut refuse);
+                    let (seq, diff) = (grouping.seq(&record), grouping.diff(&record, diff));
+                    group.apply(&fold, seq, grouping.value(&record), diff, &mut refuse);
                 };
                 if arrival_order {
-                    fold_ahead(&mut groups, batches.into_updates(), fold_in);
+                    fold_ahead(&mut groups, batches.into_updates(), hash, fold_in);
                 } else {
-                    // Sorted by key, then `(seq, value)`: one run per key, in fold order.
+                    // Sorted by record: with records ordered by key or by `seq` first, each
+                    // key's updates come in fold order.
                     let mut updates = batches.into_vec();
                     differential_dataflow::consolidation::consolidate_updates(&mut updates);
-                    fold_ahead(&mut groups, updates, fold_in);
+                    fold_ahead(&mut groups, updates, hash, fold_in);
                 }
                 for (slot, before) in changed.drain(..) {
                     let (key, group) = groups.get_mut(slot);
@@ -252,7 +407,7 @@ where
                     }
                 }
                 emptied.sort_unstable_by(|a, b| b.cmp(a));
-                groups.remove_all(&emptied);
+                groups.remove_all(&emptied, |key| grouping.hash_key(key));
                 emptied.clear();
             }
         }

@@ -352,8 +352,13 @@ impl State {
                     Datum::Decimal(v) => v,
                     _ => return Ok(()),
                 };
-                let sum = value
-                    .checked_mul(signed as i128)
+                // One row added or retracted (the usual update) needs no 128-bit multiply.
+                let delta = match signed {
+                    1 => Some(value),
+                    -1 => value.checked_neg(),
+                    _ => value.checked_mul(signed as i128),
+                };
+                let sum = delta
                     .and_then(|v| total.get().checked_add(v))
                     .ok_or_else(|| overflow(ty))?;
                 *total = Wide::new(sum);

@@ -331,3 +331,24 @@ fn accumulators_are_small_enough_to_sit_inline_in_a_group() {
     // The group-aggregate keeps two inline; a larger accumulator spills every group's state.
     assert!(std::mem::size_of::<crate::expr::Accumulator>() <= 32);
 }
+
+/// COUNT(*) and unfiltered one-column aggregates read the row directly; the same aggregate
+/// behind `FILTER (WHERE TRUE)` evaluates its arguments. Both paths give the same values.
+#[test]
+fn the_direct_path_equals_the_evaluated_one() {
+    for e in [
+        count_star(),
+        col("v").count(),
+        col("v").sum(),
+        col("d").sum(),
+        col("x").avg(),
+        col("k").max(),
+        col("v").min(),
+        col("v").first_value(),
+        col("k").listagg(";"),
+        col("k").count_distinct(),
+    ] {
+        let filtered = e.clone().filter(lit(true));
+        assert_eq!(agg(e.clone()), agg(filtered), "{e}");
+    }
+}

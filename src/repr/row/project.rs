@@ -1,12 +1,16 @@
 //! Projection of packed rows by copying bytes: a key or a few value columns cut out of a row
 //! without decoding their datums and encoding them again.
 
+use std::hash::Hasher;
 use std::ops::Range;
+
+use smallvec::SmallVec;
 
 use super::{decode, Row, RowRef};
 
-/// A reusable buffer of the byte spans of a row's leading columns, from which rows of chosen
-/// columns are copied ([`LocatedRow::project`]).
+/// The byte spans of a row's leading columns (held inline up to eight columns: a buffer made
+/// per row costs no allocation), from which rows of chosen columns are copied
+/// ([`LocatedRow::project`]), hashed and compared.
 ///
 /// Locating a column reads only its tag and length; projecting copies its encoded bytes. A
 /// GROUP BY's key and the columns its aggregates read are cut out of each input row this way.
@@ -22,7 +26,7 @@ use super::{decode, Row, RowRef};
 /// ```
 #[derive(Default)]
 pub struct ColumnSpans {
-    spans: Vec<Range<usize>>,
+    spans: SmallVec<[Range<usize>; 8]>,
 }
 
 impl ColumnSpans {
@@ -50,6 +54,30 @@ impl ColumnSpans {
     }
 }
 
+/// The byte span of the consecutive columns `columns` of `row` (empty where the row ends
+/// before them): a key of consecutive columns is one slice of the row, hashed and compared
+/// in place, whose bytes are the key row's.
+///
+/// ```
+/// use differential_temporal::repr::{column_range_span, Datum, Row};
+///
+/// let row = Row::pack([Datum::Int(7), Datum::Str("EUR"), Datum::Null]);
+/// let span = column_range_span(&row, 1..3);
+/// assert_eq!(&row.as_bytes()[span], Row::pack([Datum::Str("EUR"), Datum::Null]).as_bytes());
+/// ```
+pub fn column_range_span(row: &Row, columns: Range<usize>) -> Range<usize> {
+    let bytes = row.as_bytes();
+    let (mut at, mut start) = (0, None);
+    for column in 0..columns.end {
+        if column == columns.start {
+            start = Some(at);
+        }
+        let Some(&tag) = bytes.get(at) else { break };
+        at += 1 + decode(tag, &bytes[at + 1..]).1;
+    }
+    start.unwrap_or(at)..at
+}
+
 /// A row with its leading columns located (from [`ColumnSpans::locate`]).
 pub struct LocatedRow<'a> {
     bytes: &'a [u8],
@@ -71,5 +99,35 @@ impl LocatedRow<'_> {
             packer.extend_by_row(RowRef::from_packed(&self.bytes[self.spans[c].clone()]));
         }
         row
+    }
+
+    /// Feeds the encoded bytes of `columns` to `state`, one `write` per column: equal rows of
+    /// those columns hash alike, whatever rows they are located in (a projected key row located
+    /// whole hashes as the columns it was projected from).
+    ///
+    /// # Panics
+    ///
+    /// When a column was not located.
+    pub fn hash_columns<H: Hasher>(&self, columns: impl IntoIterator<Item = usize>, state: &mut H) {
+        for c in columns {
+            state.write(&self.bytes[self.spans[c].clone()]);
+        }
+    }
+
+    /// Whether [`project(columns)`](Self::project) would equal `row`, without building it.
+    ///
+    /// # Panics
+    ///
+    /// When a column was not located.
+    pub fn columns_equal(&self, columns: &[usize], row: &Row) -> bool {
+        let mut rest = row.as_bytes();
+        for &c in columns {
+            let bytes = &self.bytes[self.spans[c].clone()];
+            match rest.strip_prefix(bytes) {
+                Some(after) => rest = after,
+                None => return false,
+            }
+        }
+        rest.is_empty()
     }
 }

@@ -232,6 +232,22 @@ proptest! {
         prop_assert_eq!(Row::pack(back.iter().copied()), row);
     }
 
+    /// Projection copies bytes: the same row as packing the chosen datums, whatever their
+    /// kinds, widths and order, repeats included.
+    #[test]
+    fn projection_equals_packing_the_chosen_datums(
+        specs in prop::collection::vec(arb_datum(), 0..8),
+        picks in prop::collection::vec(0usize..8, 0..6),
+    ) {
+        let datums: Vec<Datum> = specs.iter().map(datum_of).collect();
+        let row = Row::pack(datums.iter().copied());
+        let columns: Vec<usize> = picks.into_iter().filter(|&c| c < datums.len()).collect();
+        let mut spans = ColumnSpans::new();
+        let located = spans.locate(&row, prefix_len(columns.iter().copied()));
+        let expected = Row::pack(columns.iter().map(|&c| datums[c]));
+        prop_assert_eq!(located.project(&columns), expected);
+    }
+
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
         if let Ok(row) = Row::from_bytes(&bytes) {
@@ -255,4 +271,29 @@ fn a_clone_holds_exactly_the_rows_bytes() {
     reused.clone_from(&row);
     assert_eq!(reused, row);
     assert_eq!(row.as_row_ref().to_row().data.capacity(), 100);
+}
+
+/// Nested values and strings with a 4-byte length are located whole: the columns after them
+/// are found, and projecting copies them exactly.
+#[test]
+fn projection_locates_nested_values_and_long_strings() {
+    let long = "y".repeat(300);
+    let mut row = Row::new();
+    let mut packer = row.packer();
+    packer.push(Datum::Str(&long));
+    packer.push_array(|p| p.extend([Datum::Int(10), Datum::Null, Datum::Str("in")]));
+    packer.push_row(|p| {
+        p.push(Datum::Str("inner"));
+        p.push_map(|p| p.extend([Datum::Str("k"), Datum::Float(1.5)]));
+    });
+    packer.push(Datum::Int(-7));
+    let mut spans = ColumnSpans::new();
+    // Locating past the row's end stops at its last column.
+    let located = spans.locate(&row, 10);
+    let tail = located.project(&[3, 0]);
+    assert_eq!(tail, Row::pack([Datum::Int(-7), Datum::Str(&long)]));
+    let nested = located.project(&[2, 1]);
+    let expected = Row::pack([row.get(2).unwrap(), row.get(1).unwrap()]);
+    assert_eq!(nested, expected);
+    assert_eq!(located.project(&[0, 1, 2, 3]), row);
 }
