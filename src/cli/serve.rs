@@ -22,14 +22,15 @@ use crate::table::TableEnv;
 use crate::warehouse::RefreshRecord;
 
 pub(super) const EXAMPLE: &str = "\
-Example (the flights of `data/full`, their daily delay per carrier, refreshed hourly):
+Example (each user's total, refreshed every minute):
+  printf 'user_id,amount\\nalice,10\\nbob,5\\nalice,7\\n' > /tmp/orders.csv
   dtemporal sql --warehouse wh -e \"
-    CREATE TABLE flights (carrier STRING, dep_delay INT, ...)
-      WITH ('connector' = 'filesystem', 'path' = 'data/full/flights.csv', 'format' = 'csv');
-    CREATE MATERIALIZED TABLE delays FRESHNESS = INTERVAL '1' HOUR
-      AS SELECT carrier, AVG(dep_delay) AS delay FROM flights GROUP BY carrier\"
+    CREATE TABLE orders (user_id STRING, amount BIGINT)
+      WITH ('connector' = 'filesystem', 'path' = '/tmp/orders.csv', 'format' = 'csv');
+    CREATE MATERIALIZED TABLE totals FRESHNESS = INTERVAL '1' MINUTE REFRESH_MODE = FULL
+      AS SELECT user_id, SUM(amount) AS total FROM orders GROUP BY user_id\"
   dtemporal serve --warehouse wh
-  table=delays mode=FULL trigger=periodic schedule_time='2024-01-01 01:00:00' rows=14 duration_ms=850 snapshot=1
+  table=totals mode=FULL trigger=periodic schedule_time='2026-12-03 17:21:00' rows=2 duration_ms=90 snapshot=1
 
 Runs every ACTIVATED FULL materialized table's periodic refreshes, at the schedule times of
 its freshness (a schedule time missed while nothing ran is caught up at start), and prints one
