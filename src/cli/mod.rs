@@ -8,6 +8,7 @@ mod dedup;
 mod join_condition;
 mod merge;
 mod prompt;
+mod serve;
 mod sql;
 mod temporal_join;
 mod validate;
@@ -25,6 +26,7 @@ use crate::run::{Outcome, RunOptions};
 
 pub use dedup::DedupArgs;
 pub use merge::MergeArgs;
+pub use serve::ServeArgs;
 pub use sql::{SqlArgs, SqlFormat};
 pub use temporal_join::{LookupJoinArgs, TemporalJoinArgs};
 pub use validate::ValidateArgs;
@@ -108,6 +110,9 @@ pub enum Command {
     /// Run Flink SQL statements (CREATE TABLE over CSV files, views, queries, INSERT INTO).
     #[command(after_help = sql::EXAMPLE)]
     Sql(SqlArgs),
+    /// Refresh a warehouse's FULL materialized tables at their freshness until stopped.
+    #[command(after_help = serve::EXAMPLE)]
+    Serve(ServeArgs),
 }
 
 /// Options every command takes.
@@ -149,25 +154,30 @@ impl CommonArgs {
                 "a cluster run (-n > 1) needs --output FILE: timely prints connection progress on standard output".into(),
             ));
         }
-        let mut timely_args = vec![
-            "-w".to_string(),
-            cli.workers.to_string(),
-            "-n".to_string(),
-            cli.processes.to_string(),
-            "-p".to_string(),
-            cli.process.to_string(),
-        ];
-        if let Some(hosts) = &cli.hostfile {
-            timely_args.extend(["-h".to_string(), hosts.clone()]);
-        }
         Ok(RunOptions {
-            timely_args,
+            timely_args: timely_args(cli),
             block_bytes: usize::try_from(self.epoch_bytes).unwrap_or(usize::MAX),
             output: self.output.clone(),
             errors: self.errors.clone(),
             progress: !self.quiet,
         })
     }
+}
+
+/// Timely's arguments for the cluster flags of `cli`.
+fn timely_args(cli: &Cli) -> Vec<String> {
+    let mut args = vec![
+        "-w".to_string(),
+        cli.workers.to_string(),
+        "-n".to_string(),
+        cli.processes.to_string(),
+        "-p".to_string(),
+        cli.process.to_string(),
+    ];
+    if let Some(hosts) = &cli.hostfile {
+        args.extend(["-h".to_string(), hosts.clone()]);
+    }
+    args
 }
 
 /// When results are written (`temporal-join`, `dedup`, `sql`).
@@ -325,6 +335,7 @@ where
         Command::TemporalJoin(a) => (&a.common, temporal_join::run(&cli, a)),
         Command::LookupJoin(a) => (&a.common, temporal_join::run_lookup(&cli, a)),
         Command::Sql(a) => (&a.common, sql::run(&cli, a)),
+        Command::Serve(a) => return serve::run(&cli, a),
         Command::Validate(a) => {
             return validate::run(a).unwrap_or_else(|e| {
                 eprintln!("dtemporal: error: {e}");

@@ -88,7 +88,7 @@ impl Clock for ManualClock {
 /// ```
 pub fn due_schedule_times(freshness: IntervalFreshness, after_ms: i64, now_ms: i64) -> Vec<i64> {
     let period = freshness.duration().as_millis() as i64;
-    let first = (after_ms.div_euclid(period) + 1) * period;
+    let first = next_schedule_time(freshness, after_ms);
     (0..)
         .map(|i| first + i * period)
         .take_while(|&t| t <= now_ms)
@@ -100,4 +100,30 @@ pub fn format_schedule_time(ms: i64) -> String {
     DateTime::from_timestamp_millis(ms)
         .map(|t| t.naive_utc().format(SCHEDULE_TIME_FORMAT).to_string())
         .unwrap_or_else(|| format!("{ms} ms"))
+}
+
+/// The first schedule time of `freshness` strictly after `after_ms` (ms since the epoch).
+///
+/// ```
+/// use differential_temporal::materialized::{next_schedule_time, IntervalFreshness, TimeUnit};
+///
+/// let hour = IntervalFreshness::of("1", TimeUnit::Hour).unwrap();
+/// let start = 1_704_067_200_000; // 2024-01-01 00:00:00
+/// assert_eq!(next_schedule_time(hour, start), start + 3_600_000);
+/// assert_eq!(next_schedule_time(hour, start - 1), start);
+/// ```
+pub fn next_schedule_time(freshness: IntervalFreshness, after_ms: i64) -> i64 {
+    let period = freshness.duration().as_millis() as i64;
+    (after_ms.div_euclid(period) + 1) * period
+}
+
+/// The periodic refreshes of a warehouse's ACTIVATED FULL tables that are due now, and when
+/// the next one falls due ([`TableEnv::refresh_schedule`](crate::table::TableEnv::refresh_schedule)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RefreshSchedule {
+    /// `(table, schedule time in ms since the epoch)`, in the order they run: table by table
+    /// (by name), each table's oldest schedule time first.
+    pub due: Vec<(String, i64)>,
+    /// The earliest schedule time after now of any of those tables (`None`: there is none).
+    pub next_ms: Option<i64>,
 }

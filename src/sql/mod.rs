@@ -89,3 +89,4 @@ pub use materialized::{
 };
 pub use parse::{parse, parse_with_text, Statement};
 pub use types::data_type;
+pub(crate) use window::parse_duration;

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use super::error::SqlError;
 use super::mt_create::identifier;
 use crate::materialized::{
-    due_schedule_times, format_schedule_time, formatter_column, period_partition, refresh_query,
-    RefreshMode, RefreshStatus,
+    due_schedule_times, format_schedule_time, formatter_column, next_schedule_time,
+    period_partition, refresh_query, RefreshMode, RefreshSchedule, RefreshStatus,
 };
 use crate::repr::cast::format_datum;
 use crate::repr::{Datum, DatumVec, Row};
@@ -61,11 +61,47 @@ impl TableEnv {
     /// assert_eq!(env.sql_query("SELECT * FROM total").unwrap().execute().unwrap().rows_as_text(), ["15"]);
     /// ```
     pub fn run_scheduled_refreshes(&self) -> Result<Vec<(String, RefreshRecord)>, SqlError> {
+        let mut done = Vec::new();
+        for (name, time) in self.refresh_schedule()?.due {
+            if let Some(record) = self.run_periodic_refresh(&name, time)? {
+                done.push((name, record));
+            }
+        }
+        Ok(done)
+    }
+
+    /// The periodic refreshes [`run_scheduled_refreshes`](TableEnv::run_scheduled_refreshes)
+    /// would run now (from the catalog as the warehouse holds it, for the tables registered
+    /// in this environment), and the next schedule time after now: what a scheduler such as
+    /// `dtemporal serve` runs one by one, and how long it may sleep. Empty without a
+    /// warehouse.
+    ///
+    /// Errors: the catalog cannot be read.
+    ///
+    /// ```
+    /// # use differential_temporal::table::tempfile_dir::Dir;
+    /// use std::sync::Arc;
+    /// use differential_temporal::materialized::ManualClock;
+    /// use differential_temporal::table::TableEnv;
+    ///
+    /// let dir = Dir::new();
+    /// let orders = dir.write("orders.csv", "id,amount\n1,10\n");
+    /// let clock = ManualClock::at("2024-01-01 00:10:00").unwrap();
+    /// let env = TableEnv::new().with_clock(Arc::new(clock.clone())).with_warehouse(dir.path("wh")).unwrap();
+    /// env.execute_sql(&format!("
+    ///     CREATE TABLE orders (id INT, amount INT) WITH ('connector' = 'filesystem', 'path' = '{orders}', 'format' = 'csv');
+    ///     CREATE MATERIALIZED TABLE total FRESHNESS = INTERVAL '1' HOUR AS SELECT SUM(amount) AS s FROM orders;")).unwrap();
+    /// clock.advance_ms(3_600_000);
+    /// let schedule = env.refresh_schedule().unwrap();
+    /// assert_eq!(schedule.due, [("total".to_string(), 1_704_070_800_000)]); // 01:00:00
+    /// assert_eq!(schedule.next_ms, Some(1_704_074_400_000)); // 02:00:00
+    /// ```
+    pub fn refresh_schedule(&self) -> Result<RefreshSchedule, SqlError> {
+        let mut schedule = RefreshSchedule::default();
         let Some(warehouse) = self.warehouse() else {
-            return Ok(Vec::new());
+            return Ok(schedule);
         };
         let now = self.clock().now_ms();
-        let mut done = Vec::new();
         for (name, entry) in warehouse.catalog()?.materialized {
             if entry.refresh_mode != RefreshMode::Full
                 || entry.status != RefreshStatus::Activated
@@ -73,18 +109,33 @@ impl TableEnv {
             {
                 continue;
             }
+            let next = next_schedule_time(entry.freshness, now);
+            schedule.next_ms = Some(schedule.next_ms.map_or(next, |n| n.min(next)));
             let after = entry.last_schedule_ms.unwrap_or(entry.created_at_ms);
             let mut due = due_schedule_times(entry.freshness, after, now);
             if formatters(&entry).is_empty() {
                 due = due.pop().into_iter().collect();
             }
-            for time in due {
-                if let Some(record) = refresh(self, &name, Trigger::Periodic(time))? {
-                    done.push((name.clone(), record));
-                }
-            }
+            schedule
+                .due
+                .extend(due.into_iter().map(|time| (name.clone(), time)));
         }
-        Ok(done)
+        Ok(schedule)
+    }
+
+    /// Runs the periodic refresh of materialized table `table` for the schedule time
+    /// `schedule_ms` (ms since the epoch, one of [`refresh_schedule`](TableEnv::refresh_schedule)'s)
+    /// and publishes its snapshot. `None`: it is no longer due (another process ran it, or
+    /// the table was suspended or dropped meanwhile).
+    ///
+    /// Errors: the refresh fails (its catalog entry is then unchanged, so that schedule time
+    /// stays due).
+    pub fn run_periodic_refresh(
+        &self,
+        table: &str,
+        schedule_ms: i64,
+    ) -> Result<Option<RefreshRecord>, SqlError> {
+        refresh(self, table, Trigger::Periodic(schedule_ms))
     }
 }
 
@@ -98,7 +149,7 @@ fn formatters(entry: &MaterializedTableEntry) -> Vec<(String, String)> {
 }
 
 /// Runs one refresh of `name` and publishes its snapshot; `None` when a periodic refresh is no
-/// longer due (another process ran it, or the table was suspended meanwhile).
+/// longer due (another process ran it, or the table was suspended or dropped meanwhile).
 pub(super) fn refresh(
     env: &TableEnv,
     name: &str,
@@ -109,9 +160,16 @@ pub(super) fn refresh(
     })?;
     let now = env.clock().now_ms();
     warehouse.update(|catalog| {
-        let entry = catalog.materialized.get_mut(name).ok_or_else(|| {
-            TableError::Invalid(crate::materialized::missing_table(&identifier(name)))
-        })?;
+        let Some(entry) = catalog.materialized.get_mut(name) else {
+            return match trigger {
+                // Dropped since its schedule was read.
+                Trigger::Periodic(_) => Ok(None),
+                Trigger::Manual(_) => Err(TableError::Invalid(
+                    crate::materialized::missing_table(&identifier(name)),
+                )
+                .into()),
+            };
+        };
         let (spec, schedule_time) = match &trigger {
             Trigger::Periodic(time) => {
                 if entry.status != RefreshStatus::Activated

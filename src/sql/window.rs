@@ -499,7 +499,7 @@ pub(super) fn aggregate(
 
 /// A duration as Flink's options write it (`10 ms`, `5 s`, `1 min`, `2 h`, `1 d`; a bare number
 /// is milliseconds), in milliseconds.
-pub(super) fn parse_duration(text: &str) -> Result<i64, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<i64, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit())

@@ -21,6 +21,7 @@ mod atomic;
 mod catalog;
 mod lock;
 mod snapshot;
+mod test_pause;
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +31,7 @@ pub use catalog::{
     CATALOG_VERSION,
 };
 pub use snapshot::{current, recover, DataFile, Manifest, SnapshotWriter, POINTER};
+pub use test_pause::{PAUSE_STAGES, TEST_REFRESH_PAUSE};
 
 /// An open warehouse directory. Cheap to clone.
 #[derive(Clone, Debug)]

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::{sync_dir, write_atomic};
+use super::test_pause::pause_point;
 use super::{corrupt, io_at, Error};
 use crate::io::CsvSink;
 use crate::repr::{Row, Schema};
@@ -209,17 +210,21 @@ impl SnapshotWriter {
         self.manifest.schedule_time = schedule_time;
         self.manifest.refreshed_partition = refreshed_partition;
         sync_dir(&self.temp)?;
+        pause_point("written");
         let dir = self.manifest.dir(&self.table_dir);
         fs::rename(&self.temp, &dir).map_err(io_at(&dir))?;
         sync_dir(&self.table_dir)?;
+        pause_point("renamed");
         let name = manifest_name(self.manifest.snapshot_id);
         let bytes = serde_json::to_vec_pretty(&self.manifest).expect("a manifest serializes");
         write_atomic(&self.table_dir.join(&name), &bytes)?;
+        pause_point("manifest");
         write_atomic(
             &self.table_dir.join(POINTER),
             format!("{name}\n").as_bytes(),
         )?;
         recover(&self.table_dir)?;
+        pause_point("published");
         Ok(self.manifest)
     }
 }
