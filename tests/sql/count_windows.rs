@@ -30,8 +30,8 @@ fn sums(env: &TableEnv, window: GroupWindow, keys: &[&str]) -> Vec<String> {
     let mut group: Vec<Expr> = vec![col("w")];
     let mut items: Vec<Expr> = Vec::new();
     for k in keys {
-        group.push(col(k));
-        items.push(col(k));
+        group.push(col(*k));
+        items.push(col(*k));
     }
     items.push(col("n").sum().alias("total"));
     let table = (env.from("Clicks"))
