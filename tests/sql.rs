@@ -19,6 +19,8 @@ mod cases;
 mod computed;
 #[path = "sql/connectors.rs"]
 mod connectors;
+#[path = "sql/count_windows.rs"]
+mod count_windows;
 #[path = "sql/datagen.rs"]
 mod datagen;
 #[path = "sql/functions.rs"]

@@ -189,6 +189,18 @@ impl RelExpr {
                     w.lateness_ms
                 )
             }
+            Node::CountWindowAgg(c) => {
+                let aggs: Vec<String> = (c.aggregates.iter())
+                    .zip(&self.schema.fields[c.group.len()..])
+                    .map(|(a, f)| format!("{} AS {}", aggregate_text(a, &c.input.schema), f.name))
+                    .collect();
+                format!(
+                    "window=[{c} ON {}], group=[{}], aggs=[{}]",
+                    c.input.schema.fields[c.time].name,
+                    names(&c.group, &c.input.schema),
+                    aggs.join(", ")
+                )
+            }
             Node::Sink { name, .. } => format!("table=[{name}]"),
         };
         let columns: Vec<String> = self

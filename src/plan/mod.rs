@@ -31,6 +31,7 @@
 mod asof_join;
 mod build;
 mod correlate;
+mod count_window;
 mod equi_join;
 mod explain;
 mod interval_join;
@@ -52,6 +53,7 @@ pub use asof_join::{order_value, AsofJoin, AsofMatch, AsofOrder, Tolerance};
 pub(crate) use asof_join::{within, Seek};
 pub use build::join_schema;
 pub use correlate::{left_condition_error, unnest_columns, Correlate, Expansion};
+pub use count_window::CountWindowAgg;
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
 pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
@@ -222,6 +224,9 @@ pub enum Node {
     /// The rows of a `TUMBLE`, `HOP` or `CUMULATE` window table-valued function: each row once
     /// per window of the rowtime, the window's columns appended (see [`WindowAssign`]).
     WindowAssign(WindowAssign),
+    /// `GROUP BY window, keys` over row-count windows of a processing-time attribute (see
+    /// [`CountWindowAgg`]).
+    CountWindowAgg(CountWindowAgg),
     /// `agg(..) OVER (PARTITION BY .. ORDER BY rowtime ROWS|RANGE .. PRECEDING)`: each row
     /// with aggregates over its frame (see [`Over`]).
     Over(Over),
@@ -299,6 +304,7 @@ impl RelExpr {
             Node::SetOp { left, right, .. } => vec![left, right],
             Node::WindowAgg(w) => vec![&w.input],
             Node::WindowAssign(a) => vec![&a.input],
+            Node::CountWindowAgg(c) => vec![&c.input],
             Node::Over(o) => vec![&o.input],
             Node::TopN(t) => vec![&t.input],
         }
@@ -361,6 +367,7 @@ impl RelExpr {
             Node::Sort { .. } => "Sort",
             Node::WindowAgg(_) => "WindowAggregate",
             Node::WindowAssign(_) => "WindowTableFunction",
+            Node::CountWindowAgg(_) => "CountWindowAggregate",
             Node::Over(_) => "OverAggregate",
             Node::TopN(_) => "TopN",
             Node::Sink { .. } => "Sink",

@@ -50,6 +50,9 @@
 //! * `WindowAssign`: each change once per window of its row, the window's columns appended;
 //!   under [`evaluate_final`], the rows of the final window aggregation counting each row of
 //!   a window, repeated by their count (each window's rows when the watermark passes it).
+//! * `CountWindowAgg`: per group key, the accumulated rows sorted by `(system time, seq,
+//!   row)` numbered from 0, and each complete window's aggregates over its rows in that order
+//!   (the same in both modes).
 //! * `Over`: per accepted row, the aggregates over its frame among its partition's rows sorted
 //!   by `(rowtime, seq)`, recomputed at every system time; under [`evaluate_final`], each row
 //!   emitted once when the watermark passes it, rows behind the watermark refused.
@@ -57,6 +60,7 @@
 mod asof;
 mod binary;
 mod correlate;
+mod count_window;
 mod interval;
 mod join_ttl;
 mod over;
@@ -498,6 +502,9 @@ fn eval(
             refused,
             final_mode,
         )?,
+        Node::CountWindowAgg(w) => {
+            count_window::evaluate(w, &eval(&w.input, inputs, refused, final_mode)?)?
+        }
         Node::TopN(t) => {
             let changes = eval(&t.input, inputs, refused, final_mode)?;
             as_table_stream(&changes, false, |rows| {

@@ -31,6 +31,7 @@
 
 mod asof_join;
 mod correlate;
+mod count_window;
 mod equi_join;
 mod interval_join;
 mod join;

@@ -11,8 +11,8 @@ use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
 use super::{
-    asof_join, correlate, equi_join, join, over, reduce, set_op, sort, split, split_map, window,
-    Collection, RenderContext,
+    asof_join, correlate, count_window, equi_join, join, over, reduce, set_op, sort, split,
+    split_map, window, Collection, RenderContext,
 };
 
 /// Renders `plan` and its inputs.
@@ -178,6 +178,7 @@ pub(super) fn render<'s>(
         ),
         Node::WindowAgg(w) => window::render(ctx, w)?,
         Node::WindowAssign(a) => window::render_assign(ctx, a)?,
+        Node::CountWindowAgg(w) => count_window::render(ctx, w)?,
         Node::Over(o) => over::render(ctx, o)?,
         Node::Sink { input, .. } => render(ctx, input)?,
     })

@@ -25,6 +25,7 @@ use differential_temporal_operators::watermark::watermarks;
 use differential_temporal_operators::window::{session_aggregate_final, window_aggregate_final};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
+use crate::expr::AggregateExpr;
 use crate::plan::{
     sessions, window_datums, PlanError, RelExpr, WindowAgg, WindowAssign, WindowSpec,
 };
@@ -228,6 +229,30 @@ impl GroupFold<(Row, i64, i64)> for SessionFold {
     }
 }
 
+/// The row `prefix` followed by the aggregates over `members` (rows with their
+/// multiplicities, in the order the aggregates see them), or the first aggregate's error.
+pub(super) fn aggregated_row(
+    prefix: &Row,
+    aggregates: &[AggregateExpr],
+    members: &[(&Row, isize)],
+) -> Result<Row, String> {
+    let decoded: Vec<Vec<Datum>> = members.iter().map(|(r, _)| r.iter().collect()).collect();
+    let mut row = Row::new();
+    let failed = {
+        let mut packer = row.packer();
+        packer.extend_by_row(prefix.as_row_ref());
+        aggregates.iter().find_map(|agg| {
+            let group = (decoded.iter().zip(members))
+                .map(|(d, (_, count))| (d.as_slice(), (*count).max(0) as usize));
+            agg.eval_group(group, &mut packer).err()
+        })
+    };
+    match failed {
+        Some(e) => Err(e.to_string()),
+        None => Ok(row),
+    }
+}
+
 /// Session windows, incremental mode (see the [module docs](self)).
 fn session_windows<'s>(
     ctx: &mut RenderContext<'s>,
@@ -264,25 +289,11 @@ fn session_windows<'s>(
             for (start, end, range) in sessions(&times, gap) {
                 let mut members: Vec<&(&(i64, Seq, Row), isize)> = rows[range].iter().collect();
                 members.sort_by_key(|((_, seq, _), _)| *seq);
-                let decoded: Vec<Vec<Datum>> = members
-                    .iter()
-                    .map(|((_, _, r), _)| r.iter().collect())
-                    .collect();
-                let mut row = Row::new();
-                let failed = {
-                    let mut packer = row.packer();
-                    packer.extend_by_row(key.as_row_ref());
-                    packer.extend(window_datums(start, end).map(Datum::Timestamp));
-                    aggregates.iter().find_map(|agg| {
-                        let group = (decoded.iter().zip(&members))
-                            .map(|(d, (_, count))| (d.as_slice(), (*count).max(0) as usize));
-                        agg.eval_group(group, &mut packer).err()
-                    })
-                };
-                match failed {
-                    Some(e) => out.push((Err(e.to_string()), 1)),
-                    None => out.push((Ok(row), 1)),
-                }
+                let members: Vec<(&Row, isize)> =
+                    members.iter().map(|((_, _, row), n)| (row, *n)).collect();
+                let window = window_datums(start, end).map(Datum::Timestamp);
+                let prefix = Row::pack(key.iter().chain(window));
+                out.push((aggregated_row(&prefix, &aggregates, &members), 1));
             }
         },
     );

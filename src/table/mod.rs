@@ -50,8 +50,8 @@ pub use over::{
 pub use result::TableResult;
 pub use select::GroupedTable;
 pub use window::{
-    hours, millis, minutes, seconds, GroupWindow, GroupWindowedTable, Session, Slide,
-    SlideWithSize, Tumble, WindowGroupedTable, WindowKind,
+    hours, millis, minutes, rows, seconds, GroupWindow, GroupWindowedTable, Session, Slide,
+    SlideWithSize, Tumble, WindowGroupedTable, WindowKind, WindowSize,
 };
 
 use crate::expr::Expr;

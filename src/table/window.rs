@@ -40,36 +40,87 @@ pub(crate) fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// `n` rows, for the size and slide of a row-count window (Flink's `rowInterval(n)`).
+///
+/// ```
+/// use differential_temporal::table::{rows, seconds, WindowSize};
+/// assert_eq!(rows(3), WindowSize::Rows(3));
+/// assert_eq!(WindowSize::from(seconds(2)), WindowSize::Time(seconds(2)));
+/// ```
+pub fn rows(n: u64) -> WindowSize {
+    WindowSize::Rows(n)
+}
+
+/// The size or slide of a group window: a time interval (a [`Duration`], whole milliseconds)
+/// or a number of rows ([`rows`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowSize {
+    /// A time interval, for windows over a rowtime attribute.
+    Time(Duration),
+    /// A row count, for windows over a processing-time attribute (see
+    /// [`CountWindowAgg`](crate::plan::CountWindowAgg)).
+    Rows(u64),
+}
+
+impl From<Duration> for WindowSize {
+    fn from(d: Duration) -> WindowSize {
+        WindowSize::Time(d)
+    }
+}
+
+/// A row count as the plan takes it.
+fn count(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 /// Tumbling windows (Flink's `Tumble`): `Tumble::over(size).on(time).alias(name)`.
 pub struct Tumble;
 
 impl Tumble {
-    /// Windows of `size` (whole milliseconds), aligned to the epoch.
-    pub fn over(size: Duration) -> GroupWindow {
-        GroupWindow::new(WindowSpec::tumble(ms(size)))
+    /// Windows of `size`: a duration (whole milliseconds, aligned to the epoch) over a rowtime
+    /// attribute, or [`rows`]`(n)`, every `n` rows of a group key in arrival order over a
+    /// processing-time attribute (see [`CountWindowAgg`](crate::plan::CountWindowAgg)).
+    pub fn over(size: impl Into<WindowSize>) -> GroupWindow {
+        GroupWindow::new(match size.into() {
+            WindowSize::Time(size) => Shape::Time(WindowSpec::tumble(ms(size))),
+            WindowSize::Rows(n) => Shape::Rows {
+                size: count(n),
+                slide: count(n),
+            },
+        })
     }
 }
 
 /// Sliding windows (Flink's `Slide`, SQL's `HOP`): `Slide::over(size).every(slide).on(time)
-/// .alias(name)`.
+/// .alias(name)`; with [`rows`], row-count sliding windows.
 pub struct Slide;
 
 impl Slide {
     /// Windows of `size`; their distance comes with [`SlideWithSize::every`].
-    pub fn over(size: Duration) -> SlideWithSize {
-        SlideWithSize { size: ms(size) }
+    pub fn over(size: impl Into<WindowSize>) -> SlideWithSize {
+        SlideWithSize { size: size.into() }
     }
 }
 
 /// A sliding window with its size, waiting for its slide.
 pub struct SlideWithSize {
-    size: i64,
+    size: WindowSize,
 }
 
 impl SlideWithSize {
-    /// A window starting every `slide`.
-    pub fn every(self, slide: Duration) -> GroupWindow {
-        GroupWindow::new(WindowSpec::hop(self.size, ms(slide)))
+    /// A window starting every `slide`, of the same kind as the size (both durations or both
+    /// row counts; else the plan is refused, as Flink refuses it).
+    pub fn every(self, slide: impl Into<WindowSize>) -> GroupWindow {
+        GroupWindow::new(match (self.size, slide.into()) {
+            (WindowSize::Time(size), WindowSize::Time(slide)) => {
+                Shape::Time(WindowSpec::hop(ms(size), ms(slide)))
+            }
+            (WindowSize::Rows(size), WindowSize::Rows(slide)) => Shape::Rows {
+                size: count(size),
+                slide: count(slide),
+            },
+            _ => Shape::Mixed,
+        })
     }
 }
 
@@ -81,22 +132,33 @@ pub struct Session;
 impl Session {
     /// Sessions closed by `gap` (whole milliseconds) without rows.
     pub fn with_gap(gap: Duration) -> GroupWindow {
-        GroupWindow::new(WindowSpec::session(ms(gap)))
+        GroupWindow::new(Shape::Time(WindowSpec::session(ms(gap))))
     }
 }
 
 /// A group window: its shape, the time attribute it is over and its alias.
 #[derive(Clone, Debug)]
 pub struct GroupWindow {
-    spec: WindowSpec,
+    shape: Shape,
     time: Option<Expr>,
     alias: Option<String>,
 }
 
+/// The windows of a [`GroupWindow`].
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    /// Time windows over a rowtime attribute.
+    Time(WindowSpec),
+    /// Row-count windows of `size` rows every `slide` rows.
+    Rows { size: i64, slide: i64 },
+    /// A sliding window whose size and slide are not of the same kind.
+    Mixed,
+}
+
 impl GroupWindow {
-    fn new(spec: WindowSpec) -> GroupWindow {
+    fn new(shape: Shape) -> GroupWindow {
         GroupWindow {
-            spec,
+            shape,
             time: None,
             alias: None,
         }
@@ -238,9 +300,17 @@ impl GroupWindowedTable {
         let registry = table.env.functions();
         table.then("window(..).select", move |plan| {
             let (time, alias) = window.parts(NODE)?;
+            let spec = match window.shape {
+                Shape::Time(spec) => spec,
+                Shape::Rows { .. } => return Err(PlanError::invalid(
+                    NODE,
+                    "a row-count window's rows cannot be read without group_by (it is a group window only)",
+                )),
+                Shape::Mixed => return Err(mixed(NODE)),
+            };
             let items = properties(&items, alias, NODE)?;
             let time = time_column(&plan, time)?;
-            let rows = plan.window_assign(time, window.spec)?;
+            let rows = plan.window_assign(time, spec)?;
             project(rows, &items, &registry)
         })
     }
@@ -258,6 +328,12 @@ impl GroupWindow {
             )),
         }
     }
+}
+
+/// `node`'s error for a sliding window whose size and slide are of different kinds (Flink's
+/// message).
+fn mixed(node: &'static str) -> PlanError {
+    PlanError::invalid(node, "Sliding window expects same type of size and slide.")
 }
 
 /// `items` with the window alias's `start()`, `end()` and `rowtime()` replaced by the columns
@@ -290,6 +366,16 @@ fn properties(items: &[Expr], alias: &str, node: &'static str) -> Result<Vec<Exp
     }
 }
 
+/// Whether `item` reads a window property (`w.start()`, `w.end()`, `w.rowtime()`).
+fn has_property(item: &Expr) -> bool {
+    let mut found = false;
+    transform(item, &mut |e| {
+        found |= matches!(e, Expr::Call { func, .. } if func.starts_with("$window_"));
+        None
+    });
+    found
+}
+
 /// A table with a group window, grouped by keys, waiting for its `select` (Flink's
 /// `WindowGroupedTable`).
 #[derive(Clone)]
@@ -319,8 +405,24 @@ impl WindowGroupedTable {
                 )));
             }
             let keys: Vec<Expr> = keys.into_iter().filter(|k| !is_alias(k)).collect();
+            let shape = window.shape;
+            let uses_properties = items.iter().any(has_property);
             let items = properties(&items, alias, NODE)?;
-            window_aggregate(plan, time, window.spec, &keys, &items, lateness, &registry)
+            match shape {
+                Shape::Rows { size, slide } if uses_properties => Err(invalid(format!(
+                    "a row-count window has no start, end or rowtime, so '{alias}' can only be grouped by (size {size} rows, slide {slide} rows)"
+                ))),
+                Shape::Rows { size, slide } => {
+                    let time = time_column(&plan, time)?;
+                    aggregate_with(plan, &keys, &items, &registry, move |plan, group, aggs| {
+                        plan.count_window_agg(time, size, slide, group, aggs)
+                    })
+                }
+                Shape::Time(spec) => {
+                    window_aggregate(plan, time, spec, &keys, &items, lateness, &registry)
+                }
+                Shape::Mixed => Err(mixed(NODE)),
+            }
         })
     }
 }

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::expr::AggregateExpr;
 use crate::plan::{
     sessions, window_datums, PlanError, RelExpr, WindowAgg, WindowAssign, WindowSpec,
 };
@@ -240,16 +241,28 @@ fn output(w: &WindowAgg, key: &Row, rows: &[(Seq, Row)]) -> Result<Option<Row>, 
     }
     let mut rows: Vec<&(Seq, Row)> = rows.iter().collect();
     rows.sort_by_key(|(seq, _)| *seq);
-    let decoded: Vec<Vec<Datum>> = rows.iter().map(|(_, r)| r.iter().collect()).collect();
+    let rows: Vec<&Row> = rows.iter().map(|(_, r)| r).collect();
+    aggregated("WindowAggregate", &w.aggregates, key, &rows).map(Some)
+}
+
+/// The row `key` followed by `aggregates` over `rows` in their order; an aggregate's error is
+/// `node`'s.
+pub(super) fn aggregated(
+    node: &'static str,
+    aggregates: &[AggregateExpr],
+    key: &Row,
+    rows: &[&Row],
+) -> Result<Row, PlanError> {
+    let decoded: Vec<Vec<Datum>> = rows.iter().map(|r| r.iter().collect()).collect();
     let mut out = Row::new();
     let mut packer = out.packer();
     packer.extend(key.iter());
-    for agg in &w.aggregates {
+    for agg in aggregates {
         let group = decoded.iter().map(|d| (d.as_slice(), 1));
         agg.eval_group(group, &mut packer)
-            .map_err(|e| PlanError::invalid("WindowAggregate", e.to_string()))?;
+            .map_err(|e| PlanError::invalid(node, e.to_string()))?;
     }
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// Appends the retraction of `old` and the insertion of `new`, at `time`.
