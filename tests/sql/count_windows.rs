@@ -84,26 +84,26 @@ fn row_count_window_misuse_is_refused() {
     let count = || vec![col("n").count().alias("c")];
     assert_eq!(
         error(Tumble::over(rows(0)), "pt", count()).unwrap(),
-        "CountWindowAggregate: Count window parameters must satisfy slide > 0 and size > 0, but got slide 0 rows and size 0 rows."
+        "window(..).group_by(..).select: CountWindowAggregate: Count window parameters must satisfy slide > 0 and size > 0, but got slide 0 rows and size 0 rows."
     );
     assert_eq!(
         error(Slide::over(rows(2)).every(millis(5)), "pt", count()).unwrap(),
-        "WindowAggregate: Sliding window expects same type of size and slide."
+        "window(..).group_by(..).select: WindowAggregate: Sliding window expects same type of size and slide."
     );
     assert_eq!(
         error(Tumble::over(rows(2)), "user", count()).unwrap(),
-        "CountWindowAggregate: a row-count window is defined over a processing time attribute, but 'user' (STRING) is not one (declare it AS PROCTIME())"
+        "window(..).group_by(..).select: CountWindowAggregate: a row-count window is defined over a processing time attribute, but 'user' (STRING) is not one (declare it AS PROCTIME())"
     );
     assert_eq!(
         error(Tumble::over(rows(2)), "pt", vec![col("w").end()]).unwrap(),
-        "WindowAggregate: a row-count window has no start, end or rowtime, so 'w' can only be grouped by (size 2 rows, slide 2 rows)"
+        "window(..).group_by(..).select: WindowAggregate: a row-count window has no start, end or rowtime, so 'w' can only be grouped by (size 2 rows, slide 2 rows)"
     );
     let rows_alone = (env.from("Clicks"))
         .window(Tumble::over(rows(2)).on(col("pt")).alias("w"))
         .select([col("n")]);
     assert_eq!(
         rows_alone.execute().err().map(|e| e.to_string()).unwrap(),
-        "WindowTableFunction: a row-count window's rows cannot be read without group_by (it is a group window only)"
+        "window(..).select: WindowTableFunction: a row-count window's rows cannot be read without group_by (it is a group window only)"
     );
     // Flink refuses row-count windows on event time, in its words.
     let orders = orders_env(1, ExecutionMode::Incremental);
@@ -113,6 +113,6 @@ fn row_count_window_misuse_is_refused() {
         .select([col("b").sum()]);
     assert_eq!(
         on_rowtime.execute().err().map(|e| e.to_string()).unwrap(),
-        "CountWindowAggregate: Event-time grouping windows on row intervals in a stream environment are currently not supported."
+        "window(..).group_by(..).select: CountWindowAggregate: Event-time grouping windows on row intervals in a stream environment are currently not supported."
     );
 }
