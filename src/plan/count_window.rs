@@ -24,7 +24,12 @@ use crate::repr::{Field, Schema};
 
 use super::{Mode, Node, PlanError, RelExpr};
 
-/// The parts of a row-count window aggregation; see the [module documentation](self).
+/// The parts of a row-count window aggregation (Flink's `CountTumblingWindowAssigner` and
+/// `CountSlidingWindowAssigner` with the trigger `ElementTriggers.count(size)`): per group key,
+/// the rows are numbered `0, 1, ..` in arrival order (system time, then `seq`); window `k`
+/// holds the rows numbered `k * slide .. k * slide + size` and fires once, when its `size`-th
+/// row arrives; a window short of `size` rows never fires. The output is append-only, one row
+/// per fired window (the group columns, then the aggregates), the same in both execution modes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountWindowAgg {
     /// The input (append-only, with a processing-time attribute).
@@ -62,7 +67,7 @@ impl std::fmt::Display for CountWindowAgg {
 impl RelExpr {
     /// `GROUP BY window, group` computing `aggregates` (aggregate, output name) over the
     /// row-count windows of `size` rows every `slide` rows (`slide = size`: tumbling) declared
-    /// on the processing-time column `time` (see the [module docs](self)).
+    /// on the processing-time column `time` (see [`CountWindowAgg`]).
     ///
     /// Errors, each naming the column: `time` is the rowtime attribute (Flink's message:
     /// row-count windows on event time are not supported) or not the processing-time attribute,
