@@ -75,11 +75,14 @@ fn aggs(
         .collect()
 }
 
-/// GROUP BY s with the order-independent aggregates (rendered with accumulators), and with
+/// GROUP BY the columns `threshold` picks (`s`; `k, s`, one span of the row; `v, k`, reversed;
+/// `s, d`, apart), so both ways the rendered grouping reads its key (a span of the row's bytes,
+/// or column by column) are checked, with the order-independent aggregates (rendered with
+/// accumulators), and with
 /// `order_dependent` also those that follow arrival order (FIRST_VALUE, LAST_VALUE, LISTAGG over
 /// an append-only input, with accumulators too) or value order (LISTAGG over an updating input,
 /// recomputed per group).
-fn grouped(input: RelExpr, order_dependent: bool) -> RelExpr {
+fn grouped(input: RelExpr, order_dependent: bool, threshold: i64) -> RelExpr {
     let append_only = input.mode.is_append_only();
     let mut exprs = vec![
         count_star(),
@@ -99,7 +102,16 @@ fn grouped(input: RelExpr, order_dependent: bool) -> RelExpr {
         exprs.push(col("s").listagg(";"));
     }
     let aggregates = aggs(&input, exprs);
-    let group = vec![input.schema.index_of("s").unwrap()];
+    let names: &[&str] = match threshold.rem_euclid(4) {
+        0 => &["s"],
+        1 => &["k", "s"],
+        2 => &["v", "k"],
+        _ => &["s", "d"],
+    };
+    let group = names
+        .iter()
+        .map(|name| input.schema.index_of(name).unwrap())
+        .collect();
     input.reduce(group, aggregates).unwrap()
 }
 
@@ -126,11 +138,11 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             ];
             input.map(exprs).unwrap()
         }
-        2 => grouped(if flag { scan_a() } else { scan_c() }, flag),
+        2 => grouped(if flag { scan_a() } else { scan_c() }, flag, threshold),
         3 => {
             let a = scan_a();
             let filtered = a.clone().filter(bind(&a, col("k").is_not_null())).unwrap();
-            grouped(filtered, true)
+            grouped(filtered, true, threshold)
         }
         4 => {
             let input = if flag { scan_a() } else { scan_c() };
@@ -150,7 +162,7 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             let dedup = scan_a()
                 .dedup(vec![0], Keep::Last, DedupOrder::EventTime)
                 .unwrap();
-            grouped(dedup, flag)
+            grouped(dedup, flag, threshold)
         }
         8 | 9 => {
             let kind = if flag {

@@ -339,6 +339,53 @@ fn select_forms() {
 }
 
 /// `INSERT INTO` a filesystem table writes its CSV; `EXPLAIN` gives the plan.
+/// GROUP BY columns in any order of the row: consecutive ones (`a, b`) are read as one span of
+/// each row, others (`c, a`, reversed and apart) column by column; both give each group once,
+/// with its key in the order the query names it, on 2 workers over one row an epoch.
+#[test]
+fn group_by_columns_in_any_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    std::fs::write(
+        &path,
+        "a,b,c\nx,1,10\ny,1,10\nx,1,10\nx,2,20\n,1,10\ny,1,20\n,,10\n",
+    )
+    .unwrap();
+    let env = env(2);
+    env.execute_sql(&format!(
+        "CREATE TABLE t (a STRING, b INT, c INT) WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv')",
+        path.display()
+    ))
+    .unwrap();
+    let rows = |sql: &str| {
+        let mut rows = last_rows(&env, sql).rows_as_text();
+        rows.sort();
+        rows
+    };
+    assert_eq!(
+        rows("SELECT c, a, COUNT(*) AS n, SUM(b) AS s FROM t GROUP BY c, a"),
+        ["10,,2,1", "10,x,2,2", "10,y,1,1", "20,x,1,2", "20,y,1,1"]
+    );
+    assert_eq!(
+        rows("SELECT a, b, COUNT(*) AS n, MAX(c) AS m FROM t GROUP BY a, b"),
+        [",,1,10", ",1,1,10", "x,1,2,10", "x,2,1,20", "y,1,2,20"]
+    );
+    assert_eq!(
+        rows("SELECT c, COUNT(*) AS n FROM t GROUP BY c, a HAVING COUNT(*) > 1"),
+        ["10,2", "10,2"]
+    );
+    let plan = env
+        .sql_query("SELECT c, a, COUNT(*) AS n FROM t GROUP BY c, a")
+        .unwrap()
+        .explain()
+        .unwrap();
+    let lines: Vec<&str> = plan.lines().map(str::trim).collect();
+    assert!(
+        lines[1].starts_with("Reduce(group=[c, a]") && lines[2].starts_with("Scan(table=[t])"),
+        "the aggregation reads the scan's rows: {plan}"
+    );
+}
+
 #[test]
 fn insert_into_and_explain() {
     let dir = tempfile::tempdir().unwrap();

@@ -51,6 +51,23 @@ impl RowKind {
     pub fn is_accumulate(self) -> bool {
         matches!(self, RowKind::Insert | RowKind::UpdateAfter)
     }
+
+    /// The multiplicity a row of this kind contributes to the table its changelog describes:
+    /// `1` for `+I` and `+U`, `-1` for `-U` and `-D` (Flink's retract-stream reading of a
+    /// changelog).
+    ///
+    /// ```
+    /// use differential_temporal_operators::RowKind;
+    /// assert_eq!(RowKind::UpdateAfter.sign() * 3, 3);
+    /// assert_eq!(RowKind::Delete.sign() * 3, -3);
+    /// ```
+    pub fn sign(self) -> isize {
+        if self.is_accumulate() {
+            1
+        } else {
+            -1
+        }
+    }
 }
 
 impl fmt::Display for RowKind {

@@ -137,16 +137,9 @@ pub fn snapshot(stream: &[(SysTime, Change<Row>)], at: SysTime) -> Vec<(Row, isi
     let mut table = BTreeMap::new();
     for (time, change) in stream.iter().filter(|(t, _)| *t <= at) {
         let _ = time;
-        *table.entry(change.row.clone()).or_insert(0) += sign(change.kind);
+        *table.entry(change.row.clone()).or_insert(0) += change.kind.sign();
     }
     table.into_iter().filter(|(_, d)| *d != 0).collect()
-}
-
-fn sign(kind: RowKind) -> isize {
-    match kind {
-        RowKind::Insert | RowKind::UpdateAfter => 1,
-        RowKind::UpdateBefore | RowKind::Delete => -1,
-    }
 }
 
 /// `plan`'s output stream; `final_mode` selects the window aggregations' final-mode model.
@@ -385,7 +378,7 @@ fn eval(
                         &mut arena,
                     );
                     match joined {
-                        Ok(Some(row)) => now.push((row, sign(change.kind))),
+                        Ok(Some(row)) => now.push((row, change.kind.sign())),
                         Ok(None) => {}
                         Err(e) => {
                             if at == *time {

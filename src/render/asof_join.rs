@@ -34,7 +34,7 @@ use crate::plan::{
 };
 use crate::repr::{DatumVec, Row};
 use differential_temporal_operators::temporal_join::{arrange_probe, temporal_join, JoinConfig};
-use differential_temporal_operators::{arrange_versions, Change, RowKind, Seq, SysTime, Version};
+use differential_temporal_operators::{arrange_versions, Change, Seq, SysTime, Version};
 
 use super::nodes::render as render_node;
 use super::{split_map, Collection, RenderContext};
@@ -185,10 +185,7 @@ fn key_builds<'s>(build: VecCollection<'s, SysTime, Change<Row>>, join: &AsofJoi
                 (Row::pack(key.iter().map(|&c| datums[c])), value)
             };
             let seq = if by_arrival { ch.seq } else { 0 };
-            let diff = match ch.kind {
-                RowKind::Insert | RowKind::UpdateAfter => diff,
-                RowKind::UpdateBefore | RowKind::Delete => -diff,
-            };
+            let diff = diff * ch.kind.sign();
             Some(((k, (value, seq, ch.row)), time, diff))
         })
         .as_collection()

@@ -73,10 +73,7 @@ impl<'s> Collection<'s> {
                 changes
                     .inner
                     .map(|(change, time, diff)| {
-                        let diff = match change.kind {
-                            RowKind::Insert | RowKind::UpdateAfter => diff,
-                            RowKind::UpdateBefore | RowKind::Delete => -diff,
-                        };
+                        let diff = diff * change.kind.sign();
                         (change.row, time, diff)
                     })
                     .as_collection()

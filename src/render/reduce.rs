@@ -68,10 +68,7 @@ pub(super) fn reduce<'s>(
             use timely::dataflow::operators::vec::Map;
             c.inner
                 .map(move |(ch, time, diff)| {
-                    let diff = match ch.kind {
-                        RowKind::Insert | RowKind::UpdateAfter => diff,
-                        RowKind::UpdateBefore | RowKind::Delete => -diff,
-                    };
+                    let diff = diff * ch.kind.sign();
                     (split_row(&ch.row), time, diff)
                 })
                 .as_collection()
@@ -113,13 +110,7 @@ pub(super) fn reduce<'s>(
 /// The columns the aggregates read, ascending; the aggregates are renumbered onto them (so they
 /// read a row of only those columns).
 pub(super) fn read_columns(aggregates: &mut [AggregateExpr]) -> Vec<usize> {
-    let mut read = Vec::new();
-    for agg in aggregates.iter() {
-        agg.args
-            .iter()
-            .chain(&agg.filter)
-            .for_each(|e| e.columns(&mut read));
-    }
+    let mut read = aggregate_columns(aggregates);
     read.sort_unstable();
     read.dedup();
     let width = read.iter().max().map_or(0, |m| m + 1);
@@ -136,6 +127,18 @@ pub(super) fn read_columns(aggregates: &mut [AggregateExpr]) -> Vec<usize> {
     read
 }
 
+/// The columns the aggregates' arguments and FILTERs read, unordered, with repeats.
+fn aggregate_columns(aggregates: &[AggregateExpr]) -> Vec<usize> {
+    let mut read = Vec::new();
+    for agg in aggregates {
+        agg.args
+            .iter()
+            .chain(&agg.filter)
+            .for_each(|e| e.columns(&mut read));
+    }
+    read
+}
+
 /// The aggregates of a group as accumulators over its rows (whole rows, or rows of only the
 /// columns the aggregates read, renumbered by [`read_columns`]).
 pub(super) struct RowFold {
@@ -148,15 +151,8 @@ pub(super) struct RowFold {
 
 impl RowFold {
     pub(super) fn new(aggregates: Vec<AggregateExpr>) -> RowFold {
-        let mut read = Vec::new();
-        for agg in &aggregates {
-            agg.args
-                .iter()
-                .chain(&agg.filter)
-                .for_each(|e| e.columns(&mut read));
-        }
         RowFold {
-            width: prefix_len(read),
+            width: prefix_len(aggregate_columns(&aggregates)),
             order_independent: aggregates.iter().all(|a| a.func.is_order_independent()),
             aggregates,
             arena: RefCell::new(RowArena::new()),
@@ -281,10 +277,7 @@ impl GroupKey<Change<Row>> for RowGroupKey {
     }
 
     fn diff(&self, change: &Change<Row>, diff: isize) -> isize {
-        match change.kind {
-            RowKind::Insert | RowKind::UpdateAfter => diff,
-            RowKind::UpdateBefore | RowKind::Delete => -diff,
-        }
+        diff * change.kind.sign()
     }
 
     fn value<'r>(&self, change: &'r Change<Row>) -> &'r Row {

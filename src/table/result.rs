@@ -113,10 +113,7 @@ impl TableResult {
         let mut deltas: Vec<(&Row, isize)> = self
             .changelog
             .iter()
-            .map(|(_, change)| match change.kind {
-                RowKind::Insert | RowKind::UpdateAfter => (&change.row, 1),
-                RowKind::UpdateBefore | RowKind::Delete => (&change.row, -1),
-            })
+            .map(|(_, change)| (&change.row, change.kind.sign()))
             .collect();
         // Equal rows are equal bytes: sorting by bytes brings a row's changes together.
         let tail = Tail::new(self.threads);
@@ -242,10 +239,7 @@ fn table_changelog(
     // (time, key) -> the key's changes at that time.
     let mut changes: BTreeMap<(SysTime, Row), Vec<(Row, isize)>> = BTreeMap::new();
     for (change, time, diff) in output {
-        let diff = match change.kind {
-            RowKind::Insert | RowKind::UpdateAfter => diff,
-            RowKind::UpdateBefore | RowKind::Delete => -diff,
-        };
+        let diff = diff * change.kind.sign();
         let datums: Vec<Datum> = change.row.iter().collect();
         let k = Row::pack(key.iter().map(|&c| datums[c]));
         changes

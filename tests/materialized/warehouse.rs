@@ -232,6 +232,53 @@ fn definitions_are_recorded_and_replayed() {
     );
 }
 
+/// A schedule read before the table was refreshed elsewhere, suspended or dropped: running it
+/// does nothing and says so (`None`), as a scheduler that read the catalog before another
+/// process changed it must not refresh or fail.
+#[test]
+fn a_periodic_refresh_no_longer_due_does_nothing() {
+    let dir = Dir::new();
+    let clock = ManualClock::at("2024-01-01 10:00:00").unwrap();
+    let env = seed(&dir, &clock);
+    clock.advance_ms(DAY_MS);
+    let schedule = env.refresh_schedule().unwrap();
+    let due = 1_704_153_600_000; // 2024-01-02 00:00:00
+    assert_eq!(schedule.due, [("daily_totals".to_string(), due)]);
+
+    let other = TableEnv::new()
+        .with_clock(Arc::new(clock.clone()))
+        .with_warehouse(dir.path("wh"))
+        .unwrap();
+    let ran = other.run_periodic_refresh("daily_totals", due).unwrap();
+    assert_eq!(ran.map(|r| (r.snapshot_id, r.rows)), Some((1, 2)));
+    assert!(env
+        .run_periodic_refresh("daily_totals", due)
+        .unwrap()
+        .is_none());
+
+    clock.advance_ms(DAY_MS);
+    let next = due + DAY_MS;
+    assert_eq!(
+        env.refresh_schedule().unwrap().due,
+        [("daily_totals".to_string(), next)]
+    );
+    env.execute_sql("ALTER MATERIALIZED TABLE daily_totals SUSPEND")
+        .unwrap();
+    assert!(env
+        .run_periodic_refresh("daily_totals", next)
+        .unwrap()
+        .is_none());
+    env.execute_sql("ALTER MATERIALIZED TABLE daily_totals RESUME")
+        .unwrap();
+    env.execute_sql("DROP MATERIALIZED TABLE daily_totals")
+        .unwrap();
+    assert!(env
+        .run_periodic_refresh("daily_totals", next)
+        .unwrap()
+        .is_none());
+    assert!(!Path::new(&dir.path("wh/data/daily_totals")).exists());
+}
+
 /// The error of reading `daily_totals` after `damage` is done to the warehouse.
 fn after(damage: impl FnOnce(&Dir)) -> String {
     let dir = Dir::new();

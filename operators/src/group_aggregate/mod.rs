@@ -7,9 +7,13 @@
 //! compared with the one emitted before and, when it differs, retracted and re-inserted. So the
 //! output changes once per changed group and system time, whatever the number of input rows.
 //!
-//! Shapes: input `(K, (Seq, V))` records with signed diffs (a table, or a changelog whose `-U`/
-//! `-D` were turned into diff `-1`); output the aggregated table `O` (each group's row, diff
-//! `+1` when inserted and `-1` when retracted) and the refused rows as [`Rejected`].
+//! Shapes: [`group_aggregate`] takes `(K, (Seq, V))` records with signed diffs (a table, or a
+//! changelog whose `-U`/`-D` were turned into diff `-1`); [`group_aggregate_by`] takes records
+//! of any type `R` and a [`GroupKey<R>`] that reads each record's key, sequence number, signed
+//! diff and value where they lie (so a packed row need not be split into key and value first);
+//! the key is copied out of a record only when its group is created. Both output the aggregated
+//! table `O` (each group's row, diff `+1` when inserted and `-1` when retracted) and the refused
+//! rows as [`Rejected`].
 //!
 //! Order: per key, a time's updates are consolidated and folded in `(seq, value)` order after
 //! those of earlier times; with `seq` growing with system time (as every source here

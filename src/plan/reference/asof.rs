@@ -9,7 +9,7 @@ use crate::plan::{joined_row, order_value, AsofJoin, AsofMatch, JoinKind};
 use crate::repr::{DatumVec, Row};
 use differential_temporal_operators::Seq;
 
-use super::{consolidate, diff_counts_into, has_null, project, sign, times, Stream};
+use super::{consolidate, diff_counts_into, has_null, project, times, Stream};
 
 /// A build row that can match: its key, ordering value, `seq` (0 on an updating build side)
 /// and the row.
@@ -32,7 +32,7 @@ pub(super) fn asof_join(join: &AsofJoin, probe: &Stream, build: &Stream) -> Stre
         let mut table: BTreeMap<(Seq, Row), isize> = BTreeMap::new();
         for (_, change) in build.iter().filter(|(t, _)| *t <= at) {
             let seq = if by_arrival { change.seq } else { 0 };
-            *table.entry((seq, change.row.clone())).or_insert(0) += sign(change.kind);
+            *table.entry((seq, change.row.clone())).or_insert(0) += change.kind.sign();
         }
         let candidates: Vec<Candidate> = table
             .into_iter()
@@ -64,7 +64,7 @@ pub(super) fn asof_join(join: &AsofJoin, probe: &Stream, build: &Stream) -> Stre
                 continue;
             }
             let row = joined_row(Some(&change.row), matched.map(|c| &c.row), widths);
-            now.push((row, sign(change.kind)));
+            now.push((row, change.kind.sign()));
         }
         let now = consolidate(now);
         diff_counts_into(&mut out, at, &previous, &now);

@@ -20,7 +20,7 @@ use crate::plan::{joined_row, EquiJoin};
 use crate::repr::{Datum, DatumVec, Row};
 use differential_temporal_operators::SysTime;
 
-use super::{consolidate, diff_counts_into, has_null, project, sign, times, Stream};
+use super::{consolidate, diff_counts_into, has_null, project, times, Stream};
 
 /// A live row of one side.
 struct Live {
@@ -45,7 +45,7 @@ pub(super) fn evaluate(join: &EquiJoin, ttl: SysTime, left: &Stream, right: &Str
         for (which, stream) in [left, right].into_iter().enumerate() {
             let changes = consolidate(
                 (stream.iter().filter(|(time, _)| *time == t))
-                    .map(|(_, change)| (change.row.clone(), sign(change.kind)))
+                    .map(|(_, change)| (change.row.clone(), change.kind.sign()))
                     .collect(),
             );
             for (row, diff) in changes {

@@ -7,7 +7,7 @@ use crate::expr::{EvalError, RowArena};
 use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
-use super::{sign, Refused, Stream};
+use super::{Refused, Stream};
 use crate::plan::JoinKind;
 
 pub(super) fn refuse(time: SysTime, seq: Seq, reason: impl Into<String>) -> Refused {
@@ -96,7 +96,7 @@ pub(super) fn as_table_stream(
         let mut table: BTreeMap<(Seq, Row), isize> = BTreeMap::new();
         for (_, change) in changes.iter().filter(|(t, _)| *t <= at) {
             let seq = if by_arrival { change.seq } else { 0 };
-            *table.entry((seq, change.row.clone())).or_insert(0) += sign(change.kind);
+            *table.entry((seq, change.row.clone())).or_insert(0) += change.kind.sign();
         }
         let rows = table
             .into_iter()
