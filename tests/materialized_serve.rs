@@ -1,6 +1,7 @@
 //! `dtemporal serve` (issue 14) as a child process: a missed schedule time caught up at start,
 //! SIGTERM during a refresh (it finishes and publishes, exit 0), SIGKILL at each stage of
-//! publishing a snapshot (readers keep the previous snapshot; a restart recovers and publishes
+//! publishing a snapshot (readers keep the previous snapshot and do not wait for the paused
+//! refresh's lock; a restart recovers and publishes
 //! the batch answer), and catalog changes made by `dtemporal sql --warehouse` while it runs.
 //!
 //! The kill points are the test hook `DTEMPORAL_TEST_REFRESH_PAUSE` (the refresh waits at a
@@ -258,6 +259,13 @@ fn killed_at(stage: &str) {
     let table_dir = dir.path("wh/data/totals");
     let id = current(Path::new(&table_dir)).unwrap().snapshot_id;
     assert_eq!(id, if published { 2 } else { 1 }, "{stage}");
+    // A reader does not wait for the paused refresh, which holds the warehouse's lock: it
+    // opens the warehouse without recovering it and reads the published snapshot.
+    assert_eq!(
+        rows(&dir, "SELECT * FROM totals"),
+        content_of(id),
+        "{stage}"
+    );
     serve.child.kill().unwrap(); // SIGKILL: no destructor, no flush, the lock released by the OS.
     assert!(!serve.wait());
     std::fs::remove_file(&pause).unwrap();

@@ -4,12 +4,13 @@
 //! A second process (or a second environment in this process) that wants the lock **waits**
 //! until the holder's statement ends; nothing fails and no update is lost, because every
 //! change re-reads the catalog under the lock before writing it. The lock is released when the
-//! guard drops, and by the operating system when a process dies.
+//! guard drops, and by the operating system when a process dies. Opening a warehouse only
+//! *tries* the lock ([`try_lock`]): a reader does not wait for a refresh in progress.
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use fs4::FileExt;
+use fs4::{FileExt, TryLockError};
 
 use super::{io_at, Error};
 
@@ -22,16 +23,33 @@ pub(crate) struct LockGuard {
 ///
 /// Errors: the lock file cannot be opened or locked (the error names it).
 pub(crate) fn lock(root: &Path) -> Result<LockGuard, Error> {
+    let (file, path) = lock_file(root)?;
+    FileExt::lock(&file).map_err(io_at(&path))?;
+    Ok(LockGuard { file })
+}
+
+/// Takes the lock of the warehouse at `root` if no one holds it; `None` when another does.
+///
+/// Errors: the lock file cannot be opened or locked for another reason (the error names it).
+pub(crate) fn try_lock(root: &Path) -> Result<Option<LockGuard>, Error> {
+    let (file, path) = lock_file(root)?;
+    match FileExt::try_lock(&file) {
+        Ok(()) => Ok(Some(LockGuard { file })),
+        Err(TryLockError::WouldBlock) => Ok(None),
+        Err(TryLockError::Error(e)) => Err(io_at(&path)(e)),
+    }
+}
+
+/// The lock file, opened (created if missing), and its path.
+fn lock_file(root: &Path) -> Result<(File, PathBuf), Error> {
     let path: PathBuf = root.join("LOCK");
-    let io = io_at(&path);
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(&io)?;
-    FileExt::lock(&file).map_err(&io)?;
-    Ok(LockGuard { file })
+        .map_err(io_at(&path))?;
+    Ok((file, path))
 }
 
 impl Drop for LockGuard {

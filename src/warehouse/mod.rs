@@ -14,7 +14,8 @@
 //! Every write is atomic (temporary file, fsync, rename, fsync of the directory). Changes take
 //! the warehouse's exclusive advisory lock (`LOCK`, an `flock` through the `fs4` crate) for the
 //! length of one statement: a second process **waits** for it, then re-reads the catalog, so
-//! that no update is lost. Reads take no lock: they see the last whole catalog or snapshot.
+//! that no update is lost. Reads take no lock: they see the last whole catalog or snapshot, and
+//! opening a warehouse does not wait for a statement in progress ([`Warehouse::open`]).
 //! A missing or corrupted catalog, pointer or manifest is an error naming the file.
 
 mod atomic;
@@ -44,7 +45,11 @@ pub const CATALOG_FILE: &str = "catalog.json";
 
 impl Warehouse {
     /// Opens the warehouse at `root`, creating the directory and an empty catalog if it holds
-    /// none, and recovers every materialized table's data directory ([`recover`]).
+    /// none, and recovers every materialized table's data directory ([`recover`]) when no other
+    /// process holds the lock. When one does (a refresh or a statement in progress), the
+    /// warehouse opens at once without recovering: readers see only published snapshots, so
+    /// they need not wait, and a crashed writer's leftovers are removed by the next open that
+    /// finds the lock free (or overwritten by the next snapshot of their table).
     ///
     /// Errors: the directory cannot be created; the catalog, a pointer or a manifest is
     /// unreadable or corrupted (the error names the file).
@@ -53,25 +58,27 @@ impl Warehouse {
         let data = root.join("data");
         std::fs::create_dir_all(&data).map_err(io_at(&root))?;
         let warehouse = Warehouse { root };
-        {
-            let _guard = lock::lock(&warehouse.root)?;
-            let path = warehouse.catalog_path();
-            if !path.exists() {
-                // A new warehouse has no data yet; data without a catalog is a lost catalog,
-                // never silently an empty one.
-                let mut entries = std::fs::read_dir(&data).map_err(io_at(&data))?;
-                if entries.next().is_some() {
-                    return Err(corrupt(&path, "the catalog file is missing, but the warehouse holds materialized tables' data"));
-                }
-                Catalog::load(&path, true)?.save(&path)?;
+        let path = warehouse.catalog_path();
+        let _guard = match lock::try_lock(&warehouse.root)? {
+            Some(guard) => guard,
+            None if path.exists() => return Ok(warehouse),
+            // Being created by another process: wait for its catalog.
+            None => lock::lock(&warehouse.root)?,
+        };
+        if !path.exists() {
+            // A new warehouse has no data yet; data without a catalog is a lost catalog,
+            // never silently an empty one.
+            let mut entries = std::fs::read_dir(&data).map_err(io_at(&data))?;
+            if entries.next().is_some() {
+                return Err(corrupt(&path, "the catalog file is missing, but the warehouse holds materialized tables' data"));
             }
+            Catalog::load(&path, true)?.save(&path)?;
         }
-        warehouse.update(|catalog| {
-            for name in catalog.materialized.keys() {
-                recover(&warehouse.table_dir(name))?;
-            }
-            warehouse.remove_orphans(catalog)
-        })?;
+        let catalog = Catalog::load(&path, false)?;
+        for name in catalog.materialized.keys() {
+            recover(&warehouse.table_dir(name))?;
+        }
+        warehouse.remove_orphans(&catalog)?;
         Ok(warehouse)
     }
 
