@@ -18,6 +18,10 @@
 //! fires on its last row and is never revised, both execution modes emit the same rows, and
 //! the result is a deterministic function of the input and its division into system times.
 //! SQL has no row-count group window (neither has Flink's).
+//!
+//! Its rendering keeps per key only its position modulo `slide` and the accumulators of its
+//! open windows (at most `ceil(size / slide)`), and drops a window's state when it fires; an
+//! update costs one accumulator update per open window of its key.
 
 use crate::expr::AggregateExpr;
 use crate::repr::{Field, Schema};
@@ -30,6 +34,10 @@ use super::{Mode, Node, PlanError, RelExpr};
 /// holds the rows numbered `k * slide .. k * slide + size` and fires once, when its `size`-th
 /// row arrives; a window short of `size` rows never fires. The output is append-only, one row
 /// per fired window (the group columns, then the aggregates), the same in both execution modes.
+///
+/// Rendered state: per key, its position modulo `slide` and the accumulators of its open
+/// windows (at most `ceil(size / slide)`); a window's state is dropped when it fires, and a key
+/// with no open window whose next row opens one is freed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountWindowAgg {
     /// The input (append-only, with a processing-time attribute).

@@ -1,21 +1,22 @@
 //! Rendering of `CountWindowAgg` (row-count windows, see
-//! [`CountWindowAgg`](crate::plan::CountWindowAgg)): a differential `reduce` per group key over
-//! the key's rows as `(system time, seq, row)`, which it receives sorted, that is in arrival
-//! order; each complete window's aggregates are computed over its rows. As rows only ever arrive
-//! after those already numbered, a window's row is never revised: the output is append-only and
-//! the same in both execution modes. The state is every row of every key (never freed) and an
-//! update costs the key's rows, not the change.
+//! [`CountWindowAgg`](crate::plan::CountWindowAgg)): each row's group key and the columns its
+//! aggregates read are copied out of its bytes, and [`count_window_aggregate`] folds the rows of
+//! each key, in arrival order (system time, then `seq`), into the accumulators of its open
+//! windows ([`RowFold`], as `GROUP BY` does), emitting a window's row when its last row arrives
+//! and dropping its state. A window's row is never revised: the output is append-only and the
+//! same in both execution modes. State: per key with open windows its position modulo the
+//! slide and at most `ceil(size / slide)` accumulators; an update costs one accumulator update
+//! per open window of its key.
 
 use differential_dataflow::AsCollection;
-use differential_temporal_operators::keyed_merge::Rejected;
-use differential_temporal_operators::{RowKind, Seq, SysTime};
+use differential_temporal_operators::window::count_window_aggregate;
 
 use crate::plan::{CountWindowAgg, PlanError};
-use crate::repr::{DatumVec, Row};
+use crate::repr::{prefix_len, ColumnSpans};
 
 use super::nodes::render as render_node;
-use super::window::aggregated_row;
-use super::{split_map, Collection, RenderContext};
+use super::reduce::{read_columns, RowFold};
+use super::{Collection, RenderContext};
 
 /// Renders a row-count window aggregation (see the [module docs](self)).
 pub(super) fn render<'s>(
@@ -24,40 +25,24 @@ pub(super) fn render<'s>(
 ) -> Result<Collection<'s>, PlanError> {
     use timely::dataflow::operators::vec::Map;
     let changes = render_node(ctx, &w.input)?.into_changelog();
+    let mut aggregates = w.aggregates.clone();
+    let read = read_columns(&mut aggregates);
     let group = w.group.clone();
-    let mut datums = DatumVec::new();
+    let mut spans = ColumnSpans::new();
+    let width = prefix_len(group.iter().chain(&read).copied());
+    // The input is append-only (the plan node requires it); a retraction reaching the operator
+    // is refused there with its `seq`.
     let keyed = (changes.inner)
         .map(move |(ch, time, diff)| {
-            let key = {
-                let datums = datums.borrow_with(&ch.row);
-                Row::pack(group.iter().map(|&c| datums[c]))
-            };
-            let diff = match ch.kind {
-                RowKind::Insert | RowKind::UpdateAfter => diff,
-                RowKind::UpdateBefore | RowKind::Delete => -diff,
-            };
-            ((key, (time, ch.seq, ch.row)), time, diff)
+            let located = spans.locate(&ch.row, width);
+            let (key, values) = (located.project(&group), located.project(&read));
+            let diff = if ch.kind.is_accumulate() { diff } else { -diff };
+            ((key, (ch.seq, values)), time, diff)
         })
         .as_collection();
-    let node = w.clone();
-    let reduced = keyed.reduce_named(
-        "CountWindow",
-        move |key: &Row,
-              rows: &[(&(SysTime, Seq, Row), isize)],
-              out: &mut Vec<(Result<Row, String>, isize)>| {
-            // Each row once per copy, numbered in arrival order.
-            let numbered: Vec<(&Row, isize)> = (rows.iter())
-                .flat_map(|((_, _, row), n)| std::iter::repeat_n((row, 1), (*n).max(0) as usize))
-                .collect();
-            for window in node.complete_windows(numbered.len()) {
-                let row = aggregated_row(key, &node.aggregates, &numbered[window]);
-                out.push((row, 1));
-            }
-        },
-    );
-    let (rows, refused) = split_map(reduced, |(_, r)| {
-        r.map_err(|reason| Rejected::invalid(0, reason))
-    });
-    ctx.refused.push(refused);
-    Ok(Collection::Table(rows))
+    let (size, slide) = (w.size.max(1) as u64, w.slide.max(1) as u64);
+    let fold = RowFold::new(aggregates);
+    let aggregated = count_window_aggregate(keyed, size, slide, fold, "CountWindow");
+    ctx.refused.push(aggregated.rejected);
+    Ok(Collection::Table(aggregated.table))
 }

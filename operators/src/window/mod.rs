@@ -1,7 +1,9 @@
 //! Window aggregation in final mode: each window's aggregate emitted once, when the watermark
 //! passes the window, then revised by late rows within an allowed lateness. Fixed windows
 //! (tumbling, sliding, cumulating) are [`window_aggregate_final`], below; session windows, whose
-//! bounds depend on the key's other rows and merge, are [`session_aggregate_final`].
+//! bounds depend on the key's other rows and merge, are [`session_aggregate_final`]. Row-count
+//! windows, which fire on their last row rather than on the watermark, are
+//! [`count_window_aggregate`].
 //!
 //! Fixed windows: each window's aggregate emitted once, when the watermark
 //! passes the window, then revised by late rows within an allowed lateness (Flink's
@@ -39,12 +41,14 @@ use crate::keyed_merge::Rejected;
 use crate::watermark::Watermark;
 use crate::{Seq, SysTime};
 
+pub mod count;
 pub mod session;
 #[cfg(test)]
 mod session_reference;
 #[cfg(test)]
 mod session_tests;
 
+pub use count::count_window_aggregate;
 pub use session::{session_aggregate_final, session_runs, within_gap};
 
 /// One window of one group: its accumulator, row count, last event time and the row it
