@@ -170,11 +170,18 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             } else {
                 JoinKind::Inner
             };
+            // The key is the build side's primary key: `k`, an integer (joined on its i64), or
+            // for the deduplicated build side with some thresholds `s`, a string (joined on the
+            // packed key).
+            let key = match template == 9 && threshold.rem_euclid(3) == 2 {
+                true => vec![1],
+                false => vec![0],
+            };
             let build = if template == 8 {
                 scan_b()
             } else {
                 RelExpr::scan("B2", schema_a(), false)
-                    .dedup(vec![0], Keep::Last, DedupOrder::EventTime)
+                    .dedup(key.clone(), Keep::Last, DedupOrder::EventTime)
                     .unwrap()
             };
             let joined = differential_temporal::plan::join_schema(&schema_a(), &build.schema, kind);
@@ -182,7 +189,7 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
                 bind_scalar(&col("v").le(col("v0")), &joined, &FunctionRegistry::new()).unwrap()
             });
             let join = scan_a()
-                .temporal_join(build, vec![0], vec![0], kind, residual)
+                .temporal_join(build, key.clone(), key, kind, residual)
                 .unwrap();
             // A projection over the join (build columns first) is fused into it when rendered.
             match threshold < 0 {

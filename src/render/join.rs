@@ -1,5 +1,7 @@
 //! Rendering of the temporal join (event time, both modes) and the lookup join (processing time)
-//! onto the generic operators, with `K` = the packed key columns, `P` and `B` = the packed rows.
+//! onto the generic operators, with `P` and `B` = the packed rows and `K` = the key: the key
+//! column's `i64` when the key is one integer column on both sides (hashed and compared as a
+//! number, the common `ON p.id = b.id`), else the packed key columns.
 //!
 //! NULL keys never match (SQL's rule; Flink's temporal join differs, see the README): a probe
 //! row with a NULL key column bypasses the operator (LEFT pads it, INNER drops it) and a build
@@ -7,14 +9,14 @@
 
 use std::cell::RefCell;
 
-use differential_dataflow::VecCollection;
+use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 
 use crate::expr::{CompiledExpr, RowArena};
 use crate::plan::{Join, JoinKind, Node, PlanError, RelExpr};
-use crate::repr::{prefix_len, Datum, DatumVec, Row, Ts};
+use crate::repr::{prefix_len, Datum, DatumVec, Row, Rowtime, Ts};
 use differential_temporal_operators::temporal_join::{
     arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
-    temporal_join_final, FinalJoin, JoinConfig,
+    temporal_join_final, FinalJoin, JoinConfig, JoinKey,
 };
 use differential_temporal_operators::versioned::versions_from_changelog;
 use differential_temporal_operators::watermark::watermarks;
@@ -23,7 +25,29 @@ use differential_temporal_operators::{arrange_versions, Change, SysTime};
 use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
 use super::{split, split_map, Collection, ExecutionMode, RenderContext};
 
-type Keyed<'s> = VecCollection<'s, SysTime, (Row, Change<Row>)>;
+type Keyed<'s, K> = VecCollection<'s, SysTime, (K, Change<Row>)>;
+
+/// A join key read from a row's decoded columns `key` (none of them NULL).
+trait JoinKeyOf: ExchangeData + Hashable + JoinKey {
+    fn of(datums: &[Datum], key: &[usize]) -> Self;
+}
+
+/// Any key: the key columns packed.
+impl JoinKeyOf for Row {
+    fn of(datums: &[Datum], key: &[usize]) -> Row {
+        Row::pack(key.iter().map(|&c| datums[c]))
+    }
+}
+
+/// One integer key column (TINYINT .. BIGINT, all `Datum::Int`), on both sides.
+impl JoinKeyOf for i64 {
+    fn of(datums: &[Datum], key: &[usize]) -> i64 {
+        match datums[key[0]] {
+            Datum::Int(v) => v,
+            other => unreachable!("an integer key column holds {other:?}"),
+        }
+    }
+}
 
 /// Renders a `TemporalJoin` or `LookupJoin` node; with `projection`, the columns of the joined
 /// row to output (a `Project` over the join, fused so that each output row is packed once).
@@ -42,10 +66,8 @@ pub(super) fn render<'s>(
         build,
         probe_key,
         build_key,
-        kind,
-        residual,
+        ..
     } = join;
-    let kind = *kind;
     let output = Output {
         probe_width: probe.schema.len(),
         build_width: build.schema.len(),
@@ -58,7 +80,36 @@ pub(super) fn render<'s>(
     };
     let probe_changes = render_node(ctx, probe)?.into_changelog();
     let build_changes = render_node(ctx, build)?.into_changelog();
+    let integer = |plan: &RelExpr, key: &[usize]| {
+        key.len() == 1 && plan.schema.fields[key[0]].ty.data_type.is_integer()
+    };
+    let inputs = (probe_changes, build_changes);
+    let out = match integer(probe, probe_key) && integer(build, build_key) {
+        true => join_keyed::<i64>(ctx, join, inputs, times, output),
+        false => join_keyed::<Row>(ctx, join, inputs, times, output),
+    };
+    Ok(Collection::Changelog(out))
+}
 
+type Changes<'s> = VecCollection<'s, SysTime, Change<Row>>;
+
+/// The join of the probe and build `inputs` on keys of type `K`, its output rows `output`;
+/// `times` the rowtime attributes of an event-time join (`None`: a lookup join).
+fn join_keyed<'s, K: JoinKeyOf>(
+    ctx: &mut RenderContext<'s>,
+    join: &Join,
+    (probe_changes, build_changes): (Changes<'s>, Changes<'s>),
+    times: Option<(Rowtime, Rowtime)>,
+    output: Output,
+) -> Changes<'s> {
+    let Join {
+        probe_key,
+        build_key,
+        kind,
+        residual,
+        ..
+    } = join;
+    let kind = *kind;
     let probe_time = times.as_ref().map(|(p, _)| p.column);
     let (probe_keyed, null_keyed) = key_rows(ctx, probe_changes, probe_key.clone(), probe_time);
     let padded = match kind {
@@ -98,13 +149,13 @@ pub(super) fn render<'s>(
                 let (p_delay, b_delay) = (pt.delay_ms, bt.delay_ms);
                 let probe_marks = watermarks(
                     probe_keyed.clone(),
-                    move |(_, ch): &(Row, Change<Row>)| time_of(&ch.row, p_col),
+                    move |(_, ch): &(K, Change<Row>)| time_of(&ch.row, p_col),
                     move |max: &Ts| minus_millis(*max, p_delay),
                     "TemporalJoin: probe watermark",
                 );
                 let build_marks = watermarks(
                     versions.clone(),
-                    |(_, v): &(Row, differential_temporal_operators::Version<Ts, Row>)| v.time,
+                    |(_, v): &(K, differential_temporal_operators::Version<Ts, Row>)| v.time,
                     move |max: &Ts| minus_millis(*max, b_delay),
                     "TemporalJoin: build watermark",
                 );
@@ -158,12 +209,12 @@ pub(super) fn render<'s>(
     if let Some(padded) = padded {
         out = out.concat(padded);
     }
-    Ok(Collection::Changelog(out))
+    out
 }
 
 /// A packed key is a NULL join key iff one of its columns is NULL (the operators' rule; keys
 /// with a NULL column are also routed around them when keyed here).
-impl differential_temporal_operators::temporal_join::JoinKey for Row {
+impl JoinKey for Row {
     fn is_null(&self) -> bool {
         self.iter().any(|d| d.is_null())
     }
@@ -172,12 +223,12 @@ impl differential_temporal_operators::temporal_join::JoinKey for Row {
 /// Keys each change by its key columns. Changes with a NULL key column go to the second
 /// collection (they never match); with an event-time `column`, changes whose time is NULL are
 /// refused with their `seq`. One pass over the changes.
-fn key_rows<'s>(
+fn key_rows<'s, K: JoinKeyOf>(
     ctx: &mut RenderContext<'s>,
-    changes: VecCollection<'s, SysTime, Change<Row>>,
+    changes: Changes<'s>,
     key: Vec<usize>,
     time: Option<usize>,
-) -> (Keyed<'s>, VecCollection<'s, SysTime, Change<Row>>) {
+) -> (Keyed<'s, K>, Changes<'s>) {
     let mut datums = DatumVec::new();
     let read = prefix_len(key.iter().chain(&time).copied());
     let (keyed, other) = split_map(changes, move |ch| {
@@ -190,7 +241,7 @@ fn key_rows<'s>(
             } else if time.is_some_and(|c| datums[c].is_null()) {
                 Err(false)
             } else {
-                Ok(Row::pack(key.iter().map(|&c| datums[c])))
+                Ok(K::of(&datums, &key))
             }
         };
         match verdict {
