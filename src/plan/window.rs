@@ -282,6 +282,15 @@ impl WindowAgg {
         group.extend([width, width + 1, width + 2]);
         group
     }
+
+    /// The delay of the watermark over the time column, ms: the rowtime's declared delay, 0
+    /// over the proctime attribute (its stamps grow with system time, so no row is late).
+    pub fn watermark_delay_ms(&self) -> i64 {
+        match &self.input.schema.rowtime {
+            Some(r) if r.column == self.time => r.delay_ms,
+            _ => 0,
+        }
+    }
 }
 
 /// The sessions of one key's rows: `times` (ms, sorted ascending) cut where two consecutive
@@ -323,12 +332,13 @@ impl RelExpr {
         lateness_ms: i64,
     ) -> Result<RelExpr, PlanError> {
         const NODE: &str = "WindowAggregate";
-        self.check_window_input(NODE, time, &window, |field| {
+        self.check_window_input(NODE, time, &window, true, |field| {
             format!(
-                "Window aggregate can only be defined over a time attribute column, but '{}' ({}) is not one (declare a WATERMARK for it)",
+                "Window aggregate can only be defined over a time attribute column, but '{}' ({}) is not one (declare a WATERMARK for it, or AS PROCTIME())",
                 field.name, field.ty
             )
         })?;
+        let proctime = self.schema.proctime == Some(time);
         if lateness_ms < 0 {
             return Err(PlanError::invalid(
                 NODE,
@@ -351,7 +361,8 @@ impl RelExpr {
         let mut schema = Schema::new(fields)?;
         let key: Vec<usize> = (0..group.len() + 2).collect();
         schema.primary_key = Some(key.clone());
-        schema.rowtime = Some(Rowtime {
+        // Over processing time `window_time` is no event-time attribute.
+        schema.rowtime = (!proctime).then(|| Rowtime {
             column: group.len() + 2,
             delay_ms: self.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms),
         });
@@ -374,7 +385,8 @@ impl RelExpr {
 
 impl RelExpr {
     /// `Ok` when this input can be windowed by `window` over column `time`: the column is
-    /// its rowtime attribute (else `node`'s error, worded by `not_rowtime` from the column), the
+    /// its rowtime attribute, or its proctime attribute when `proctime_ok` (else `node`'s
+    /// error, worded by `not_rowtime` from the column), the
     /// input is append-only (Flink's window operators consume inserts only) and the window's
     /// sizes are valid.
     pub(super) fn check_window_input(
@@ -382,13 +394,15 @@ impl RelExpr {
         node: &'static str,
         time: usize,
         window: &WindowSpec,
+        proctime_ok: bool,
         not_rowtime: impl FnOnce(&Field) -> String,
     ) -> Result<(), PlanError> {
         let field =
             self.schema.fields.get(time).ok_or_else(|| {
                 PlanError::invalid(node, format!("time column {time} out of range"))
             })?;
-        if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) {
+        let proctime = proctime_ok && self.schema.proctime == Some(time);
+        if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) && !proctime {
             return Err(PlanError::invalid(node, not_rowtime(field)));
         }
         self.require_append_only(node)?;

@@ -54,7 +54,7 @@ pub(super) fn render<'s>(
         let windowed = Collection::Changelog(windowed);
         return Ok(reduce(ctx, windowed, true, group, w.aggregates.clone()));
     }
-    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let delay = w.watermark_delay_ms();
     let marks = watermarks(
         timed,
         move |ch: &Change<Row>| event_time(&ch.row, column).unwrap_or(NO_TIME),
@@ -165,7 +165,7 @@ fn final_sessions<'s>(
     use timely::dataflow::operators::vec::Map;
     let column = w.time;
     let millis = move |ch: &Change<Row>| event_time(&ch.row, column).unwrap_or(NO_TIME).millis;
-    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let delay = w.watermark_delay_ms();
     let marks = watermarks(
         timed.clone(),
         millis,

@@ -1,0 +1,131 @@
+//! The processing-time stamp ([`Node::ProcTime`]): the value of a `PROCTIME()` column.
+//!
+//! Processing time here is a function of system time, not a reading of the wall clock: the
+//! environment's [`ProcessingClock`] maps system time `s` (input block `s` of each input enters
+//! at `s`) to `P(s) = start + s * tick`, and a row of an append-only input that enters at `s`
+//! carries `P(s)` in its proctime column. The stamp is applied where the row's system time is
+//! visible (the rendered collection's timestamp, the reference interpreter's stream), so results
+//! that read it (processing-time windows) are the same for a given input and batching on any
+//! number of workers. Flink reads the wall clock per row, so its results are not reproducible.
+//!
+//! Only append-only inputs are stamped: on an updating input a `-U`/`-D` would be stamped at a
+//! later system time than the `+I` it cancels and cancel nothing. An updating table's proctime
+//! column keeps one value, `P(0)`, for every row (lookup joins and proctime deduplication order
+//! by arrival and never read it), and processing-time windows over it are refused as every
+//! window over an updating input is.
+
+use std::time::Duration;
+
+use differential_temporal_operators::SysTime;
+
+use crate::repr::{Datum, Row, Ts};
+
+use super::{Node, PlanError, RelExpr};
+
+/// The processing-time clock: system time `s` is processing time `start + s * tick`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProcessingClock {
+    /// The processing time of system time 0, whole milliseconds.
+    pub start: Ts,
+    /// The processing time between two system times, in milliseconds (at least 1).
+    pub tick_ms: i64,
+}
+
+impl ProcessingClock {
+    /// The clock starting at `start` (its sub-millisecond part dropped) and advancing by `tick`
+    /// a system time. Errors: a tick that is not a positive whole number of milliseconds (a
+    /// zero tick would give rows of later system times the processing time of windows already
+    /// closed).
+    ///
+    /// ```
+    /// use differential_temporal::plan::ProcessingClock;
+    /// use differential_temporal::repr::Ts;
+    /// use std::time::Duration;
+    ///
+    /// let clock = ProcessingClock::new(Ts::from_millis(1_000), Duration::from_secs(1)).unwrap();
+    /// assert_eq!(clock.at(3), Ts::from_millis(4_000));
+    /// assert!(ProcessingClock::new(Ts::from_millis(0), Duration::from_micros(1500)).is_err());
+    /// ```
+    pub fn new(start: Ts, tick: Duration) -> Result<ProcessingClock, String> {
+        let whole = tick.subsec_nanos() % 1_000_000 == 0;
+        match i64::try_from(tick.as_millis()) {
+            Ok(tick_ms) if tick_ms > 0 && whole => Ok(ProcessingClock {
+                start: Ts::from_millis(start.millis),
+                tick_ms,
+            }),
+            _ => Err(format!(
+                "the processing-time clock's tick must be a positive whole number of milliseconds, but is {tick:?}"
+            )),
+        }
+    }
+
+    /// The clock starting now, on the wall clock, ticking 1 ms a system time: the default.
+    pub fn wall_clock() -> ProcessingClock {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        ProcessingClock {
+            start: Ts::from_millis(i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)),
+            tick_ms: 1,
+        }
+    }
+
+    /// The processing time of system time `s`, `start + s * tick` (saturating).
+    pub fn at(&self, s: SysTime) -> Ts {
+        let s = i64::try_from(s).unwrap_or(i64::MAX);
+        Ts::from_millis(
+            self.start
+                .millis
+                .saturating_add(s.saturating_mul(self.tick_ms)),
+        )
+    }
+}
+
+/// As `explain` prints it: `start=1700000000000ms, tick=1000ms` (milliseconds since the epoch).
+impl std::fmt::Display for ProcessingClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "start={}ms, tick={}ms", self.start.millis, self.tick_ms)
+    }
+}
+
+impl RelExpr {
+    /// Each row with its proctime attribute `column` set to the processing time of the system
+    /// time it enters at, on `clock` (see the [module docs](self)).
+    ///
+    /// Errors: `column` is not the input's proctime attribute, or the input is updating (a
+    /// retraction would not equal its insertion).
+    pub fn stamp_proctime(
+        self,
+        column: usize,
+        clock: ProcessingClock,
+    ) -> Result<RelExpr, PlanError> {
+        const NODE: &str = "ProcessingTime";
+        if self.schema.proctime != Some(column) {
+            let name = self.schema.fields.get(column).map_or("?", |f| &f.name);
+            return Err(PlanError::invalid(
+                NODE,
+                format!("column '{name}' is not the proctime attribute"),
+            ));
+        }
+        self.require_append_only(NODE)?;
+        Ok(RelExpr {
+            schema: self.schema.clone(),
+            mode: self.mode.clone(),
+            node: Node::ProcTime {
+                input: Box::new(self),
+                column,
+                clock,
+            },
+        })
+    }
+}
+
+/// `row` with its column `column` set to the processing time `at`.
+pub(crate) fn stamp(row: &Row, column: usize, at: Ts) -> Row {
+    let at = Datum::Timestamp(at);
+    Row::pack(
+        row.iter()
+            .enumerate()
+            .map(|(i, d)| if i == column { at } else { d }),
+    )
+}
