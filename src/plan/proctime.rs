@@ -47,7 +47,7 @@ impl ProcessingClock {
     /// assert!(ProcessingClock::new(Ts::from_millis(0), Duration::from_micros(1500)).is_err());
     /// ```
     pub fn new(start: Ts, tick: Duration) -> Result<ProcessingClock, String> {
-        let whole = tick.subsec_nanos() % 1_000_000 == 0;
+        let whole = tick.subsec_nanos().is_multiple_of(1_000_000);
         match i64::try_from(tick.as_millis()) {
             Ok(tick_ms) if tick_ms > 0 && whole => Ok(ProcessingClock {
                 start: Ts::from_millis(start.millis),
@@ -128,4 +128,56 @@ pub(crate) fn stamp(row: &Row, column: usize, at: Ts) -> Row {
             .enumerate()
             .map(|(i, d)| if i == column { at } else { d }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::ProcessingClock;
+    use crate::expr::{bind_aggregate, count_star, FunctionRegistry};
+    use crate::plan::{RelExpr, WindowSpec};
+    use crate::repr::{DataType, Schema, Ts};
+
+    fn clicks(changelog: bool) -> RelExpr {
+        let schema = Schema::builder()
+            .column("user", DataType::STRING.nullable())
+            .column("pt", DataType::TimestampLtz(3).not_null())
+            .proctime("pt")
+            .build()
+            .unwrap();
+        RelExpr::scan("Clicks", schema, changelog)
+    }
+
+    fn clock() -> ProcessingClock {
+        ProcessingClock::new(Ts::from_millis(1_000), Duration::from_secs(2)).unwrap()
+    }
+
+    #[test]
+    fn a_proctime_window_groups_the_stamps() {
+        let input = clicks(false).stamp_proctime(1, clock()).unwrap();
+        let count = bind_aggregate(&count_star(), &input.schema, &FunctionRegistry::new());
+        let aggs = vec![(count.unwrap(), "n".to_string())];
+        let plan = input
+            .window_agg(1, WindowSpec::tumble(10_000), vec![0], aggs, 0)
+            .unwrap();
+        assert_eq!(
+            plan.explain(),
+            "WindowAggregate(window=[TUMBLE(size=10000ms) ON pt], group=[user], aggs=[COUNT(*) AS n], lateness=0ms) -> [user STRING, window_start TIMESTAMP(3) NOT NULL, window_end TIMESTAMP(3) NOT NULL, window_time TIMESTAMP(3) NOT NULL, n BIGINT NOT NULL] updating(key=[user, window_start, window_end])\n  ProcessingTime(column=[pt], start=1000ms, tick=2000ms) -> [user STRING, pt TIMESTAMP_LTZ(3) NOT NULL] append-only proctime=pt\n    Scan(table=[Clicks]) -> [user STRING, pt TIMESTAMP_LTZ(3) NOT NULL] append-only proctime=pt\n"
+        );
+        assert_eq!(clock().at(3), Ts::from_millis(7_000));
+    }
+
+    #[test]
+    fn misuse_is_refused() {
+        let err = clicks(true).stamp_proctime(1, clock()).unwrap_err();
+        assert_eq!(err.to_string(), "ProcessingTime: ProcessingTime doesn't support consuming update and delete changes which is produced by node Scan");
+        let err = clicks(false).stamp_proctime(0, clock()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "ProcessingTime: column 'user' is not the proctime attribute"
+        );
+        let err = ProcessingClock::new(Ts::from_millis(0), Duration::ZERO).unwrap_err();
+        assert_eq!(err, "the processing-time clock's tick must be a positive whole number of milliseconds, but is 0ns");
+    }
 }

@@ -455,7 +455,7 @@ mod tests {
         let err = (input.clone())
             .window_agg(3, WindowSpec::tumble(10), vec![], aggs.clone(), 0)
             .unwrap_err();
-        assert_eq!(err.to_string(), "WindowAggregate: Window aggregate can only be defined over a time attribute column, but 'other' (TIMESTAMP(3)) is not one (declare a WATERMARK for it)");
+        assert_eq!(err.to_string(), "WindowAggregate: Window aggregate can only be defined over a time attribute column, but 'other' (TIMESTAMP(3)) is not one (declare a WATERMARK for it, or AS PROCTIME())");
         let err = (orders(true))
             .window_agg(2, WindowSpec::tumble(10), vec![], aggs.clone(), 0)
             .unwrap_err();
