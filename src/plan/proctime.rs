@@ -23,6 +23,12 @@ use crate::repr::{Datum, Row, Ts};
 use super::{Node, PlanError, RelExpr};
 
 /// The processing-time clock: system time `s` is processing time `start + s * tick`.
+///
+/// A row of an append-only input entering at system time `s` (input block `s`) gets `P(s)` in
+/// its `PROCTIME()` column ([`RelExpr::stamp_proctime`], applied where the system time is
+/// visible), so processing-time windows depend on the input and its batching only, never on the
+/// worker count or the machine's speed (Flink reads the wall clock per row). An updating input
+/// is not stamped (a later `-U`/`-D` would not cancel its `+I`): its rows keep `P(0)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProcessingClock {
     /// The processing time of system time 0, whole milliseconds.
@@ -90,7 +96,7 @@ impl std::fmt::Display for ProcessingClock {
 
 impl RelExpr {
     /// Each row with its proctime attribute `column` set to the processing time of the system
-    /// time it enters at, on `clock` (see the [module docs](self)).
+    /// time it enters at, on `clock` (see [`ProcessingClock`] for the rule).
     ///
     /// Errors: `column` is not the input's proctime attribute, or the input is updating (a
     /// retraction would not equal its insertion).
