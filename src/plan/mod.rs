@@ -231,8 +231,8 @@ pub enum Node {
     /// `ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) <= N`: the first rows of each
     /// partition (see [`TopN`]).
     TopN(TopN),
-    /// `GROUP BY window, keys` over `TUMBLE`, `HOP` or `CUMULATE` windows of the rowtime (see
-    /// [`WindowAgg`]).
+    /// `GROUP BY window, keys` over `TUMBLE`, `HOP`, `CUMULATE` or `SESSION` windows of the
+    /// rowtime or the stamped proctime (see [`WindowAgg`]).
     WindowAgg(WindowAgg),
     /// The rows of a `TUMBLE`, `HOP` or `CUMULATE` window table-valued function: each row once
     /// per window of the rowtime, the window's columns appended (see [`WindowAssign`]).

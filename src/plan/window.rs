@@ -19,6 +19,11 @@
 //!   the merged one once the watermark reaches its end (see
 //!   [`session_aggregate_final`](differential_temporal_operators::window::session_aggregate_final)).
 //!
+//! Over the input's proctime attribute instead (a processing-time window) the time is each
+//! row's stamp (see [`ProcessingClock`](crate::plan::ProcessingClock)) and the watermark's delay
+//! 0: the stamps grow with system time, so no row is ever late; the output then has no rowtime
+//! attribute.
+//!
 //! The output has one row per group key and window with rows: the group columns, then
 //! `window_start`, `window_end` (TIMESTAMP(3)), `window_time` (`end - 1 ms`, the output's rowtime
 //! attribute), then the aggregates. Its upsert key is the group columns and the window bounds.
@@ -258,9 +263,9 @@ impl std::fmt::Display for WindowSpec {
 /// The parts of a window aggregation; see the [module documentation](self).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowAgg {
-    /// The input (append-only, with a rowtime attribute).
+    /// The input (append-only, with a rowtime or proctime attribute).
     pub input: Box<RelExpr>,
-    /// The input's rowtime column the windows are over.
+    /// The input's rowtime (or proctime) column the windows are over.
     pub time: usize,
     /// The windows.
     pub window: WindowSpec,
@@ -319,8 +324,8 @@ impl RelExpr {
     /// windows `window` of the rowtime column `time` (see the [module docs](self)); in final
     /// mode rows up to `lateness_ms` behind a window's end still update it.
     ///
-    /// Errors, each naming the column: `time` is not the input's rowtime attribute (Flink: a
-    /// window is defined over a time attribute), the input is updating (Flink's window
+    /// Errors, each naming the column: `time` is neither the input's rowtime nor its proctime
+    /// attribute (Flink: a window is defined over a time attribute), the input is updating (Flink's window
     /// aggregation consumes inserts only), a window size that is not positive (Flink's
     /// message), a negative lateness, a group column out of range, a duplicate output name.
     pub fn window_agg(

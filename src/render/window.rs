@@ -3,7 +3,8 @@
 //! * incremental mode: the `Reduce` rendering grouped by the keys and the window columns
 //!   (exact at every system time; a late row revises its window);
 //! * final mode: [`window_aggregate_final`] with the same accumulators, over the watermark of
-//!   the input's rowtime (its declared delay), freeing each window at `end - 1 + lateness`.
+//!   the input's rowtime (its declared delay; over the stamped proctime, delay 0), freeing
+//!   each window at `end - 1 + lateness`.
 //!
 //! Session windows in incremental mode are a differential `reduce` per group key that cuts
 //! the key's rows, sorted by event time, into sessions ([`sessions`]) and aggregates each: a
