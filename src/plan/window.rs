@@ -321,13 +321,15 @@ pub fn window_datums(start: i64, end: i64) -> [Ts; 3] {
 
 impl RelExpr {
     /// `GROUP BY window, group` computing `aggregates` (aggregate, output name) over the
-    /// windows `window` of the rowtime column `time` (see the [module docs](self)); in final
-    /// mode rows up to `lateness_ms` behind a window's end still update it.
+    /// windows `window` of the rowtime (or stamped proctime) column `time` (see the [module
+    /// docs](self)); in final mode rows up to `lateness_ms` behind a window's end still update
+    /// it.
     ///
     /// Errors, each naming the column: `time` is neither the input's rowtime nor its proctime
-    /// attribute (Flink: a window is defined over a time attribute), the input is updating (Flink's window
-    /// aggregation consumes inserts only), a window size that is not positive (Flink's
-    /// message), a negative lateness, a group column out of range, a duplicate output name.
+    /// attribute (Flink: a window is defined over a time attribute), the input is updating
+    /// (Flink's window aggregation consumes inserts only), a window size that is not positive
+    /// (Flink's message), a negative lateness, a group column out of range, a duplicate output
+    /// name.
     pub fn window_agg(
         self,
         time: usize,

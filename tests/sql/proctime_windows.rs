@@ -1,5 +1,5 @@
 //! Processing-time windows (issue 12): TUMBLE, HOP and CUMULATE over a `PROCTIME()` attribute,
-//! in SQL (window TVF) and the Table API (`Tumble::over(..).on(pt)`), with the environment's
+//! in SQL (window TVF and legacy group window) and the Table API (`Tumble::over(..).on(pt)`), with the environment's
 //! processing-time clock set so that the stamps and windows are exact: one row an epoch, epoch
 //! `s` at processing time `s` seconds after 1970-01-01 00:00:00. Both modes, 1 and 2 workers;
 //! and the refusal of a processing-time window over an updating table.
@@ -83,6 +83,11 @@ fn sql_tumble_over_proctime_is_exact_in_both_modes() {
             let result = env.sql_query(query).unwrap().execute().unwrap();
             let label = format!("{mode:?} on {workers} workers");
             assert_eq!(sorted(result.rows_as_text()), TUMBLE_SUMS, "{label}");
+            let legacy = "SELECT `user`, TUMBLE_START(pt, INTERVAL '3' SECOND),
+                TUMBLE_END(pt, INTERVAL '3' SECOND), COUNT(*), SUM(n)
+                FROM Clicks GROUP BY `user`, TUMBLE(pt, INTERVAL '3' SECOND)";
+            let rows = env.sql_query(legacy).unwrap().execute().unwrap();
+            assert_eq!(sorted(rows.rows_as_text()), TUMBLE_SUMS, "legacy, {label}");
             if mode == ExecutionMode::Final {
                 // Each window emitted once (nothing is ever late on processing time).
                 let changes = changelog_text(&result);
