@@ -165,7 +165,9 @@ impl TableEnv {
     /// `clock`: a row entering at system time `s` (input block `s`, see
     /// [`with_block_bytes`](TableEnv::with_block_bytes)) has processing time `start + s * tick`
     /// ([`ProcessingClock`]). By default the clock starts at the wall clock when the table is
-    /// declared and ticks 1 ms a system time. Processing-time windows are computed on these
+    /// declared and ticks 1 ms a system time. SQL sets it with `SET 'dtemporal.proctime.start' =
+    /// '2024-01-01 00:00:00'` (UTC) and `SET 'dtemporal.proctime.tick' = '1 s'`.
+    /// Processing-time windows are computed on these
     /// stamps, so their results depend on the input and its batching only (Flink reads the wall
     /// clock per row).
     ///

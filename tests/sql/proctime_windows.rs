@@ -206,3 +206,41 @@ fn a_proctime_window_over_an_updating_table_is_refused() {
         "{err}"
     );
 }
+
+/// The clock set in SQL: `SET 'dtemporal.proctime.start'` (a UTC timestamp) and
+/// `'dtemporal.proctime.tick'` (a duration), for the tables declared after them; bad values
+/// refused naming the option.
+#[test]
+fn the_clock_is_set_in_sql() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clicks.csv");
+    std::fs::write(&path, "user,n\na,1\nb,2\na,3\na,4\nb,5\na,6\na,7\nb,8\n").unwrap();
+    let env = env(2);
+    env.execute_sql(&format!(
+        "SET 'dtemporal.proctime.start' = '1970-01-01 00:00:00';
+         SET 'dtemporal.proctime.tick' = '1 s';
+         CREATE TABLE Clicks (`user` STRING, n INT, pt AS PROCTIME())
+         WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv')",
+        path.display()
+    ))
+    .unwrap();
+    let query = "SELECT `user`, window_start, window_end, COUNT(*), SUM(n)
+        FROM TABLE(TUMBLE(TABLE Clicks, DESCRIPTOR(pt), INTERVAL '3' SECOND))
+        GROUP BY `user`, window_start, window_end";
+    let rows = env.sql_query(query).unwrap().execute().unwrap();
+    assert_eq!(sorted(rows.rows_as_text()), TUMBLE_SUMS);
+    let err = |set: &str| env.execute_sql(set).unwrap_err().to_string();
+    assert!(
+        err("SET 'dtemporal.proctime.tick' = '0 s'")
+            .contains("the processing-time clock's tick must be a positive whole number of milliseconds, but is 0ns"),
+        "{}",
+        err("SET 'dtemporal.proctime.tick' = '0 s'")
+    );
+    let bad_start = err("SET 'dtemporal.proctime.start' = 'noon'");
+    assert!(
+        bad_start.contains(
+            "'dtemporal.proctime.start' takes a UTC timestamp like '2024-01-01 00:00:00'"
+        ),
+        "{bad_start}"
+    );
+}
