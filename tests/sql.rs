@@ -37,6 +37,8 @@ mod nexmark;
 mod ordering;
 #[path = "sql/over.rs"]
 mod over;
+#[path = "sql/proctime_windows.rs"]
+mod proctime_windows;
 #[path = "sql/top_n.rs"]
 mod top_n;
 #[path = "sql/window_tvf.rs"]

@@ -41,6 +41,9 @@ impl RelExpr {
                     .collect();
                 format!("exprs=[{}]", exprs.join(", "))
             }
+            Node::ProcTime { column, clock, .. } => {
+                format!("column=[{}], {clock}", self.schema.fields[*column].name)
+            }
             Node::Filter { predicate, .. } => {
                 format!("condition=[{}]", expr_text(predicate, &self.schema))
             }

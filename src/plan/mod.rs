@@ -36,6 +36,7 @@ mod equi_join;
 mod explain;
 mod interval_join;
 pub mod over;
+mod proctime;
 pub mod reference;
 mod set_op;
 mod sort;
@@ -59,6 +60,8 @@ pub use differential_temporal_operators::temporal_join::JoinKind;
 pub use equi_join::{equi_join_schema, joined_row, EquiJoin, JoinType};
 pub use interval_join::IntervalBounds;
 pub use over::{Over, OverFrame};
+pub(crate) use proctime::stamp;
+pub use proctime::ProcessingClock;
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
 pub use top_n::TopN;
@@ -126,6 +129,16 @@ pub enum Node {
         input: Box<RelExpr>,
         /// The expressions, over the input's columns.
         exprs: Vec<ScalarExpr>,
+    },
+    /// Sets the proctime attribute `column` of each row to the processing time of the system
+    /// time it enters at (see [`ProcessingClock`]); append-only inputs only.
+    ProcTime {
+        /// The input.
+        input: Box<RelExpr>,
+        /// The proctime column.
+        column: usize,
+        /// System time to processing time.
+        clock: ProcessingClock,
     },
     /// Keeps the rows for which `predicate` is TRUE (NULL and FALSE drop the row).
     Filter {
@@ -218,8 +231,8 @@ pub enum Node {
     /// `ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) <= N`: the first rows of each
     /// partition (see [`TopN`]).
     TopN(TopN),
-    /// `GROUP BY window, keys` over `TUMBLE`, `HOP` or `CUMULATE` windows of the rowtime (see
-    /// [`WindowAgg`]).
+    /// `GROUP BY window, keys` over `TUMBLE`, `HOP`, `CUMULATE` or `SESSION` windows of the
+    /// rowtime or the stamped proctime (see [`WindowAgg`]).
     WindowAgg(WindowAgg),
     /// The rows of a `TUMBLE`, `HOP` or `CUMULATE` window table-valued function: each row once
     /// per window of the rowtime, the window's columns appended (see [`WindowAssign`]).
@@ -290,6 +303,7 @@ impl RelExpr {
         match &self.node {
             Node::Scan { .. } | Node::Values { .. } => vec![],
             Node::Map { input, .. }
+            | Node::ProcTime { input, .. }
             | Node::Filter { input, .. }
             | Node::Project { input, .. }
             | Node::Reduce { input, .. }
@@ -352,6 +366,7 @@ impl RelExpr {
             Node::Scan { .. } => "Scan",
             Node::Values { .. } => "Values",
             Node::Map { .. } => "Map",
+            Node::ProcTime { .. } => "ProcessingTime",
             Node::Filter { .. } => "Filter",
             Node::Project { .. } => "Project",
             Node::Reduce { .. } => "Reduce",

@@ -13,6 +13,8 @@
 //!
 //! Semantics (incremental mode, exact at every system time):
 //! * `Map`/`Filter`/`Project`: per change; a row whose expression fails is refused.
+//! * `ProcTime`: each change with its proctime column set to the processing time of its system
+//!   time.
 //! * `Reduce`: per group of the accumulated input, the aggregates over the group's rows in
 //!   arrival (`seq`) order; groups with no rows have no output row.
 //! * `Distinct`: each row of positive multiplicity once.
@@ -179,6 +181,17 @@ fn eval(
             }
             out
         }
+        Node::ProcTime {
+            input,
+            column,
+            clock,
+        } => eval(input, inputs, refused, final_mode)?
+            .into_iter()
+            .map(|(time, ch)| {
+                let row = super::stamp(&ch.row, *column, clock.at(time));
+                (time, Change::new(ch.seq, ch.kind, row))
+            })
+            .collect(),
         Node::Filter { input, predicate } => {
             let mut out = Vec::new();
             for (time, change) in eval(input, inputs, refused, final_mode)? {

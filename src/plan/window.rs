@@ -19,6 +19,11 @@
 //!   the merged one once the watermark reaches its end (see
 //!   [`session_aggregate_final`](differential_temporal_operators::window::session_aggregate_final)).
 //!
+//! Over the input's proctime attribute instead (a processing-time window) the time is each
+//! row's stamp (see [`ProcessingClock`](crate::plan::ProcessingClock)) and the watermark's delay
+//! 0: the stamps grow with system time, so no row is ever late; the output then has no rowtime
+//! attribute.
+//!
 //! The output has one row per group key and window with rows: the group columns, then
 //! `window_start`, `window_end` (TIMESTAMP(3)), `window_time` (`end - 1 ms`, the output's rowtime
 //! attribute), then the aggregates. Its upsert key is the group columns and the window bounds.
@@ -258,9 +263,9 @@ impl std::fmt::Display for WindowSpec {
 /// The parts of a window aggregation; see the [module documentation](self).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowAgg {
-    /// The input (append-only, with a rowtime attribute).
+    /// The input (append-only, with a rowtime or proctime attribute).
     pub input: Box<RelExpr>,
-    /// The input's rowtime column the windows are over.
+    /// The input's rowtime (or proctime) column the windows are over.
     pub time: usize,
     /// The windows.
     pub window: WindowSpec,
@@ -281,6 +286,15 @@ impl WindowAgg {
         let mut group = self.group.clone();
         group.extend([width, width + 1, width + 2]);
         group
+    }
+
+    /// The delay of the watermark over the time column, ms: the rowtime's declared delay, 0
+    /// over the proctime attribute (its stamps grow with system time, so no row is late).
+    pub fn watermark_delay_ms(&self) -> i64 {
+        match &self.input.schema.rowtime {
+            Some(r) if r.column == self.time => r.delay_ms,
+            _ => 0,
+        }
     }
 }
 
@@ -307,13 +321,15 @@ pub fn window_datums(start: i64, end: i64) -> [Ts; 3] {
 
 impl RelExpr {
     /// `GROUP BY window, group` computing `aggregates` (aggregate, output name) over the
-    /// windows `window` of the rowtime column `time` (see the [module docs](self)); in final
-    /// mode rows up to `lateness_ms` behind a window's end still update it.
+    /// windows `window` of the rowtime (or stamped proctime) column `time` (see the [module
+    /// docs](self)); in final mode rows up to `lateness_ms` behind a window's end still update
+    /// it.
     ///
-    /// Errors, each naming the column: `time` is not the input's rowtime attribute (Flink: a
-    /// window is defined over a time attribute), the input is updating (Flink's window
-    /// aggregation consumes inserts only), a window size that is not positive (Flink's
-    /// message), a negative lateness, a group column out of range, a duplicate output name.
+    /// Errors, each naming the column: `time` is neither the input's rowtime nor its proctime
+    /// attribute (Flink: a window is defined over a time attribute), the input is updating
+    /// (Flink's window aggregation consumes inserts only), a window size that is not positive
+    /// (Flink's message), a negative lateness, a group column out of range, a duplicate output
+    /// name.
     pub fn window_agg(
         self,
         time: usize,
@@ -323,12 +339,13 @@ impl RelExpr {
         lateness_ms: i64,
     ) -> Result<RelExpr, PlanError> {
         const NODE: &str = "WindowAggregate";
-        self.check_window_input(NODE, time, &window, |field| {
+        self.check_window_input(NODE, time, &window, true, |field| {
             format!(
-                "Window aggregate can only be defined over a time attribute column, but '{}' ({}) is not one (declare a WATERMARK for it)",
+                "Window aggregate can only be defined over a time attribute column, but '{}' ({}) is not one (declare a WATERMARK for it, or AS PROCTIME())",
                 field.name, field.ty
             )
         })?;
+        let proctime = self.schema.proctime == Some(time);
         if lateness_ms < 0 {
             return Err(PlanError::invalid(
                 NODE,
@@ -351,7 +368,8 @@ impl RelExpr {
         let mut schema = Schema::new(fields)?;
         let key: Vec<usize> = (0..group.len() + 2).collect();
         schema.primary_key = Some(key.clone());
-        schema.rowtime = Some(Rowtime {
+        // Over processing time `window_time` is no event-time attribute.
+        schema.rowtime = (!proctime).then(|| Rowtime {
             column: group.len() + 2,
             delay_ms: self.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms),
         });
@@ -374,7 +392,8 @@ impl RelExpr {
 
 impl RelExpr {
     /// `Ok` when this input can be windowed by `window` over column `time`: the column is
-    /// its rowtime attribute (else `node`'s error, worded by `not_rowtime` from the column), the
+    /// its rowtime attribute, or its proctime attribute when `proctime_ok` (else `node`'s
+    /// error, worded by `not_rowtime` from the column), the
     /// input is append-only (Flink's window operators consume inserts only) and the window's
     /// sizes are valid.
     pub(super) fn check_window_input(
@@ -382,13 +401,15 @@ impl RelExpr {
         node: &'static str,
         time: usize,
         window: &WindowSpec,
+        proctime_ok: bool,
         not_rowtime: impl FnOnce(&Field) -> String,
     ) -> Result<(), PlanError> {
         let field =
             self.schema.fields.get(time).ok_or_else(|| {
                 PlanError::invalid(node, format!("time column {time} out of range"))
             })?;
-        if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) {
+        let proctime = proctime_ok && self.schema.proctime == Some(time);
+        if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) && !proctime {
             return Err(PlanError::invalid(node, not_rowtime(field)));
         }
         self.require_append_only(node)?;
@@ -441,7 +462,7 @@ mod tests {
         let err = (input.clone())
             .window_agg(3, WindowSpec::tumble(10), vec![], aggs.clone(), 0)
             .unwrap_err();
-        assert_eq!(err.to_string(), "WindowAggregate: Window aggregate can only be defined over a time attribute column, but 'other' (TIMESTAMP(3)) is not one (declare a WATERMARK for it)");
+        assert_eq!(err.to_string(), "WindowAggregate: Window aggregate can only be defined over a time attribute column, but 'other' (TIMESTAMP(3)) is not one (declare a WATERMARK for it, or AS PROCTIME())");
         let err = (orders(true))
             .window_agg(2, WindowSpec::tumble(10), vec![], aggs.clone(), 0)
             .unwrap_err();

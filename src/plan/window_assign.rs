@@ -97,7 +97,7 @@ impl RelExpr {
     /// ```
     pub fn window_assign(self, time: usize, window: WindowSpec) -> Result<RelExpr, PlanError> {
         const NODE: &str = "WindowTableFunction";
-        self.check_window_input(NODE, time, &window, |field| {
+        self.check_window_input(NODE, time, &window, false, |field| {
             format!(
                 "The window function {} requires the timecol to be a time attribute, but '{}' ({}) is not one (declare a WATERMARK for it)",
                 window.name(),

@@ -4,7 +4,7 @@ use differential_dataflow::AsCollection;
 use timely::dataflow::operators::ToStream;
 
 use crate::expr::{CompiledExpr, RowArena, ScalarExpr};
-use crate::plan::{DedupOrder, Node, PlanError, RelExpr};
+use crate::plan::{stamp, DedupOrder, Node, PlanError, RelExpr};
 use crate::repr::{prefix_len, Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
 use differential_temporal_operators::keyed_merge::Rejected;
@@ -59,6 +59,30 @@ pub(super) fn render<'s>(
                 }
                 Ok(Some(out))
             })
+        }
+        Node::ProcTime {
+            input,
+            column,
+            clock,
+        } => {
+            use timely::dataflow::operators::vec::Map;
+            // The row's processing time is its system time's, visible here as its timestamp.
+            let (column, clock) = (*column, *clock);
+            match render(ctx, input)? {
+                Collection::Changelog(c) => Collection::Changelog(
+                    (c.inner)
+                        .map(move |(ch, t, d)| {
+                            let row = stamp(&ch.row, column, clock.at(t));
+                            (Change::new(ch.seq, ch.kind, row), t, d)
+                        })
+                        .as_collection(),
+                ),
+                Collection::Table(rows) => Collection::Table(
+                    (rows.inner)
+                        .map(move |(row, t, d)| (stamp(&row, column, clock.at(t)), t, d))
+                        .as_collection(),
+                ),
+            }
         }
         Node::Filter { input, predicate } => {
             let input = render(ctx, input)?;

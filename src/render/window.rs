@@ -3,7 +3,8 @@
 //! * incremental mode: the `Reduce` rendering grouped by the keys and the window columns
 //!   (exact at every system time; a late row revises its window);
 //! * final mode: [`window_aggregate_final`] with the same accumulators, over the watermark of
-//!   the input's rowtime (its declared delay), freeing each window at `end - 1 + lateness`.
+//!   the input's rowtime (its declared delay; over the stamped proctime, delay 0), freeing
+//!   each window at `end - 1 + lateness`.
 //!
 //! Session windows in incremental mode are a differential `reduce` per group key that cuts
 //! the key's rows, sorted by event time, into sessions ([`sessions`]) and aggregates each: a
@@ -54,7 +55,7 @@ pub(super) fn render<'s>(
         let windowed = Collection::Changelog(windowed);
         return Ok(reduce(ctx, windowed, true, group, w.aggregates.clone()));
     }
-    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let delay = w.watermark_delay_ms();
     let marks = watermarks(
         timed,
         move |ch: &Change<Row>| event_time(&ch.row, column).unwrap_or(NO_TIME),
@@ -165,7 +166,7 @@ fn final_sessions<'s>(
     use timely::dataflow::operators::vec::Map;
     let column = w.time;
     let millis = move |ch: &Change<Row>| event_time(&ch.row, column).unwrap_or(NO_TIME).millis;
-    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let delay = w.watermark_delay_ms();
     let marks = watermarks(
         timed.clone(),
         millis,

@@ -4,11 +4,13 @@
 //! the declared column order. A computed column can be the rowtime (`ts AS TO_TIMESTAMP(s),
 //! WATERMARK FOR ts AS ts - INTERVAL '5' SECOND`).
 //!
-//! `pt AS PROCTIME()` declares the processing-time attribute, TIMESTAMP_LTZ(3) NOT NULL. The
-//! operators order by arrival, never by its value: `FOR SYSTEM_TIME AS OF o.pt` is a lookup join
-//! and `ROW_NUMBER() OVER (.. ORDER BY pt)` a deduplication by arrival. Its value is the wall
-//! clock when `CREATE TABLE` ran, one value for every row, so that a row's retraction equals
-//! its insertion (Flink reads the clock per row when the column is materialized).
+//! `pt AS PROCTIME()` declares the processing-time attribute, TIMESTAMP_LTZ(3) NOT NULL. On an
+//! append-only table its value is the processing time of the system time the row enters at, on
+//! the environment's [`ProcessingClock`] (a [`RelExpr::stamp_proctime`] over the computed
+//! columns); processing-time windows group by it. On an updating table it is the clock's start
+//! for every row, so that a row's retraction equals its insertion. Lookup joins (`FOR
+//! SYSTEM_TIME AS OF o.pt`) and `ROW_NUMBER() OVER (.. ORDER BY pt)` order by arrival, never by
+//! its value. Flink reads the wall clock per row when the column is materialized.
 
 use sqlparser::ast::{self, Spanned};
 
@@ -18,8 +20,8 @@ use super::error::SqlError;
 use super::expr::Translator;
 use super::scope::Scope;
 use crate::expr::{bind_scalar, lit};
-use crate::plan::RelExpr;
-use crate::repr::{DataType, Datum, Ts};
+use crate::plan::{ProcessingClock, RelExpr};
+use crate::repr::{DataType, Datum};
 use crate::table::TableEnv;
 
 /// Whether `column` names a computed column of `t`.
@@ -53,6 +55,7 @@ pub(super) fn declared_table(
         scope: &scope,
         registry: &registry,
     };
+    let clock = (env.options().processing_clock).unwrap_or_else(ProcessingClock::wall_clock);
     let mut exprs = Vec::new();
     let mut proctime: Option<&ColumnDef> = None;
     for column in &t.columns {
@@ -69,8 +72,9 @@ pub(super) fn declared_table(
                     ),
                 ));
             }
+            // The value until the stamp sets it (an updating table keeps it).
             lit((
-                Datum::Timestamp(wall_clock()),
+                Datum::Timestamp(clock.start),
                 DataType::TimestampLtz(3).not_null(),
             ))
         } else {
@@ -115,6 +119,9 @@ pub(super) fn declared_table(
             .schema
             .with_proctime(&p.name.value)
             .map_err(|e| SqlError::at(p.name.span, e.to_string()))?;
+        if let (true, Some(column)) = (table.mode.is_append_only(), table.schema.proctime) {
+            table = table.stamp_proctime(column, clock).map_err(at_name)?;
+        }
     }
     Ok(table)
 }
@@ -130,12 +137,4 @@ fn is_proctime_call(e: &ast::Expr) -> bool {
         ast::FunctionArguments::Subquery(_) => false,
     };
     no_args && f.name.to_string().eq_ignore_ascii_case("proctime")
-}
-
-/// The wall clock, to the millisecond.
-fn wall_clock() -> Ts {
-    let since_epoch = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    Ts::from_millis(i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX))
 }

@@ -2,6 +2,8 @@
 //! functions; a query or `INSERT INTO` runs; `EXPLAIN` prints the plan (Flink's
 //! `TableEnvironment.executeSql` / `sqlQuery`).
 
+use std::time::Duration;
+
 use sqlparser::ast::Spanned;
 
 use super::error::SqlError;
@@ -9,7 +11,8 @@ use super::parse::{parse, parse_with_text, Statement};
 use super::query::Binder;
 use crate::expr::col;
 use crate::io::Format;
-use crate::plan::RelExpr;
+use crate::plan::{ProcessingClock, RelExpr};
+use crate::repr::time::parse_timestamp;
 use crate::table::{Table, TableEnv, TableResult};
 
 /// What one statement gives.
@@ -34,6 +37,8 @@ const SET_OPTIONS: &[&str] = &[
     "execution.runtime-mode",
     "table.exec.emit.allow-lateness",
     "table.exec.state.ttl",
+    "dtemporal.proctime.start",
+    "dtemporal.proctime.tick",
     "materialized-table.refresh-mode.freshness-threshold",
     "materialized-table.default-freshness.continuous",
     "materialized-table.default-freshness.full",
@@ -312,6 +317,23 @@ impl TableEnv {
             }
             "table.exec.state.ttl" => {
                 self.clone().with_state_ttl(state_ttl(value)?);
+                Ok(())
+            }
+            "dtemporal.proctime.start" | "dtemporal.proctime.tick" => {
+                let clock = self.options().processing_clock;
+                let clock = clock.unwrap_or_else(ProcessingClock::wall_clock);
+                let clock = if key.ends_with("start") {
+                    let start = parse_timestamp(value.trim(), 3).map_err(|e| {
+                        format!("'{key}' takes a UTC timestamp like '2024-01-01 00:00:00': {e}")
+                    })?;
+                    ProcessingClock::new(start, Duration::from_millis(clock.tick_ms as u64))?
+                } else {
+                    let ms = super::window::parse_duration(value)
+                        .map_err(|m| format!("'{key}' takes a duration: {m}"))?;
+                    let tick = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+                    ProcessingClock::new(clock.start, tick)?
+                };
+                self.clone().with_processing_clock(clock);
                 Ok(())
             }
             "materialized-table.refresh-mode.freshness-threshold"

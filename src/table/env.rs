@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::expr::{AggregateUdf, Expr, FunctionRegistry, ScalarUdf};
 use crate::io::{Format, Generated, TypedSource};
 use crate::materialized::{Clock, MaterializedTableConfig, SystemClock};
-use crate::plan::RelExpr;
+use crate::plan::{ProcessingClock, RelExpr};
 use crate::render::ExecutionMode;
 use crate::repr::Schema;
 use crate::warehouse::{self, Warehouse};
@@ -158,6 +158,38 @@ impl TableEnv {
     /// ```
     pub fn with_state_ttl(self, system_times: u64) -> TableEnv {
         self.state.borrow_mut().options.state_ttl = system_times;
+        self
+    }
+
+    /// Stamps the `PROCTIME()` column of the append-only tables declared from now on with
+    /// `clock`: a row entering at system time `s` (input block `s`, see
+    /// [`with_block_bytes`](TableEnv::with_block_bytes)) has processing time `start + s * tick`
+    /// ([`ProcessingClock`]). By default the clock starts at the wall clock when the table is
+    /// declared and ticks 1 ms a system time. SQL sets it with `SET 'dtemporal.proctime.start' =
+    /// '2024-01-01 00:00:00'` (UTC) and `SET 'dtemporal.proctime.tick' = '1 s'`.
+    /// Processing-time windows are computed on these
+    /// stamps, so their results depend on the input and its batching only (Flink reads the wall
+    /// clock per row).
+    ///
+    /// ```
+    /// # use differential_temporal::table::tempfile_dir::Dir;
+    /// use differential_temporal::plan::ProcessingClock;
+    /// use differential_temporal::repr::Ts;
+    /// use differential_temporal::table::TableEnv;
+    /// use std::time::Duration;
+    ///
+    /// let dir = Dir::new();
+    /// let path = dir.write("clicks.csv", "user\na\nb\n");
+    /// let clock = ProcessingClock::new(Ts::from_millis(0), Duration::from_secs(1)).unwrap();
+    /// let env = TableEnv::new().with_block_bytes(1).with_processing_clock(clock);
+    /// env.execute_sql(&format!(
+    ///     "CREATE TABLE clicks (user STRING, pt AS PROCTIME()) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')"
+    /// )).unwrap();
+    /// let rows = env.sql_query("SELECT user, pt FROM clicks").unwrap().execute().unwrap();
+    /// assert_eq!(rows.rows_as_text(), vec!["a,1970-01-01 00:00:00.000", "b,1970-01-01 00:00:01.000"]);
+    /// ```
+    pub fn with_processing_clock(self, clock: ProcessingClock) -> TableEnv {
+        self.state.borrow_mut().options.processing_clock = Some(clock);
         self
     }
 

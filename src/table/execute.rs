@@ -14,7 +14,7 @@ use crate::csv::Block;
 use crate::csv::RowError;
 use crate::error::Error;
 use crate::io::{Generated, TypedSource};
-use crate::plan::RelExpr;
+use crate::plan::{ProcessingClock, RelExpr};
 use crate::progress::Progress;
 use crate::render::{Collection, ExecutionMode, RenderContext};
 use crate::repr::Row;
@@ -45,6 +45,10 @@ pub struct ExecuteOptions {
     /// `table.exec.state.ttl`; 0, the default, is off): taken when a join is planned
     /// ([`TableEnv::with_state_ttl`]).
     pub state_ttl: SysTime,
+    /// The processing-time clock the `PROCTIME()` columns of append-only tables are stamped
+    /// with, taken when a table is declared ([`TableEnv::with_processing_clock`]); `None`, the
+    /// default, is [`ProcessingClock::wall_clock`] read at the declaration.
+    pub processing_clock: Option<ProcessingClock>,
 }
 
 /// What a run keeps of its output at worker 0.
@@ -71,6 +75,7 @@ impl Default for ExecuteOptions {
             progress: false,
             allow_lateness_ms: 0,
             state_ttl: 0,
+            processing_clock: None,
         }
     }
 }

@@ -365,7 +365,7 @@ dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: faili
         files: FILES,
         via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT cur, COUNT(*) FROM o GROUP BY cur, TUMBLE(id, INTERVAL '1' HOUR)")]),
         code: 2,
-        stderr: &["WindowAggregate: Window aggregate can only be defined over a time attribute column, but 'id' (INT) is not one (declare a WATERMARK for it)"],
+        stderr: &["WindowAggregate: Window aggregate can only be defined over a time attribute column, but 'id' (INT) is not one (declare a WATERMARK for it, or AS PROCTIME())"],
         stdout: "",
     },
     Case {

@@ -1,16 +1,20 @@
-//! Nexmark queries (issue 12) in SQL over the `nexmark` connector's events: q5, q7, q8 and q11
-//! as Flink's Nexmark benchmark writes them (`nexmark-flink/src/main/resources/queries`), each
-//! run incrementally on 1 and 2 workers and in final mode on 2, and checked equal to a plain
-//! sequential computation of the same query over the same events ([`NexmarkSource::events`]).
-//! q12 (a processing-time tumble) is not here: processing-time windows are not implemented yet.
+//! Nexmark queries (issue 12) in SQL over the `nexmark` connector's events: q5, q7, q8, q11 and
+//! q12 as Flink's Nexmark benchmark writes them (`nexmark-flink/src/main/resources/queries`),
+//! each run incrementally on 1 and 2 workers and in final mode on 2, and checked equal to a
+//! plain sequential computation of the same query over the same events
+//! ([`NexmarkSource::events`]). q12's processing-time windows are computed on the environment's
+//! processing-time clock (bid `i` enters at system time `i / block rows`, system time `s` is
+//! processing time `start + s` seconds), so the sequential computation knows each bid's stamp.
 //!
 //! The streams: `EVENTS` events at `RATE` a second of event time (100 s; 1,000 people, 3,000
 //! auctions, 46,000 bids), so about ten 10 s windows and fifty hops.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
-use differential_temporal::io::nexmark::queries::{Q11, Q5, Q7, Q8};
+use differential_temporal::io::nexmark::queries::{Q11, Q12, Q5, Q7, Q8};
 use differential_temporal::io::{NexmarkSource, NexmarkTable};
+use differential_temporal::plan::ProcessingClock;
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{format_datum, DataType, Datum, Schema, Ts};
 use differential_temporal::table::TableEnv;
@@ -23,6 +27,11 @@ const SECOND: u64 = 1_000;
 /// The `CREATE TABLE` of the three Nexmark tables (Flink's view columns), `EVENTS` events at
 /// `RATE` a second, watermarks 4 s behind as in Flink's `ddl_gen.sql`.
 fn ddl() -> String {
+    ddl_with_bid_columns("")
+}
+
+/// [`ddl`] with `columns` (each followed by a comma) declared after the bid table's `extra`.
+fn ddl_with_bid_columns(columns: &str) -> String {
     let with = |table: &str| {
         format!(
             "WITH ('connector' = 'nexmark', 'nexmark.table' = '{table}', 'events.num' = '{EVENTS}',
@@ -38,7 +47,7 @@ fn ddl() -> String {
            category BIGINT, extra STRING,
            WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {};
          CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,
-           dateTime TIMESTAMP(3), extra STRING,
+           dateTime TIMESTAMP(3), extra STRING, {columns}
            WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}",
         with("person"),
         with("auction"),
@@ -60,12 +69,21 @@ const RUNS: &[Run] = &[
 ];
 
 /// `query`'s final table in `run`, as sorted text lines.
-fn run((workers, block_bytes, mode): Run, query: &str) -> Vec<String> {
-    let env = TableEnv::new()
+fn run(run: Run, query: &str) -> Vec<String> {
+    run_in(environment(run), &ddl(), query)
+}
+
+/// The environment of `run`.
+fn environment((workers, block_bytes, mode): Run) -> TableEnv {
+    TableEnv::new()
         .with_workers(workers)
         .with_block_bytes(block_bytes)
-        .with_mode(mode);
-    env.execute_sql(&ddl()).unwrap();
+        .with_mode(mode)
+}
+
+/// `query`'s final table in `env` after `ddl`, as sorted text lines.
+fn run_in(env: TableEnv, ddl: &str, query: &str) -> Vec<String> {
+    env.execute_sql(ddl).unwrap();
     let mut rows = env
         .sql_query(query)
         .unwrap()
@@ -280,4 +298,43 @@ fn q11_user_sessions() {
     }
     check(RUNS, legacy, expected.clone());
     check(RUNS, tvf, expected);
+}
+
+/// q12, processing-time windows: each bidder's bids per 10 s tumbling window of processing
+/// time, `p_time AS PROCTIME()` stamped by a clock of one second a system time from the
+/// generator's base time: with blocks of `b` rows, bid `i` has processing time `base + i / b`
+/// seconds. Blocks of 1024 rows (five windows of ten blocks) and of 101 rows (a different
+/// batching, so different windows).
+#[test]
+fn q12_processing_time_windows() {
+    let base = differential_temporal::io::nexmark::BASE_TIME_MS;
+    let clock = ProcessingClock::new(Ts::from_millis(base as i64), Duration::from_secs(1)).unwrap();
+    let ddl = ddl_with_bid_columns("p_time AS PROCTIME(),");
+    let size = 10 * SECOND;
+    let bids = bids();
+    let incremental = ExecutionMode::Incremental;
+    let runs = [
+        RUNS,
+        &[
+            (2, 64 * 101, incremental),
+            (2, 64 * 101, ExecutionMode::Final),
+        ],
+    ]
+    .concat();
+    for run in runs {
+        let block_rows = (run.1 / 64) as u64;
+        let mut counts: BTreeMap<(usize, u64), u64> = BTreeMap::new();
+        for (i, b) in bids.iter().enumerate() {
+            let p_time = base + i as u64 / block_rows * SECOND;
+            *counts.entry((b.bidder, start(p_time, size))).or_default() += 1;
+        }
+        let mut expected: Vec<String> = (counts.into_iter())
+            .map(|((bidder, s), n)| format!("{bidder},{n},{},{}", ts(s), ts(s + size)))
+            .collect();
+        expected.sort();
+        let env = environment(run).with_processing_clock(clock);
+        let rows = run_in(env, &ddl, Q12);
+        assert_eq!(rows.len(), expected.len(), "{run:?}");
+        assert_eq!(rows, expected, "{run:?}");
+    }
 }

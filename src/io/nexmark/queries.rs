@@ -1,4 +1,4 @@
-//! Nexmark queries q5, q7, q8 and q11 in Flink SQL, as `nexmark-flink` states them, over the
+//! Nexmark queries q5, q7, q8, q11 and q12 in Flink SQL, as `nexmark-flink` states them, over the
 //! tables of a `'connector' = 'nexmark'` source (see the [parent module](super) for their
 //! columns). The tests check each against a sequential computation; the throughput report
 //! measures them.
@@ -63,3 +63,12 @@ pub const Q11: &str = "
         SESSION_END(B.dateTime, INTERVAL '10' SECOND) AS endtime
     FROM bid B
     GROUP BY B.bidder, SESSION(B.dateTime, INTERVAL '10' SECOND)";
+
+/// Flink's q12: each bidder's bids in 10 s tumbling windows of processing time. The bid table
+/// declares `p_time AS PROCTIME()`; its windows follow the environment's processing-time clock
+/// ([`ProcessingClock`](crate::plan::ProcessingClock)), so they depend on how the bids are cut
+/// into system times.
+pub const Q12: &str = "
+    SELECT bidder, count(*) as bid_count, window_start, window_end
+    FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(p_time), INTERVAL '10' SECOND))
+    GROUP BY bidder, window_start, window_end";

@@ -158,7 +158,7 @@ fn on_watermark(
     windowed: &[Windowed],
     refused: &mut Vec<Refused>,
 ) -> Result<Stream, PlanError> {
-    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let delay = w.watermark_delay_ms();
     let ts = |millis: i64| Ts {
         millis,
         nanos_of_milli: 0,
@@ -356,7 +356,7 @@ fn sessions_final(
     changes: Stream,
     refused: &mut Vec<Refused>,
 ) -> Result<Stream, PlanError> {
-    let delay = w.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let delay = w.watermark_delay_ms();
     let mut timed = Vec::new();
     for (time, change) in changes {
         match event_time(&change.row, w.time) {
