@@ -36,7 +36,7 @@ pub(super) fn render<'s>(
         .map(move |(ch, time, diff)| {
             let located = spans.locate(&ch.row, width);
             let (key, values) = (located.project(&group), located.project(&read));
-            let diff = if ch.kind.is_accumulate() { diff } else { -diff };
+            let diff = diff * ch.kind.sign();
             ((key, (ch.seq, values)), time, diff)
         })
         .as_collection();

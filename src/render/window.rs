@@ -24,7 +24,7 @@ use differential_temporal_operators::group_aggregate::GroupFold;
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::watermark::watermarks;
 use differential_temporal_operators::window::{session_aggregate_final, window_aggregate_final};
-use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
+use differential_temporal_operators::{Change, Seq, SysTime};
 
 use crate::expr::AggregateExpr;
 use crate::plan::{
@@ -183,10 +183,7 @@ fn final_sessions<'s>(
             let datums = datums.borrow_with(&ch.row);
             let key = Row::pack(group.iter().map(|&c| datums[c]));
             let values = Row::pack(read.iter().map(|&c| datums[c]));
-            let diff = match ch.kind {
-                RowKind::Insert | RowKind::UpdateAfter => diff,
-                RowKind::UpdateBefore | RowKind::Delete => -diff,
-            };
+            let diff = diff * ch.kind.sign();
             ((key, (t, ch.seq, values)), time, diff)
         })
         .as_collection();
@@ -272,10 +269,7 @@ fn session_windows<'s>(
                 Row::pack(group.iter().map(|&c| datums[c]))
             };
             let t = event_time(&ch.row, column).unwrap_or(NO_TIME).millis;
-            let diff = match ch.kind {
-                RowKind::Insert | RowKind::UpdateAfter => diff,
-                RowKind::UpdateBefore | RowKind::Delete => -diff,
-            };
+            let diff = diff * ch.kind.sign();
             ((key, (t, ch.seq, ch.row)), time, diff)
         })
         .as_collection();
