@@ -8,22 +8,8 @@ use differential_temporal::expr::{col, Expr};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::table::{millis, rows, GroupWindow, Slide, TableEnv, Tumble};
 
-use super::{changelog_text, env, orders_env};
-
-/// `Clicks(user STRING, n INT, pt AS PROCTIME())`: `a,1 b,2 a,3 a,4 b,5 a,6 a,7 b,8`, one row
-/// an epoch, in `mode`.
-fn clicks_env(dir: &tempfile::TempDir, workers: usize, mode: ExecutionMode) -> TableEnv {
-    let path = dir.path().join("clicks.csv");
-    std::fs::write(&path, "user,n\na,1\nb,2\na,3\na,4\nb,5\na,6\na,7\nb,8\n").unwrap();
-    let env = env(workers).with_mode(mode);
-    env.execute_sql(&format!(
-        "CREATE TABLE Clicks (`user` STRING, n INT, pt AS PROCTIME())
-         WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv')",
-        path.display()
-    ))
-    .unwrap();
-    env
-}
+use super::proctime_windows::clicks_env;
+use super::{changelog_text, orders_env};
 
 /// The changelog of `SELECT keys, SUM(n) GROUP BY window, keys` over Clicks.
 fn sums(env: &TableEnv, window: GroupWindow, keys: &[&str]) -> Vec<String> {

@@ -20,8 +20,8 @@ fn clock() -> ProcessingClock {
 }
 
 /// `Clicks(user STRING, n INT, pt AS PROCTIME())`: `a,1 b,2 a,3 a,4 b,5 a,6 a,7 b,8`, one row
-/// an epoch (row `i` at processing time `i` s), in `mode`.
-fn clicks_env(dir: &tempfile::TempDir, workers: usize, mode: ExecutionMode) -> TableEnv {
+/// an epoch (row `i` at processing time `i` s), in `mode` (the row-count windows' input too).
+pub(super) fn clicks_env(dir: &tempfile::TempDir, workers: usize, mode: ExecutionMode) -> TableEnv {
     let path = dir.path().join("clicks.csv");
     std::fs::write(&path, "user,n\na,1\nb,2\na,3\na,4\nb,5\na,6\na,7\nb,8\n").unwrap();
     let env = env(workers).with_mode(mode).with_processing_clock(clock());
