@@ -145,6 +145,20 @@ pub fn batch<D: Clone>(rows: &[D], cuts: &[usize]) -> Vec<Epoch<D>> {
     epochs
 }
 
+/// Random cut points for [`batch`]-style epoch splitting in the operators' proptests: up to
+/// `cuts - 1` positions in `0..rows`, ascending.
+#[cfg(test)]
+pub(crate) fn arb_cuts(
+    rows: usize,
+    cuts: usize,
+) -> impl proptest::strategy::Strategy<Value = Vec<usize>> {
+    use proptest::strategy::Strategy;
+    proptest::collection::vec(0..rows, 0..cuts).prop_map(|mut c| {
+        c.sort_unstable();
+        c
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

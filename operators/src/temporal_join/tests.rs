@@ -10,7 +10,7 @@ use super::{
     arrange_probe, arrange_versions_pruned, lookup_join, reference, temporal_join,
     temporal_join_final, JoinConfig, JoinKind,
 };
-use crate::testing::{batch, content_at, run_binary, Epoch, Updates};
+use crate::testing::{arb_cuts, batch, content_at, run_binary, Epoch, Updates};
 use crate::watermark::{no_watermark, watermarks, Watermark};
 use crate::{arrange_versions, Change, RowKind, Seq, SysTime, Version};
 
@@ -445,21 +445,14 @@ fn residual(p: &(u8, u8), b: &u8) -> bool {
     !(p.1 + b).is_multiple_of(3)
 }
 
-fn arb_cuts() -> impl Strategy<Value = Vec<usize>> {
-    proptest::collection::vec(0usize..14, 0..5).prop_map(|mut c| {
-        c.sort();
-        c
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     #[test]
     fn incremental_matches_model_at_every_time(
         inputs in arb_inputs(),
-        build_cuts in arb_cuts(),
-        probe_cuts in arb_cuts(),
+        build_cuts in arb_cuts(14, 5),
+        probe_cuts in arb_cuts(14, 5),
         left in any::<bool>(),
     ) {
         let kind = if left { JoinKind::Left } else { JoinKind::Inner };
@@ -477,8 +470,8 @@ proptest! {
     #[test]
     fn final_mode_matches_model(
         inputs in arb_inputs(),
-        build_cuts in arb_cuts(),
-        probe_cuts in arb_cuts(),
+        build_cuts in arb_cuts(14, 5),
+        probe_cuts in arb_cuts(14, 5),
         left in any::<bool>(),
     ) {
         let kind = if left { JoinKind::Left } else { JoinKind::Inner };
@@ -515,8 +508,8 @@ proptest! {
     #[test]
     fn lookup_join_matches_model(
         inputs in arb_inputs(),
-        build_cuts in arb_cuts(),
-        probe_cuts in arb_cuts(),
+        build_cuts in arb_cuts(14, 5),
+        probe_cuts in arb_cuts(14, 5),
     ) {
         let (p, b) = (batch(&inputs.probes, &probe_cuts), inputs.build(&build_cuts));
         let model = reference::lookup(&p, &b, JoinKind::Left, residual, None);

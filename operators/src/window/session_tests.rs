@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::session_aggregate_final;
 use super::session_reference::{sessions_final, Rules};
 use crate::group_aggregate::GroupFold;
-use crate::testing::{batch, content_at, run_unary, Epoch, Updates};
+use crate::testing::{arb_cuts, batch, content_at, run_unary, Epoch, Updates};
 use crate::watermark::watermarks;
 use crate::{Seq, SysTime};
 
@@ -159,13 +159,6 @@ fn arb_rows() -> impl Strategy<Value = Vec<(u8, i64, u8)>> {
     prop::collection::vec((0u8..3, 0i64..30, value), 0..16)
 }
 
-fn arb_cuts() -> impl Strategy<Value = Vec<usize>> {
-    prop::collection::vec(0usize..16, 0..6).prop_map(|mut c| {
-        c.sort_unstable();
-        c
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -174,7 +167,7 @@ proptest! {
     #[test]
     fn sessions_match_model(
         rows in arb_rows(),
-        cuts in arb_cuts(),
+        cuts in arb_cuts(16, 6),
         gap in 1i64..6,
         delay in 0i64..6,
         lateness in 0i64..6,

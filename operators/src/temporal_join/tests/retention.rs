@@ -119,8 +119,8 @@ proptest! {
     #[test]
     fn final_mode_with_retention_matches_model(
         inputs in arb_inputs(),
-        build_cuts in arb_cuts(),
-        probe_cuts in arb_cuts(),
+        build_cuts in arb_cuts(14, 5),
+        probe_cuts in arb_cuts(14, 5),
         left in any::<bool>(),
         ttl in 0u8..5,
     ) {
@@ -213,8 +213,8 @@ proptest! {
     #[test]
     fn lookup_join_with_retention_matches_model(
         inputs in arb_inputs(),
-        build_cuts in arb_cuts(),
-        probe_cuts in arb_cuts(),
+        build_cuts in arb_cuts(14, 5),
+        probe_cuts in arb_cuts(14, 5),
         ttl in 0u64..4,
     ) {
         let (p, b) = (batch(&inputs.probes, &probe_cuts), inputs.build(&build_cuts));

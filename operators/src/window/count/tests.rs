@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::{count_window_aggregate, CountWindows, KeyWindows, Spec};
 use crate::epochs::EpochLogic;
 use crate::group_aggregate::GroupFold;
-use crate::testing::{batch, run_unary, Epoch, Updates};
+use crate::testing::{arb_cuts, batch, run_unary, Epoch, Updates};
 use crate::watermark::Watermark;
 use crate::{Seq, SysTime};
 
@@ -193,13 +193,6 @@ fn arb_rows() -> impl Strategy<Value = Vec<(u8, u8)>> {
     prop::collection::vec((0u8..3, value), 0..24)
 }
 
-fn arb_cuts() -> impl Strategy<Value = Vec<usize>> {
-    prop::collection::vec(0usize..24, 0..6).prop_map(|mut c| {
-        c.sort_unstable();
-        c
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -207,7 +200,7 @@ proptest! {
     #[test]
     fn count_windows_match_model(
         rows in arb_rows(),
-        cuts in arb_cuts(),
+        cuts in arb_cuts(24, 6),
         size in 1u64..5,
         slide in 1u64..5,
     ) {
