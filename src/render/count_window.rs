@@ -1,6 +1,7 @@
 //! Rendering of `CountWindowAgg` (row-count windows, see
-//! [`CountWindowAgg`](crate::plan::CountWindowAgg)): each row's group key and the columns its
-//! aggregates read are copied out of its bytes, and [`count_window_aggregate`] folds the rows of
+//! [`CountWindowAgg`](crate::plan::CountWindowAgg)): each row's group key is copied out of its
+//! bytes (the one allocation per row), the row itself moves on beside it as the values its
+//! aggregates read, and [`count_window_aggregate`] folds the rows of
 //! each key, in arrival order (system time, then `seq`), into the accumulators of its open
 //! windows ([`RowFold`], as `GROUP BY` does), emitting a window's row when its last row arrives
 //! and dropping its state. A window's row is never revised: the output is append-only and the
@@ -15,7 +16,7 @@ use crate::plan::{CountWindowAgg, PlanError};
 use crate::repr::{prefix_len, ColumnSpans};
 
 use super::nodes::render as render_node;
-use super::reduce::{read_columns, RowFold};
+use super::reduce::RowFold;
 use super::{Collection, RenderContext};
 
 /// Renders a row-count window aggregation (see the [module docs](self)).
@@ -25,23 +26,20 @@ pub(super) fn render<'s>(
 ) -> Result<Collection<'s>, PlanError> {
     use timely::dataflow::operators::vec::Map;
     let changes = render_node(ctx, &w.input)?.into_changelog();
-    let mut aggregates = w.aggregates.clone();
-    let read = read_columns(&mut aggregates);
     let group = w.group.clone();
     let mut spans = ColumnSpans::new();
-    let width = prefix_len(group.iter().chain(&read).copied());
+    let width = prefix_len(group.iter().copied());
     // The input is append-only (the plan node requires it); a retraction reaching the operator
     // is refused there with its `seq`.
     let keyed = (changes.inner)
         .map(move |(ch, time, diff)| {
-            let located = spans.locate(&ch.row, width);
-            let (key, values) = (located.project(&group), located.project(&read));
+            let key = spans.locate(&ch.row, width).project(&group);
             let diff = diff * ch.kind.sign();
-            ((key, (ch.seq, values)), time, diff)
+            ((key, (ch.seq, ch.row)), time, diff)
         })
         .as_collection();
     let (size, slide) = (w.size.max(1) as u64, w.slide.max(1) as u64);
-    let fold = RowFold::new(aggregates);
+    let fold = RowFold::new(w.aggregates.clone());
     let aggregated = count_window_aggregate(keyed, size, slide, fold, "CountWindow");
     ctx.refused.push(aggregated.rejected);
     Ok(Collection::Table(aggregated.table))

@@ -14,13 +14,14 @@ use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 use crate::expr::{CompiledExpr, RowArena};
 use crate::plan::{Join, JoinKind, Node, PlanError, RelExpr};
 use crate::repr::{prefix_len, Datum, DatumVec, Row, Rowtime, Ts};
+use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::temporal_join::{
     arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
     temporal_join_final, FinalJoin, JoinConfig, JoinKey,
 };
 use differential_temporal_operators::versioned::versions_from_changelog;
 use differential_temporal_operators::watermark::watermarks;
-use differential_temporal_operators::{arrange_versions, Change, SysTime};
+use differential_temporal_operators::{arrange_versions, Change, Seq, SysTime};
 
 use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
 use super::{split, split_map, Collection, ExecutionMode, RenderContext};
@@ -29,22 +30,24 @@ type Keyed<'s, K> = VecCollection<'s, SysTime, (K, Change<Row>)>;
 
 /// A join key read from a row's decoded columns `key` (none of them NULL).
 trait JoinKeyOf: ExchangeData + Hashable + JoinKey {
-    fn of(datums: &[Datum], key: &[usize]) -> Self;
+    /// The key of a row whose key columns are not NULL; `None` if a column does not hold the
+    /// datum the key type reads (the schema rules it out; a row breaking it is refused).
+    fn of(datums: &[Datum], key: &[usize]) -> Option<Self>;
 }
 
 /// Any key: the key columns packed.
 impl JoinKeyOf for Row {
-    fn of(datums: &[Datum], key: &[usize]) -> Row {
-        Row::pack(key.iter().map(|&c| datums[c]))
+    fn of(datums: &[Datum], key: &[usize]) -> Option<Row> {
+        Some(Row::pack(key.iter().map(|&c| datums[c])))
     }
 }
 
 /// One integer key column (TINYINT .. BIGINT, all `Datum::Int`), on both sides.
 impl JoinKeyOf for i64 {
-    fn of(datums: &[Datum], key: &[usize]) -> i64 {
+    fn of(datums: &[Datum], key: &[usize]) -> Option<i64> {
         match datums[key[0]] {
-            Datum::Int(v) => v,
-            other => unreachable!("an integer key column holds {other:?}"),
+            Datum::Int(v) => Some(v),
+            _ => None,
         }
     }
 }
@@ -233,26 +236,32 @@ fn key_rows<'s, K: JoinKeyOf>(
     let read = prefix_len(key.iter().chain(&time).copied());
     let (keyed, other) = split_map(changes, move |ch| {
         // One decode of the row (as far as its last key or time column) answers the key and
-        // the time: `Ok(key)`, `Err(true)` for a NULL key column, `Err(false)` for a NULL time.
+        // the time: `Ok(key)`, `Err(None)` for a NULL key column (padded or dropped by the join
+        // kind), `Err(Some(reason))` for a NULL time or a key the key type cannot read.
         let verdict = {
             let datums = datums.borrow_prefix(&ch.row, read);
             if key.iter().any(|&c| datums[c].is_null()) {
-                Err(true)
+                Err(None)
             } else if time.is_some_and(|c| datums[c].is_null()) {
-                Err(false)
+                Err(Some(null_time(ch.seq)))
             } else {
-                Ok(K::of(&datums, &key))
+                K::of(&datums, &key).ok_or_else(|| Some(unreadable_key(ch.seq)))
             }
         };
         match verdict {
             Ok(k) => Ok((k, ch)),
-            Err(true) => Err(Ok(ch)),
-            Err(false) => Err(Err(null_time(ch.seq))),
+            Err(None) => Err(Ok(ch)),
+            Err(Some(rejected)) => Err(Err(rejected)),
         }
     });
     let (null_keyed, refused) = split(other);
     ctx.refused.push(refused);
     (keyed, null_keyed)
+}
+
+/// The refusal of a row whose key column does not hold an integer although its type is one.
+fn unreadable_key(seq: Seq) -> Rejected {
+    Rejected::invalid(seq, "the join key column does not hold an integer value")
 }
 
 /// The event time of a row whose time was checked not to be NULL.
@@ -321,5 +330,21 @@ pub(super) fn residual_fn(residual: Option<CompiledExpr>) -> impl Fn(&Row, &Row)
         arena.clear();
         let datums = datums.borrow_with_all([probe.as_row_ref(), build.as_row_ref()]);
         matches!(residual.eval(&datums, arena), Ok(Datum::Bool(true)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_integer_key_reads_only_integers() {
+        let datums = [Datum::Str("EUR"), Datum::Int(7)];
+        assert_eq!(<i64 as JoinKeyOf>::of(&datums, &[1]), Some(7));
+        assert_eq!(<i64 as JoinKeyOf>::of(&datums, &[0]), None);
+        assert_eq!(
+            <Row as JoinKeyOf>::of(&datums, &[0]),
+            Some(Row::pack([Datum::Str("EUR")]))
+        );
     }
 }
