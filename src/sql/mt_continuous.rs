@@ -12,8 +12,8 @@
 //!   not read again);
 //! - a filesystem table without it (or a materialized table) is read once, in the first round;
 //! - a `datagen` table gives each round its next `rows-per-second * interval` rows, up to its
-//!   `number-of-rows`.
-//! A `nexmark` table is refused.
+//!   `number-of-rows`;
+//! - a `nexmark` table is refused.
 //!
 //! **Positions and resume**: each snapshot's manifest records the input its rounds read
 //! (`rounds`: their number; `file:<table>:<path>`: the round that read a file; per datagen
@@ -60,10 +60,20 @@ struct FileTable {
 }
 
 impl TableEnv {
-    /// Runs the CONTINUOUS refresh of materialized table `table` (see the
-    /// [module docs](self)) until `stop` is set or the table is suspended, dropped or
-    /// redefined (looked at every round), calling `published` with each snapshot's record.
-    /// Returns when the workers have stopped; the last published snapshot stays current.
+    /// Runs the CONTINUOUS refresh of materialized table `table` until `stop` is set or the
+    /// table is suspended, dropped or redefined (looked at every round), calling `published`
+    /// with each snapshot's record. Returns when the workers have stopped; the last published
+    /// snapshot stays current.
+    ///
+    /// The definition runs as a live dataflow that takes new input in rounds, one every
+    /// `'source.monitor-interval'` (the least of the tables it reads; 1 s without one): a
+    /// filesystem table with that option is a directory whose new files each round reads, each
+    /// once and whole; another filesystem table is read once; a `datagen` table gives each
+    /// round its next `rows-per-second x interval` rows. The result of a complete round is
+    /// published as a snapshot once the freshness has passed since the last one. The snapshot's
+    /// manifest records the rounds' input, and a run first reads those rounds again, batched as
+    /// they were: nothing is lost or counted twice across stops, suspensions and crashes
+    /// (README, "Materialized tables").
     ///
     /// Errors: the table is not a CONTINUOUS materialized table of this environment's
     /// warehouse; its definition reads a source it cannot read continuously; a round read a

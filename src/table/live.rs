@@ -324,7 +324,7 @@ fn feed_round(
                     let mut blocks = file.blocks(block_bytes).map_err(|e| e.to_string())?;
                     let owns = |b: u64| (dealt + b) % peers == index;
                     while let Some(block) = blocks
-                        .next_owned(&owns)
+                        .next_owned(owns)
                         .map_err(|e| Error::io(file.path(), e).to_string())?
                     {
                         file.parse_block(&block, |row| match row {
