@@ -1,13 +1,17 @@
 //! Materialized tables (issue 14): the cases D01-D06 of `../shared/cases` row by row
 //! (`materialized/cases.rs`, `materialized/lifecycle.rs`), and the warehouse: the seed page's
 //! flow on a manual clock, reopening, corrupted files, processes sharing a warehouse
-//! (`materialized/warehouse.rs`), and refreshes killed with SIGKILL (`materialized/crash.rs`).
+//! (`materialized/warehouse.rs`), refreshes killed with SIGKILL (`materialized/crash.rs`), and
+//! CONTINUOUS refreshes over a monitored directory and a datagen table
+//! (`materialized/continuous.rs`).
 
 use differential_temporal::sql::{SqlError, StatementResult};
 use differential_temporal::table::TableEnv;
 
 #[path = "materialized/cases.rs"]
 mod cases;
+#[path = "materialized/continuous.rs"]
+mod continuous;
 #[path = "materialized/crash.rs"]
 mod crash;
 #[path = "materialized/lifecycle.rs"]

@@ -2,7 +2,8 @@
 //! SIGTERM during a refresh (it finishes and publishes, exit 0), SIGKILL at each stage of
 //! publishing a snapshot (readers keep the previous snapshot and do not wait for the paused
 //! refresh's lock; a restart recovers and publishes
-//! the batch answer), and catalog changes made by `dtemporal sql --warehouse` while it runs.
+//! the batch answer), catalog changes made by `dtemporal sql --warehouse` while it runs, and a
+//! CONTINUOUS table over a monitored directory killed while publishing and resumed.
 //!
 //! The kill points are the test hook `DTEMPORAL_TEST_REFRESH_PAUSE` (the refresh waits at a
 //! stage while a file exists), not timing; the schedule is fixed with `--clock-start`. Every
@@ -407,4 +408,106 @@ fn catalog_changes_made_while_serving_are_picked_up() {
     assert_eq!(rows(&dir, "SELECT * FROM b"), ["20000"]);
     let catalog = Warehouse::open(dir.path("wh")).unwrap().catalog().unwrap();
     assert_eq!(catalog.materialized.keys().collect::<Vec<_>>(), ["b"]);
+}
+
+/// Moves a file of `ROWS` rows over `KEYS` keys, every `v` equal to `v`, into the monitored
+/// directory `in` as `name` (written beside it first: a file is read whole once it appears).
+fn drop_source_file(dir: &Dir, name: &str, v: u64) {
+    let mut csv = String::from("k,v\n");
+    for i in 0..ROWS {
+        csv.push_str(&format!("{},{v}\n", i % KEYS));
+    }
+    let staged = dir.write(".staged.csv", &csv);
+    std::fs::rename(staged, Path::new(&dir.path("in")).join(name)).unwrap();
+}
+
+/// `totals` over files whose `v` are `vs`.
+fn content_over(vs: &[u64]) -> Vec<String> {
+    let per_key = ROWS / KEYS;
+    let n = per_key * vs.len() as u64;
+    let total: u64 = vs.iter().map(|v| v * per_key).sum();
+    (0..KEYS).map(|k| format!("{k},{n},{total}")).collect()
+}
+
+/// Waits (bounded) until `totals` holds `expected`.
+fn wait_for_totals(dir: &Dir, expected: &[String], serve: &Serve) {
+    let started = Instant::now();
+    while rows(dir, "SELECT * FROM totals") != expected {
+        assert!(
+            started.elapsed() < TIMEOUT,
+            "totals never became {expected:?}; stderr: {}",
+            serve.stderr.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A CONTINUOUS `totals` over a monitored directory: served, stopped, given a second file,
+/// served again with the snapshot of that file paused at `stage` and killed there; readers see
+/// the previous snapshot (the new one once its pointer is published), and a restart resumes
+/// from the published snapshot's positions to the batch answer, without duplicates.
+fn continuous_killed_at(stage: &str) {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.path("in")).unwrap();
+    drop_source_file(&dir, "1.csv", 1);
+    sql(
+        &dir,
+        &format!(
+            "CREATE TABLE src (k BIGINT, v BIGINT) WITH ('connector' = 'filesystem',
+               'path' = '{}', 'format' = 'csv', 'source.monitor-interval' = '20 ms');
+             CREATE MATERIALIZED TABLE totals FRESHNESS = INTERVAL '1' SECOND
+               REFRESH_MODE = CONTINUOUS AS {DEFINITION}",
+            dir.path("in")
+        ),
+    );
+    let serve = Serve::start(&dir, &["-w", "2"], &[]);
+    let line = serve.next_line_of("totals");
+    assert!(
+        line.starts_with("table=totals mode=CONTINUOUS rows=500 "),
+        "{line}"
+    );
+    serve.stop();
+    assert_eq!(rows(&dir, "SELECT * FROM totals"), content_over(&[1]));
+
+    drop_source_file(&dir, "2.csv", 2);
+    let pause = dir.path("pause");
+    let hook = [(TEST_REFRESH_PAUSE, format!("{stage}={pause}"))];
+    let mut serve = Serve::start(&dir, &["-w", "2"], &hook);
+    wait_for_file(&pause, &serve);
+    let published = stage == "published";
+    let before = if published { vec![1, 2] } else { vec![1] };
+    assert_eq!(
+        rows(&dir, "SELECT * FROM totals"),
+        content_over(&before),
+        "{stage}"
+    );
+    serve.child.kill().unwrap();
+    assert!(!serve.wait());
+    std::fs::remove_file(&pause).unwrap();
+    assert_eq!(
+        rows(&dir, "SELECT * FROM totals"),
+        content_over(&before),
+        "{stage}"
+    );
+
+    let serve = Serve::start(&dir, &["-w", "2"], &[]);
+    wait_for_totals(&dir, &content_over(&[1, 2]), &serve);
+    serve.stop();
+    let batch = rows(&dir, DEFINITION);
+    assert_eq!(batch, content_over(&[1, 2]));
+    assert!(
+        listing(&dir).iter().all(|n| !n.starts_with('.')),
+        "{:?}",
+        listing(&dir)
+    );
+}
+
+#[test]
+fn a_continuous_table_killed_after_writing_its_data_files_resumes() {
+    continuous_killed_at("written");
+}
+
+#[test]
+fn a_continuous_table_killed_after_publishing_its_pointer_resumes() {
+    continuous_killed_at("published");
 }

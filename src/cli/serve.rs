@@ -1,22 +1,29 @@
-//! `dtemporal serve`: the scheduler of a warehouse's FULL materialized tables, run until
-//! stopped (Flink needs a SQL gateway and an external workflow scheduler for this).
+//! `dtemporal serve`: the scheduler of a warehouse's FULL materialized tables and the runner of
+//! its CONTINUOUS ones, until stopped (Flink needs a SQL gateway and an external workflow
+//! scheduler for this).
 //!
 //! Each round opens the warehouse afresh (so tables created, suspended, resumed or dropped by
 //! `dtemporal sql --warehouse` meanwhile are seen, and what a killed run left is recovered),
 //! runs the due periodic refreshes one by one ([`TableEnv::refresh_schedule`],
 //! [`TableEnv::run_periodic_refresh`]) and sleeps until the next schedule time or the poll
-//! interval, whichever comes first. SIGINT and SIGTERM only set a flag: the refresh under way
-//! finishes and publishes, and the process exits 0.
+//! interval, whichever comes first. Each CONTINUOUS table runs on its own thread (see
+//! [`Continuous`]). SIGINT and SIGTERM only set a flag: the FULL refresh under way finishes
+//! and publishes, the continuous runs stop after their round in progress (publishing nothing
+//! more; the next run resumes from their last snapshot), and the process exits 0.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
 use super::Cli;
 use crate::error::Error;
-use crate::materialized::{format_schedule_time, Clock, ManualClock, SystemClock};
+use crate::materialized::{
+    format_schedule_time, Clock, ManualClock, RefreshMode, RefreshStatus, SystemClock,
+};
 use crate::sql::parse_duration;
 use crate::table::TableEnv;
 use crate::warehouse::RefreshRecord;
@@ -34,7 +41,11 @@ Example (each user's total, refreshed every minute):
 
 Runs every ACTIVATED FULL materialized table's periodic refreshes, at the schedule times of
 its freshness (a schedule time missed while nothing ran is caught up at start), and prints one
-line per refresh on standard output. Statements of `dtemporal sql --warehouse` run meanwhile
+line per refresh on standard output. Every ACTIVATED CONTINUOUS table runs as a live dataflow
+over its sources (a filesystem table with 'source.monitor-interval' is a directory watched
+for new files; a datagen table makes its rows at its rate), publishing a snapshot at most
+once per freshness interval (one line each, mode=CONTINUOUS); a run resumes from the input
+positions its last snapshot recorded. Statements of `dtemporal sql --warehouse` run meanwhile
 (CREATE, SUSPEND, RESUME, DROP) are picked up at the next round. A failing refresh is
 reported on standard error and tried again at the next round. SIGINT (Ctrl-C) or SIGTERM:
 the refresh under way finishes, then the process exits 0. A killed process (SIGKILL, a
@@ -117,6 +128,12 @@ fn serve(cli: &Cli, args: &ServeArgs) -> Result<(), Error> {
         "dtemporal: serving {} (stop: Ctrl-C or SIGTERM)",
         args.warehouse
     );
+    let mut continuous = Continuous {
+        warehouse: args.warehouse.clone(),
+        timely_args: super::timely_args(cli),
+        clock: Arc::clone(&clock),
+        runs: BTreeMap::new(),
+    };
     while !stop.load(Ordering::SeqCst) {
         let env = match env.take().map_or_else(open, Ok) {
             Ok(env) => env,
@@ -126,11 +143,109 @@ fn serve(cli: &Cli, args: &ServeArgs) -> Result<(), Error> {
                 continue;
             }
         };
+        continuous.reap();
+        continuous.start_new(&env);
         let next = round(&env, &stop);
         sleep_until(&*clock, next.unwrap_or(i64::MAX), args.poll_interval, &stop);
     }
+    continuous.stop_all();
     eprintln!("dtemporal: stopped");
     Ok(())
+}
+
+/// The CONTINUOUS tables' refreshes, each on its own thread with its own environment on the
+/// warehouse ([`TableEnv::run_continuous_refresh`]): started for every ACTIVATED CONTINUOUS
+/// table that has none running, at each round; a run ends by itself when its table is
+/// suspended, dropped or redefined, or on an error (reported, and started again at the next
+/// round).
+struct Continuous {
+    warehouse: String,
+    timely_args: Vec<String>,
+    clock: Arc<dyn Clock>,
+    runs: BTreeMap<String, (Arc<AtomicBool>, JoinHandle<Result<(), String>>)>,
+}
+
+impl Continuous {
+    /// Starts a run for each ACTIVATED CONTINUOUS table of `env`'s warehouse without one.
+    fn start_new(&mut self, env: &TableEnv) {
+        let Some(warehouse) = env.warehouse() else {
+            return;
+        };
+        let catalog = match warehouse.catalog() {
+            Ok(catalog) => catalog,
+            Err(e) => return eprintln!("dtemporal: error: {e}"),
+        };
+        for (table, entry) in catalog.materialized {
+            let active = entry.refresh_mode == RefreshMode::Continuous
+                && entry.status == RefreshStatus::Activated;
+            if !active || self.runs.contains_key(&table) {
+                continue;
+            }
+            let stop = Arc::new(AtomicBool::new(false));
+            let (flag, name) = (Arc::clone(&stop), table.clone());
+            let (warehouse, args) = (self.warehouse.clone(), self.timely_args.clone());
+            let clock = Arc::clone(&self.clock);
+            let thread = std::thread::spawn(move || {
+                let env = TableEnv::new()
+                    .with_timely_args(args)
+                    .with_progress(false)
+                    .with_clock(clock)
+                    .with_warehouse(&warehouse)
+                    .map_err(|e| e.to_string())?;
+                let mut last = Instant::now();
+                env.run_continuous_refresh(&name, &flag, |record| {
+                    println!("{}", continuous_line(&name, record, last.elapsed()));
+                    last = Instant::now();
+                })
+                .map_err(|e| e.to_string())
+            });
+            self.runs.insert(table, (stop, thread));
+        }
+    }
+
+    /// Joins the runs that ended, reporting their errors.
+    fn reap(&mut self) {
+        let ended: Vec<String> = self
+            .runs
+            .iter()
+            .filter(|(_, (_, thread))| thread.is_finished())
+            .map(|(table, _)| table.clone())
+            .collect();
+        for table in ended {
+            let (_, thread) = self.runs.remove(&table).expect("listed above");
+            report(&table, thread.join());
+        }
+    }
+
+    /// Stops every run and waits for it (each publishes nothing more).
+    fn stop_all(self) {
+        for (stop, _) in self.runs.values() {
+            stop.store(true, Ordering::SeqCst);
+        }
+        for (table, (_, thread)) in self.runs {
+            report(&table, thread.join());
+        }
+    }
+}
+
+/// Reports how a continuous refresh's thread ended, if not well.
+fn report(table: &str, ended: std::thread::Result<Result<(), String>>) {
+    match ended {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => eprintln!("dtemporal: error: continuous refresh of {table}: {e}"),
+        Err(_) => eprintln!("dtemporal: error: continuous refresh of {table} panicked"),
+    }
+}
+
+/// `table=T mode=CONTINUOUS rows=N since_ms=N snapshot=N` (`since_ms`: since the previous
+/// snapshot of this run, or its start).
+fn continuous_line(table: &str, record: &RefreshRecord, since: Duration) -> String {
+    format!(
+        "table={table} mode=CONTINUOUS rows={} since_ms={} snapshot={}",
+        record.rows,
+        since.as_millis(),
+        record.snapshot_id
+    )
 }
 
 /// Runs the due refreshes of `env`'s warehouse one by one until `stop` is set, reporting

@@ -12,18 +12,27 @@ use crate::error::Error;
 ///
 /// Errors: `path` cannot be read; a directory that holds no file but hidden ones.
 pub(crate) fn table_files(path: &str) -> Result<Vec<String>, Error> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if !meta.is_dir() {
-        return Ok(vec![path.to_string()]);
-    }
-    let mut files = Vec::new();
-    collect(Path::new(path), &mut files)?;
+    let files = files_now(path)?;
     if files.is_empty() {
         return Err(Error::input(
             path,
             "the table's directory holds no file (names starting with '.' or '_' are skipped)",
         ));
     }
+    Ok(files)
+}
+
+/// The files [`table_files`] names, as the directory holds them now: none for a directory
+/// that holds none yet (a monitored directory a live run waits on).
+///
+/// Errors: `path` cannot be read.
+pub(crate) fn files_now(path: &str) -> Result<Vec<String>, Error> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_string()]);
+    }
+    let mut files = Vec::new();
+    collect(Path::new(path), &mut files)?;
     files.sort();
     Ok(files)
 }

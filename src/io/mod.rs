@@ -9,7 +9,7 @@
 
 pub mod datagen;
 mod debezium;
-mod directory;
+pub(crate) mod directory;
 mod generated;
 pub mod nexmark;
 mod sink;

@@ -184,6 +184,19 @@ impl TypedSource {
         format: &Format,
     ) -> Result<(Vec<TypedSource>, Schema), Error> {
         let files = super::directory::table_files(path)?;
+        Self::open_files(path, &files, schema, format)
+    }
+
+    /// Opens `files` (at least one), the files of the table at `path`, as
+    /// [`open_table`](Self::open_table) opens a directory's: each resolved against the same
+    /// schema, a record's `seq` numbered by its line and its file's position among `files`.
+    /// A live run reads the files a directory gained in a round so.
+    pub(crate) fn open_files(
+        path: &str,
+        files: &[String],
+        schema: Option<Schema>,
+        format: &Format,
+    ) -> Result<(Vec<TypedSource>, Schema), Error> {
         let count = files.len() as u64;
         let mut sources = Vec::with_capacity(files.len());
         let mut schema = schema;
@@ -207,7 +220,7 @@ impl TypedSource {
             schema = Some(resolved);
             sources.push(source);
         }
-        let schema = schema.expect("table_files gives at least one file");
+        let schema = schema.ok_or_else(|| Error::input(path, "the table has no file to read"))?;
         Ok((sources, schema))
     }
 

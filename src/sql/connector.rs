@@ -13,6 +13,9 @@
 //!   A `METADATA [FROM 'key']` column reads the event's metadata ([`DebeziumMetadata`]: Flink's
 //!   keys, also with Kafka's `value.` prefix).
 //!
+//! - `'source.monitor-interval'` (Flink's): how often a CONTINUOUS materialized table reading
+//!   the table lists its directory for new files; `0` or absent: the files are read once.
+//!
 //! Any other option is an error listing the valid ones for the table's format. The `datagen`
 //! connector's options are [`super::datagen`]'s, the `nexmark` connector's [`super::nexmark`]'s.
 
@@ -24,7 +27,7 @@ use crate::io::{DebeziumMetadata, DebeziumOptions, Format};
 pub(super) const CONNECTORS: &str = "'datagen', 'filesystem', 'nexmark'";
 
 /// The options of every filesystem table.
-const OPTIONS: &[&str] = &["connector", "format", "path"];
+const OPTIONS: &[&str] = &["connector", "format", "path", "source.monitor-interval"];
 
 /// The options of the `debezium-json` format.
 const DEBEZIUM_OPTIONS: &[&str] = &["debezium-json.schema-include"];
@@ -39,6 +42,9 @@ pub(super) struct Connector {
     pub path: String,
     /// The format.
     pub format: Format,
+    /// `'source.monitor-interval'`: how often a CONTINUOUS materialized table reading it
+    /// lists the directory for new files (`None`: it reads the files once).
+    pub monitor_interval: Option<std::time::Duration>,
 }
 
 /// The filesystem connector `t`'s options declare.
@@ -134,9 +140,26 @@ pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
             metadata,
         })
     };
+    let monitor_interval = match get("source.monitor-interval") {
+        None => None,
+        Some(o) => match super::parse_duration(&o.value) {
+            Ok(0) => None,
+            Ok(ms) if ms > 0 => Some(std::time::Duration::from_millis(ms as u64)),
+            _ => {
+                return Err(SqlError::at(
+                    o.span,
+                    format!(
+                        "'{}' is a duration such as '1 s' or '500 ms', not '{}'",
+                        o.key, o.value
+                    ),
+                ))
+            }
+        },
+    };
     Ok(Connector {
         path: path.value.clone(),
         format,
+        monitor_interval,
     })
 }
 
@@ -196,7 +219,7 @@ mod tests {
         };
         assert_eq!(
             unsupported("filesystem", &option, OPTIONS),
-            "Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"
+            "Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path, source.monitor-interval"
         );
     }
 }

@@ -54,7 +54,11 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
                 other => other,
             });
     }
-    let Connector { path, format } = connector::filesystem(t)?;
+    let Connector {
+        path,
+        format,
+        monitor_interval,
+    } = connector::filesystem(t)?;
     let physical = physical_schema(t)?;
     if Path::new(&path).exists() {
         env.register_file(name, &path, &format, Some(physical.clone()), |scan| {
@@ -64,6 +68,7 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
             SqlError::Table(e) => at(e),
             other => other,
         })?;
+        env.set_monitor_interval(name, monitor_interval);
     }
     env.register_file_sink(name, &path, &format, physical)
         .map_err(at)

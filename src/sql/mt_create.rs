@@ -150,15 +150,15 @@ pub(super) fn create(
             t.name.span,
             "The workflow scheduler must be configured when creating materialized table in full refresh mode. (Open a warehouse, which holds the scheduler's state: TableEnv::with_warehouse(dir) or dtemporal sql --warehouse DIR.)",
         )),
-        (_, RefreshMode::Continuous, _) => return Err(SqlError::at(
+        (None, RefreshMode::Continuous, _) => return Err(SqlError::at(
             t.name.span,
-            format!("Materialized table {} resolves to CONTINUOUS refresh mode ({}), which is not supported yet: declare REFRESH_MODE = FULL with a freshness Flink's FULL mode accepts.", identifier(name), refresh.freshness),
+            "A materialized table in continuous refresh mode needs a warehouse, which holds its snapshots and the input positions its refresh resumes from: TableEnv::with_warehouse(dir) or dtemporal sql --warehouse DIR.",
         )),
         (Some(_), _, None) => return Err(SqlError::at(
             t.name.span,
             "a warehouse records the statement's SQL text: run CREATE MATERIALIZED TABLE with execute_sql",
         )),
-        (Some(w), RefreshMode::Full, Some(text)) => (w, text),
+        (Some(w), _, Some(text)) => (w, text),
     };
     let now = env.clock().now_ms();
     warehouse.update(|catalog| {

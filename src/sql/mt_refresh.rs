@@ -223,14 +223,7 @@ pub(super) fn refresh(
             }
         }
         let rows = result.final_rows();
-        for (values, rows) in partitions(entry, &rows)? {
-            let partition = entry.partition_keys.iter().cloned().zip(values).collect();
-            writer.write_file(&entry.schema, partition, &rows)?;
-        }
-        if writer.file_count() == 0 {
-            // A snapshot is a directory of at least one file: an empty table has a header.
-            writer.write_file(&entry.schema, Vec::new(), &[])?;
-        }
+        write_rows(&mut writer, entry, &rows)?;
         let manifest = writer.publish(now, schedule_time.clone(), spec.clone())?;
         let record = RefreshRecord {
             trigger: match trigger {
@@ -249,6 +242,24 @@ pub(super) fn refresh(
         entry.history.push(record.clone());
         Ok(Some(record))
     })
+}
+
+/// Writes `rows` of the table `entry` into `writer`, a file per partition; a snapshot is a
+/// directory of at least one file, so a table without rows (and no file kept) gets one with
+/// only a header.
+pub(super) fn write_rows(
+    writer: &mut SnapshotWriter,
+    entry: &MaterializedTableEntry,
+    rows: &[&Row],
+) -> Result<(), SqlError> {
+    for (values, rows) in partitions(entry, rows)? {
+        let partition = entry.partition_keys.iter().cloned().zip(values).collect();
+        writer.write_file(&entry.schema, partition, &rows)?;
+    }
+    if writer.file_count() == 0 {
+        writer.write_file(&entry.schema, Vec::new(), &[])?;
+    }
+    Ok(())
 }
 
 /// `rows` grouped by the values of `entry`'s partition columns: each partition's values as

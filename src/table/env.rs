@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::expr::{AggregateUdf, Expr, FunctionRegistry, ScalarUdf};
 use crate::io::{Format, Generated, TypedSource};
@@ -61,6 +62,8 @@ struct State {
     warehouse: Option<Warehouse>,
     clock: Arc<dyn Clock>,
     materialized_config: MaterializedTableConfig,
+    /// The `'source.monitor-interval'` of the filesystem tables that set one.
+    monitored: BTreeMap<String, Duration>,
 }
 
 impl Default for State {
@@ -74,6 +77,7 @@ impl Default for State {
             warehouse: None,
             clock: Arc::new(SystemClock),
             materialized_config: MaterializedTableConfig::default(),
+            monitored: BTreeMap::new(),
         }
     }
 }
@@ -452,7 +456,7 @@ impl TableEnv {
     }
 
     /// The file source registered as `name`, for execution.
-    pub(super) fn source(&self, name: &str) -> Result<TableSource, TableError> {
+    pub(crate) fn source(&self, name: &str) -> Result<TableSource, TableError> {
         match self.state.borrow().tables.get(name) {
             Some(Registered::Source(t, _)) => Ok(t.clone()),
             Some(Registered::Materialized(schema)) => {
@@ -525,7 +529,24 @@ impl TableEnv {
 
     /// Forgets the table `name` (a dropped or redefined materialized table).
     pub(crate) fn unregister(&self, name: &str) {
-        self.state.borrow_mut().tables.remove(name);
+        let mut state = self.state.borrow_mut();
+        state.tables.remove(name);
+        state.monitored.remove(name);
+    }
+
+    /// Sets how often a CONTINUOUS refresh lists the directory of the filesystem table
+    /// `name` for new files (`'source.monitor-interval'`; `None`: read once).
+    pub(crate) fn set_monitor_interval(&self, name: &str, interval: Option<Duration>) {
+        let mut state = self.state.borrow_mut();
+        match interval {
+            Some(interval) => state.monitored.insert(name.to_string(), interval),
+            None => state.monitored.remove(name),
+        };
+    }
+
+    /// The `'source.monitor-interval'` of the filesystem table `name`, if it sets one.
+    pub(crate) fn monitor_interval(&self, name: &str) -> Option<Duration> {
+        self.state.borrow().monitored.get(name).copied()
     }
 
     /// Whether a table or view `name` is registered.

@@ -35,6 +35,7 @@ pub(crate) mod equi_join;
 mod execute;
 pub(crate) mod join;
 pub(crate) mod lateral;
+pub(crate) mod live;
 pub(crate) mod over;
 mod result;
 pub(crate) mod select;

@@ -93,6 +93,8 @@ pub enum RefreshTrigger {
     Periodic,
     /// `ALTER MATERIALIZED TABLE .. REFRESH`.
     Manual,
+    /// A snapshot of a CONTINUOUS refresh.
+    Continuous,
 }
 
 impl Catalog {

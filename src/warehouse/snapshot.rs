@@ -179,6 +179,11 @@ impl SnapshotWriter {
         Ok(())
     }
 
+    /// Records how far a continuous refresh read its inputs (see [`Manifest::input_positions`]).
+    pub fn set_input_positions(&mut self, positions: BTreeMap<String, u64>) {
+        self.manifest.input_positions = positions;
+    }
+
     /// The files written or kept so far.
     pub fn file_count(&self) -> usize {
         self.manifest.files.len()

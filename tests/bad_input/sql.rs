@@ -182,7 +182,7 @@ pub(super) const SQL_CASES: &[Case] = &[
         files: FILES,
         via: Via::Cli(&["sql", "-e", "CREATE TABLE o (id INT) WITH ('connector' = 'filesystem', 'pth' = 'o.csv', 'format' = 'csv')"]),
         code: 2,
-        stderr: &["dtemporal: error: SQL validation error at line 1, column 59: Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path"],
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 59: Unsupported option 'pth' for connector 'filesystem' (did you mean 'path'?); supported options: connector, format, path, source.monitor-interval"],
         stdout: "",
     },
     Case {
@@ -278,7 +278,7 @@ dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: faili
         files: &[("e.json", b"")],
         via: Via::Cli(&["sql", "-e", debezium!(", 'debezium-json.ignore-parse-errors' = 'true'")]),
         code: 2,
-        stderr: &["dtemporal: error: SQL validation error at line 1, column 119: Unsupported option 'debezium-json.ignore-parse-errors' for connector 'filesystem'; supported options: connector, format, path, debezium-json.schema-include\n"],
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 119: Unsupported option 'debezium-json.ignore-parse-errors' for connector 'filesystem'; supported options: connector, format, path, source.monitor-interval, debezium-json.schema-include\n"],
         stdout: "",
     },
     Case {
