@@ -2,8 +2,8 @@
 //! `docs/connectors/table/datagen.md`), validated into a [`DatagenSource`].
 //!
 //! - `'number-of-rows'`: how many rows. Flink's datagen without it (and without a sequence
-//!   field) is unbounded; until CONTINUOUS materialized tables read growing sources, that is
-//!   refused here, with the option to add (a deliberate difference).
+//!   field) is unbounded; that is refused here, with the option to add (a deliberate
+//!   difference): a CONTINUOUS materialized table reads a bounded one at its rate.
 //! - `'rows-per-second'` (Flink's default 10000): generation sleeps between blocks of rows to
 //!   keep to that rate.
 //! - `'fields.<f>.kind'` = `'random'` (the default) or `'sequence'`. A sequence needs
@@ -103,7 +103,7 @@ pub(super) fn datagen(t: &CreateTable, physical: &Schema) -> Result<DatagenSourc
         return Err(SqlError::at(
             t.name.span,
             format!(
-                "table '{}' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which needs a CONTINUOUS materialized table; add 'number-of-rows' = '<n>' to its WITH options",
+                "table '{}' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which no table here reads yet (a CONTINUOUS materialized table reads a bounded one at its rate); add 'number-of-rows' = '<n>' to its WITH options",
                 t.name.value
             ),
         ));

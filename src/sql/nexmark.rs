@@ -6,8 +6,8 @@
 //!   all events (`event_type` and a ROW per kind) that the benchmark splits with views; here
 //!   each table is declared on its own, with the views' column names.
 //! - `'events.num'`: how many events of all kinds the stream has; the table keeps those of its
-//!   kind (as Flink's views over one source do). Flink's source without it is unbounded; until
-//!   CONTINUOUS materialized tables read growing sources, that is refused here.
+//!   kind (as Flink's views over one source do). Flink's source without it is unbounded; that is
+//!   refused here.
 //! - `'first-event.rate'`, `'next-event.rate'` (Flink's default 10000 each): events a second of
 //!   event time, alternating every 10 minutes (Flink's square rate shape). They space the
 //!   events' times only; generation is not throttled.
@@ -87,7 +87,7 @@ pub(super) fn nexmark(t: &CreateTable, physical: &Schema) -> Result<NexmarkSourc
         SqlError::at(
             t.name.span,
             format!(
-                "table '{}' is unbounded: the connector 'nexmark' without 'events.num' generates events forever, which needs a CONTINUOUS materialized table; add 'events.num' = '<n>' to its WITH options",
+                "table '{}' is unbounded: the connector 'nexmark' without 'events.num' generates events forever, which no table here reads yet; add 'events.num' = '<n>' to its WITH options",
                 t.name.value
             ),
         )

@@ -94,7 +94,7 @@ pub(super) const SQL_CASES: &[Case] = &[
         files: FILES,
         via: Via::Cli(&["sql", "-e", "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '10')"]),
         code: 2,
-        stderr: &["dtemporal: error: SQL validation error at line 1, column 14: table 'g' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which needs a CONTINUOUS materialized table; add 'number-of-rows' = '<n>' to its WITH options"],
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 14: table 'g' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which no table here reads yet (a CONTINUOUS materialized table reads a bounded one at its rate); add 'number-of-rows' = '<n>' to its WITH options"],
         stdout: "",
     },
     Case {
@@ -110,7 +110,7 @@ pub(super) const SQL_CASES: &[Case] = &[
         files: FILES,
         via: Via::Cli(&["sql", "-e", "CREATE TABLE b (price BIGINT) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid')"]),
         code: 2,
-        stderr: &["dtemporal: error: SQL validation error at line 1, column 14: table 'b' is unbounded: the connector 'nexmark' without 'events.num' generates events forever, which needs a CONTINUOUS materialized table; add 'events.num' = '<n>' to its WITH options"],
+        stderr: &["dtemporal: error: SQL validation error at line 1, column 14: table 'b' is unbounded: the connector 'nexmark' without 'events.num' generates events forever, which no table here reads yet; add 'events.num' = '<n>' to its WITH options"],
         stdout: "",
     },
     Case {

@@ -61,7 +61,7 @@ fn unbounded_is_refused_with_the_option_to_add() {
         "a INT",
         "",
         "t (",
-        "table 't' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which needs a CONTINUOUS materialized table; add 'number-of-rows' = '<n>' to its WITH options",
+        "table 't' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which no table here reads yet (a CONTINUOUS materialized table reads a bounded one at its rate); add 'number-of-rows' = '<n>' to its WITH options",
     );
 }
 
