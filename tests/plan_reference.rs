@@ -3,7 +3,7 @@
 //! batching into epochs, 1, 2 and 4 workers; the rendered table must equal the reference's at
 //! every system time (incremental mode), and at the end in final mode (with a watermark delay
 //! no row exceeds), and both must refuse the same rows. The window forms (issue 12), row-count
-//! windows included, are in the modules named after them.
+//! windows included, are in the modules named after them, and sub-plan reuse in `reuse`.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -38,6 +38,8 @@ mod interval;
 mod join_ttl;
 #[path = "plan_reference/over.rs"]
 mod over;
+#[path = "plan_reference/reuse.rs"]
+mod reuse;
 #[path = "plan_reference/window.rs"]
 mod window;
 

@@ -38,6 +38,7 @@ mod join;
 mod nodes;
 mod over;
 mod reduce;
+mod reuse;
 mod set_op;
 mod sort;
 mod window;
@@ -138,6 +139,8 @@ pub struct RenderContext<'s> {
     pub mode: ExecutionMode,
     /// Rows refused by any node, with their `seq` and reason.
     pub refused: Vec<VecCollection<'s, SysTime, Rejected>>,
+    /// The subtrees rendered so far, each rendered once however often it occurs.
+    rendered: reuse::Rendered<'s>,
 }
 
 impl<'s> RenderContext<'s> {
@@ -152,10 +155,15 @@ impl<'s> RenderContext<'s> {
             sources,
             mode,
             refused: Vec::new(),
+            rendered: reuse::Rendered::default(),
         }
     }
 
-    /// Renders `plan` (and its inputs) in this context.
+    /// Renders `plan` (and its inputs) in this context. A subtree that occurs more than once in
+    /// this context's dataflow (in `plan`, or in a plan rendered before in this context) is
+    /// rendered once and read by every occurrence, as Flink's
+    /// `table.optimizer.reuse-sub-plan-enabled` does; its refused rows are listed once per
+    /// occurrence, as the [reference interpreter](crate::plan::reference) reports them.
     pub fn render(&mut self, plan: &RelExpr) -> Result<Collection<'s>, PlanError> {
         nodes::render(self, plan)
     }

@@ -11,12 +11,20 @@ use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
 use super::{
-    asof_join, correlate, count_window, equi_join, join, over, reduce, set_op, sort, split,
+    asof_join, correlate, count_window, equi_join, join, over, reduce, reuse, set_op, sort, split,
     split_map, window, Collection, RenderContext,
 };
 
-/// Renders `plan` and its inputs.
+/// Renders `plan` and its inputs, each subtree once per dataflow (see [`reuse`]).
 pub(super) fn render<'s>(
+    ctx: &mut RenderContext<'s>,
+    plan: &RelExpr,
+) -> Result<Collection<'s>, PlanError> {
+    reuse::render_once(ctx, plan, render_node)
+}
+
+/// Renders the node of `plan` over its inputs' renderings.
+fn render_node<'s>(
     ctx: &mut RenderContext<'s>,
     plan: &RelExpr,
 ) -> Result<Collection<'s>, PlanError> {
