@@ -141,7 +141,7 @@ impl<E: Ord + Clone> Combined<E> {
     /// turning idle after the end), where `Max` has taken over already.
     pub fn ended(&mut self) {
         let end = self.end_epoch();
-        self.rises.split_off(&(end + 1));
+        self.rises.retain(|&rise| rise <= end);
     }
 }
 

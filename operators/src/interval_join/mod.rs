@@ -8,7 +8,7 @@
 //!
 //! Per system time `s`, with `W` the least of the two inputs' [watermarks](crate::watermark) in
 //! force for `s` (Flink's operator watermark is the minimum of its inputs'; with an idle
-//! timeout, [`IntervalJoinConfig::idle_timeout`], a side quiet for that long is left out, see
+//! timeout (`IntervalJoinConfig::idle_timeout`) a side quiet for that long is left out, see
 //! [`crate::combined`]; without one, a side that stops sending holds every row of the other
 //! side until the inputs end):
 //!
