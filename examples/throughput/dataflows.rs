@@ -125,7 +125,7 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
                     // Late build versions are reported, as the command line and the Table
                     // API's final mode do (none is late here).
                     let late_builds =
-                        late_versions(build.clone(), p_wm.clone(), b_wm.clone(), "Late");
+                        late_versions(build.clone(), p_wm.clone(), b_wm.clone(), 0, "Late");
                     sink.observe(late_builds, |(_, r)| [REFUSED, r.seq]);
                     let build = arrange_versions(build, "Build");
                     let time = |p: &(i64, u64)| p.0;

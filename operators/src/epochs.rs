@@ -2,20 +2,22 @@
 //! [watermark](crate::watermark) in force for it: the final-mode window aggregation and the OVER
 //! aggregation, keep-first deduplication and the interval join. The operator's own state and
 //! rules are an [`EpochLogic`]; this module buffers the records of incomplete system times,
-//! feeds each input's watermark collection into a [`WatermarkTracker`] (the watermark in force
-//! is the least of them, as an operator's watermark is the minimum of its inputs' in Flink),
+//! feeds the inputs' watermark collections into a [`Combined`] watermark (the least of them, as
+//! an operator's watermark is the minimum of its inputs' in Flink, leaving out the inputs idle
+//! for the idle timeout),
 //! calls the logic once per complete system time in order (also for a system time where only a
 //! watermark rose), calls it once more when the inputs end, and holds capabilities only while
 //! work waits.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use differential_dataflow::{AsCollection, ExchangeData, VecCollection};
 use serde::{Deserialize, Serialize};
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
 
-use crate::watermark::{Watermark, WatermarkTracker};
+use crate::combined::Combined;
+use crate::watermark::Watermark;
 use crate::SysTime;
 
 /// An operator's state and rules, driven by [`drive`].
@@ -46,12 +48,14 @@ enum In<R, E> {
 }
 
 /// Runs `logic` over `records`, routed to workers by `route`, with the watermark collections
-/// `watermarks`, one per input (see the [module docs](self)). Each output is given with diff
+/// `watermarks`, one per input, combined with the idle timeout `idle_timeout` in system times
+/// (`0`: off; see [`crate::combined`]) (see the [module docs](self)). Each output is given with diff
 /// `+1` at the system time it was produced in; when the input ends, at the system time after the
 /// last watermark record (or later, the last input frontier seen).
 pub(crate) fn drive<'s, R, E, O, L>(
     records: VecCollection<'s, SysTime, R>,
     watermarks: Vec<VecCollection<'s, SysTime, Watermark<E>>>,
+    idle_timeout: SysTime,
     route: impl Fn(&R) -> u64 + 'static,
     name: &str,
     mut logic: L,
@@ -76,8 +80,7 @@ where
         .unary_frontier(Pipeline, name, move |_cap, _info| {
             let mut caps = CapabilitySet::<SysTime>::new();
             let mut arrivals: BTreeMap<SysTime, Vec<(R, isize)>> = BTreeMap::new();
-            let mut rises: BTreeSet<SysTime> = BTreeSet::new();
-            let mut trackers = vec![WatermarkTracker::new(); inputs];
+            let mut marks = Combined::new(inputs, idle_timeout);
             move |(input, frontier), output| {
                 // 1. Drain: records by system time, watermark candidates into the tracker.
                 input.for_each(|cap, data| {
@@ -87,29 +90,25 @@ where
                     for (x, t, diff) in data.drain(..) {
                         match x {
                             In::Row(r) => arrivals.entry(t).or_default().push((r, diff)),
-                            In::Mark(i, w) => {
-                                trackers[i].observe(t, w);
-                                rises.insert(t + 1);
-                            }
+                            In::Mark(i, w) => marks.observe(i, t, w),
                         }
                     }
                 });
 
-                // 2. Visit the complete system times in order.
+                // 2. Visit the complete system times in order (once the input has ended, none
+                //    after the end: `Max` takes over there).
+                if frontier.is_empty() {
+                    marks.ended();
+                }
                 loop {
-                    let next = [arrivals.keys().next(), rises.iter().next()]
-                        .into_iter()
-                        .flatten()
-                        .min()
-                        .copied();
+                    let next = arrivals.keys().next().copied();
+                    let next = next.into_iter().chain(marks.next_rise()).min();
                     let Some(now) = next else { break };
                     if frontier.less_equal(&now) {
                         break;
                     }
-                    rises.remove(&now);
                     let records = arrivals.remove(&now).unwrap_or_default();
-                    let w = (trackers.iter_mut().map(|tracker| tracker.at(now)).min())
-                        .unwrap_or(Watermark::Min);
+                    let w = marks.at(now);
                     let cap = caps.delayed(&now);
                     let mut session = output.session(&cap);
                     logic.epoch(now, &w, records, &mut |o| session.give((o, now, 1)));
@@ -120,8 +119,7 @@ where
                 if frontier.is_empty() {
                     if logic.waiting() {
                         let held = caps.iter().map(|c| *c.time()).min().unwrap_or(0);
-                        let last = trackers.iter().map(WatermarkTracker::end_epoch).max();
-                        let end = last.unwrap_or(0).max(held);
+                        let end = marks.end_epoch().max(held);
                         let cap = caps.delayed(&end);
                         let mut session = output.session(&cap);
                         logic.end(&mut |o| session.give((o, end, 1)));
@@ -133,15 +131,13 @@ where
                 // 4. Hold a capability only while work waits: at the earliest system time still
                 //    to visit, or, while only state waits for the watermark, at the input
                 //    frontier (where it is emitted if the input ends).
-                let waiting = logic.waiting() || !arrivals.is_empty() || !rises.is_empty();
+                let waiting = logic.waiting() || !arrivals.is_empty() || marks.rising();
                 match caps.iter().map(|c| *c.time()).min() {
                     Some(held) if waiting => {
-                        let target = [arrivals.keys().next(), rises.iter().next()]
-                            .into_iter()
-                            .flatten()
-                            .chain(frontier.frontier().iter())
+                        let target = (arrivals.keys().next().copied().into_iter())
+                            .chain(marks.next_rise())
+                            .chain(frontier.frontier().iter().copied())
                             .min()
-                            .copied()
                             .unwrap_or(held)
                             .max(held);
                         caps.downgrade([target]);

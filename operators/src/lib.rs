@@ -19,6 +19,7 @@
 #![forbid(missing_docs)]
 
 pub mod changelog;
+pub mod combined;
 pub mod dedup;
 mod epochs;
 pub mod group_aggregate;

@@ -156,7 +156,7 @@ where
         to_fire: BTreeMap::new(),
     };
     let route = |(p, _): &(P, (E, Seq, R, F::Value))| p.hashed();
-    let outcomes = drive(rows, vec![watermarks], route, name, logic);
+    let outcomes = drive(rows, vec![watermarks], 0, route, name, logic);
     let (table, rejected) = split(outcomes);
     Aggregated { table, rejected }
 }

@@ -5,6 +5,8 @@
 
 use std::rc::Rc;
 
+use crate::SysTime;
+
 /// A pair join's configuration: its own rule `spec`, the padded sides, a residual and a name.
 /// Built by the joins' `new` ([`IntervalJoinConfig::new`](crate::interval_join::IntervalJoinConfig),
 /// [`TtlJoinConfig::new`](crate::ttl_join::TtlJoinConfig)): INNER, without residual.
@@ -13,6 +15,8 @@ pub struct PairJoinConfig<S, L, R> {
     pub(crate) pad: (bool, bool),
     pub(crate) residual: Option<Rc<dyn Fn(&L, &R) -> bool>>,
     pub(crate) name: String,
+    /// The idle-source timeout in system times (`0`: off), for the joins with watermarks.
+    pub(crate) idle_timeout: SysTime,
 }
 
 impl<S, L, R> PairJoinConfig<S, L, R> {
@@ -23,6 +27,7 @@ impl<S, L, R> PairJoinConfig<S, L, R> {
             pad: (false, false),
             residual: None,
             name: name.to_string(),
+            idle_timeout: 0,
         }
     }
 

@@ -217,6 +217,8 @@ pub struct WatermarkTracker<E> {
     folded_through: SysTime,
     /// The greatest epoch observed.
     last: Option<SysTime>,
+    /// The greatest epoch folded (observed and `<` an epoch asked for).
+    last_folded: Option<SysTime>,
 }
 
 impl<E: Ord + Clone> Default for WatermarkTracker<E> {
@@ -233,6 +235,7 @@ impl<E: Ord + Clone> WatermarkTracker<E> {
             folded: Watermark::Min,
             folded_through: 0,
             last: None,
+            last_folded: None,
         }
     }
 
@@ -242,6 +245,7 @@ impl<E: Ord + Clone> WatermarkTracker<E> {
         if epoch < self.folded_through {
             // Cannot happen when `at` is only asked for complete epochs; keep it monotone.
             self.folded = self.folded.clone().max(candidate);
+            self.last_folded = self.last_folded.max(Some(epoch));
             return;
         }
         let slot = self.maxima.entry(epoch).or_insert(Watermark::Min);
@@ -263,6 +267,7 @@ impl<E: Ord + Clone> WatermarkTracker<E> {
             if *entry.key() >= epoch {
                 break;
             }
+            self.last_folded = self.last_folded.max(Some(*entry.key()));
             let candidate = entry.remove();
             if self.folded < candidate {
                 self.folded = candidate;
@@ -270,6 +275,13 @@ impl<E: Ord + Clone> WatermarkTracker<E> {
         }
         self.folded_through = self.folded_through.max(epoch);
         self.folded.clone()
+    }
+
+    /// The greatest epoch with a record before the epoch last asked for with [`at`](Self::at)
+    /// (`None` if none): the input's latest activity as of that epoch, which the
+    /// [idle timeout](crate::combined) measures from.
+    pub fn last_active(&self) -> Option<SysTime> {
+        self.last_folded
     }
 
     /// The epoch after the last one observed (0 if none): where `Max` takes over once the

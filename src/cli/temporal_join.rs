@@ -300,6 +300,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                         versions.clone(),
                         probe_marks.clone(),
                         build_marks.clone(),
+                        0,
                         "LateBuildVersions",
                     )
                     .map(move |(key, r)| {
@@ -312,6 +313,7 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                         versions,
                         probe_marks.clone(),
                         build_marks.clone(),
+                        0,
                         "Build",
                     );
                     let time = |r: &TimedRow| r.time;

@@ -44,6 +44,7 @@ pub(super) fn render<'s>(
     };
     let mut config = IntervalJoinConfig::new(Bounds::new(bounds.lower_ms, bounds.upper_ms, shift))
         .padded(kept.0, kept.1)
+        .idle_timeout(ctx.idle_timeout)
         .named("IntervalJoin");
     if let Some(residual) = &join.residual {
         config = config.residual(residual_fn(Some(residual.compile())));

@@ -169,6 +169,7 @@ fn join_keyed<'s, K: JoinKeyOf>(
                     versions.clone(),
                     probe_marks.clone(),
                     build_marks.clone(),
+                    ctx.idle_timeout,
                     "TemporalJoin: late versions",
                 );
                 // Versions no probe row can choose any more are dropped as the watermarks rise
@@ -178,6 +179,7 @@ fn join_keyed<'s, K: JoinKeyOf>(
                     versions,
                     probe_marks.clone(),
                     build_marks.clone(),
+                    ctx.idle_timeout,
                     "TemporalJoin: versions",
                 );
                 let FinalJoin { joined, late } = temporal_join_final(
@@ -187,6 +189,7 @@ fn join_keyed<'s, K: JoinKeyOf>(
                     (probe_marks, build_marks),
                     JoinConfig::new(kind)
                         .residual(residual)
+                        .idle_timeout(ctx.idle_timeout)
                         .named("TemporalJoin"),
                 );
                 ctx.refused.push(late.map(|(_, r)| r));

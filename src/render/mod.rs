@@ -139,6 +139,10 @@ pub struct RenderContext<'s> {
     pub mode: ExecutionMode,
     /// Rows refused by any node, with their `seq` and reason.
     pub refused: Vec<VecCollection<'s, SysTime, Rejected>>,
+    /// The idle-source timeout of the final-mode operators that combine watermarks (the
+    /// temporal and interval joins), in system times; `0` (set by [`new`](Self::new)): off.
+    /// See [`TableEnv::with_idle_timeout`](crate::table::TableEnv::with_idle_timeout).
+    pub idle_timeout: SysTime,
     /// The subtrees rendered so far, each rendered once however often it occurs.
     rendered: reuse::Rendered<'s>,
 }
@@ -155,6 +159,7 @@ impl<'s> RenderContext<'s> {
             sources,
             mode,
             refused: Vec::new(),
+            idle_timeout: 0,
             rendered: reuse::Rendered::default(),
         }
     }

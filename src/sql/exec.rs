@@ -37,6 +37,7 @@ const SET_OPTIONS: &[&str] = &[
     "execution.runtime-mode",
     "table.exec.emit.allow-lateness",
     "table.exec.state.ttl",
+    "table.exec.source.idle-timeout",
     "dtemporal.proctime.start",
     "dtemporal.proctime.tick",
     "materialized-table.refresh-mode.freshness-threshold",
@@ -313,6 +314,17 @@ impl TableEnv {
                     .map_err(|m| format!("'{key}' takes a duration: {m}"))?;
                 let lateness = std::time::Duration::from_millis(ms.max(0) as u64);
                 self.clone().with_allowed_lateness(lateness);
+                Ok(())
+            }
+            "table.exec.source.idle-timeout" => {
+                let ms = super::window::parse_duration(value)
+                    .ok()
+                    .filter(|&ms| ms >= 0)
+                    .ok_or_else(|| {
+                        format!("'{key}' takes a duration ('0' for off), not '{value}'")
+                    })?;
+                self.clone()
+                    .with_idle_timeout(Duration::from_millis(ms as u64));
                 Ok(())
             }
             "table.exec.state.ttl" => {

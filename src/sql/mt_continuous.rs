@@ -141,13 +141,7 @@ impl TableEnv {
         let dir = warehouse.table_dir(table);
         let mut positions = Positions::read(&current(&dir)?.input_positions, &feeds, interval);
         let options = self.options();
-        let run = LiveRun::start(
-            &plan,
-            feeds.keys().cloned().collect(),
-            workers,
-            options.mode,
-            options.block_bytes,
-        )?;
+        let run = LiveRun::start(&plan, feeds.keys().cloned().collect(), workers, &options)?;
         // Replay the published rounds, then go on with new input.
         let replayed = positions.rounds;
         for round in 0..replayed {

@@ -455,6 +455,11 @@ impl TableEnv {
         self.state.borrow().sinks.get(name).cloned()
     }
 
+    /// Changes the options of the runs from now on (for the option setters of other modules).
+    pub(super) fn update_options(&self, update: impl FnOnce(&mut ExecuteOptions)) {
+        update(&mut self.state.borrow_mut().options);
+    }
+
     /// The file source registered as `name`, for execution.
     pub(crate) fn source(&self, name: &str) -> Result<TableSource, TableError> {
         match self.state.borrow().tables.get(name) {

@@ -49,6 +49,54 @@ pub struct ExecuteOptions {
     /// with, taken when a table is declared ([`TableEnv::with_processing_clock`]); `None`, the
     /// default, is [`ProcessingClock::wall_clock`] read at the declaration.
     pub processing_clock: Option<ProcessingClock>,
+    /// The idle-source timeout (Flink's `table.exec.source.idle-timeout`; zero, the default, is
+    /// off), measured on the processing-time clock's ticks when a plan runs
+    /// ([`TableEnv::with_idle_timeout`]).
+    pub idle_timeout: std::time::Duration,
+}
+
+impl ExecuteOptions {
+    /// [`idle_timeout`](Self::idle_timeout) in system times: its milliseconds over the tick of
+    /// [`processing_clock`](Self::processing_clock) (1 ms by default), rounded up, so that an
+    /// input is never idle before the timeout has passed on that clock; `0`: off.
+    pub fn idle_timeout_system_times(&self) -> SysTime {
+        let tick = self.processing_clock.map_or(1, |c| c.tick_ms.max(1)) as u128;
+        let system_times = self.idle_timeout.as_millis().div_ceil(tick);
+        SysTime::try_from(system_times).unwrap_or(SysTime::MAX)
+    }
+}
+
+impl TableEnv {
+    /// Lets an input of a final-mode temporal or interval join that sends nothing for `timeout`
+    /// stop holding the join's watermark back (Flink's `table.exec.source.idle-timeout`; zero,
+    /// the default, is off, as in Flink). SQL sets it with `SET
+    /// 'table.exec.source.idle-timeout' = '5 s'`.
+    ///
+    /// The timeout is measured on the processing-time clock
+    /// ([`with_processing_clock`](TableEnv::with_processing_clock), one tick of 1 ms a system
+    /// time by default), not on the wall clock, so results stay deterministic: `N = timeout /
+    /// tick` system times, rounded up. An input with no row in the `N` system times before `s`
+    /// is idle at `s`: it is left out of the join's combined watermark, which never goes back;
+    /// when both inputs are idle the watermark stays. An input that sends again holds the
+    /// watermark back from its next rows on; its rows behind the watermark are late and
+    /// reported. The exact rule is the `combined` module's of the operators crate.
+    ///
+    /// Without a timeout an input that stops sending holds the other's rows until the inputs
+    /// end. A window aggregation, an OVER aggregation or a deduplication has one input: the
+    /// timeout does not release it (when its only input is idle, every input is); its windows
+    /// stay open until that input sends again or ends.
+    ///
+    /// ```
+    /// use differential_temporal::table::TableEnv;
+    /// use std::time::Duration;
+    ///
+    /// let env = TableEnv::new().with_idle_timeout(Duration::from_millis(5));
+    /// assert_eq!(env.options().idle_timeout_system_times(), 5);
+    /// ```
+    pub fn with_idle_timeout(self, timeout: std::time::Duration) -> TableEnv {
+        self.update_options(|options| options.idle_timeout = timeout);
+        self
+    }
 }
 
 /// What a run keeps of its output at worker 0.
@@ -76,6 +124,7 @@ impl Default for ExecuteOptions {
             allow_lateness_ms: 0,
             state_ttl: 0,
             processing_clock: None,
+            idle_timeout: std::time::Duration::ZERO,
         }
     }
 }
@@ -114,6 +163,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let line = progress.clone();
     let worker_plan = plan.clone();
     let mode = options.mode;
+    let idle_timeout = options.idle_timeout_system_times();
     let block_bytes = options.block_bytes;
     let final_table = options.result == ResultForm::FinalTable;
     // An append-only output never retracts: its final table is every change, nothing to fold.
@@ -140,6 +190,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
                 sources.insert(name.clone(), table);
             }
             let mut ctx = RenderContext::new(scope, sources, mode);
+            ctx.idle_timeout = idle_timeout;
             let changes = match ctx.render(&worker_plan) {
                 Ok(Collection::Changelog(changes)) => Some(changes),
                 Ok(Collection::Table(rows)) => {

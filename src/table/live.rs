@@ -44,7 +44,7 @@ use crate::run::gather;
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, SysTime};
 
-use super::TableError;
+use super::{ExecuteOptions, TableError};
 
 /// New input of one scanned table, for one round.
 pub(crate) enum RoundInput {
@@ -90,8 +90,8 @@ pub(crate) struct LiveRun {
 const PARK: Duration = Duration::from_millis(2);
 
 impl LiveRun {
-    /// Starts `plan` on `workers` threads in `mode`, its scans fed from rounds (every table
-    /// the plan scans is one of `tables`).
+    /// Starts `plan` on `workers` threads with `options` (mode, block size, idle timeout),
+    /// its scans fed from rounds (every table the plan scans is one of `tables`).
     ///
     /// Errors: the plan cannot be rendered (reported by the first worker), no thread can be
     /// started.
@@ -99,9 +99,10 @@ impl LiveRun {
         plan: &RelExpr,
         tables: Vec<String>,
         workers: usize,
-        mode: ExecutionMode,
-        block_bytes: usize,
+        options: &ExecuteOptions,
     ) -> Result<LiveRun, TableError> {
+        let (mode, block_bytes) = (options.mode, options.block_bytes);
+        let idle_timeout = options.idle_timeout_system_times();
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
@@ -110,7 +111,8 @@ impl LiveRun {
         let plan = plan.clone();
         let run = Arc::clone(&shared);
         let guards = timely::execute(config, move |worker| {
-            if let Err(e) = work(worker, &plan, &tables, mode, block_bytes, &run) {
+            let render = (mode, idle_timeout);
+            if let Err(e) = work(worker, &plan, &tables, render, block_bytes, &run) {
                 let mut state = run.lock();
                 state.failed.get_or_insert(e);
                 run.changed.notify_all();
@@ -233,7 +235,7 @@ fn work(
     worker: &mut timely::worker::Worker,
     plan: &RelExpr,
     tables: &[String],
-    mode: ExecutionMode,
+    (mode, idle_timeout): (ExecutionMode, SysTime),
     block_bytes: usize,
     shared: &Shared,
 ) -> Result<(), String> {
@@ -253,6 +255,7 @@ fn work(
             .map(|(name, session)| (name.clone(), session.to_collection(scope)))
             .collect();
         let mut ctx = RenderContext::new(scope, sources, mode);
+        ctx.idle_timeout = idle_timeout;
         let changes = ctx.render(plan)?.into_changelog();
         let rows = changes
             .inner

@@ -16,12 +16,22 @@ const BETWEEN: &str = "L.rt BETWEEN R.rt - INTERVAL '1' MINUTE AND R.rt + INTERV
 
 /// `L` and `R` with `WATERMARK FOR rt AS rt` on `workers` workers in `mode`.
 fn tables(dir: &tempfile::TempDir, workers: usize, mode: ExecutionMode) -> TableEnv {
+    tables_of(dir, workers, mode, (L, R))
+}
+
+/// `L` and `R` as [`tables`] declares them, with the CSV texts `l` and `r`.
+fn tables_of(
+    dir: &tempfile::TempDir,
+    workers: usize,
+    mode: ExecutionMode,
+    (l, r): (&str, &str),
+) -> TableEnv {
     let write = |name: &str, text: &str| {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         path.to_string_lossy().into_owned()
     };
-    let (l, r) = (write("l.csv", L), write("r.csv", R));
+    let (l, r) = (write("l.csv", l), write("r.csv", r));
     let env = super::env(workers).with_mode(mode);
     env.execute_sql(&format!(
         "CREATE TABLE L (id INT, k STRING, rt TIMESTAMP(3), WATERMARK FOR rt AS rt) WITH ('connector' = 'filesystem', 'path' = '{l}', 'format' = 'csv');
@@ -101,6 +111,44 @@ fn final_mode_frees_state_on_the_watermark_and_reports_late_rows() {
             (expected.map(String::from).to_vec(), late.clone())
         );
     }
+}
+
+/// `SET 'table.exec.source.idle-timeout'`: `R` sends 10:00:30 at step 1 and nothing until
+/// step 6; `L` sends 10:00, 10:05, 10:10 at steps 1-3 and nothing until step 7 (10:20). With
+/// 3 ms (3 system times at the default 1 ms tick) `R` is idle from step 5, where no input
+/// sends anything: the watermark rises to `L`'s 10:10 there and frees row 2 (padded). `R`'s
+/// row at 10:01 (step 6) is then late, and `R` holds the watermark back again from step 7 on
+/// (it never goes back): rows 3 and 4 are padded when the inputs end (step 8).
+/// Without the timeout `R`'s 10:00:30 holds every `L` row until the inputs end (step 8), and
+/// the row at 10:01 joins row 1.
+#[test]
+fn an_idle_side_stops_holding_the_watermark_after_the_timeout() {
+    let l = "id,k,rt\n1,a,2024-01-01 10:00:00\n2,a,2024-01-01 10:05:00\n3,a,2024-01-01 10:10:00\n\n\n\n4,a,2024-01-01 10:20:00\n";
+    let r = "id,k,rt\n10,a,2024-01-01 10:00:30\n\n\n\n\n11,a,2024-01-01 10:01:00\n";
+    let query = format!("SELECT L.id, R.id FROM L LEFT JOIN R ON L.k = R.k AND {BETWEEN}");
+    let dir = tempfile::tempdir().unwrap();
+    for workers in [1, 2] {
+        let env = tables_of(&dir, workers, ExecutionMode::Final, (l, r));
+        let lines = |rows: &[&str]| rows.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+        let held = lines(&["1,+I,1,10", "6,+I,1,11", "8,+I,2,", "8,+I,3,", "8,+I,4,"]);
+        assert_eq!(steps(&env, &query), (held, vec![]));
+        env.execute_sql("SET 'table.exec.source.idle-timeout' = '3 ms'")
+            .unwrap();
+        let late =
+            "late row: event time 2024-01-01 10:01:00 is behind the watermark 2024-01-01 10:10:00";
+        let released = lines(&["1,+I,1,10", "5,+I,2,", "8,+I,3,", "8,+I,4,"]);
+        assert_eq!(steps(&env, &query), (released, vec![late.to_string()]));
+    }
+    let env = TableEnv::new();
+    let err = env
+        .execute_sql("SET 'table.exec.source.idle-timeout' = 'soon'")
+        .unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "'table.exec.source.idle-timeout' takes a duration ('0' for off), not 'soon'"
+        ),
+        "{err}"
+    );
 }
 
 /// Incremental mode is the regular join: exact, the late row joined (here: padded).

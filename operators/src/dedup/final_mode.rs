@@ -51,7 +51,7 @@ where
         flags: config.retained().cloned().map(Flags::new),
     };
     let route = |(k, _): &(K, Change<V>)| k.hashed();
-    let outcomes = drive(rows, vec![watermarks], route, config.name(), logic);
+    let outcomes = drive(rows, vec![watermarks], 0, route, config.name(), logic);
     Merged::from_outcomes(outcomes)
 }
 

@@ -7,7 +7,10 @@
 //! `lower <= tl - tr <= upper`, both inclusive) and the residual predicate, if any, holds.
 //!
 //! Per system time `s`, with `W` the least of the two inputs' [watermarks](crate::watermark) in
-//! force for `s` (Flink's operator watermark is the minimum of its inputs'):
+//! force for `s` (Flink's operator watermark is the minimum of its inputs'; with an idle
+//! timeout (`IntervalJoinConfig::idle_timeout`) a side quiet for that long is left out, see
+//! [`crate::combined`]; without one, a side that stops sending holds every row of the other
+//! side until the inputs end):
 //!
 //! 1. every stored row whose last possible partner time `W` has passed (`tl - lower` for a left
 //!    row, `tr + upper` for a right one) is freed; a row of a padded side that never matched is
@@ -120,6 +123,15 @@ impl<E, L, R> IntervalJoinConfig<E, L, R> {
     pub fn new(bounds: Bounds<E>) -> Self {
         PairJoinConfig::inner(bounds, "IntervalJoin")
     }
+
+    /// The same join with an idle-source timeout of `timeout` system times (Flink's
+    /// `table.exec.source.idle-timeout`; `0`, the default: off): a side that sends nothing for
+    /// that long stops holding the join's watermark back (see [`crate::combined`]), so the other
+    /// side's rows are freed and padded without waiting for it.
+    pub fn idle_timeout(mut self, timeout: SysTime) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
 }
 
 /// The outputs of [`interval_join`].
@@ -201,6 +213,7 @@ where
     O: ExchangeData,
 {
     let name = config.name.clone();
+    let idle_timeout = config.idle_timeout;
     let records = left
         .map(|(k, v)| Rec::Left(k, v))
         .concat(right.map(|(k, v)| Rec::Right(k, v)));
@@ -218,6 +231,7 @@ where
     let outcomes = drive(
         records,
         vec![watermarks.0, watermarks.1],
+        idle_timeout,
         route,
         &name,
         logic,

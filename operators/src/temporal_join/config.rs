@@ -4,6 +4,7 @@ use std::convert::Infallible;
 
 use super::JoinKind;
 use crate::retention::Retention;
+use crate::SysTime;
 
 /// How a temporal join joins: INNER or LEFT, the residual predicate, the idle-state retention
 /// and the dataflow operator's name. One builder for [`temporal_join`](super::temporal_join),
@@ -36,6 +37,7 @@ pub struct JoinConfig<R = Always, T = Infallible> {
     kind: JoinKind,
     residual: R,
     retention: Option<Retention<T>>,
+    idle_timeout: SysTime,
     name: &'static str,
 }
 
@@ -70,6 +72,7 @@ impl<T> JoinConfig<Always, T> {
             kind,
             residual: Always,
             retention: None,
+            idle_timeout: 0,
             name: "",
         }
     }
@@ -87,6 +90,7 @@ impl<R, T> JoinConfig<R, T> {
             kind: self.kind,
             residual,
             retention: self.retention,
+            idle_timeout: self.idle_timeout,
             name: self.name,
         }
     }
@@ -99,6 +103,26 @@ impl<R, T> JoinConfig<R, T> {
             retention: retention.into(),
             ..self
         }
+    }
+
+    /// The same join with an idle-source timeout of `timeout` system times (Flink's
+    /// `table.exec.source.idle-timeout`; `0`, the default: off): an input of
+    /// [`temporal_join_final`](super::temporal_join_final) that sends nothing for that long
+    /// stops holding the combined watermark back (see [`crate::combined`]), so a versioned side
+    /// that stops changing no longer holds every probe row until the input ends. Give the same
+    /// timeout to [`late_versions`](super::late_versions) and
+    /// [`arrange_versions_pruned`](super::arrange_versions_pruned) over the same watermarks.
+    /// The incremental and lookup joins have no watermark: they do not read it.
+    pub fn idle_timeout(self, timeout: SysTime) -> Self {
+        JoinConfig {
+            idle_timeout: timeout,
+            ..self
+        }
+    }
+
+    /// The idle-source timeout in system times (`0`: off).
+    pub fn idle_timed_out(&self) -> SysTime {
+        self.idle_timeout
     }
 
     /// The same join, its dataflow operator named `name` (a stable string shown in timely's

@@ -14,8 +14,9 @@ use timely::progress::Antichain;
 
 use super::firing::{fire, Fired, Read, Waiting, WaitingRuns};
 use super::idle::IdleKeys;
-use super::marks::{Combined, Mark};
+use super::marks::{combined, Mark};
 use super::{JoinConfig, JoinKey, JoinKind, Joined, Residual};
+use crate::combined::Combined;
 use crate::keyed_merge::Rejected;
 use crate::retention::Retention;
 use crate::version::cursor::VersionBatch;
@@ -178,6 +179,7 @@ where
     T: Fn(&P) -> E + 'static,
     R: Residual<P, B>,
 {
+    let idle_timeout = config.idle_timed_out();
     let (kind, residual, retention, name) = config.into_parts("TemporalJoinFinal");
     type Update<K, P, E> = (In<K, P, E>, SysTime, isize);
     let probe =
@@ -201,7 +203,7 @@ where
 
     let outcomes = first.binary_frontier(stream, Pipeline, Pipeline, name, move |_cap, _info| {
         let mut caps = CapabilitySet::<SysTime>::new();
-        let mut state = FinalJoinState::new(trace, retention);
+        let mut state = FinalJoinState::new(trace, retention, idle_timeout);
         move |(first_in, first_frontier), (build_in, build_frontier), output| {
             // 1. Drain: probe rows by epoch, watermark candidates into trackers, build uppers.
             first_in.for_each(|cap, data| {
@@ -220,6 +222,9 @@ where
             });
             state.acknowledge_build();
             let frontiers = [first_frontier.frontier(), build_frontier.frontier()];
+            if frontiers.iter().all(|f| f.is_empty()) {
+                state.marks.ended();
+            }
 
             // 2. Visit complete epochs in order: fire at the epoch's watermark, then take its
             //    probe rows (those behind the watermark are late).
@@ -311,10 +316,14 @@ where
     P: ExchangeData,
     B: ExchangeData,
 {
-    fn new(trace: VersionTrace<K, E, B>, retention: Option<Retention<E>>) -> Self {
+    fn new(
+        trace: VersionTrace<K, E, B>,
+        retention: Option<Retention<E>>,
+        idle_timeout: SysTime,
+    ) -> Self {
         FinalJoinState {
             arrivals: BTreeMap::new(),
-            marks: Combined::new(),
+            marks: combined(idle_timeout),
             fired: Watermark::Min,
             waiting: WaitingRuns::default(),
             build_ack: Antichain::from_elem(0),
@@ -330,7 +339,7 @@ where
                 let arrival = Arrival { key, change, diff };
                 self.arrivals.entry(t).or_default().push(arrival);
             }
-            In::Mark(m) => self.marks.observe(t, m),
+            In::Mark(m) => m.observe_into(t, &mut self.marks),
         }
     }
 

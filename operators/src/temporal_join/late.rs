@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Operator};
 
-use super::marks::{Combined, Mark};
+use super::marks::{combined, Mark};
 use crate::keyed_merge::Rejected;
 use crate::watermark::Watermark;
 use crate::{Seq, SysTime, Version};
@@ -31,8 +31,9 @@ enum In<K, E> {
 /// event time T is behind the watermark W (kept for later probe rows; earlier results are not
 /// revised)`.
 ///
-/// Inputs: the versions the join's build arrangement is made of and the same two watermark
-/// collections the join takes. Whether a version is late depends on how rows are grouped into
+/// Inputs: the versions the join's build arrangement is made of, the same two watermark
+/// collections the join takes and the join's idle timeout in system times
+/// ([`JoinConfig::idle_timeout`](super::JoinConfig::idle_timeout); `0`: off). Whether a version is late depends on how rows are grouped into
 /// epochs and on input order, never on the number of workers. Cost: one comparison per version;
 /// state: the versions of epochs not yet complete.
 ///
@@ -53,7 +54,7 @@ enum In<K, E> {
 /// let out = run_binary(2, orders, rates, |o, r| {
 ///     let o_wm = watermarks(o, |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
 ///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, char>)| v.time, |m: &i64| *m, "RWm");
-///     late_versions(r, o_wm, r_wm, "Late").map(|(k, r)| (k, r.seq, r.reason.into_owned()))
+///     late_versions(r, o_wm, r_wm, 0, "Late").map(|(k, r)| (k, r.seq, r.reason.into_owned()))
 /// });
 /// let reason = "late build version: event time 5 is behind the watermark 10 \
 ///               (kept for later probe rows; earlier results are not revised)";
@@ -63,6 +64,7 @@ pub fn late_versions<'s, K, E, B>(
     versions: VecCollection<'s, SysTime, (K, Version<E, B>)>,
     probe_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
     build_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    idle_timeout: SysTime,
     name: &str,
 ) -> VecCollection<'s, SysTime, (K, Rejected)>
 where
@@ -79,7 +81,7 @@ where
         .unary_frontier(Pipeline, name, move |_cap, _info| {
             let mut caps = CapabilitySet::<SysTime>::new();
             let mut arrivals: BTreeMap<SysTime, Vec<(K, E, Seq)>> = BTreeMap::new();
-            let mut marks = Combined::new();
+            let mut marks = combined(idle_timeout);
             move |(input, frontier), output| {
                 input.for_each(|cap, data| {
                     for c in cap.retain_stamp(output.output_index()).iter() {
@@ -91,7 +93,7 @@ where
                                 arrivals.entry(t).or_default().push((k, time, seq))
                             }
                             In::Version(..) => {}
-                            In::Mark(m) => marks.observe(t, m),
+                            In::Mark(m) => m.observe_into(t, &mut marks),
                         }
                     }
                 });

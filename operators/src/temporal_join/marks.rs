@@ -1,10 +1,9 @@
 //! The combined watermark of a temporal join's two inputs, as the final-mode operators read it.
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 
-use crate::watermark::{Watermark, WatermarkTracker};
+use crate::combined::Combined;
+use crate::watermark::Watermark;
 use crate::SysTime;
 
 /// A record of either input's watermark collection.
@@ -16,52 +15,21 @@ pub(super) enum Mark<E> {
     Build(Watermark<E>),
 }
 
-/// `min(probe W(s), build W(s))` over the epochs of both watermark collections, with the epochs
-/// at which it may rise (one after each epoch holding a candidate).
-pub(super) struct Combined<E> {
-    probe: WatermarkTracker<E>,
-    build: WatermarkTracker<E>,
-    rises: BTreeSet<SysTime>,
+/// The combined watermark of the probe (input 0) and build (input 1) sides, idle after
+/// `timeout` system times (`0`: never; see [`crate::combined`]).
+pub(super) fn combined<E: Ord + Clone>(timeout: SysTime) -> Combined<E> {
+    Combined::new(2, timeout)
 }
 
-impl<E: Ord + Clone> Combined<E> {
-    /// Nothing seen: the watermark is `Min`.
-    pub(super) fn new() -> Self {
-        Combined {
-            probe: WatermarkTracker::new(),
-            build: WatermarkTracker::new(),
-            rises: BTreeSet::new(),
+impl<E> Mark<E> {
+    /// Records this watermark record of `epoch` into `marks`.
+    pub(super) fn observe_into(self, epoch: SysTime, marks: &mut Combined<E>)
+    where
+        E: Ord + Clone,
+    {
+        match self {
+            Mark::Probe(w) => marks.observe(0, epoch, w),
+            Mark::Build(w) => marks.observe(1, epoch, w),
         }
-    }
-
-    /// Records a watermark record of `epoch`.
-    pub(super) fn observe(&mut self, epoch: SysTime, mark: Mark<E>) {
-        match mark {
-            Mark::Probe(w) => self.probe.observe(epoch, w),
-            Mark::Build(w) => self.build.observe(epoch, w),
-        }
-        self.rises.insert(epoch + 1);
-    }
-
-    /// The earliest epoch at which the watermark may rise, not yet visited.
-    pub(super) fn next_rise(&self) -> Option<SysTime> {
-        self.rises.first().copied()
-    }
-
-    /// `true` iff some rise is still to visit.
-    pub(super) fn rising(&self) -> bool {
-        !self.rises.is_empty()
-    }
-
-    /// The combined watermark in force for the rows of `now` (epochs visited in order, each
-    /// once every earlier epoch is complete); marks `now` visited.
-    pub(super) fn at(&mut self, now: SysTime) -> Watermark<E> {
-        self.rises.remove(&now);
-        self.probe.at(now).min(self.build.at(now))
-    }
-
-    /// The epoch at which `Max` takes over once both inputs have ended.
-    pub(super) fn end_epoch(&self) -> SysTime {
-        self.probe.end_epoch().max(self.build.end_epoch())
     }
 }

@@ -31,7 +31,8 @@
 //!   row is joined exactly.
 //! * [`temporal_join_final`] (**final**, Flink's output): each probe row is emitted once,
 //!   append-only, at the first system time whose combined watermark (min of both inputs',
-//!   see [`crate::watermark`]) has passed its time (B7); probe rows behind the watermark on
+//!   see [`crate::watermark`]; an input idle for [`JoinConfig::idle_timeout`] is left out, see
+//!   [`crate::combined`]) has passed its time (B7); probe rows behind the watermark on
 //!   arrival are late (B9): not joined, reported with their `seq` and a reason. A late build
 //!   version is kept and seen by later probe rows (B10); [`late_versions`] reports it. It reads the
 //!   build arrangement in place; [`arrange_versions_pruned`] keeps that arrangement bounded by

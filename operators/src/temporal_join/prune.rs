@@ -12,7 +12,7 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Operator};
 use timely::progress::Antichain;
 
-use super::marks::{Combined, Mark};
+use super::marks::{combined, Mark};
 use crate::version::cursor::VersionCursor;
 use crate::version::{seek_target, version_of, VersionTrace};
 use crate::watermark::Watermark;
@@ -23,8 +23,10 @@ use crate::{arrange_versions, SysTime, Version};
 /// watermark `W = min(probe W, build W)` has passed a key's latest version, the older versions of
 /// that key are dropped).
 ///
-/// Shapes: `versions` are `(key, Version)` records; the watermark collections are those given to
-/// [`temporal_join_final`](super::temporal_join_final). Returns the shared arrangement to give it
+/// Shapes: `versions` are `(key, Version)` records; the watermark collections and `idle_timeout`
+/// (system times, `0`: off) are those given to
+/// [`temporal_join_final`](super::temporal_join_final) (see
+/// [`JoinConfig::idle_timeout`](super::JoinConfig::idle_timeout)). Returns the shared arrangement to give it
 /// (and any other reader: they all see the pruned table, which is exact for event times `>= W`).
 ///
 /// Why it is exact: at the first epoch `s` whose combined watermark is `At(x)`, for every key
@@ -67,7 +69,7 @@ use crate::{arrange_versions, SysTime, Version};
 /// ];
 /// let out = run_unary(2, epochs, |v| {
 ///     let wm = watermarks(v.clone(), |(_, v): &(u8, Version<i64, char>)| v.time, |m: &i64| *m, "Wm");
-///     arrange_versions_pruned(v, wm.clone(), wm, "Pruned").as_collection(|k, v| (*k, version_of(v)))
+///     arrange_versions_pruned(v, wm.clone(), wm, 0, "Pruned").as_collection(|k, v| (*k, version_of(v)))
 /// });
 /// let v = |t, s, r| (1, Version::row(t, s, r));
 /// assert_eq!(out, vec![
@@ -79,6 +81,7 @@ pub fn arrange_versions_pruned<'s, K, E, V>(
     versions: VecCollection<'s, SysTime, (K, Version<E, V>)>,
     probe_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
     build_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
+    idle_timeout: SysTime,
     name: &str,
 ) -> Arranged<'s, VersionTrace<K, E, V>>
 where
@@ -91,7 +94,7 @@ where
     let marks = probe_watermarks
         .map(Mark::Probe)
         .concat(build_watermarks.map(Mark::Build));
-    variable.set(retractions(&arranged, marks, name));
+    variable.set(retractions(&arranged, marks, idle_timeout, name));
     arranged
 }
 
@@ -99,6 +102,7 @@ where
 fn retractions<'s, K, E, V>(
     arranged: &Arranged<'s, VersionTrace<K, E, V>>,
     marks: VecCollection<'s, SysTime, Mark<E>>,
+    idle_timeout: SysTime,
     name: &str,
 ) -> VecCollection<'s, SysTime, (K, Version<E, V>)>
 where
@@ -117,7 +121,7 @@ where
             &name,
             move |_cap, _info| {
                 let mut caps = CapabilitySet::<SysTime>::new();
-                let mut marks = Combined::new();
+                let mut marks = combined(idle_timeout);
                 // Keys by the event times of their versions, until the watermark passes them.
                 let mut expiry: BTreeMap<E, Vec<K>> = BTreeMap::new();
                 // Per key, the time of the version kept at its last prune: every live version
@@ -130,7 +134,7 @@ where
                             caps.insert(c.clone());
                         }
                         for (m, t, _) in data.drain(..) {
-                            marks.observe(t, m);
+                            m.observe_into(t, &mut marks);
                         }
                     });
                     build_in.for_each(|_cap, spans| {

@@ -363,6 +363,7 @@ fn null_keys_never_match() {
 }
 
 mod bounded;
+mod idle;
 mod retention;
 mod sql_cases;
 
@@ -493,7 +494,7 @@ proptest! {
                     let p_wm = watermarks(p.clone(), |(_, c): &(ArbKey, Change<(u8, u8)>)| c.row.0, lower, "PWm");
                     let b_wm = watermarks(b.clone(), |(_, v): &(ArbKey, Version<u8, u8>)| v.time, lower, "BWm");
                     let build = if pruned {
-                        arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), "Build")
+                        arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), 0, "Build")
                     } else {
                         arrange_versions(b, "Build")
                     };

@@ -137,7 +137,7 @@ where
     let route = |rec: &Rec<K, L, R>| match rec {
         Rec::Left(k, _) | Rec::Right(k, _) => k.hashed(),
     };
-    drive::<_, (), _, _>(records, Vec::new(), route, &name, logic)
+    drive::<_, (), _, _>(records, Vec::new(), 0, route, &name, logic)
         .inner
         .map(|((o, diff), time, r)| (o, time, r * diff))
         .as_collection()

@@ -98,6 +98,7 @@ where
     let outcomes = drive(
         rows,
         Vec::<VecCollection<'s, SysTime, Watermark<()>>>::new(),
+        0,
         |(k, _): &(K, (Seq, F::Value))| k.hashed(),
         name,
         logic,

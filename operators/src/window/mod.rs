@@ -140,6 +140,7 @@ where
     let outcomes = drive(
         rows,
         vec![watermarks],
+        0,
         |(k, _): &(K, (E, Seq, F::Value))| k.hashed(),
         name,
         logic,

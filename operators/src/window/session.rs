@@ -172,7 +172,7 @@ where
         to_free: BTreeMap::new(),
     };
     let route = |(k, _): &(K, (E, Seq, F::Value))| k.hashed();
-    let (table, rejected) = split(drive(rows, vec![watermarks], route, name, logic));
+    let (table, rejected) = split(drive(rows, vec![watermarks], 0, route, name, logic));
     Aggregated { table, rejected }
 }
 

@@ -41,7 +41,7 @@ fn pruned_arrangement_holds_a_few_versions_per_key() {
                 |m: &u64| *m,
                 "BWm",
             );
-            arrange_versions_pruned(b, p_wm, b_wm, "Pruned")
+            arrange_versions_pruned(b, p_wm, b_wm, 0, "Pruned")
                 .as_collection(|k, v| (*k, version_of(v)))
         });
         for t in 3..EPOCHS {
@@ -112,7 +112,7 @@ fn final_content(
     let out = run_binary(workers, p, b, move |p, b| {
         let p_wm = watermarks(p.clone(), |(_, c): &Probe| c.row.0, lower, "PWm");
         let b_wm = watermarks(b.clone(), |(_, v): &Build| v.time, lower, "BWm");
-        let build = arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), "Build");
+        let build = arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), 0, "Build");
         let kind = JoinKind::Left;
         let j = temporal_join_final(
             p,
