@@ -65,7 +65,7 @@ pub use proctime::ProcessingClock;
 pub use set_op::SetOpKind;
 pub use sort::{top_n, SortKey};
 pub use top_n::TopN;
-pub use window::{sessions, window_datums, WindowAgg, WindowSpec};
+pub use window::{sessions, watermark_delay_ms, window_datums, WindowAgg, WindowSpec};
 pub use window_assign::WindowAssign;
 
 /// A node of the logical plan with its output schema and changelog mode.

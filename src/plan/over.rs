@@ -10,9 +10,19 @@
 //!   their arrival ([`OverFrame::Range`]`(Some(p))`); `UNBOUNDED PRECEDING`: every row up to
 //!   `t`, peers included (Flink's default frame).
 //!
-//! Flink's rules: ORDER BY exactly one ascending time attribute (the rowtime here; ordering by
-//! a processing-time attribute is not supported yet), an append-only input, every aggregate of
-//! one select over the same window, no FOLLOWING but CURRENT ROW. The aggregates must not depend
+//! **Processing time**: ordered by the proctime attribute instead, the time of a row is its
+//! stamp (the processing time of the system time it entered at, see
+//! [`ProcessingClock`](crate::plan::ProcessingClock)): rows are ordered by their stamp and,
+//! within one system time (equal stamps), by arrival (`seq`); ROWS counts rows in that order,
+//! RANGE reads the stamps (the rows of one system time are peers and share a result, as
+//! event-time peers do). The watermark's delay is 0 and the stamps grow with system time, so no
+//! row is ever late. This is the event-time rule with the stamp for the rowtime; Flink instead
+//! orders by the wall clock at which each row reaches the operator, so its results depend on
+//! the machine's speed. An updating input is refused (its rows are not stamped).
+//!
+//! Flink's rules: ORDER BY exactly one ascending time attribute (the rowtime or the proctime),
+//! an append-only input, every aggregate of one select over the same window, no FOLLOWING but
+//! CURRENT ROW. The aggregates must not depend
 //! on the order rows are added and retracted in (COUNT, SUM, AVG, MIN, MAX over integers and
 //! DECIMAL, with DISTINCT and FILTER): a frame slides, and a DOUBLE sum's rounding would depend
 //! on how the rows were batched.
@@ -26,7 +36,8 @@
 //!   (Flink drops it silently). The output is append-only; a row is freed once no later frame
 //!   can hold it (a partition keeps its last frame, or one accumulator for an unbounded frame).
 //!
-//! The output keeps the input's rowtime attribute; it has no key (rows may repeat).
+//! The output keeps the input's rowtime and proctime attributes; it has no key (rows may
+//! repeat).
 //!
 //! ```
 //! use differential_temporal::expr::{bind_aggregate, col, FunctionRegistry};
@@ -80,11 +91,11 @@ impl std::fmt::Display for OverFrame {
 /// The parts of an OVER aggregation; see the [module documentation](self).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Over {
-    /// The input (append-only, with a rowtime attribute).
+    /// The input (append-only, with a rowtime or proctime attribute).
     pub input: Box<RelExpr>,
     /// The `PARTITION BY` columns (none: one partition).
     pub partition: Vec<usize>,
-    /// The rowtime column the rows are ordered by.
+    /// The rowtime (or stamped proctime) column the rows are ordered by.
     pub time: usize,
     /// The frame.
     pub frame: OverFrame,
@@ -94,11 +105,12 @@ pub struct Over {
 
 impl RelExpr {
     /// Appends to each row `aggregates` (aggregate, output name) over its frame `frame` among
-    /// the rows of its partition `partition` ordered by the rowtime column `time` (see the
-    /// [module docs](self)).
+    /// the rows of its partition `partition` ordered by the rowtime (or proctime) column `time`
+    /// (see the [module docs](self)).
     ///
-    /// Errors, each naming the column or aggregate: `time` is not the rowtime attribute (Flink:
-    /// "OVER windows' ordering in stream mode must be defined on a time attribute"), the input
+    /// Errors, each naming the column or aggregate: `time` is neither the rowtime nor the
+    /// proctime attribute (Flink: "OVER windows' ordering in stream mode must be defined on a
+    /// time attribute"), the input
     /// is updating, a negative RANGE, an aggregate that depends on update order, a partition
     /// column out of range, a duplicate output name.
     pub fn over(
@@ -113,15 +125,12 @@ impl RelExpr {
             self.schema.fields.get(time).ok_or_else(|| {
                 PlanError::invalid(NODE, format!("time column {time} out of range"))
             })?;
-        if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) {
-            let why = match self.schema.proctime == Some(time) {
-                true => "ordering by a processing-time attribute is not supported yet",
-                false => "declare a WATERMARK for it",
-            };
+        let rowtime = self.schema.rowtime.as_ref().map(|r| r.column);
+        if rowtime != Some(time) && self.schema.proctime != Some(time) {
             return Err(PlanError::invalid(
                 NODE,
                 format!(
-                    "OVER windows' ordering in stream mode must be defined on a time attribute, but '{}' ({}) is not the rowtime attribute ({why})",
+                    "OVER windows' ordering in stream mode must be defined on a time attribute, but '{}' ({}) is not one (declare a WATERMARK for it, or AS PROCTIME())",
                     field.name, field.ty
                 ),
             ));
@@ -156,7 +165,7 @@ impl RelExpr {
             fields.push(Field::new(name.clone(), agg.ty.clone()));
         }
         let mut schema = Schema::new(fields)?;
-        (schema.rowtime, schema.primary_key) = (self.schema.rowtime.clone(), None);
+        (schema.rowtime, schema.proctime) = (self.schema.rowtime.clone(), self.schema.proctime);
         Ok(RelExpr {
             node: Node::Over(Over {
                 input: Box::new(self),
@@ -215,7 +224,7 @@ mod tests {
         let err = (input.clone())
             .over(vec![], 1, OverFrame::Range(None), aggs.clone())
             .unwrap_err();
-        assert_eq!(err.to_string(), "OverAggregate: OVER windows' ordering in stream mode must be defined on a time attribute, but 'b' (BIGINT) is not the rowtime attribute (declare a WATERMARK for it)");
+        assert_eq!(err.to_string(), "OverAggregate: OVER windows' ordering in stream mode must be defined on a time attribute, but 'b' (BIGINT) is not one (declare a WATERMARK for it, or AS PROCTIME())");
         let err = orders(true)
             .over(vec![], 3, OverFrame::Range(None), aggs.clone())
             .unwrap_err();

@@ -35,6 +35,9 @@ pub struct ProcessingClock {
     pub start: Ts,
     /// The processing time between two system times, in milliseconds (at least 1).
     pub tick_ms: i64,
+    /// Whether `start` was read from the wall clock ([`ProcessingClock::wall_clock`]):
+    /// `explain` then prints `start=wall clock`, so that a plan's text is the same on every run.
+    pub from_wall_clock: bool,
 }
 
 impl ProcessingClock {
@@ -58,6 +61,7 @@ impl ProcessingClock {
             Ok(tick_ms) if tick_ms > 0 && whole => Ok(ProcessingClock {
                 start: Ts::from_millis(start.millis),
                 tick_ms,
+                from_wall_clock: false,
             }),
             _ => Err(format!(
                 "the processing-time clock's tick must be a positive whole number of milliseconds, but is {tick:?}"
@@ -73,7 +77,25 @@ impl ProcessingClock {
         ProcessingClock {
             start: Ts::from_millis(i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)),
             tick_ms: 1,
+            from_wall_clock: true,
         }
+    }
+
+    /// The same clock (its start, read from the wall clock or not) ticking `tick` a system time.
+    /// Errors: those of [`ProcessingClock::new`].
+    ///
+    /// ```
+    /// use differential_temporal::plan::ProcessingClock;
+    /// use std::time::Duration;
+    ///
+    /// let clock = ProcessingClock::wall_clock().with_tick(Duration::from_secs(1)).unwrap();
+    /// assert_eq!(clock.to_string(), "start=wall clock, tick=1000ms");
+    /// ```
+    pub fn with_tick(self, tick: Duration) -> Result<ProcessingClock, String> {
+        Ok(ProcessingClock {
+            from_wall_clock: self.from_wall_clock,
+            ..ProcessingClock::new(self.start, tick)?
+        })
     }
 
     /// The processing time of system time `s`, `start + s * tick` (saturating).
@@ -87,10 +109,16 @@ impl ProcessingClock {
     }
 }
 
-/// As `explain` prints it: `start=1700000000000ms, tick=1000ms` (milliseconds since the epoch).
+/// As `explain` prints it: `start=1700000000000ms, tick=1000ms` (milliseconds since the epoch),
+/// or `start=wall clock, tick=1ms` when the start was read from the wall clock (it differs per
+/// run).
 impl std::fmt::Display for ProcessingClock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "start={}ms, tick={}ms", self.start.millis, self.tick_ms)
+        match self.from_wall_clock {
+            true => f.write_str("start=wall clock")?,
+            false => write!(f, "start={}ms", self.start.millis)?,
+        }
+        write!(f, ", tick={}ms", self.tick_ms)
     }
 }
 
@@ -169,7 +197,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             plan.explain(),
-            "WindowAggregate(window=[TUMBLE(size=10000ms) ON pt], group=[user], aggs=[COUNT(*) AS n], lateness=0ms) -> [user STRING, window_start TIMESTAMP(3) NOT NULL, window_end TIMESTAMP(3) NOT NULL, window_time TIMESTAMP(3) NOT NULL, n BIGINT NOT NULL] updating(key=[user, window_start, window_end])\n  ProcessingTime(column=[pt], start=1000ms, tick=2000ms) -> [user STRING, pt TIMESTAMP_LTZ(3) NOT NULL] append-only proctime=pt\n    Scan(table=[Clicks]) -> [user STRING, pt TIMESTAMP_LTZ(3) NOT NULL] append-only proctime=pt\n"
+            "WindowAggregate(window=[TUMBLE(size=10000ms) ON pt], group=[user], aggs=[COUNT(*) AS n], lateness=0ms) -> [user STRING, window_start TIMESTAMP(3) NOT NULL, window_end TIMESTAMP(3) NOT NULL, window_time TIMESTAMP(3) NOT NULL, n BIGINT NOT NULL] updating(key=[user, window_start, window_end]) proctime=window_time\n  ProcessingTime(column=[pt], start=1000ms, tick=2000ms) -> [user STRING, pt TIMESTAMP_LTZ(3) NOT NULL] append-only proctime=pt\n    Scan(table=[Clicks]) -> [user STRING, pt TIMESTAMP_LTZ(3) NOT NULL] append-only proctime=pt\n"
         );
         assert_eq!(clock().at(3), Ts::from_millis(7_000));
     }

@@ -21,12 +21,13 @@
 //!
 //! Over the input's proctime attribute instead (a processing-time window) the time is each
 //! row's stamp (see [`ProcessingClock`](crate::plan::ProcessingClock)) and the watermark's delay
-//! 0: the stamps grow with system time, so no row is ever late; the output then has no rowtime
-//! attribute.
+//! 0: the stamps grow with system time, so no row is ever late; the output's `window_time`
+//! (`end - 1 ms`, the processing time at which Flink's processing-time window fires) is then
+//! its proctime attribute (the Table API's `w.proctime()`), and it has no rowtime.
 //!
 //! The output has one row per group key and window with rows: the group columns, then
 //! `window_start`, `window_end` (TIMESTAMP(3)), `window_time` (`end - 1 ms`, the output's rowtime
-//! attribute), then the aggregates. Its upsert key is the group columns and the window bounds.
+//! attribute, or its proctime attribute over processing time), then the aggregates. Its upsert key is the group columns and the window bounds.
 //!
 //! Two modes, as every node has them ([`ExecutionMode`](crate::render::ExecutionMode)):
 //! * *incremental*: each window's row is exact at every system time; a row arriving after its
@@ -288,13 +289,19 @@ impl WindowAgg {
         group
     }
 
-    /// The delay of the watermark over the time column, ms: the rowtime's declared delay, 0
-    /// over the proctime attribute (its stamps grow with system time, so no row is late).
+    /// The delay of the watermark over the time column, ms (see [`watermark_delay_ms`]).
     pub fn watermark_delay_ms(&self) -> i64 {
-        match &self.input.schema.rowtime {
-            Some(r) if r.column == self.time => r.delay_ms,
-            _ => 0,
-        }
+        watermark_delay_ms(&self.input.schema, self.time)
+    }
+}
+
+/// The delay of the watermark over the time column `time` of `schema`, ms: the rowtime's
+/// declared delay, 0 over the proctime attribute (its stamps grow with system time, so no row
+/// is late). Shared by the window aggregation and the OVER aggregation.
+pub fn watermark_delay_ms(schema: &Schema, time: usize) -> i64 {
+    match &schema.rowtime {
+        Some(r) if r.column == time => r.delay_ms,
+        _ => 0,
     }
 }
 
@@ -339,7 +346,7 @@ impl RelExpr {
         lateness_ms: i64,
     ) -> Result<RelExpr, PlanError> {
         const NODE: &str = "WindowAggregate";
-        self.check_window_input(NODE, time, &window, true, |field| {
+        self.check_window_input(NODE, time, &window, |field| {
             format!(
                 "Window aggregate can only be defined over a time attribute column, but '{}' ({}) is not one (declare a WATERMARK for it, or AS PROCTIME())",
                 field.name, field.ty
@@ -368,11 +375,16 @@ impl RelExpr {
         let mut schema = Schema::new(fields)?;
         let key: Vec<usize> = (0..group.len() + 2).collect();
         schema.primary_key = Some(key.clone());
-        // Over processing time `window_time` is no event-time attribute.
-        schema.rowtime = (!proctime).then(|| Rowtime {
-            column: group.len() + 2,
-            delay_ms: self.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms),
-        });
+        // Over processing time `window_time` is the proctime attribute (Flink's), no rowtime.
+        match proctime {
+            true => schema.proctime = Some(group.len() + 2),
+            false => {
+                schema.rowtime = Some(Rowtime {
+                    column: group.len() + 2,
+                    delay_ms: self.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms),
+                })
+            }
+        }
         Ok(RelExpr {
             node: Node::WindowAgg(WindowAgg {
                 input: Box::new(self),
@@ -392,23 +404,21 @@ impl RelExpr {
 
 impl RelExpr {
     /// `Ok` when this input can be windowed by `window` over column `time`: the column is
-    /// its rowtime attribute, or its proctime attribute when `proctime_ok` (else `node`'s
-    /// error, worded by `not_rowtime` from the column), the
-    /// input is append-only (Flink's window operators consume inserts only) and the window's
-    /// sizes are valid.
+    /// its rowtime or its proctime attribute (else `node`'s error, worded by `not_rowtime` from
+    /// the column), the input is append-only (Flink's window operators consume inserts only)
+    /// and the window's sizes are valid.
     pub(super) fn check_window_input(
         &self,
         node: &'static str,
         time: usize,
         window: &WindowSpec,
-        proctime_ok: bool,
         not_rowtime: impl FnOnce(&Field) -> String,
     ) -> Result<(), PlanError> {
         let field =
             self.schema.fields.get(time).ok_or_else(|| {
                 PlanError::invalid(node, format!("time column {time} out of range"))
             })?;
-        let proctime = proctime_ok && self.schema.proctime == Some(time);
+        let proctime = self.schema.proctime == Some(time);
         if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) && !proctime {
             return Err(PlanError::invalid(node, not_rowtime(field)));
         }

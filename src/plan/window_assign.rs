@@ -21,7 +21,17 @@ use super::{Mode, Node, PlanError, RelExpr, WindowAgg, WindowSpec};
 /// the output's rowtime attribute, with the input's watermark delay). The input's time column
 /// stays, as a plain column. A row whose rowtime is NULL is refused with its `seq`.
 ///
-/// Flink's rules: the windows are over the input's rowtime attribute; the input is append-only
+/// Over the input's proctime attribute instead (a processing-time TVF, whose time is each row's
+/// stamp: see [`ProcessingClock`](crate::plan::ProcessingClock)) the windows are the same over
+/// the stamps, with a watermark of delay 0 (no row is ever late), and `window_time`, still
+/// `window_end - 1 ms`, is the output's **proctime** attribute (Flink's rule: a proctime TVF's
+/// `window_time` is a proctime attribute), the output having no rowtime. Its value is the
+/// processing time at which the window closes (Flink's processing-time timer fires at
+/// `end - 1`), the same in both modes; in final mode the windows fire in order of their end,
+/// so the `window_time`s grow with system time and a processing-time window over them sees
+/// no late row.
+///
+/// Flink's rules: the windows are over a time attribute of the input; the input is append-only
 /// (Flink's window table function consumes inserts only); SESSION windows cannot be read
 /// without `GROUP BY window_start, window_end`, since a row's session depends on the rows that
 /// come after it (Flink's planner refuses them too).
@@ -37,9 +47,9 @@ use super::{Mode, Node, PlanError, RelExpr, WindowAgg, WindowSpec};
 ///   of a window ([`WindowAssign::counted`]); a window's rows are freed when it fires.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowAssign {
-    /// The input (append-only, with a rowtime attribute).
+    /// The input (append-only, with a rowtime or proctime attribute).
     pub input: Box<RelExpr>,
-    /// The input's rowtime column the windows are over.
+    /// The input's rowtime (or stamped proctime) column the windows are over.
     pub time: usize,
     /// The windows (TUMBLE, HOP or CUMULATE; the offset normalised).
     pub window: WindowSpec,
@@ -66,11 +76,13 @@ impl WindowAssign {
 }
 
 impl RelExpr {
-    /// Each row once per window of `window` over the rowtime column `time` holding it, with
-    /// `window_start`, `window_end`, `window_time` appended (see [`WindowAssign`]).
-    /// Append-only; its rowtime attribute is `window_time`.
+    /// Each row once per window of `window` over the rowtime (or proctime) column `time`
+    /// holding it, with `window_start`, `window_end`, `window_time` appended (see
+    /// [`WindowAssign`]). Append-only; its rowtime attribute (over a proctime column: its
+    /// proctime attribute) is `window_time`.
     ///
-    /// Errors, each naming the column or window: `time` is not the input's rowtime attribute,
+    /// Errors, each naming the column or window: `time` is neither the input's rowtime nor its
+    /// proctime attribute,
     /// the input is updating, a SESSION window, a window size that is not positive or puts a
     /// row in more than [`MAX_WINDOWS_PER_ROW`](super::window::MAX_WINDOWS_PER_ROW) windows
     /// (Flink's messages), an input column named like a window column.
@@ -97,9 +109,9 @@ impl RelExpr {
     /// ```
     pub fn window_assign(self, time: usize, window: WindowSpec) -> Result<RelExpr, PlanError> {
         const NODE: &str = "WindowTableFunction";
-        self.check_window_input(NODE, time, &window, false, |field| {
+        self.check_window_input(NODE, time, &window, |field| {
             format!(
-                "The window function {} requires the timecol to be a time attribute, but '{}' ({}) is not one (declare a WATERMARK for it)",
+                "The window function {} requires the timecol to be a time attribute, but '{}' ({}) is not one (declare a WATERMARK for it, or AS PROCTIME())",
                 window.name(),
                 field.name,
                 field.ty
@@ -117,10 +129,15 @@ impl RelExpr {
             fields.push(Field::new(name, DataType::Timestamp(3).not_null()));
         }
         let mut schema = Schema::new(fields)?;
-        schema.rowtime = Some(Rowtime {
-            column: width + 2,
-            delay_ms: self.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms),
-        });
+        match self.schema.proctime == Some(time) {
+            true => schema.proctime = Some(width + 2),
+            false => {
+                schema.rowtime = Some(Rowtime {
+                    column: width + 2,
+                    delay_ms: self.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms),
+                })
+            }
+        }
         Ok(RelExpr {
             node: Node::WindowAssign(WindowAssign {
                 input: Box::new(self),
@@ -212,7 +229,7 @@ mod tests {
         let err = |plan: RelExpr, time, window| plan.window_assign(time, window).unwrap_err();
         assert_eq!(
             err(bids(false), 2, WindowSpec::tumble(10)).to_string(),
-            "WindowTableFunction: The window function TUMBLE requires the timecol to be a time attribute, but 'other' (TIMESTAMP(3)) is not one (declare a WATERMARK for it)"
+            "WindowTableFunction: The window function TUMBLE requires the timecol to be a time attribute, but 'other' (TIMESTAMP(3)) is not one (declare a WATERMARK for it, or AS PROCTIME())"
         );
         assert_eq!(
             err(bids(true), 1, WindowSpec::tumble(10)).to_string(),

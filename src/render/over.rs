@@ -1,14 +1,15 @@
 //! Rendering of `Over`: the operator [`over_aggregate`] keyed by the partition columns, ordered
-//! by the rowtime (`Ts`), with the aggregates' accumulators ([`RowFold`]) over the columns they
-//! read; each output row is the input row, then the aggregates. In final mode the watermark is
-//! the input's rowtime minus its declared delay. Rows whose rowtime is NULL are refused with
+//! by the rowtime (`Ts`; or the proctime attribute's stamps), with the aggregates' accumulators
+//! ([`RowFold`]) over the columns they read; each output row is the input row, then the
+//! aggregates. In final mode the watermark is the input's rowtime minus its declared delay (the
+//! stamps themselves over processing time). Rows whose rowtime is NULL are refused with
 //! their `seq`.
 
 use differential_temporal_operators::over::{over_aggregate, Frame, OverMode};
 use differential_temporal_operators::watermark::watermarks;
 use differential_temporal_operators::Change;
 
-use crate::plan::{Over, OverFrame, PlanError};
+use crate::plan::{watermark_delay_ms, Over, OverFrame, PlanError};
 use crate::repr::{DatumVec, Row, Ts};
 
 use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
@@ -27,7 +28,7 @@ pub(super) fn render<'s>(
         None => Err(null_time(ch.seq)),
     });
     ctx.refused.push(refused);
-    let delay = o.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let delay = watermark_delay_ms(&o.input.schema, column);
     let marks = watermarks(
         timed.clone(),
         move |ch: &Change<Row>| event_time(&ch.row, column).unwrap_or(NO_TIME),

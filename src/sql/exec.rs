@@ -343,7 +343,7 @@ impl TableEnv {
                     let ms = super::window::parse_duration(value)
                         .map_err(|m| format!("'{key}' takes a duration: {m}"))?;
                     let tick = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
-                    ProcessingClock::new(clock.start, tick)?
+                    clock.with_tick(tick)?
                 };
                 self.clone().with_processing_clock(clock);
                 Ok(())

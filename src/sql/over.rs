@@ -108,7 +108,7 @@ pub(super) fn select(
     let [order] = window.order_by.as_slice() else {
         return Err(SqlError::at(
             first.span,
-            "OVER windows' ordering in stream mode must be defined on a time attribute: ORDER BY exactly one rowtime column",
+            "OVER windows' ordering in stream mode must be defined on a time attribute: ORDER BY exactly one rowtime or proctime column",
         ));
     };
     if matches!(order.options.sort, Some(OrderBySort::Desc)) {

@@ -155,7 +155,7 @@ pub(super) fn tvf(
 /// The rows of the window TVF `factor` (Flink's window TVF read as a table: each row once per
 /// window, then `window_start`, `window_end`, `window_time`), or `None` when `factor` is not
 /// a window TVF. Errors: those of [`RelExpr::window_assign`] (a SESSION window, a time column
-/// that is not the rowtime attribute...) and of the arguments.
+/// that is no time attribute...) and of the arguments.
 pub(super) fn rows(
     binder: &Binder<'_>,
     factor: &ast::TableFactor,

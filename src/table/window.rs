@@ -190,15 +190,48 @@ impl Expr {
     }
 
     /// The last event time of window `self` (`end - 1 ms`), a rowtime attribute: `window_time`.
+    /// On a processing-time window it is refused with Flink's message (use
+    /// [`proctime`](Expr::proctime)).
     pub fn rowtime(self) -> Expr {
-        property("window_time", self)
+        property("window_rowtime", self)
+    }
+
+    /// The processing-time attribute of processing-time window `self` (an alias): its
+    /// `window_time`, the processing time `end - 1 ms` at which the window closes (Flink's
+    /// processing-time window fires on its timer at `end - 1`), TIMESTAMP(3), the result's
+    /// proctime attribute, so a later processing-time window or OVER can be over it where the
+    /// result is append-only (the window TVF's rows, [`GroupWindowedTable::select`]; a window
+    /// aggregation's result is updating, and refused there as for `rowtime()`).
+    ///
+    /// Why `end - 1` and not the processing time of the system time the row is emitted at: that
+    /// would differ between the modes (incremental mode emits a window's row at each change)
+    /// and with the batching, while `end - 1` depends on the window only; in final mode the
+    /// windows fire in order of their end, so these times grow with system time and nothing
+    /// over them is late. On an event-time window it is refused naming the alias: Flink gives
+    /// the wall clock there, which has no deterministic value here.
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::col;
+    /// use differential_temporal::table::{hours, Tumble};
+    /// let (env, _dir) = doc_env();
+    /// let on_event_time = env
+    ///     .from("Rates")
+    ///     .window(Tumble::over(hours(1)).on(col("update_time")).alias("w"))
+    ///     .group_by([col("w"), col("currency")])
+    ///     .select([col("currency"), col("w").proctime()]);
+    /// assert!(on_event_time.execute().unwrap_err().to_string()
+    ///     .contains("w.proctime() is only defined on a processing-time window"));
+    /// ```
+    pub fn proctime(self) -> Expr {
+        property("window_proctime", self)
     }
 }
 
 /// The call `col("w").start()` stands for, until the window's `select` resolves it.
-fn property(column: &str, alias: Expr) -> Expr {
+fn property(name: &str, alias: Expr) -> Expr {
     Expr::Call {
-        func: format!("${column}"),
+        func: format!("${name}"),
         args: vec![alias],
     }
 }
@@ -308,8 +341,9 @@ impl GroupWindowedTable {
                 )),
                 Shape::Mixed => return Err(mixed(NODE)),
             };
-            let items = properties(&items, alias, NODE)?;
             let time = time_column(&plan, time)?;
+            let on_proctime = plan.schema.proctime == Some(time);
+            let items = properties(&items, alias, on_proctime, NODE)?;
             let rows = plan.window_assign(time, spec)?;
             project(rows, &items, &registry)
         })
@@ -336,24 +370,41 @@ fn mixed(node: &'static str) -> PlanError {
     PlanError::invalid(node, "Sliding window expects same type of size and slide.")
 }
 
-/// `items` with the window alias's `start()`, `end()` and `rowtime()` replaced by the columns
-/// `window_start`, `window_end` and `window_time`. Errors: a property of something else than
-/// the alias, the alias used bare; `node` names the plan node.
-fn properties(items: &[Expr], alias: &str, node: &'static str) -> Result<Vec<Expr>, PlanError> {
+/// `items` with the window alias's `start()`, `end()` and `rowtime()` (or `proctime()` when
+/// the window is `on_proctime`) replaced by the columns `window_start`, `window_end` and
+/// `window_time`. Errors: a property of something else than the alias, the alias used bare,
+/// `rowtime()` of a processing-time window (Flink's message), `proctime()` of an event-time
+/// window; `node` names the plan node.
+fn properties(
+    items: &[Expr],
+    alias: &str,
+    on_proctime: bool,
+    node: &'static str,
+) -> Result<Vec<Expr>, PlanError> {
     let is_alias = |e: &Expr| matches!(e.unaliased(), Expr::Column(c) if c == alias);
     let mut misused = None;
+    let column = |property: &str| {
+        match (property, on_proctime) {
+        ("$window_start", _) => Ok(col("window_start")),
+        ("$window_end", _) => Ok(col("window_end")),
+        ("$window_rowtime", false) | ("$window_proctime", true) => Ok(col("window_time")),
+        ("$window_rowtime", true) => Err(format!("A proctime window cannot provide a rowtime attribute: '{alias}' is over a processing-time attribute (use {alias}.proctime())")),
+        _ => Err(format!("{alias}.proctime() is only defined on a processing-time window, but '{alias}' is over a rowtime attribute (use {alias}.rowtime(); Flink's wall-clock value has no deterministic counterpart here)")),
+    }
+    };
     let items = (items.iter())
         .map(|item| {
             transform(item, &mut |e| match e {
                 Expr::Call { func, args } if func.starts_with("$window_") => match args.as_slice() {
-                    [a] if is_alias(a) => Some(col(&func[1..])),
+                    // The first misuse is reported (the bare alias inside comes next).
+                    [a] if is_alias(a) => column(func).map_err(|e| misused = Some(e)).ok(),
                     _ => {
                         misused = Some(format!("'{}' is not a window alias", args[0]));
                         None
                     }
                 },
                 e if is_alias(e) => {
-                    misused = Some(format!("the window alias '{alias}' can only be used through {alias}.start(), {alias}.end() and {alias}.rowtime()"));
+                    misused.get_or_insert(format!("the window alias '{alias}' can only be used through {alias}.start(), {alias}.end(), {alias}.rowtime() and {alias}.proctime()"));
                     None
                 }
                 _ => None,
@@ -366,7 +417,8 @@ fn properties(items: &[Expr], alias: &str, node: &'static str) -> Result<Vec<Exp
     }
 }
 
-/// Whether `item` reads a window property (`w.start()`, `w.end()`, `w.rowtime()`).
+/// Whether `item` reads a window property (`w.start()`, `w.end()`, `w.rowtime()`,
+/// `w.proctime()`).
 fn has_property(item: &Expr) -> bool {
     let mut found = false;
     transform(item, &mut |e| {
@@ -385,7 +437,8 @@ pub struct WindowGroupedTable {
 }
 
 impl WindowGroupedTable {
-    /// `SELECT items`: keys, aggregates, the window's `start()`, `end()` and `rowtime()`, or
+    /// `SELECT items`: keys, aggregates, the window's `start()`, `end()` and `rowtime()` (or
+    /// `proctime()` over processing time), or
     /// expressions over them. Errors (when the plan is built): the window has no `on` or no
     /// `alias`, the keys do not name the alias exactly once, an item uses the alias other than
     /// through its properties, and those of [`RelExpr::window_agg`].
@@ -407,15 +460,16 @@ impl WindowGroupedTable {
             let keys: Vec<Expr> = keys.into_iter().filter(|k| !is_alias(k)).collect();
             let shape = window.shape;
             let uses_properties = items.iter().any(has_property);
-            let items = properties(&items, alias, NODE)?;
+            let time_index = time_column(&plan, time)?;
+            let on_proctime = plan.schema.proctime == Some(time_index);
+            let items = properties(&items, alias, on_proctime, NODE)?;
             match shape {
                 Shape::Rows { size, slide } if uses_properties => Err(invalid(format!(
                     "a row-count window has no start, end or rowtime, so '{alias}' can only be grouped by (size {size} rows, slide {slide} rows)"
                 ))),
                 Shape::Rows { size, slide } => {
-                    let time = time_column(&plan, time)?;
                     aggregate_with(plan, &keys, &items, &registry, move |plan, group, aggs| {
-                        plan.count_window_agg(time, size, slide, group, aggs)
+                        plan.count_window_agg(time_index, size, slide, group, aggs)
                     })
                 }
                 Shape::Time(spec) => {

@@ -397,7 +397,7 @@ dtemporal: 7 row(s) rejected (reported to standard error); --max-errors 0: faili
         files: FILES,
         via: Via::Cli(&["sql", "-e", concat!(ddl!(), "SELECT SUM(id) OVER (PARTITION BY cur ORDER BY id) FROM o")]),
         code: 2,
-        stderr: &["OverAggregate: OVER windows' ordering in stream mode must be defined on a time attribute, but 'id' (INT) is not the rowtime attribute"],
+        stderr: &["OverAggregate: OVER windows' ordering in stream mode must be defined on a time attribute, but 'id' (INT) is not one (declare a WATERMARK for it, or AS PROCTIME())"],
         stdout: "",
     },
     Case {

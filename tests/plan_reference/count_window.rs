@@ -3,7 +3,9 @@
 //! `Slide::over(rows(n)).every(rows(m))`): tumbling, overlapping and gapped sliding windows,
 //! grouped by a column or not, with order-dependent aggregates, the same rows in both modes;
 //! and processing-time TUMBLE, HOP, CUMULATE and SESSION windows over the rows stamped by a
-//! processing-time clock (random start and tick), and the stamps alone. Random batching, 1, 2
+//! processing-time clock (random start and tick), the rows of processing-time window TVFs, a
+//! window over their `window_time`, processing-time OVER (ROWS and RANGE), and the stamps
+//! alone. Random batching, 1, 2
 //! and 4 workers, both modes, exact tables at every system time.
 
 use std::collections::BTreeMap;
@@ -14,7 +16,7 @@ use proptest::prelude::*;
 use differential_temporal::expr::{col, count_star};
 use differential_temporal::operators::{Change, SysTime};
 use differential_temporal::plan::reference::{evaluate, evaluate_final, Inputs};
-use differential_temporal::plan::{ProcessingClock, RelExpr, WindowSpec};
+use differential_temporal::plan::{OverFrame, ProcessingClock, RelExpr, WindowSpec};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{DataType, Datum, Field, Row, Schema, Ts};
 
@@ -59,22 +61,44 @@ fn with_pt(a: Vec<(SysTime, Change<Row>)>) -> Vec<(SysTime, Change<Row>)> {
         .collect()
 }
 
-/// The processing-time window `shape` (0 TUMBLE, 1 HOP, 2 CUMULATE, 3 SESSION; seconds)
-/// grouped by `s` or not, over `P` stamped by a clock from `start_ms` by `tick_s` seconds.
+/// Over `P` stamped by a clock from `start_ms` by `tick_s` seconds, partitioned or grouped by
+/// `s` or not: the processing-time window `shape` (0 TUMBLE, 1 HOP, 2 CUMULATE, 3 SESSION;
+/// seconds), the rows of a TUMBLE (4) or HOP (5) window TVF, OVER `ROWS 1 PRECEDING` (6) or
+/// `RANGE 2 s PRECEDING` (7), or a TUMBLE over the `window_time` (the proctime attribute) of a
+/// HOP TVF's rows (8).
 fn proctime_plan(shape: u8, by_s: bool, start_ms: i64, tick_s: u64) -> RelExpr {
     let tick = Duration::from_secs(tick_s);
     let clock = ProcessingClock::new(Ts::from_millis(start_ms), tick).unwrap();
     let input = scan().stamp_proctime(5, clock).unwrap();
+    let group = if by_s { vec![1] } else { vec![] };
     let spec = match shape {
-        0 => WindowSpec::tumble(5_000),
-        1 => WindowSpec::hop(6_000, 2_000),
+        0 | 4 => WindowSpec::tumble(5_000),
+        1 | 5 | 8 => WindowSpec::hop(6_000, 2_000),
         2 => WindowSpec::cumulate(6_000, 2_000),
         _ => WindowSpec::session(2_000),
     };
+    match shape {
+        4 | 5 => return input.window_assign(5, spec).unwrap(),
+        6 | 7 => {
+            let frame =
+                [OverFrame::Rows(Some(1)), OverFrame::Range(Some(2_000))][shape as usize - 6];
+            let aggregates = aggs(&input, vec![count_star(), col("v").sum(), col("v").max()]);
+            return input.over(group, 5, frame, aggregates).unwrap();
+        }
+        _ => {}
+    }
+    let (input, time) = match shape {
+        8 => (input.window_assign(5, spec).unwrap(), 8),
+        _ => (input, 5),
+    };
+    let spec = if shape == 8 {
+        WindowSpec::tumble(4_000)
+    } else {
+        spec
+    };
     let exprs = vec![count_star(), col("v").sum(), col("s").listagg(",")];
     let aggregates = aggs(&input, exprs);
-    let group = if by_s { vec![1] } else { vec![] };
-    input.window_agg(5, spec, group, aggregates, 0).unwrap()
+    input.window_agg(time, spec, group, aggregates, 0).unwrap()
 }
 
 /// `plan` over `a` (its rows with a `pt`) against the reference of each mode, at every system
@@ -109,7 +133,7 @@ proptest! {
 
     #[test]
     fn proctime_windows_equal_the_reference(
-        shape in 0u8..4,
+        shape in 0u8..9,
         by_s in any::<bool>(),
         start_ms in 0i64..3_000,
         tick_s in 1u64..4,

@@ -135,7 +135,7 @@ fn unsupported_over_windows_are_refused_with_the_reason() {
     );
     assert_eq!(
         err("SELECT SUM(b) OVER (ORDER BY b) FROM Orders"),
-        "SQL validation error at line 1, column 8: OverAggregate: OVER windows' ordering in stream mode must be defined on a time attribute, but 'b' (BIGINT) is not the rowtime attribute (declare a WATERMARK for it)"
+        "SQL validation error at line 1, column 8: OverAggregate: OVER windows' ordering in stream mode must be defined on a time attribute, but 'b' (BIGINT) is not one (declare a WATERMARK for it, or AS PROCTIME())"
     );
     assert_eq!(
         err("SELECT SUM(b) OVER (ORDER BY rowtime DESC) FROM Orders"),

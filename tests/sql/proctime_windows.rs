@@ -1,8 +1,12 @@
-//! Processing-time windows (issue 12): TUMBLE, HOP and CUMULATE over a `PROCTIME()` attribute,
-//! in SQL (window TVF and legacy group window) and the Table API (`Tumble::over(..).on(pt)`), with the environment's
-//! processing-time clock set so that the stamps and windows are exact: one row an epoch, epoch
-//! `s` at processing time `s` seconds after 1970-01-01 00:00:00. Both modes, 1 and 2 workers;
-//! and the refusal of a processing-time window over an updating table.
+//! Processing time (issue 12): TUMBLE, HOP and CUMULATE over a `PROCTIME()` attribute, in SQL
+//! (window TVF and legacy group window) and the Table API (`Tumble::over(..).on(pt)`); the rows
+//! of processing-time window TVFs, whose `window_time` is a proctime attribute; the Table API's
+//! `w.proctime()` feeding a later processing-time window; OVER ordered by the proctime
+//! attribute (ROWS and RANGE, peers within a system time). The environment's processing-time
+//! clock is set so that the stamps and windows are exact: one row an epoch, epoch `s` at
+//! processing time `s` seconds after 1970-01-01 00:00:00. Both modes, 1 and 2 workers; and the
+//! refusals (a processing-time window over an updating table, `w.rowtime()` of a
+//! processing-time window).
 
 use std::time::Duration;
 
@@ -10,7 +14,7 @@ use differential_temporal::expr::col;
 use differential_temporal::plan::ProcessingClock;
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::Ts;
-use differential_temporal::table::{seconds, TableEnv, Tumble};
+use differential_temporal::table::{row_interval, seconds, Over, TableEnv, Tumble};
 
 use super::{changelog_text, env};
 
@@ -243,4 +247,211 @@ fn the_clock_is_set_in_sql() {
         ),
         "{bad_start}"
     );
+}
+
+/// The rows of a processing-time window TVF: each row with its window, `window_time = end - 1`
+/// the output's proctime attribute; the same rows in both modes, final mode's all `+I`.
+#[test]
+fn sql_tvf_rows_over_proctime() {
+    let dir = tempfile::tempdir().unwrap();
+    for mode in [ExecutionMode::Incremental, ExecutionMode::Final] {
+        for workers in [1, 2] {
+            let env = clicks_env(&dir, workers, mode);
+            let label = format!("{mode:?} on {workers} workers");
+            let query = "SELECT `user`, n, window_start, window_end, window_time
+                FROM TABLE(TUMBLE(TABLE Clicks, DESCRIPTOR(pt), INTERVAL '3' SECOND)) WHERE n <= 4";
+            let table = env.sql_query(query).unwrap();
+            assert!(
+                table.explain().unwrap().contains("proctime=window_time"),
+                "{label}"
+            );
+            let result = table.execute().unwrap();
+            assert_eq!(
+                sorted(result.rows_as_text()),
+                [
+                    "a,1,1970-01-01 00:00:00.000,1970-01-01 00:00:03.000,1970-01-01 00:00:02.999",
+                    "a,3,1970-01-01 00:00:00.000,1970-01-01 00:00:03.000,1970-01-01 00:00:02.999",
+                    "a,4,1970-01-01 00:00:03.000,1970-01-01 00:00:06.000,1970-01-01 00:00:05.999",
+                    "b,2,1970-01-01 00:00:00.000,1970-01-01 00:00:03.000,1970-01-01 00:00:02.999",
+                ],
+                "{label}"
+            );
+            assert!(changelog_text(&result).iter().all(|c| c.starts_with("+I,")));
+            // HOP: a row in two windows; CUMULATE: in every growing window holding it.
+            let hop = "SELECT n, window_start, window_end FROM TABLE(HOP(TABLE Clicks,
+                DESCRIPTOR(pt), INTERVAL '2' SECOND, INTERVAL '4' SECOND)) WHERE n = 4";
+            let rows = env.sql_query(hop).unwrap().execute().unwrap();
+            assert_eq!(
+                sorted(rows.rows_as_text()),
+                [
+                    "4,1970-01-01 00:00:00.000,1970-01-01 00:00:04.000",
+                    "4,1970-01-01 00:00:02.000,1970-01-01 00:00:06.000",
+                ],
+                "{label}"
+            );
+            let cumulate = "SELECT n, window_end FROM TABLE(CUMULATE(TABLE Clicks,
+                DESCRIPTOR(pt), INTERVAL '2' SECOND, INTERVAL '4' SECOND)) WHERE n = 5";
+            let rows = env.sql_query(cumulate).unwrap().execute().unwrap();
+            assert_eq!(
+                sorted(rows.rows_as_text()),
+                ["5,1970-01-01 00:00:06.000", "5,1970-01-01 00:00:08.000"],
+                "{label}"
+            );
+        }
+    }
+}
+
+/// `w.proctime()`: the processing-time attribute `end - 1` of a processing-time window's row;
+/// over a TVF's rows (append-only) a later processing-time window groups by it: the 3 s
+/// windows close at 2.999, 5.999 and 8.999 s, so the 6 s windows hold rows 1..6 and 7, 8.
+#[test]
+fn table_api_window_proctime_feeds_a_later_window() {
+    let dir = tempfile::tempdir().unwrap();
+    for mode in [ExecutionMode::Incremental, ExecutionMode::Final] {
+        for workers in [1, 2] {
+            let env = clicks_env(&dir, workers, mode);
+            let label = format!("{mode:?} on {workers} workers");
+            let window = Tumble::over(seconds(3)).on(col("pt")).alias("w");
+            let grouped = (env.from("Clicks").window(window.clone()))
+                .group_by([col("w"), col("user")])
+                .select([col("user"), col("w").proctime(), col("n").sum()]);
+            assert!(grouped.explain().unwrap().contains("proctime=window_time"));
+            assert_eq!(
+                sorted(grouped.execute().unwrap().rows_as_text()),
+                [
+                    "a,1970-01-01 00:00:02.999,4",
+                    "a,1970-01-01 00:00:05.999,10",
+                    "a,1970-01-01 00:00:08.999,7",
+                    "b,1970-01-01 00:00:02.999,2",
+                    "b,1970-01-01 00:00:05.999,5",
+                    "b,1970-01-01 00:00:08.999,8",
+                ],
+                "{label}"
+            );
+            let rows = (env.from("Clicks").window(window))
+                .select([col("n"), col("w").proctime().alias("closed")]);
+            let outer = (rows.window(Tumble::over(seconds(6)).on(col("closed")).alias("v")))
+                .group_by([col("v")])
+                .select([col("v").start(), col("n").sum(), col("n").count()]);
+            assert_eq!(
+                sorted(outer.execute().unwrap().rows_as_text()),
+                [
+                    "1970-01-01 00:00:00.000,21,6",
+                    "1970-01-01 00:00:06.000,15,2"
+                ],
+                "{label}"
+            );
+        }
+    }
+}
+
+/// `w.rowtime()` of a processing-time window is refused with Flink's message, naming the alias
+/// (`w.proctime()` of an event-time window: the doctest of `Expr::proctime`).
+#[test]
+fn a_proctime_window_has_no_rowtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = clicks_env(&dir, 1, ExecutionMode::Incremental);
+    let table = (env.from("Clicks"))
+        .window(Tumble::over(seconds(3)).on(col("pt")).alias("w"))
+        .group_by([col("w")])
+        .select([col("w").rowtime(), col("n").sum()]);
+    let Err(err) = table.execute() else {
+        panic!("w.rowtime() of a processing-time window must be refused")
+    };
+    let err = err.to_string();
+    assert!(
+        err.contains("A proctime window cannot provide a rowtime attribute: 'w' is over a processing-time attribute (use w.proctime())"),
+        "{err}"
+    );
+}
+
+/// Processing-time OVER: rows ordered by their stamp (one row an epoch here), ROWS counting
+/// them and RANGE reading the stamps, in SQL and the Table API, both modes. `a`'s rows are at
+/// 0, 2, 3, 5, 6 s with n = 1, 3, 4, 6, 7; `b`'s at 1, 4, 7 s with n = 2, 5, 8.
+#[test]
+fn over_ordered_by_proctime() {
+    let dir = tempfile::tempdir().unwrap();
+    for mode in [ExecutionMode::Incremental, ExecutionMode::Final] {
+        for workers in [1, 2] {
+            let env = clicks_env(&dir, workers, mode);
+            let label = format!("{mode:?} on {workers} workers");
+            let run = |frame: &str| {
+                let query = format!(
+                    "SELECT `user`, n, SUM(n) OVER (PARTITION BY `user` ORDER BY pt {frame}) FROM Clicks"
+                );
+                sorted(
+                    env.sql_query(&query)
+                        .unwrap()
+                        .execute()
+                        .unwrap()
+                        .rows_as_text(),
+                )
+            };
+            let rows = run("ROWS BETWEEN 1 PRECEDING AND CURRENT ROW");
+            let expected = [
+                "a,1,1", "a,3,4", "a,4,7", "a,6,10", "a,7,13", "b,2,2", "b,5,7", "b,8,13",
+            ];
+            assert_eq!(rows, expected, "ROWS, {label}");
+            // [t - 3 s, t]: a at 3 s holds 0, 2, 3; at 5 s 2, 3, 5; b at 4 s holds 1, 4.
+            let rows = run("RANGE BETWEEN INTERVAL '3' SECOND PRECEDING AND CURRENT ROW");
+            let expected = [
+                "a,1,1", "a,3,4", "a,4,8", "a,6,13", "a,7,17", "b,2,2", "b,5,7", "b,8,13",
+            ];
+            assert_eq!(rows, expected, "RANGE, {label}");
+            let table = (env.from("Clicks"))
+                .window(
+                    Over::partition_by([col("user")])
+                        .order_by(col("pt"))
+                        .preceding(row_interval(1))
+                        .alias("o"),
+                )
+                .select([col("user"), col("n"), col("n").sum().over(col("o"))]);
+            let rows = sorted(table.execute().unwrap().rows_as_text());
+            assert_eq!(
+                rows,
+                run("ROWS BETWEEN 1 PRECEDING AND CURRENT ROW"),
+                "{label}"
+            );
+        }
+    }
+}
+
+/// Within one system time the rows are peers of RANGE (one result) and ROWS counts them in
+/// arrival order: all eight rows in one block, at processing time 0.
+#[test]
+fn over_proctime_peers_share_a_system_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clicks.csv");
+    std::fs::write(&path, "user,n\na,1\nb,2\na,3\n").unwrap();
+    for mode in [ExecutionMode::Incremental, ExecutionMode::Final] {
+        let env = (TableEnv::new().with_block_bytes(1 << 20))
+            .with_mode(mode)
+            .with_processing_clock(clock());
+        env.execute_sql(&format!(
+            "CREATE TABLE Clicks (`user` STRING, n INT, pt AS PROCTIME())
+             WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv')",
+            path.display()
+        ))
+        .unwrap();
+        let run = |frame: &str| {
+            let query = format!("SELECT n, SUM(n) OVER (ORDER BY pt {frame}) FROM Clicks");
+            sorted(
+                env.sql_query(&query)
+                    .unwrap()
+                    .execute()
+                    .unwrap()
+                    .rows_as_text(),
+            )
+        };
+        assert_eq!(
+            run("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"),
+            ["1,6", "2,6", "3,6"],
+            "{mode:?}"
+        );
+        assert_eq!(
+            run("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"),
+            ["1,1", "2,3", "3,6"],
+            "{mode:?}"
+        );
+    }
 }

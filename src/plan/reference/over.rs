@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::expr::RowArena;
-use crate::plan::{Over, OverFrame, PlanError};
+use crate::plan::{watermark_delay_ms, Over, OverFrame, PlanError};
 use crate::repr::{Datum, Row, Ts};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
@@ -70,7 +70,7 @@ fn on_watermark(
     failed: &std::cell::RefCell<BTreeSet<Seq>>,
     refused: &mut Vec<Refused>,
 ) -> Stream {
-    let delay = o.input.schema.rowtime.as_ref().map_or(0, |r| r.delay_ms);
+    let delay = watermark_delay_ms(&o.input.schema, o.time);
     let epochs: BTreeSet<SysTime> = accepted.iter().flat_map(|r| [r.0, r.0 + 1]).collect();
     let end = epochs.last().copied().unwrap_or(0);
     let mut kept: Vec<(Seq, Row)> = Vec::new();
