@@ -173,8 +173,19 @@ impl Serve {
         }
     }
 
-    /// SIGTERM, then the exit; asserts it is 0 and nothing was reported as an error.
+    /// Waits (bounded) until serve has said it serves: its signal handlers are in place.
+    fn wait_until_serving(&self) {
+        let started = Instant::now();
+        while !self.stderr.lock().unwrap().contains("dtemporal: serving") {
+            assert!(started.elapsed() < TIMEOUT, "serve did not start");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// SIGTERM (once serve handles it), then the exit; asserts it is 0 and nothing was
+    /// reported as an error.
     fn stop(mut self) {
+        self.wait_until_serving();
         self.terminate();
         assert!(self.wait(), "stderr: {}", self.stderr.lock().unwrap());
         let stderr = self.stderr.lock().unwrap();

@@ -67,7 +67,9 @@ pub(super) fn render<'s>(
     );
     let mut aggregates = w.aggregates.clone();
     let read = read_columns(&mut aggregates);
-    // The window's last event time is its `window_time`, the last of the appended columns.
+    // The window's last event time: the last nanosecond of its `window_time` (`end - 1 ms`,
+    // the last of the appended columns), so that it fires once the watermark reaches `end`
+    // also for sub-millisecond event times.
     let last = w.input.schema.len() + 2;
     let mut datums = DatumVec::new();
     let keyed = windowed.map(move |ch| {
@@ -75,7 +77,7 @@ pub(super) fn render<'s>(
         let key = Row::pack(group.iter().map(|&c| datums[c]));
         let values = Row::pack(read.iter().map(|&c| datums[c]));
         let max = match datums[last] {
-            Datum::Timestamp(ts) => ts,
+            Datum::Timestamp(ts) => last_instant_of(ts),
             _ => NO_TIME,
         };
         (key, (max, ch.seq, values))
@@ -93,6 +95,18 @@ pub(super) fn render<'s>(
     );
     ctx.refused.push(aggregated.rejected);
     Ok(Collection::Table(aggregated.table))
+}
+
+/// The last instant of the millisecond `ts` starts: a window's last event time, from its
+/// `window_time` (`end - 1 ms`). A window `[start, end)` fires when the watermark passes it,
+/// that is when the watermark reaches `end`: no row of the window can still come without being
+/// late. With millisecond times this is Flink's `window_time < watermark + 1 ms`; with finer
+/// ones, a row at `end - 0.5 ms` is still in the window after the watermark passed `end - 1 ms`.
+fn last_instant_of(ts: Ts) -> Ts {
+    Ts {
+        nanos_of_milli: 999_999,
+        ..ts
+    }
 }
 
 /// Renders a window assignment (see [`WindowAssign`]): in incremental mode each row once per

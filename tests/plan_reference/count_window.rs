@@ -96,7 +96,13 @@ fn proctime_plan(shape: u8, by_s: bool, start_ms: i64, tick_s: u64) -> RelExpr {
     } else {
         spec
     };
-    let exprs = vec![count_star(), col("v").sum(), col("s").listagg(",")];
+    // The rows of a final-mode window TVF carry no arrival order (`seq`), so a window over them
+    // (shape 8) folds order-independent aggregates only.
+    let last = match shape {
+        8 => col("v").max(),
+        _ => col("s").listagg(","),
+    };
+    let exprs = vec![count_star(), col("v").sum(), last];
     let aggregates = aggs(&input, exprs);
     input.window_agg(time, spec, group, aggregates, 0).unwrap()
 }

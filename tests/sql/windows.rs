@@ -192,6 +192,48 @@ fn case_e03_tumble_with_allowed_lateness() {
     }
 }
 
+/// Sub-millisecond event times in final mode: the window `[0, 10 ms)` fires when the
+/// watermark reaches its end, not as soon as it passes `window_time` (9 ms): a row at 9.7 ms
+/// arriving after one at 9.5 ms (watermark 9.5 ms, no delay) is in the window, not late; the
+/// row at 10.2 ms then closes it. Both the TVF and the legacy form.
+#[test]
+fn a_window_closes_at_its_end_with_sub_millisecond_times() {
+    let dir = differential_temporal::table::tempfile_dir::Dir::new();
+    let csv = dir.write(
+        "fine.csv",
+        "k,ts\n\
+         a,1970-01-01 00:00:00.009500\n\
+         a,1970-01-01 00:00:00.009700\n\
+         a,1970-01-01 00:00:00.010200\n",
+    );
+    for workers in [1, 2] {
+        let env = env(workers).with_mode(ExecutionMode::Final);
+        let ddl = format!(
+            "CREATE TABLE fine (k STRING, ts TIMESTAMP(6), WATERMARK FOR ts AS ts)
+             WITH ('connector' = 'filesystem', 'path' = '{csv}', 'format' = 'csv')"
+        );
+        env.execute_sql(&ddl).unwrap();
+        for query in [
+            "SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE fine, DESCRIPTOR(ts),
+               INTERVAL '0.01' SECOND)) GROUP BY k, window_start, window_end",
+            "SELECT k, TUMBLE_START(ts, INTERVAL '0.01' SECOND), COUNT(*) FROM fine
+               GROUP BY k, TUMBLE(ts, INTERVAL '0.01' SECOND)",
+        ] {
+            let result = env.sql_query(query).unwrap().execute().unwrap();
+            assert_eq!(
+                result.rows_as_text(),
+                ["a,1970-01-01 00:00:00.000,2", "a,1970-01-01 00:00:00.010,1"],
+                "{workers} workers: {query}"
+            );
+            assert!(
+                result.refused().is_empty(),
+                "{workers} workers: {query}: {:?}",
+                result.refused()
+            );
+        }
+    }
+}
+
 /// The hourly number of flights per origin over the shipped January 2013 flights: the Table
 /// API, the SQL window TVF and the legacy group window give the same 1,642 windows.
 #[test]

@@ -138,7 +138,8 @@ fn incremental(
 
 /// One window of one key in final mode.
 struct Window {
-    /// The window's last event time (`end - 1`) and the time its state is freed from.
+    /// The window's last event time (the last instant of `end - 1 ms`) and the time its state
+    /// is freed from (the last instant of `end - 1 ms + lateness`).
     max: Ts,
     closes: Ts,
     rows: Vec<(Seq, Row)>,
@@ -162,6 +163,11 @@ fn on_watermark(
     let ts = |millis: i64| Ts {
         millis,
         nanos_of_milli: 0,
+    };
+    // The last instant of a millisecond: a window's last event time is that of `end - 1 ms`.
+    let last_of = |millis: i64| Ts {
+        millis,
+        nanos_of_milli: 999_999,
     };
     let passed = |mark: Option<Ts>, t: Ts| mark.is_some_and(|m| t < m);
     let epochs: BTreeSet<SysTime> = windowed.iter().flat_map(|r| [r.time, r.time + 1]).collect();
@@ -190,7 +196,7 @@ fn on_watermark(
         let mut touched = BTreeSet::new();
         for r in windowed.iter().filter(|r| r.time == now) {
             for &(start, end) in &r.windows {
-                let closes = ts((end - 1).saturating_add(w.lateness_ms));
+                let closes = last_of((end - 1).saturating_add(w.lateness_ms));
                 if passed(mark, closes) {
                     let reason = format!(
                         "late row: event time {:?} is behind the watermark for its window [{:?}, {:?})",
@@ -208,7 +214,7 @@ fn on_watermark(
                         .chain(window_datums(start, end).map(Datum::Timestamp)),
                 );
                 let window = windows.entry(key.clone()).or_insert(Window {
-                    max: ts(end - 1),
+                    max: last_of(end - 1),
                     closes,
                     rows: Vec::new(),
                     fired: false,
