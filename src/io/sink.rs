@@ -2,9 +2,10 @@
 //!
 //! A header row of the schema's column names (led by `op` for a changelog), then one line per
 //! row: each datum written by [`crate::repr::cast::format_datum`] (decimals with their scale,
-//! timestamps per precision, NULL as an empty cell) into one reused cell buffer and handed to
-//! the `csv` crate's writer, which quotes it as the text layer's outputs are quoted (only when
-//! needed). No text row is built.
+//! timestamps per precision, NULL as an empty cell) and handed to the `csv` crate's writer,
+//! which quotes it as the text layer's outputs are quoted (only when needed). No text row is
+//! built: a string goes to the writer as it lies in the row, an integer from a stack buffer,
+//! any other datum through one reused cell buffer.
 
 use std::io::{self, Write};
 
@@ -12,7 +13,7 @@ use crate::csv::{into_io, open_output};
 use crate::error::Error;
 use crate::operators::RowKind;
 use crate::repr::cast::format_datum;
-use crate::repr::{DataType, Row, Schema};
+use crate::repr::{DataType, Datum, Row, Schema};
 use crate::tail::Tail;
 
 /// Writes typed rows as CSV. See the [module documentation](crate::io).
@@ -146,9 +147,19 @@ fn encode<W: Write>(
         out.write_field(kind.as_str()).map_err(into_io)?;
     }
     for (datum, ty) in row.iter().zip(types) {
-        cell.clear();
-        format_datum(datum, ty, cell).map_err(io::Error::other)?;
-        out.write_field(&*cell).map_err(into_io)?;
+        // Text, NULL and integers, most cells of most outputs, are written without the cell
+        // buffer: a string as it lies in the row, an integer from a stack buffer.
+        match datum {
+            Datum::Str(text) => out.write_field(text),
+            Datum::Null => out.write_field([]),
+            Datum::Int(v) => out.write_field(itoa::Buffer::new().format(v)),
+            datum => {
+                cell.clear();
+                format_datum(datum, ty, cell).map_err(io::Error::other)?;
+                out.write_field(&*cell)
+            }
+        }
+        .map_err(into_io)?;
     }
     out.write_record(None::<&[u8]>).map_err(into_io)
 }
