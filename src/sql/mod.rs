@@ -83,6 +83,7 @@ mod window;
 
 pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};
 pub use dialect::FlinkDialect;
+pub use types::parse_columns;
 pub use error::SqlError;
 pub use exec::StatementResult;
 pub use materialized::{
