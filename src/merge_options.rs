@@ -260,7 +260,11 @@ pub fn merge_engine_from_options(
     key: &[String],
 ) -> Result<MergeEngine> {
     let header: Vec<String> = schema.fields.iter().map(|f| f.name.clone()).collect();
-    let types: Vec<DataType> = schema.fields.iter().map(|f| f.ty.data_type.clone()).collect();
+    let types: Vec<DataType> = schema
+        .fields
+        .iter()
+        .map(|f| f.ty.data_type.clone())
+        .collect();
     let mut map = BTreeMap::new();
     for (k, v) in options {
         if map.insert(k.as_str(), v.as_str()).is_some() {

@@ -55,7 +55,8 @@ fn typed_aggregation_refuses_a_bad_cell_and_compares_numbers() {
 /// A TIMESTAMP(3) version column: compared as instants, written as Flink writes TIMESTAMP(3).
 #[test]
 fn typed_versioned_timestamp_version_column() {
-    let text = "k,b,ts\n1,a,2024-01-01T10:00:00.5\n1,b,2024-01-01 09:59:59\n1,c,2024-01-01 10:00:01\n";
+    let text =
+        "k,b,ts\n1,a,2024-01-01T10:00:00.5\n1,b,2024-01-01 09:59:59\n1,c,2024-01-01 10:00:01\n";
     let run = merge_typed(
         text,
         "ts TIMESTAMP(3)",
@@ -91,12 +92,15 @@ fn typed_partial_update_sequence_group() {
 #[test]
 fn typed_configuration_errors() {
     let text = "k,v\n1,2\n";
-    let agg = ["merge-engine=aggregation", "fields.v.aggregate-function=listagg"];
+    let agg = [
+        "merge-engine=aggregation",
+        "fields.v.aggregate-function=listagg",
+    ];
     let cases: [(&str, &[&str], &str); 4] = [
         ("k BIGINT,", &[], "dtemporal: error: --schema: invalid column list \"k BIGINT,\": sql parser error: Expected: identifier, found: EOF\n"),
         ("x INT", &[], "dtemporal: error: w.csv: the schema declares \"x\", which is not a column; the columns are: k, v\n"),
-        ("v INT", &agg, "dtemporal: error: aggregate function 'listagg' of column 'v' does not take its type INT; it takes string types\n"),
-        ("v INT", &["sequence.field=v", "fields.v.type=BIGINT"], "dtemporal: error: 'fields.v.type': column 'v' has the type INT in the table's schema; 'fields.<f>.type' declares the type of a STRING column\n"),
+        ("v INT", &agg, "dtemporal: error: invalid merge-engine options: aggregate function 'listagg' of column 'v' does not take its type INT; it takes string types\n"),
+        ("v INT", &["sequence.field=v", "fields.v.type=BIGINT"], "dtemporal: error: invalid merge-engine options: 'fields.v.type': column 'v' has the type INT in the table's schema; 'fields.<f>.type' declares the type of a STRING column\n"),
     ];
     for (schema, options, error) in cases {
         assert_eq!(

@@ -8,11 +8,11 @@ use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
 use crate::merge_engine::{merge_engine, MergeEngine, Row as EngineRow};
 use crate::merge_options::{merge_engine_from_options, parse_option};
-use crate::repr::{format_datum, ColumnType, Datum, Row};
-use crate::sql::parse_columns;
 use crate::operators::keyed_merge::RejectKind;
 use crate::operators::Change;
+use crate::repr::{format_datum, ColumnType, Datum, Row};
 use crate::run::{self as driver, Built, Outcome};
+use crate::sql::parse_columns;
 
 /// The example shown by `dtemporal merge --help`.
 pub(super) const EXAMPLE: &str = "\
@@ -73,7 +73,8 @@ pub(super) fn run(cli: &Cli, args: &MergeArgs) -> Result<Outcome, Error> {
     };
     let mut schema = Schema::open(&spec, 0)?;
     if let Some(columns) = &args.schema {
-        let declared = parse_columns(columns).map_err(|e| Error::Usage(format!("--schema: {e}")))?;
+        let declared =
+            parse_columns(columns).map_err(|e| Error::Usage(format!("--schema: {e}")))?;
         schema = schema.with_types(&declared.fields)?;
     }
     let table = crate::repr::Schema::new(schema.fields())

@@ -167,7 +167,9 @@ impl Schema {
     /// The row's columns with their types.
     pub fn fields(&self) -> Vec<Field> {
         let named = self.columns.iter().zip(&self.types);
-        named.map(|(c, t)| Field::new(c.clone(), t.clone())).collect()
+        named
+            .map(|(c, t)| Field::new(c.clone(), t.clone()))
+            .collect()
     }
 
     /// Whether a column is declared with a type other than nullable STRING.

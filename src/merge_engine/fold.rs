@@ -102,12 +102,19 @@ fn accumulate<'a>(
     let acc_value = acc.datum();
     let number = |cell| Num::read(ty, cell);
     let combined = match f.function {
-        Sum => number(acc_value)?.add(number(input)?, false, ty)?.cell(ty)?,
+        Sum => number(acc_value)?
+            .add(number(input)?, false, ty)?
+            .cell(ty)?,
         Product => number(acc_value)?.mul(number(input)?, ty)?.cell(ty)?,
         Count => number(acc_value)?.add(Num::Int(1), false, ty)?.cell(ty)?,
         Max if compare(ty, input, acc_value).is_gt() => Cell::Datum(input),
         Min if compare(ty, input, acc_value).is_lt() => Cell::Datum(input),
-        ListAgg => Cell::Text(format!("{}{}{}", text(acc_value)?, f.delimiter, text(input)?)),
+        ListAgg => Cell::Text(format!(
+            "{}{}{}",
+            text(acc_value)?,
+            f.delimiter,
+            text(input)?
+        )),
         // Both cells are read before combining: a non-boolean input is refused whatever the
         // accumulated value (no short-circuit admission of a bad cell).
         BoolAnd => {

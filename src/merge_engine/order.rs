@@ -119,8 +119,9 @@ impl OrderType {
     pub fn read(self, cell: Datum<'_>) -> Result<OrderValue, String> {
         match cell {
             Datum::Int(v) => Ok(OrderValue::from(v)),
-            Datum::Timestamp(ts) => Ok(OrderValue::from(ts.millis) * 1_000_000
-                + OrderValue::from(ts.nanos_of_milli)),
+            Datum::Timestamp(ts) => {
+                Ok(OrderValue::from(ts.millis) * 1_000_000 + OrderValue::from(ts.nanos_of_milli))
+            }
             Datum::Str(text) => self.parse(text),
             other => Err(format!("{other:?} is not a value of {self}")),
         }

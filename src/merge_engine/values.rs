@@ -123,10 +123,9 @@ impl Num {
     /// `self * other` in a column of type `ty`.
     pub(super) fn mul(self, other: Num, ty: &DataType) -> Result<Num, String> {
         match (self, other) {
-            (Num::Int(a), Num::Int(b)) => a
-                .checked_mul(b)
-                .map(Num::Int)
-                .ok_or_else(|| overflow(ty)),
+            (Num::Int(a), Num::Int(b)) => {
+                a.checked_mul(b).map(Num::Int).ok_or_else(|| overflow(ty))
+            }
             (Num::Decimal(a), Num::Decimal(b)) => {
                 let (to, s) = decimal_type(ty)?;
                 decimal::mul(a, s, b, s, to)

@@ -46,7 +46,8 @@ fn field_aggs(
     fixed: &Fixed,
     base: impl Fn(usize) -> Option<AggFunction>,
 ) -> Result<Vec<Option<FieldAgg>>> {
-    let agg = |c: usize, function| FieldAgg::new(opts.header[c].clone(), function, opts.types[c].clone());
+    let agg =
+        |c: usize, function| FieldAgg::new(opts.header[c].clone(), function, opts.types[c].clone());
     let mut fields: Vec<Option<FieldAgg>> = (0..opts.header.len())
         .map(|c| base(c).filter(|_| !key.contains(&c)).map(|f| agg(c, f)))
         .collect();

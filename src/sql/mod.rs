@@ -83,7 +83,6 @@ mod window;
 
 pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};
 pub use dialect::FlinkDialect;
-pub use types::parse_columns;
 pub use error::SqlError;
 pub use exec::StatementResult;
 pub use materialized::{
@@ -91,4 +90,5 @@ pub use materialized::{
 };
 pub use parse::{parse, parse_with_text, Statement};
 pub use types::data_type;
+pub use types::parse_columns;
 pub(crate) use window::parse_duration;

@@ -109,7 +109,11 @@ pub fn parse_columns(text: &str) -> Result<Schema, String> {
         let ast_ty = parser.parse_data_type().map_err(|e| bad(&e))?;
         let ty = data_type(&ast_ty).map_err(|e| bad(&e))?;
         let not_null = parser.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
-        let ty = if not_null { ty.not_null() } else { ty.nullable() };
+        let ty = if not_null {
+            ty.not_null()
+        } else {
+            ty.nullable()
+        };
         fields.push(Field::new(name.value, ty));
         if !parser.consume_token(&Token::Comma) {
             break;

@@ -202,7 +202,8 @@ pub fn api_merge_deduplicate(dir: &Path) -> Run {
         &options,
         &differential_temporal::repr::Schema::strings(&schema.columns),
         &["id".to_string()],
-    ).unwrap();
+    )
+    .unwrap();
     let rows: Vec<_> = records
         .into_iter()
         .map(|r| (r.key, Change::new(r.seq, r.kind, r.row)))

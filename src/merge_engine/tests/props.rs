@@ -142,23 +142,28 @@ fn check(
 
 /// Integer writes (`-2..4` or NULL in every column) and two columns aggregated by functions
 /// that take BIGINT, as text and as typed BIGINT columns.
-fn integer_writes(
-) -> impl Strategy<Value = ([FieldAgg; 2], (Vec<(u8, Change<Row>)>, Vec<usize>))> {
+fn integer_writes() -> impl Strategy<Value = ([FieldAgg; 2], (Vec<(u8, Change<Row>)>, Vec<usize>))>
+{
     use AggFunction::*;
     let numeric = [
-        Sum, Product, Count, Max, Min, LastValue, LastNonNullValue, FirstValue, FirstNonNullValue,
+        Sum,
+        Product,
+        Count,
+        Max,
+        Min,
+        LastValue,
+        LastNonNullValue,
+        FirstValue,
+        FirstNonNullValue,
     ];
-    let agg = (prop::sample::select(numeric.to_vec()), any::<bool>()).prop_map(|(f, ignore)| {
-        FieldAgg {
+    let agg =
+        (prop::sample::select(numeric.to_vec()), any::<bool>()).prop_map(|(f, ignore)| FieldAgg {
             ignore_retract: ignore,
             ..FieldAgg::new("v", f, DataType::STRING)
-        }
-    });
-    let int = || {
-        prop_oneof![4 => (-2i64..4).prop_map(|v| Some(v.to_string())), 1 => Just(None)].boxed()
-    };
-    (agg.clone(), agg, writes_of(int(), int(), small_int()))
-        .prop_map(|(a, b, ws)| ([a, b], ws))
+        });
+    let int =
+        || prop_oneof![4 => (-2i64..4).prop_map(|v| Some(v.to_string())), 1 => Just(None)].boxed();
+    (agg.clone(), agg, writes_of(int(), int(), small_int())).prop_map(|(a, b, ws)| ([a, b], ws))
 }
 
 /// The engine over typed BIGINT rows against the model of `text` (the same engine over text

@@ -25,7 +25,10 @@ fn typed_inserts(types: &[DataType], rows: &[&str]) -> Vec<(String, Change<Row>)
         .enumerate()
         .map(|(seq, cells)| {
             let key = cells.split(',').next().unwrap_or_default().to_string();
-            (key, Change::new(seq as u64, RowKind::Insert, typed(types, cells)))
+            (
+                key,
+                Change::new(seq as u64, RowKind::Insert, typed(types, cells)),
+            )
         })
         .collect()
 }
@@ -104,7 +107,10 @@ fn typed_arithmetic_stays_in_the_type() {
         Datum::Int(1),
     ]);
     assert_eq!(table(&log), vec![row]);
-    let reasons: Vec<_> = refused.iter().map(|(_, seq, r)| (*seq, r.as_str())).collect();
+    let reasons: Vec<_> = refused
+        .iter()
+        .map(|(_, seq, r)| (*seq, r.as_str()))
+        .collect();
     assert_eq!(
         reasons,
         vec![
@@ -173,10 +179,7 @@ fn partial_update_with_a_typed_sequence_group() {
             None,
         ]),
     );
-    let ws = typed_inserts(
-        &types,
-        &["1,9,x,1.5,7", "1,10,y,2.25,", "1,2,z,0.1,8"],
-    );
+    let ws = typed_inserts(&types, &["1,9,x,1.5,7", "1,10,y,2.25,", "1,2,z,0.1,8"]);
     let (log, refused) = run2(&engine, &ws);
     assert!(refused.is_empty(), "{refused:?}");
     // 10 > 9 > 2 as INT: `y` wins the group; every write's `b` is summed at scale 1 (2.25 is
