@@ -77,7 +77,8 @@ fn workload(n: usize, keys: u64) -> Vec<Write> {
 fn engine(options: &[&str]) -> MergeEngine {
     let options: Vec<_> = options.iter().map(|o| parse_option(o).unwrap()).collect();
     let header: Vec<String> = ["k", "v", "ts"].map(String::from).to_vec();
-    merge_engine_from_options(&options, &header, &["k".to_string()]).unwrap()
+    let schema = differential_temporal::repr::Schema::strings(&header);
+    merge_engine_from_options(&options, &schema, &["k".to_string()]).unwrap()
 }
 
 /// The baseline: a sequential fold of the same rule into a `HashMap`; returns the final table.

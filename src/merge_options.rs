@@ -23,12 +23,18 @@
 //! 'dtemporal.honor-deletes' = 'true'                      ours: first_row / versioned apply deletes
 //! ```
 //!
-//! **Column types.** A CSV header carries no types, so the columns the engines compare (the
-//! version column, `sequence.field` columns, sequence-group columns) are `BIGINT` unless declared
-//! with `'fields.<f>.type'` (`INT`, `BIGINT`, `TIMESTAMP[(p)]`, `TIMESTAMP_LTZ[(p)]`; other SQL
-//! type names such as `STRING` or `DOUBLE` are accepted as declarations but refused for an
-//! ordering column). Aggregated columns are typed by their values (see
-//! [`Aggregation`](crate::merge_engine::Aggregation)).
+//! **Column types.** The table's [`Schema`] gives each column's type. A typed column (a
+//! command's `--schema`) is read as its type: an ordering column (the version column,
+//! `sequence.field` columns, sequence-group columns) must then be `INT`, `BIGINT`,
+//! `TIMESTAMP(p)` or `TIMESTAMP_LTZ(p)` (Fluss's rule), and an aggregate function must take
+//! the type (`sum`, `product`: numbers; `count`: integers; `listagg`: strings; `bool_and`,
+//! `bool_or`: `BOOLEAN`; the others any type). A `STRING` column (every column of a CSV header
+//! read without a schema) holds text: compared as an ordering column it is `BIGINT` unless
+//! declared with `'fields.<f>.type'` (`INT`, `BIGINT`, `TIMESTAMP[(p)]`, `TIMESTAMP_LTZ[(p)]`;
+//! other SQL type names such as `STRING` or `DOUBLE` are accepted as declarations but refused
+//! for an ordering column), and aggregated by the text rules of
+//! [`Aggregation`](crate::merge_engine::Aggregation). `'fields.<f>.type'` on a column the
+//! schema types is a conflict.
 //!
 //! **Beyond the reference systems.** `'dtemporal.honor-deletes' = 'true'` makes `first_row` and
 //! `versioned` apply `-D`/`-U` writes (Fluss only ignores or refuses them, and refuses
@@ -40,6 +46,7 @@ use crate::merge_engine::{
     Deduplicate, Deletes, FirstRow, MergeEngine, OrderField, OrderType, PartialDeletes,
     PartialUpdate, SequenceGroup, Versioned,
 };
+use crate::repr::{DataType, Schema};
 
 mod aggregate;
 mod error;
@@ -72,6 +79,8 @@ pub fn parse_option(text: &str) -> Result<(String, String)> {
 struct Options<'a> {
     map: BTreeMap<&'a str, &'a str>,
     header: &'a [String],
+    /// The columns' types, in header order.
+    types: &'a [DataType],
 }
 
 /// Per-column option suffixes (`fields.<column><suffix>`), longest first.
@@ -123,10 +132,24 @@ impl<'a> Options<'a> {
             .collect()
     }
 
-    /// The declared type of a column (`fields.<f>.type`), `BIGINT` if undeclared; `Err(type)`
-    /// if declared as a non-ordering type.
+    /// The type of a column in the schema.
+    fn column_type(&self, column: &str) -> Option<&'a DataType> {
+        let at = self.header.iter().position(|h| h == column)?;
+        self.types.get(at)
+    }
+
+    /// The ordering type of a column: its schema type if it is typed, else the type declared
+    /// by `fields.<f>.type`, `BIGINT` if undeclared; `Err(type)` for a type that cannot order.
     fn order_type(&self, column: &str) -> Result<std::result::Result<OrderType, String>> {
         let key = format!("fields.{column}.type");
+        if let Some(ty) = self.column_type(column).filter(|t| !t.is_string()) {
+            if self.get(&key).is_some() {
+                return Err(MergeOptionsError::Conflict(format!(
+                    "'{key}': column '{column}' has the type {ty} in the table's schema; 'fields.<f>.type' declares the type of a STRING column"
+                )));
+            }
+            return Ok(OrderType::of(ty).ok_or_else(|| ty.to_string()));
+        }
         match self.get(&key) {
             None => Ok(Ok(OrderType::BigInt)),
             Some(ty) => match ty.parse::<OrderType>() {
@@ -188,46 +211,71 @@ fn bad_value(key: &str, value: &str, valid: &str) -> MergeOptionsError {
     }
 }
 
-/// Builds the merge engine configured by `options` for a table with columns `header` and
-/// primary-key columns `key` (names from the header).
+/// Builds the merge engine configured by `options` for a table with columns `schema` and
+/// primary-key columns `key` (names from the schema).
+///
+/// The schema's types are the columns' types (module docs): [`Schema::strings`] for a table
+/// of text columns (a CSV header read without declared types).
 ///
 /// Validates every option up front: an unknown key, a missing required option, an unknown
-/// column, an undeclarable or wrong type or a bad value is a [`MergeOptionsError`] listing the
-/// valid choices. Without an engine key the table is Paimon `deduplicate` (which is also Fluss's
+/// column, an undeclarable or wrong type (an ordering column or an aggregate function that
+/// cannot take its column's type) or a bad value is a [`MergeOptionsError`] listing the valid
+/// choices. Without an engine key the table is Paimon `deduplicate` (which is also Fluss's
 /// default last-row engine).
 ///
 /// # Examples
 ///
 /// ```
 /// use differential_temporal::merge_options::{merge_engine_from_options, parse_option};
+/// use differential_temporal::repr::Schema;
+/// use differential_temporal::sql::parse_columns;
 ///
 /// let header: Vec<String> = ["a", "b", "ts"].map(String::from).to_vec();
+/// let text = Schema::strings(&header);
 /// let options = vec![
 ///     parse_option("'table.merge-engine' = 'versioned'").unwrap(),
 ///     parse_option("table.merge-engine.versioned.ver-column=ts").unwrap(),
 /// ];
-/// let engine = merge_engine_from_options(&options, &header, &["a".to_string()]).unwrap();
+/// let engine = merge_engine_from_options(&options, &text, &["a".to_string()]).unwrap();
 /// assert_eq!(engine.name(), "versioned");
 ///
 /// let missing = vec![parse_option("table.merge-engine=versioned").unwrap()];
-/// let err = merge_engine_from_options(&missing, &header, &["a".to_string()]).unwrap_err();
+/// let err = merge_engine_from_options(&missing, &text, &["a".to_string()]).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
 ///     "'table.merge-engine.versioned.ver-column' must be set for versioned merge engine."
 /// );
+///
+/// // A typed version column must be INT, BIGINT, TIMESTAMP or TIMESTAMP_LTZ.
+/// let typed = parse_columns("a BIGINT, b STRING, ts DOUBLE").unwrap();
+/// let err = merge_engine_from_options(&options, &typed, &["a".to_string()]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "The version column 'ts' for versioned merge engine must be one type of [INT, BIGINT, TIMESTAMP, TIMESTAMP_LTZ], but got DOUBLE."
+/// );
 /// ```
 pub fn merge_engine_from_options(
     options: &[(String, String)],
-    header: &[String],
+    schema: &Schema,
     key: &[String],
 ) -> Result<MergeEngine> {
+    let header: Vec<String> = schema.fields.iter().map(|f| f.name.clone()).collect();
+    let types: Vec<DataType> = schema
+        .fields
+        .iter()
+        .map(|f| f.ty.data_type.clone())
+        .collect();
     let mut map = BTreeMap::new();
     for (k, v) in options {
         if map.insert(k.as_str(), v.as_str()).is_some() {
             return Err(MergeOptionsError::Duplicate(k.clone()));
         }
     }
-    let opts = Options { map, header };
+    let opts = Options {
+        map,
+        header: &header,
+        types: &types,
+    };
     let key_columns = key
         .iter()
         .map(|k| opts.column("primary key", k))

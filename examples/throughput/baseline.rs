@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use differential_temporal::merge_engine::Row;
 use differential_temporal::operators::RowKind;
-use differential_temporal::row::TextCells;
+use differential_temporal::repr::Datum;
 
 use crate::clock::Stopwatch;
 use crate::joins::WINDOW_MS;
@@ -120,10 +120,10 @@ pub fn run(op: Op, shape: Shape) -> Base {
             }
         }
         Op::VersionedMerge => {
-            // The engine's input as it is: text cells `[key, payload, version]`. Per write: parse
-            // the version cell, keep a copy of the row if its version is >= the kept one.
+            // The engine's input as it is: typed rows `[key, payload, version]`. Per write: read
+            // the version, keep a copy of the row if its version is >= the kept one.
             let mut kept: HashMap<u64, (i64, Row)> = HashMap::new();
-            let cell = |row: &Row, j: usize| row.cell(j).and_then(|c| c.parse().ok());
+            let cell = |row: &Row, j: usize| int_cell(row, j).map(|v| v as u64);
             let mut emit = |k: u64, seq, kind, row: &Row| {
                 let (version, payload) = (cell(row, 2), cell(row, 1));
                 digest.add(
@@ -142,7 +142,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
             };
             let clock = timed(&shape, generate, |rows| {
                 for (seq, (key, row)) in rows {
-                    let Some(version) = row.cell(2).and_then(|c| c.parse::<i64>().ok()) else {
+                    let Some(version) = int_cell(row, 2) else {
                         continue;
                     };
                     match kept.entry(*key) {
@@ -349,4 +349,12 @@ fn build_by_key(shape: &Shape) -> Vec<(i64, u64)> {
             (time, rate)
         })
         .collect()
+}
+
+/// The BIGINT in cell `j` of a typed row, if it is one.
+pub fn int_cell(row: &Row, j: usize) -> Option<i64> {
+    match row.get(j) {
+        Some(Datum::Int(v)) => Some(v),
+        _ => None,
+    }
 }

@@ -29,9 +29,9 @@ use differential_temporal::operators::watermark::watermarks;
 use differential_temporal::operators::{
     arrange_versions, Change, RowKind, Seq, SysTime, Version, VersionedTable,
 };
-use differential_temporal::row::TextCells;
 use timely::dataflow::ProbeHandle;
 
+use crate::baseline::int_cell;
 use crate::clock::Stopwatch;
 use crate::report::{kind_code, Digest, REFUSED};
 use crate::workload::{self, share, Shape, Stream, JITTER_MS};
@@ -94,12 +94,7 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
             drive(workers, shape, generate, |writes, sink| {
                 let merged = merge_engine(writes, versioned_engine());
                 sink.observe(merged.changelog, |(k, c): &(u64, Change<Row>)| {
-                    let cell = |j: usize| {
-                        c.row
-                            .cell(j)
-                            .and_then(|s| s.parse::<u64>().ok())
-                            .unwrap_or(REFUSED)
-                    };
+                    let cell = |j: usize| int_cell(&c.row, j).map_or(REFUSED, |v| v as u64);
                     [*k, c.seq, kind_code(c.kind), cell(2), cell(1)]
                 });
                 // Writes that lose to a higher version are counted as ignored, not refused.

@@ -39,10 +39,11 @@
 //!   `deduplicate(Keep::Last, DedupOrder::EventTime)` (rule A7). Output: the retract changelog,
 //!   `+I` for a key's first row, `-U old, +U new` (both with the new row's `seq`) when a row's
 //!   time is `>=` the kept row's. Baseline: one `HashMap<key, (time, payload)>` fold.
-//! * `versioned_merge`: writes `[key, payload, version]` as text cells (the engine's `Row`),
-//!   version = the event time; the `versioned` merge engine (Fluss, rule C1: a version `>=` the
-//!   stored one replaces it). Output: the same retract changelog. Baseline: a `HashMap` fold
-//!   over the same text rows (parse the version cell, keep a copy of the winning row).
+//! * `versioned_merge`: writes `[key, payload, version]` as typed rows (the engine's `Row` of
+//!   three BIGINTs, as `dtemporal merge --schema` reads them), version = the event time; the
+//!   `versioned` merge engine (Fluss, rule C1: a version `>=` the stored one replaces it) with
+//!   a BIGINT version column. Output: the same retract changelog. Baseline: a `HashMap` fold
+//!   over the same rows (read the version, keep a copy of the winning row).
 //! * `temporal_join_final` / `temporal_join_incremental`: build side `min(100k, N/10)` keys x
 //!   10 versions (key `k`'s `j`-th version at a random time in the `j`-th tenth of the span),
 //!   loaded at epoch 0 before the clock starts; `N` probe rows `(key, (time, payload))`. INNER

@@ -22,7 +22,7 @@ pub fn live_state(op: Op, shape: &Shape, keys: u64) -> (u64, &'static str) {
         Op::DedupKeepLast => (keys * 32, "keys x 32 B (key, event time, payload, seq)"),
         Op::VersionedMerge => (
             keys * 32,
-            "keys x 32 B (key, version, payload, seq as integers; the engine keeps text cells)",
+            "keys x 32 B (key, version, payload, seq as integers; the engine keeps typed rows)",
         ),
         Op::NexmarkQ18 => (
             keys * 40,

@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use differential_temporal::merge_engine::Row;
-use differential_temporal::row::pack_cells;
+use differential_temporal::repr::Datum;
 use nexmark::config::NexmarkConfig;
 use nexmark::event::{Event, EventType};
 use nexmark::EventGenerator;
@@ -117,13 +117,13 @@ pub fn event(stream: Stream, i: u64, keys: u64) -> KeyedRow {
     }
 }
 
-/// Write `i` of the merge-engine workload: its key and its text cells `[key, payload, version]`
-/// (the engine's [`Row`], as read from a CSV file), the version being the event time.
+/// Write `i` of the merge-engine workload: its key and its typed row `[key BIGINT, payload
+/// BIGINT, version BIGINT]` (the engine's [`Row`], as `dtemporal merge --schema` reads it from a
+/// CSV file: each cell parsed once, at ingest), the version being the event time.
 pub fn merge_write(i: u64, keys: u64) -> (u64, Row) {
     let e = event(Stream::Merge, i, keys);
-    let (key, payload, time) = (e.key.to_string(), e.payload.to_string(), e.time.to_string());
-    let row = pack_cells([Some(key.as_str()), Some(&payload), Some(&time)]);
-    (e.key, row)
+    let cells = [e.key as i64, e.payload as i64, e.time].map(Datum::Int);
+    (e.key, Row::pack(cells))
 }
 
 /// Version `i` of the as-of workload: `(key, time, payload or None for a delete)`; one in ten

@@ -10,7 +10,9 @@ use crate::merge_engine::{merge_engine, MergeEngine, Row as EngineRow};
 use crate::merge_options::{merge_engine_from_options, parse_option};
 use crate::operators::keyed_merge::RejectKind;
 use crate::operators::Change;
+use crate::repr::{format_datum, ColumnType, Datum, Row};
 use crate::run::{self as driver, Built, Outcome};
+use crate::sql::parse_columns;
 
 /// The example shown by `dtemporal merge --help`.
 pub(super) const EXAMPLE: &str = "\
@@ -18,6 +20,11 @@ Example (Fluss versioned table: the row with the highest ts wins):
   dtemporal merge --input writes.csv --key a \\
     --option \"'table.merge-engine' = 'versioned'\" \\
     --option table.merge-engine.versioned.ver-column=ts
+
+With --schema \"a BIGINT, ts TIMESTAMP(3), v DECIMAL(10, 2)\" the named columns are typed: their
+cells are parsed once as they are read (a cell that does not parse is a rejected row), versions
+and sequences compare and aggregate functions compute as the type, and the output is written as
+Flink writes the type. Columns not named stay STRING (text passed through).
 
 Writes an engine ignores by definition (a smaller version or sequence than the stored row's,
 a -D on a Fluss table, a later row of a first_row table) are counted per reason on standard
@@ -38,6 +45,10 @@ pub struct MergeArgs {
     /// `'table.merge-engine'='versioned'`, `merge-engine=partial-update`, `sequence.field=ts`.
     #[arg(long = "option", value_name = "KEY=VALUE")]
     pub options: Vec<String>,
+    /// Column types, as a Flink `CREATE TABLE` declares them: `"a BIGINT NOT NULL, ts
+    /// TIMESTAMP(3), v DECIMAL(10, 2)"`. Columns not named stay STRING.
+    #[arg(long, value_name = "COLUMNS")]
+    pub schema: Option<String>,
     /// Output form.
     #[arg(long, value_enum, default_value_t = EmitArg::Retract)]
     pub emit: EmitArg,
@@ -60,8 +71,15 @@ pub(super) fn run(cli: &Cli, args: &MergeArgs) -> Result<Outcome, Error> {
         key: key.clone(),
         time: None,
     };
-    let schema = Schema::open(&spec, 0)?;
-    let engine = merge_engine_from_options(&options, &schema.columns, &key)?;
+    let mut schema = Schema::open(&spec, 0)?;
+    if let Some(columns) = &args.schema {
+        let declared =
+            parse_columns(columns).map_err(|e| Error::Usage(format!("--schema: {e}")))?;
+        schema = schema.with_types(&declared.fields)?;
+    }
+    let table = crate::repr::Schema::new(schema.fields())
+        .map_err(|e| Error::input(&schema.path, e.to_string()))?;
+    let engine = merge_engine_from_options(&options, &table, &key)?;
     run_engine(cli, &args.common, schema, engine, args.emit)
 }
 
@@ -77,6 +95,8 @@ pub(super) fn run_engine(
 ) -> Result<Outcome, Error> {
     let header = emit.header(&schema.columns);
     let input_schema = schema.clone();
+    // Typed rows are written as Flink writes their types; text rows as they are.
+    let types = schema.is_typed().then(|| schema.types.clone());
     driver::run(
         &common.run_options(cli)?,
         [schema],
@@ -85,7 +105,11 @@ pub(super) fn run_engine(
             let writes = input.map(|r: Record| (r.key, Change::new(r.seq, r.kind, r.row)));
             let merged = merge_engine(writes, engine.clone());
             // Final-table lines are placed by their cells: a merged row has no single source row.
-            let output = emit_lines(merged.changelog, emit, |r: EngineRow| (0, r));
+            let types = types.clone();
+            let output = emit_lines(merged.changelog, emit, move |r: EngineRow| match &types {
+                None => (0, r),
+                Some(types) => (0, text_row(&r, types)),
+            });
             let schema = input_schema.clone();
             let refused = merged.rejected.map(move |(_, r)| {
                 let ignored = r.kind == RejectKind::Ignored;
@@ -100,4 +124,26 @@ pub(super) fn run_engine(
             }
         },
     )
+}
+
+/// `row`, a row of columns of `types`, as text cells: each datum written as Flink's CSV format
+/// writes its type (an empty cell for NULL).
+fn text_row(row: &Row, types: &[ColumnType]) -> Row {
+    let mut text = String::new();
+    let mut ends = Vec::with_capacity(types.len());
+    for (datum, ty) in row.iter().zip(types) {
+        // Writing to a String cannot fail.
+        let _ = format_datum(datum, &ty.data_type, &mut text);
+        ends.push((text.len(), datum.is_null()));
+    }
+    let mut start = 0;
+    Row::pack(ends.into_iter().map(|(end, null)| {
+        let cell = &text[start..end];
+        start = end;
+        if null {
+            Datum::Null
+        } else {
+            Datum::Str(cell)
+        }
+    }))
 }

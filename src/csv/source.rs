@@ -2,8 +2,10 @@
 //!
 //! An input is *append-only* (every row is an insertion, `+I`) or a *changelog* (it has an `op`
 //! column holding `+I`, `-U`, `+U` or `-D`). A header row is required; an empty cell is NULL;
-//! cells pass through unchanged as text. The key columns must not be NULL when they are a primary
-//! key (a join key or a deduplication key may be NULL: see [`InputSpec::nullable_key`]) and the
+//! cells pass through unchanged as text, except in the columns a command declares typed
+//! ([`Schema::with_types`]), which are parsed once, here, into values of their type. The key
+//! columns must not be NULL when they are a primary key (a join key or a deduplication key may
+//! be NULL: see [`InputSpec::nullable_key`]) and the
 //! event-time column must parse (see [`crate::repr::time`]). A row breaking a rule becomes a
 //! [`RowError`] naming its line and column; the other rows are unaffected.
 //!
@@ -19,8 +21,10 @@ use super::reject::RowError;
 use super::split::{open_blocks, open_input, Block, Splitter};
 use crate::error::Error;
 use crate::operators::{Change, RowKind, Seq};
+use crate::repr::cast::parse_datum;
 use crate::repr::time::{parse_event_time, EventTime};
-use crate::row::{text_datum, Row, TimedRow};
+use crate::repr::{ColumnType, DataType, Datum, Field};
+use crate::row::{Row, TimedRow};
 
 /// The name of the column that makes an input a changelog.
 pub const OP_COLUMN: &str = "op";
@@ -60,6 +64,9 @@ pub struct Schema {
     pub nullable_key: bool,
     /// Position of the event-time column in the row.
     pub time: Option<usize>,
+    /// The row's column types: nullable STRING (text passed through) unless declared by
+    /// [`with_types`](Self::with_types).
+    pub types: Vec<ColumnType>,
 }
 
 /// One parsed input row.
@@ -119,6 +126,7 @@ impl Schema {
         };
         let key = spec.key.iter().map(find).collect::<Result<Vec<_>, _>>()?;
         let time = spec.time.as_ref().map(find).transpose()?;
+        let types = vec![DataType::STRING.nullable(); columns.len()];
         Ok(Schema {
             path: spec.path.clone(),
             input,
@@ -128,7 +136,70 @@ impl Schema {
             key,
             nullable_key: spec.nullable_key,
             time,
+            types,
         })
+    }
+
+    /// The input with the column types `declared` (e.g. a command's `--schema`): a declared
+    /// column's cells are parsed into values of its type as they are read, a cell that does
+    /// not parse (or is empty in a `NOT NULL` column) is a row error naming the column, and the
+    /// columns not declared stay nullable STRING.
+    ///
+    /// Errors: `declared` names a column that is not in the file (the message lists them).
+    pub fn with_types(mut self, declared: &[Field]) -> Result<Schema, Error> {
+        for field in declared {
+            let at = self.columns.iter().position(|c| *c == field.name);
+            let at = at.ok_or_else(|| {
+                Error::input(
+                    &self.path,
+                    format!(
+                        "the schema declares {:?}, which is not a column; the columns are: {}",
+                        field.name,
+                        self.columns.join(", ")
+                    ),
+                )
+            })?;
+            self.types[at] = field.ty.clone();
+        }
+        Ok(self)
+    }
+
+    /// The row's columns with their types.
+    pub fn fields(&self) -> Vec<Field> {
+        let named = self.columns.iter().zip(&self.types);
+        named
+            .map(|(c, t)| Field::new(c.clone(), t.clone()))
+            .collect()
+    }
+
+    /// Whether a column is declared with a type other than nullable STRING.
+    pub fn is_typed(&self) -> bool {
+        self.types.iter().any(|t| *t != DataType::STRING.nullable())
+    }
+
+    /// The datum of the cell `text` (`None`: empty) of row column `i`, header column `at`, on
+    /// `line`: text as it is in a STRING column, else parsed as the column's type (`bytes`
+    /// holds a binary value's decoded bytes).
+    fn datum<'t>(
+        &self,
+        line: u64,
+        at: usize,
+        i: usize,
+        text: Option<&'t str>,
+        bytes: &'t mut Vec<u8>,
+    ) -> Result<Datum<'t>, RowError> {
+        let ty = &self.types[i];
+        match text {
+            None if !ty.nullable => Err(self.error(
+                line,
+                Some(at),
+                format!("NULL in a NOT NULL column of type {}", ty.data_type),
+            )),
+            None => Ok(Datum::Null),
+            Some(text) if ty.data_type == DataType::STRING => Ok(Datum::Str(text)),
+            Some(text) => parse_datum(text, &ty.data_type, bytes)
+                .map_err(|e| self.error(line, Some(at), e.to_string())),
+        }
     }
 
     /// Opens a splitter over the file's blocks, positioned after the header.
@@ -191,12 +262,14 @@ impl Schema {
         };
         let mut op = None;
         let mut packer = scratch.packer();
+        let mut column = 0;
         for at in 0..record.len() {
             let text = cell(at)?;
             if Some(at) == self.op {
                 op = Some((at, text.unwrap_or_default()));
             } else {
-                packer.push(text_datum(text));
+                packer.push(self.datum(line, at, column, text, &mut Vec::new())?);
+                column += 1;
             }
         }
         let kind = match op {
@@ -213,7 +286,7 @@ impl Schema {
             if text.is_none() && !self.nullable_key {
                 return Err(self.error(line, Some(at), "NULL in a primary-key column"));
             }
-            key_packer.push(text_datum(text));
+            key_packer.push(self.datum(line, at, k, text, &mut Vec::new())?);
         }
         let time = match self.time {
             None => None,

@@ -1,25 +1,19 @@
 //! `aggregation` (Apache Paimon, rule C11): every non-key column is merged by its aggregate
-//! function.
-//!
-//! Numbers: a cell that parses as an `i64` is an integer, otherwise one that parses as a finite
-//! `f64` is a float. Integers stay integers (`sum`, `product`, `count` on integers give integers;
-//! overflow is a refused write, never a wrap); mixing in a float gives a float, rendered with
-//! Rust's shortest round-trip form (`35.5`, `3.0`). Cells a function does not compute (`max`,
-//! `min`, `last_value`, ...) keep their input text. `max` and `min` order numbers by value
-//! before any other cell, and the other cells by text.
+//! function, computing with values of the column's declared type ([`values`](super::values):
+//! text columns by the text rules, typed ones as their type). Cells a function does not compute
+//! (`max`, `min`, `last_value`, ...) keep their input value.
 
-use std::borrow::Cow;
-use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use smallvec::{smallvec, SmallVec};
+use smallvec::SmallVec;
 
+use super::fold::{fold_cell, Cell};
 use super::order::{order_key, OrderField, OrderKey};
 use super::{Deletes, KeyState, Row};
 use crate::operators::keyed_merge::{Folded, Refusal};
 use crate::operators::RowKind;
-use crate::row::{pack_cells, TextCells};
+use crate::repr::{DataType, Datum};
 
 /// An aggregate function (`'fields.<f>.aggregate-function'`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -118,6 +112,24 @@ pub struct FieldAgg {
     pub ignore_retract: bool,
     /// `listagg` delimiter (`'fields.<f>.list-agg-delimiter'`, default `,`).
     pub delimiter: String,
+    /// The column's declared type: the function computes with values of this type
+    /// ([`values`](super::values); [`DataType::STRING`], a column without a declared type,
+    /// keeps the text rules).
+    pub ty: DataType,
+}
+
+impl FieldAgg {
+    /// Column `name` aggregated by `function` over values of type `ty`, with Paimon's defaults
+    /// (retractions applied, `listagg` delimiter `,`).
+    pub fn new(name: impl Into<String>, function: AggFunction, ty: DataType) -> FieldAgg {
+        FieldAgg {
+            name: name.into(),
+            function,
+            ignore_retract: false,
+            delimiter: ",".to_string(),
+            ty,
+        }
+    }
 }
 
 /// What a `-U`/`-D` write does to an `aggregation` table.
@@ -179,7 +191,7 @@ impl Aggregation {
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Folded {
-        let cells: Cells<'_> = write.cells().collect();
+        let cells: Cells<'_> = write.iter().collect();
         if cells.len() != self.fields.len() {
             let n = self.fields.len();
             return Err(format!("write has {} columns, the table {n}", cells.len()).into());
@@ -213,8 +225,8 @@ impl Aggregation {
         let rank = order_key(&self.sequence, write)?;
         let old = state.as_ref().and_then(|s| s.row.as_ref());
         let stored: Cells<'_> = match old {
-            Some(old) => old.cells().collect(),
-            None => smallvec![None; cells.len()],
+            Some(old) => old.iter().collect(),
+            None => (0..cells.len()).map(|_| Datum::Null).collect(),
         };
         let mut ranks = state
             .as_ref()
@@ -224,13 +236,13 @@ impl Aggregation {
             let Some(f) = field else {
                 // Key columns come from the first write.
                 let cell = if old.is_none() { cells[c] } else { stored[c] };
-                building.push(cell.map(Cow::Borrowed));
+                building.push(Cell::Datum(cell));
                 continue;
             };
-            let acc = stored[c].map(Cow::Borrowed);
+            let acc = Cell::Datum(stored[c]);
             building.push(fold_cell(f, kind, acc, cells[c], &rank, &mut ranks[c])?);
         }
-        let row = pack_cells(building.iter().map(|c| c.as_deref()));
+        let row = Row::pack(building.iter().map(Cell::datum));
         // The cells borrow the stored row, which is replaced below.
         drop((building, stored));
         let note = match state.take().and_then(|s| s.row) {
@@ -253,216 +265,5 @@ impl Aggregation {
     }
 }
 
-/// The cells of a row, decoded (`None` is NULL).
-pub(super) type Cells<'a> = SmallVec<[Option<&'a str>; 16]>;
-
-/// A cell of a row being merged: borrowed from the stored row or the write, or computed.
-pub(super) type Cell<'a> = Option<Cow<'a, str>>;
-
-/// One column's value after a write of `kind` with order `rank`: `input` accumulated into
-/// `acc`, or retracted from it (left as it is with `ignore_retract`); `stored` is the order of
-/// the write that supplied the value of an order-dependent function. An error names the column.
-pub(super) fn fold_cell<'a>(
-    f: &FieldAgg,
-    kind: RowKind,
-    acc: Cell<'a>,
-    input: Option<&'a str>,
-    rank: &OrderKey,
-    stored: &mut Option<OrderKey>,
-) -> Result<Cell<'a>, String> {
-    let result = if kind.is_accumulate() {
-        accumulate(f, acc, input, rank, stored)
-    } else if f.ignore_retract {
-        Ok(acc)
-    } else {
-        retract(f, acc, input)
-    };
-    result.map_err(|e| format!("column '{}': {e}", f.name))
-}
-
-fn accumulate<'a>(
-    f: &FieldAgg,
-    acc: Cell<'a>,
-    input: Option<&'a str>,
-    rank: &OrderKey,
-    stored: &mut Option<OrderKey>,
-) -> Result<Cell<'a>, String> {
-    use AggFunction::*;
-    let later = stored.as_ref().is_none_or(|s| rank >= s);
-    let earlier = stored.as_ref().is_none_or(|s| rank < s);
-    let take = match f.function {
-        LastValue => later,
-        LastNonNullValue => later && input.is_some(),
-        FirstValue => earlier,
-        FirstNonNullValue => earlier && input.is_some(),
-        _ => false,
-    };
-    if take {
-        *stored = Some(rank.clone());
-        return Ok(input.map(Cow::Borrowed));
-    }
-    if matches!(
-        f.function,
-        LastValue | LastNonNullValue | FirstValue | FirstNonNullValue
-    ) {
-        return Ok(acc);
-    }
-    let Some(input) = input else {
-        return Ok(match (f.function, acc) {
-            (Count, None) => Some(Cow::Borrowed("0")),
-            (_, acc) => acc,
-        });
-    };
-    let Some(acc) = acc else {
-        return Ok(Some(match f.function {
-            Count => Cow::Borrowed("1"),
-            Sum | Product => Cow::Owned(Num::parse(input)?.render()),
-            BoolAnd | BoolOr => Cow::Borrowed(bool_text(parse_bool(input)?)),
-            _ => Cow::Borrowed(input),
-        }));
-    };
-    Ok(Some(match f.function {
-        Sum => Cow::Owned(Num::parse(&acc)?.add(Num::parse(input)?, false)?.render()),
-        Product => Cow::Owned(Num::parse(&acc)?.mul(Num::parse(input)?)?.render()),
-        Count => Cow::Owned(Num::parse(&acc)?.add(Num::Int(1), false)?.render()),
-        Max if compare(input, &acc) == Ordering::Greater => Cow::Borrowed(input),
-        Min if compare(input, &acc) == Ordering::Less => Cow::Borrowed(input),
-        ListAgg => Cow::Owned(format!("{acc}{}{input}", f.delimiter)),
-        // Both cells are read before combining: a non-boolean input is refused whatever the
-        // accumulated value (no short-circuit admission of a bad cell).
-        BoolAnd => {
-            let (acc, input) = (parse_bool(&acc)?, parse_bool(input)?);
-            Cow::Borrowed(bool_text(acc && input))
-        }
-        BoolOr => {
-            let (acc, input) = (parse_bool(&acc)?, parse_bool(input)?);
-            Cow::Borrowed(bool_text(acc || input))
-        }
-        _ => acc,
-    }))
-}
-
-fn retract<'a>(f: &FieldAgg, acc: Cell<'a>, input: Option<&str>) -> Result<Cell<'a>, String> {
-    use AggFunction::*;
-    if !f.function.supports_retract() {
-        return Err(format!(
-            "aggregate function '{}' does not support retraction (-U/-D); set 'fields.{}.ignore-retract' = 'true' to ignore retractions of this column",
-            f.function, f.name
-        ));
-    }
-    let Some(input) = input else {
-        return Ok(if f.function == LastValue { None } else { acc });
-    };
-    let number = match (f.function, acc) {
-        (LastValue | LastNonNullValue, _) => return Ok(None),
-        (Sum, None) => Num::Int(0).add(Num::parse(input)?, true)?,
-        (Sum, Some(acc)) => Num::parse(&acc)?.add(Num::parse(input)?, true)?,
-        (_, None) => return Err("cannot retract from a NULL product".to_string()),
-        (_, Some(acc)) => Num::parse(&acc)?.div(Num::parse(input)?)?,
-    };
-    Ok(Some(Cow::Owned(number.render())))
-}
-
-/// A number: an integer if the text parses as `i64`, else a finite float.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Num {
-    Int(i64),
-    Float(f64),
-}
-
-impl Num {
-    fn parse(text: &str) -> Result<Num, String> {
-        let text = text.trim();
-        if let Ok(i) = text.parse::<i64>() {
-            return Ok(Num::Int(i));
-        }
-        match text.parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(Num::Float(x)),
-            _ => Err(format!("{text:?} is not a number")),
-        }
-    }
-
-    fn float(self) -> f64 {
-        match self {
-            Num::Int(i) => i as f64,
-            Num::Float(x) => x,
-        }
-    }
-
-    fn render(self) -> String {
-        match self {
-            Num::Int(i) => i.to_string(),
-            Num::Float(x) => format!("{x:?}"),
-        }
-    }
-
-    fn add(self, other: Num, subtract: bool) -> Result<Num, String> {
-        match (self, other) {
-            (Num::Int(a), Num::Int(b)) => {
-                let r = if subtract {
-                    a.checked_sub(b)
-                } else {
-                    a.checked_add(b)
-                };
-                r.map(Num::Int)
-                    .ok_or_else(|| "integer overflow".to_string())
-            }
-            (a, b) if subtract => Ok(Num::Float(a.float() - b.float())),
-            (a, b) => Ok(Num::Float(a.float() + b.float())),
-        }
-    }
-
-    fn mul(self, other: Num) -> Result<Num, String> {
-        match (self, other) {
-            (Num::Int(a), Num::Int(b)) => a
-                .checked_mul(b)
-                .map(Num::Int)
-                .ok_or_else(|| "integer overflow".to_string()),
-            (a, b) => Ok(Num::Float(a.float() * b.float())),
-        }
-    }
-
-    fn div(self, other: Num) -> Result<Num, String> {
-        match (self, other) {
-            (_, Num::Int(0)) => Err("cannot retract a zero from a product".to_string()),
-            (Num::Int(a), Num::Int(b)) if a % b == 0 => Ok(Num::Int(a / b)),
-            (Num::Int(_), Num::Int(_)) => {
-                Err("retraction would make an integer product inexact".to_string())
-            }
-            (_, b) if b.float() == 0.0 => Err("cannot retract a zero from a product".to_string()),
-            (a, b) => Ok(Num::Float(a.float() / b.float())),
-        }
-    }
-}
-
-/// The order of `max` and `min`: numbers by value before every other cell, the other cells by
-/// text, and equal numbers written differently (`10`, `10.0`) by text. A total order over the
-/// cells, so the result does not depend on the order the writes arrive in. (Comparing "as
-/// numbers if both are, else as text" is not one: `10 > 9`, `9 > 10a` and `10a > 10` as
-/// text, so the maximum of `10, 9, 10a` was whichever came last of a cycle.)
-fn compare(a: &str, b: &str) -> Ordering {
-    let by_value = match (Num::parse(a), Num::parse(b)) {
-        (Ok(Num::Int(x)), Ok(Num::Int(y))) => x.cmp(&y),
-        (Ok(x), Ok(y)) => x.float().total_cmp(&y.float()),
-        (Ok(_), Err(_)) => Ordering::Less,
-        (Err(_), Ok(_)) => Ordering::Greater,
-        (Err(_), Err(_)) => Ordering::Equal,
-    };
-    by_value.then_with(|| a.cmp(b))
-}
-
-fn bool_text(b: bool) -> &'static str {
-    if b {
-        "true"
-    } else {
-        "false"
-    }
-}
-
-fn parse_bool(text: &str) -> Result<bool, String> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(format!("{text:?} is not a boolean (true or false)")),
-    }
-}
+/// The cells of a row, decoded.
+pub(super) type Cells<'a> = SmallVec<[Datum<'a>; 16]>;

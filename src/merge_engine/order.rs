@@ -1,9 +1,11 @@
 //! Typed ordering columns: the version column of `versioned` and the `sequence.field` columns of
 //! `deduplicate`, `partial-update` sequence groups and `aggregation`.
 //!
-//! Cells are text (a [`Row`]'s `STRING` datums); an ordering column is parsed into its declared
-//! type and compared as that type (an `INT` `10` is larger than `9`; `TIMESTAMP(9)` values compare to the nanosecond),
-//! never as text.
+//! A cell is a typed datum (an `INT`/`BIGINT` column holds [`Datum::Int`], a timestamp column
+//! [`Datum::Timestamp`]: read as they are, parsed once at ingest) or, in a column of undeclared
+//! type, text (a `STRING` datum) parsed into the column's ordering type on every read. Either
+//! way it is compared as that type (an `INT` `10` is larger than `9`; `TIMESTAMP(9)` values
+//! compare to the nanosecond), never as text.
 
 use std::fmt;
 use std::str::FromStr;
@@ -12,7 +14,7 @@ use chrono::{DateTime, NaiveDateTime};
 use smallvec::SmallVec;
 
 use super::Row;
-use crate::row::TextCells;
+use crate::repr::{DataType, Datum};
 
 /// The type of an ordering column: the types Fluss accepts for a version column (rule C1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -99,6 +101,33 @@ impl fmt::Display for OrderType {
     }
 }
 
+impl OrderType {
+    /// The ordering type of a column declared with `ty`; `None` if values of `ty` cannot order
+    /// writes (Fluss: a version column is INT, BIGINT, TIMESTAMP or TIMESTAMP_LTZ).
+    pub fn of(ty: &DataType) -> Option<OrderType> {
+        match ty {
+            DataType::Int => Some(OrderType::Int),
+            DataType::BigInt => Some(OrderType::BigInt),
+            DataType::Timestamp(p) => Some(OrderType::Timestamp(*p)),
+            DataType::TimestampLtz(p) => Some(OrderType::TimestampLtz(*p)),
+            _ => None,
+        }
+    }
+
+    /// The value of a non-NULL cell of this type: a typed integer or timestamp as it is, text
+    /// parsed ([`parse`](Self::parse)).
+    pub fn read(self, cell: Datum<'_>) -> Result<OrderValue, String> {
+        match cell {
+            Datum::Int(v) => Ok(OrderValue::from(v)),
+            Datum::Timestamp(ts) => {
+                Ok(OrderValue::from(ts.millis) * 1_000_000 + OrderValue::from(ts.nanos_of_milli))
+            }
+            Datum::Str(text) => self.parse(text),
+            other => Err(format!("{other:?} is not a value of {self}")),
+        }
+    }
+}
+
 /// The error of parsing an [`OrderType`]: the text names no ordering type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotAnOrderType(pub String);
@@ -168,11 +197,11 @@ pub fn order_key(fields: &[OrderField], row: &Row) -> Result<OrderKey, String> {
     fields.iter().map(|f| order_value(f, row)).collect()
 }
 
-/// [`order_key`] over cells read by `cell(column)` (`None`: no such column, `Some(None)`:
-/// NULL): for a row that is being built and is not packed yet.
+/// [`order_key`] over cells read by `cell(column)` (`None`: no such column): for a row that is
+/// being built and is not packed yet.
 pub(crate) fn order_key_by<'c>(
     fields: &[OrderField],
-    cell: impl Fn(usize) -> Option<Option<&'c str>>,
+    cell: impl Fn(usize) -> Option<Datum<'c>>,
 ) -> Result<OrderKey, String> {
     fields
         .iter()
@@ -182,19 +211,16 @@ pub(crate) fn order_key_by<'c>(
 
 /// Reads one ordering column of a row (`None` for NULL); an error names the column.
 pub(crate) fn order_value(field: &OrderField, row: &Row) -> Result<Option<OrderValue>, String> {
-    parse_cell(field, row.column(field.column))
+    parse_cell(field, row.get(field.column))
 }
 
-fn parse_cell(
-    field: &OrderField,
-    cell: Option<Option<&str>>,
-) -> Result<Option<OrderValue>, String> {
+fn parse_cell(field: &OrderField, cell: Option<Datum<'_>>) -> Result<Option<OrderValue>, String> {
     match cell {
         None => Err(format!("row has no column '{}'", field.name)),
-        Some(None) => Ok(None),
-        Some(Some(text)) => field
+        Some(Datum::Null) => Ok(None),
+        Some(cell) => field
             .ty
-            .parse(text)
+            .read(cell)
             .map(Some)
             .map_err(|e| format!("column '{}': {e}", field.name)),
     }

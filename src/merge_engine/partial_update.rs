@@ -1,16 +1,15 @@
 //! `partial-update` (Apache Paimon, rule C10): fields are merged one by one; a non-NULL incoming
 //! value overwrites, NULL never does; sequence groups update a set of fields together.
 
-use std::borrow::Cow;
-
 use smallvec::SmallVec;
 
-use super::aggregation::{fold_cell, Cell, Cells};
+use super::aggregation::Cells;
+use super::fold::{fold_cell, Cell};
 use super::order::{order_key_by, OrderField, OrderKey};
 use super::{FieldAgg, KeyState, Row};
 use crate::operators::keyed_merge::Refusal;
 use crate::operators::RowKind;
-use crate::row::{pack_cells, TextCells};
+use crate::repr::Datum;
 
 /// A row being merged, one cell per column.
 type Building<'a> = SmallVec<[Cell<'a>; 16]>;
@@ -144,14 +143,15 @@ impl PartialUpdate {
         c: usize,
         kind: RowKind,
         row: &mut Building<'a>,
-        cell: Option<&'a str>,
+        cell: Datum<'a>,
         rank: &OrderKey,
         ranks: &mut [Option<OrderKey>],
     ) -> Result<bool, String> {
         let Some(f) = self.aggregate(c) else {
             return Ok(false);
         };
-        row[c] = fold_cell(f, kind, row[c].take(), cell, rank, &mut ranks[c])?;
+        let acc = std::mem::replace(&mut row[c], Cell::NULL);
+        row[c] = fold_cell(f, kind, acc, cell, rank, &mut ranks[c])?;
         Ok(true)
     }
 
@@ -159,14 +159,14 @@ impl PartialUpdate {
     /// `row`; `None` if the write's sequence is all NULL (the group is skipped).
     fn group_order(
         group: &SequenceGroup,
-        cells: &[Option<&str>],
+        cells: &[Datum<'_>],
         row: &Building<'_>,
     ) -> Result<Option<(OrderKey, bool)>, String> {
         let incoming = order_key_by(&group.sequence, |c| cells.get(c).copied())?;
         if incoming.iter().all(Option::is_none) {
             return Ok(None);
         }
-        let stored = order_key_by(&group.sequence, |c| row.get(c).map(|x| x.as_deref()))?;
+        let stored = order_key_by(&group.sequence, |c| row.get(c).map(Cell::datum))?;
         let wins = incoming >= stored;
         Ok(Some((incoming, wins)))
     }
@@ -199,7 +199,7 @@ impl PartialUpdate {
         write: &Row,
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), Refusal> {
-        let cells: Cells<'_> = write.cells().collect();
+        let cells: Cells<'_> = write.iter().collect();
         if cells.len() != self.width {
             let n = self.width;
             return Err(format!("write has {} columns, the table {n}", cells.len()).into());
@@ -209,11 +209,11 @@ impl PartialUpdate {
         }
         let old = state.as_ref().and_then(|s| s.row.as_ref());
         let mut row: Building<'_> = match old {
-            Some(old) => old.cells().map(|c| c.map(Cow::Borrowed)).collect(),
+            Some(old) => old.iter().map(Cell::Datum).collect(),
             None => {
-                let mut empty: Building<'_> = (0..self.width).map(|_| None).collect();
+                let mut empty: Building<'_> = (0..self.width).map(|_| Cell::NULL).collect();
                 for &k in &self.key {
-                    empty[k] = cells[k].map(Cow::Borrowed);
+                    empty[k] = Cell::Datum(cells[k]);
                 }
                 empty
             }
@@ -223,9 +223,9 @@ impl PartialUpdate {
         for &c in &self.plain {
             let cell = cells[c];
             if !self.aggregate_into(c, kind, &mut row, cell, &arrival, &mut ranks)?
-                && cell.is_some()
+                && !cell.is_null()
             {
-                row[c] = cell.map(Cow::Borrowed);
+                row[c] = Cell::Datum(cell);
             }
         }
         for group in &self.groups {
@@ -235,16 +235,16 @@ impl PartialUpdate {
             for &c in &group.fields {
                 let cell = cells[c];
                 if !self.aggregate_into(c, kind, &mut row, cell, &incoming, &mut ranks)? && wins {
-                    row[c] = cell.map(Cow::Borrowed);
+                    row[c] = Cell::Datum(cell);
                 }
             }
             if wins {
                 for s in &group.sequence {
-                    row[s.column] = cells[s.column].map(Cow::Borrowed);
+                    row[s.column] = Cell::Datum(cells[s.column]);
                 }
             }
         }
-        let packed = pack_cells(row.iter().map(|c| c.as_deref()));
+        let packed = Row::pack(row.iter().map(Cell::datum));
         // The cells borrow the stored row, which is replaced below.
         drop(row);
         let row = packed;
@@ -266,7 +266,7 @@ impl PartialUpdate {
         &self,
         state: &mut Option<KeyState>,
         kind: RowKind,
-        cells: &[Option<&str>],
+        cells: &[Datum<'_>],
         out: &mut Vec<(RowKind, Row)>,
     ) -> Result<(), Refusal> {
         match self.deletes {
@@ -294,7 +294,7 @@ impl PartialUpdate {
                 "{kind} write on a key without a row"
             )));
         };
-        let mut row: Building<'_> = old.cells().map(|c| c.map(Cow::Borrowed)).collect();
+        let mut row: Building<'_> = old.iter().map(Cell::Datum).collect();
         let mut ranks = self.ranks(state);
         let mut remove = false;
         for group in &self.groups {
@@ -307,16 +307,16 @@ impl PartialUpdate {
             for &c in &group.fields {
                 let cell = cells[c];
                 if !self.aggregate_into(c, kind, &mut row, cell, &incoming, &mut ranks)? && wins {
-                    row[c] = None;
+                    row[c] = Cell::NULL;
                 }
             }
             if wins {
                 for s in &group.sequence {
-                    row[s.column] = cells[s.column].map(Cow::Borrowed);
+                    row[s.column] = Cell::Datum(cells[s.column]);
                 }
             }
         }
-        let packed = pack_cells(row.iter().map(|c| c.as_deref()));
+        let packed = Row::pack(row.iter().map(Cell::datum));
         let old = old.clone();
         drop(row);
         let row = packed;

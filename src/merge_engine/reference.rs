@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use super::order::{order_key_by, OrderField, OrderKey};
 use super::{AggDeletes, AggFunction, Deletes, MergeEngine, PartialDeletes, PartialUpdate, Row};
 use crate::operators::{Change, RowKind};
-use crate::row::{pack_cells, TextCells};
+use crate::row::{pack_cells, text_datum, TextCells};
 
 /// A cell: `None` is NULL.
 type Cell = Option<String>;
@@ -28,7 +28,7 @@ type Text = Vec<Cell>;
 
 /// The order of the model's row `row` in `fields`.
 fn order_key(fields: &[OrderField], row: &Text) -> Result<OrderKey, String> {
-    order_key_by(fields, |c| row.get(c).map(Option::as_deref))
+    order_key_by(fields, |c| row.get(c).map(|x| text_datum(x.as_deref())))
 }
 
 /// A write the model accepted: its arrival index in the key's history, kind, row and order.

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::operators::testing::{batch, run_unary};
+use crate::repr::DataType;
 use crate::row::{csv_row, TextCells};
 
 /// How a refusal of kind `Ignored` displays (`Rejected`'s `Display`): the tests compare text.
@@ -11,6 +12,7 @@ const IGNORED: &str = "ignored: ";
 mod deletes;
 mod partial_aggregates;
 mod props;
+mod typed;
 
 /// Writes keyed by the first cell, with sequence numbers in input order.
 fn writes(rows: &[(RowKind, &str)]) -> Vec<(String, Change<Row>)> {
@@ -455,12 +457,7 @@ fn partial_update_sequence_groups() {
 }
 
 fn agg(name: &str, function: AggFunction) -> Option<FieldAgg> {
-    Some(FieldAgg {
-        name: name.to_string(),
-        function,
-        ignore_retract: false,
-        delimiter: ",".to_string(),
-    })
+    Some(FieldAgg::new(name, function, DataType::STRING))
 }
 
 #[test]

@@ -8,16 +8,18 @@ use super::order::OrderField;
 use super::{Deletes, KeyState, Row};
 use crate::operators::keyed_merge::Folded;
 use crate::operators::RowKind;
-use crate::row::TextCells;
+use crate::repr::Datum;
 
 /// Fluss `versioned`: a write replaces the stored row iff its version is greater than or equal
 /// to the stored version (ties: the later write wins and `-U old, +U new` are emitted); a
 /// smaller version changes nothing, emits nothing and is reported as ignored (counted).
 ///
-/// The version column is compared as its declared type ([`OrderField::ty`]); a NULL version
-/// compares equal to the smallest value of the type (rule C3: NULL new vs non-NULL stored is
-/// ignored, non-NULL new vs NULL stored replaces, NULL vs NULL replaces). An unparsable
-/// version cell is a rejected write.
+/// The version column is compared as its declared type ([`OrderField::ty`]): a typed cell (a
+/// `BIGINT` or `TIMESTAMP(p)` column of a table with a schema, parsed once at ingest) is read
+/// as it is, a text cell is parsed on every write. A NULL version compares equal to the
+/// smallest value of the type (rule C3: NULL new vs non-NULL stored is ignored, non-NULL new
+/// vs NULL stored replaces, NULL vs NULL replaces). An unparsable version cell is a rejected
+/// write.
 ///
 /// Deletes: Fluss ignores `-U` and `-D` writes ([`Deletes::Ignore`], reported as ignored) or,
 /// with `'table.delete.behavior' = 'disable'`, refuses them ([`Deletes::Reject`]).
@@ -42,13 +44,13 @@ impl Versioned {
         out: &mut Vec<(RowKind, Row)>,
     ) -> Folded {
         let name = &self.version.name;
-        let version = match write.column(self.version.column) {
+        let version = match write.get(self.version.column) {
             None => return Err(format!("row has no version column '{name}'").into()),
-            Some(None) => self.version.ty.min_value(),
-            Some(Some(text)) => self
+            Some(Datum::Null) => self.version.ty.min_value(),
+            Some(cell) => self
                 .version
                 .ty
-                .parse(text)
+                .read(cell)
                 .map_err(|e| format!("version column '{name}': {e}"))?,
         };
         keep_highest(

@@ -7,6 +7,7 @@ use super::{
 use crate::merge_engine::{
     AggDeletes, AggFunction, Aggregation, FieldAgg, MergeEngine, OrderField, SequenceGroup,
 };
+use crate::repr::DataType;
 
 /// Parses an aggregate function name, accepting Fluss's spellings too.
 fn agg_function(key: &str, name: &str) -> Result<AggFunction> {
@@ -45,12 +46,8 @@ fn field_aggs(
     fixed: &Fixed,
     base: impl Fn(usize) -> Option<AggFunction>,
 ) -> Result<Vec<Option<FieldAgg>>> {
-    let agg = |c: usize, function| FieldAgg {
-        name: opts.header[c].clone(),
-        function,
-        ignore_retract: false,
-        delimiter: ",".to_string(),
-    };
+    let agg =
+        |c: usize, function| FieldAgg::new(opts.header[c].clone(), function, opts.types[c].clone());
     let mut fields: Vec<Option<FieldAgg>> = (0..opts.header.len())
         .map(|c| base(c).filter(|_| !key.contains(&c)).map(|f| agg(c, f)))
         .collect();
@@ -91,7 +88,33 @@ fn field_aggs(
         f.ignore_retract = ignore_retract.unwrap_or(f.ignore_retract);
         f.delimiter = delimiter.map_or(f.delimiter.clone(), str::to_string);
     }
+    for f in fields.iter().flatten() {
+        check_type(f)?;
+    }
     Ok(fields)
+}
+
+/// Refuses a function over a typed column whose type it cannot take (module docs of
+/// [`merge_options`](super)); a STRING column takes every function (the text rules).
+fn check_type(f: &FieldAgg) -> Result<()> {
+    use AggFunction::*;
+    let ty = &f.ty;
+    let (takes, valid) = match f.function {
+        Sum | Product => (ty.is_numeric(), "numeric types"),
+        Count => (ty.is_integer(), "integer types"),
+        ListAgg => (false, "string types"),
+        BoolAnd | BoolOr => (*ty == DataType::Boolean, "BOOLEAN"),
+        Max | Min | LastValue | LastNonNullValue | FirstValue | FirstNonNullValue => {
+            (true, "every type")
+        }
+    };
+    if takes || ty.is_string() {
+        return Ok(());
+    }
+    Err(MergeOptionsError::Conflict(format!(
+        "aggregate function '{}' of column '{}' does not take its type {ty}; it takes {valid}",
+        f.function, f.name
+    )))
 }
 
 /// `aggregation`, Paimon's or (`fluss`) Fluss's: they differ in delete handling only

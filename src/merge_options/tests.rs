@@ -16,7 +16,11 @@ fn build(cols: &str, key: &str, options: &[&str]) -> Result<MergeEngine> {
         .iter()
         .map(|o| parse_option(o))
         .collect::<Result<Vec<_>>>()?;
-    merge_engine_from_options(&options, &header(cols), &[key.to_string()])
+    merge_engine_from_options(
+        &options,
+        &Schema::strings(&header(cols)),
+        &[key.to_string()],
+    )
 }
 
 fn error(cols: &str, options: &[&str]) -> String {

@@ -257,6 +257,20 @@ impl Schema {
         })
     }
 
+    /// Every one of `names` as a nullable STRING column: the schema of a CSV file read without
+    /// declared types, whose cells pass through as text.
+    /// The names are not checked for repeats: a CSV header is checked when it is read.
+    pub fn strings(names: &[String]) -> Schema {
+        let fields = names
+            .iter()
+            .map(|n| Field::new(n.clone(), DataType::STRING.nullable()))
+            .collect();
+        Schema {
+            fields,
+            ..Schema::default()
+        }
+    }
+
     /// Starts a schema built column by column.
     ///
     /// ```

@@ -90,4 +90,5 @@ pub use materialized::{
 };
 pub use parse::{parse, parse_with_text, Statement};
 pub use types::data_type;
+pub use types::parse_columns;
 pub(crate) use window::parse_duration;

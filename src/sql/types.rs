@@ -6,8 +6,12 @@
 
 use sqlparser::ast::{self, CharacterLength, ExactNumberInfo, TimezoneInfo, TypeModifier};
 
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::Token;
+
 use crate::repr::types::MAX_LENGTH;
-use crate::repr::DataType;
+use crate::repr::{DataType, Field, Schema};
 
 /// The type `ty` names, or what is wrong with it.
 pub fn data_type(ty: &ast::DataType) -> Result<DataType, String> {
@@ -76,6 +80,50 @@ pub fn data_type(ty: &ast::DataType) -> Result<DataType, String> {
         }
         other => return Err(format!("the type {other} is not supported")),
     })
+}
+
+/// The columns of a column list as Flink's `CREATE TABLE` declares them, `name TYPE [NOT NULL]`
+/// separated by commas (`"a BIGINT NOT NULL, ts TIMESTAMP(3), v DECIMAL(10, 2)"`): the
+/// schema a command line's `--schema` declares.
+///
+/// Errors: text that is not such a list, an unsupported type or one out of range, a name
+/// given twice; the message says which.
+///
+/// ```
+/// use differential_temporal::repr::DataType;
+/// use differential_temporal::sql::parse_columns;
+///
+/// let schema = parse_columns("a BIGINT NOT NULL, v DECIMAL(10, 2)").unwrap();
+/// assert_eq!(schema.fields[0].ty, DataType::BigInt.not_null());
+/// assert_eq!(schema.fields[1].ty, DataType::decimal(10, 2).unwrap().nullable());
+/// assert!(parse_columns("a BIGINT,").is_err());
+/// ```
+pub fn parse_columns(text: &str) -> Result<Schema, String> {
+    let bad = |e: &dyn std::fmt::Display| format!("invalid column list {text:?}: {e}");
+    let mut parser = Parser::new(&super::FlinkDialect)
+        .try_with_sql(text)
+        .map_err(|e| bad(&e))?;
+    let mut fields = Vec::new();
+    loop {
+        let name = parser.parse_identifier().map_err(|e| bad(&e))?;
+        let ast_ty = parser.parse_data_type().map_err(|e| bad(&e))?;
+        let ty = data_type(&ast_ty).map_err(|e| bad(&e))?;
+        let not_null = parser.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
+        let ty = if not_null {
+            ty.not_null()
+        } else {
+            ty.nullable()
+        };
+        fields.push(Field::new(name.value, ty));
+        if !parser.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    if parser.peek_token().token != Token::EOF {
+        let rest = parser.peek_token().token;
+        return Err(bad(&format!("expected a comma or the end, found {rest}")));
+    }
+    Schema::new(fields).map_err(|e| bad(&e))
 }
 
 #[cfg(test)]

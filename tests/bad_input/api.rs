@@ -198,7 +198,12 @@ pub fn api_versioned_retract_absent(dir: &Path) -> Run {
 pub fn api_merge_deduplicate(dir: &Path) -> Run {
     let (schema, records, malformed) = read(dir, "id", None);
     let options = [parse_option("merge-engine=deduplicate").unwrap()];
-    let engine = merge_engine_from_options(&options, &schema.columns, &["id".to_string()]).unwrap();
+    let engine = merge_engine_from_options(
+        &options,
+        &differential_temporal::repr::Schema::strings(&schema.columns),
+        &["id".to_string()],
+    )
+    .unwrap();
     let rows: Vec<_> = records
         .into_iter()
         .map(|r| (r.key, Change::new(r.seq, r.kind, r.row)))

@@ -1,11 +1,13 @@
 //! Each engine against its sequential reference model ([`reference`](super::super::reference))
 //! over random writes (ties, NULLs, unparsable orders, retractions), random epoch cuts and 1, 2
-//! and 4 workers.
+//! and 4 workers; and the engines over typed BIGINT rows against the same model over the rows
+//! as text.
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
 use super::*;
+use crate::repr::{DataType, Datum};
 use crate::row::pack_cells;
 
 type Cell = Option<String>;
@@ -19,18 +21,23 @@ fn small_int() -> BoxedStrategy<Cell> {
     .boxed()
 }
 
-/// Random writes over 3 keys: `[key, a, b, order]` rows, `a` and `b` drawn from the given
-/// cells, the order with many ties, NULLs and an occasional unparsable one, and about one
-/// retraction in five; plus random epoch cuts.
-fn writes_of(
-    a: BoxedStrategy<Cell>,
-    b: BoxedStrategy<Cell>,
-) -> impl Strategy<Value = (Vec<(u8, Change<Row>)>, Vec<usize>)> {
-    let order = prop_oneof![
+/// An order cell: many ties, NULLs and an occasional unparsable one.
+fn order_cell() -> BoxedStrategy<Cell> {
+    prop_oneof![
         6 => (0i64..4).prop_map(|v| Some(v.to_string())),
         2 => Just(None),
         1 => Just(Some("bad".to_string())),
-    ];
+    ]
+    .boxed()
+}
+
+/// Random writes over 3 keys: `[key, a, b, order]` rows, `a`, `b` and the order drawn from the
+/// given cells, and about one retraction in five; plus random epoch cuts.
+fn writes_of(
+    a: BoxedStrategy<Cell>,
+    b: BoxedStrategy<Cell>,
+    order: BoxedStrategy<Cell>,
+) -> impl Strategy<Value = (Vec<(u8, Change<Row>)>, Vec<usize>)> {
     let kind = prop_oneof![
         5 => Just(RowKind::Insert),
         1 => Just(RowKind::UpdateBefore),
@@ -64,7 +71,7 @@ fn writes_of(
 
 /// [`writes_of`] with small integers in both value columns.
 fn random_writes() -> impl Strategy<Value = (Vec<(u8, Change<Row>)>, Vec<usize>)> {
-    writes_of(small_int(), small_int())
+    writes_of(small_int(), small_int(), order_cell())
 }
 
 /// Cells an aggregate function reads: mostly its own kind (integers, possibly negative ones for
@@ -101,10 +108,9 @@ fn field_agg() -> impl Strategy<Value = FieldAgg> {
         delimiter,
     )
         .prop_map(|((name, function), ignore_retract, delimiter)| FieldAgg {
-            name: name.to_string(),
-            function,
             ignore_retract,
             delimiter: delimiter.to_string(),
+            ..FieldAgg::new(name, function, DataType::STRING)
         })
 }
 
@@ -112,7 +118,7 @@ fn field_agg() -> impl Strategy<Value = FieldAgg> {
 fn aggregation_writes(
 ) -> impl Strategy<Value = ([FieldAgg; 2], (Vec<(u8, Change<Row>)>, Vec<usize>))> {
     (field_agg(), field_agg()).prop_flat_map(|(a, b)| {
-        let ws = writes_of(cells_for(a.function), cells_for(b.function));
+        let ws = writes_of(cells_for(a.function), cells_for(b.function), order_cell());
         (Just([a, b]), ws)
     })
 }
@@ -132,6 +138,87 @@ fn check(
         prop_assert_eq!(&(log, refused), &expected, "workers {}", workers);
     }
     Ok(())
+}
+
+/// Integer writes (`-2..4` or NULL in every column) and two columns aggregated by functions
+/// that take BIGINT, as text and as typed BIGINT columns.
+fn integer_writes() -> impl Strategy<Value = ([FieldAgg; 2], (Vec<(u8, Change<Row>)>, Vec<usize>))>
+{
+    use AggFunction::*;
+    let numeric = [
+        Sum,
+        Product,
+        Count,
+        Max,
+        Min,
+        LastValue,
+        LastNonNullValue,
+        FirstValue,
+        FirstNonNullValue,
+    ];
+    let agg =
+        (prop::sample::select(numeric.to_vec()), any::<bool>()).prop_map(|(f, ignore)| FieldAgg {
+            ignore_retract: ignore,
+            ..FieldAgg::new("v", f, DataType::STRING)
+        });
+    let int =
+        || prop_oneof![4 => (-2i64..4).prop_map(|v| Some(v.to_string())), 1 => Just(None)].boxed();
+    (agg.clone(), agg, writes_of(int(), int(), small_int())).prop_map(|(a, b, ws)| ([a, b], ws))
+}
+
+/// The engine over typed BIGINT rows against the model of `text` (the same engine over text
+/// cells) over the rows as text: the same changelog, written as text, and the same refusals.
+fn check_typed(
+    text: &MergeEngine,
+    typed: &MergeEngine,
+    ws: &[(u8, Change<Row>)],
+    cuts: &[usize],
+) -> Result<(), TestCaseError> {
+    let expected = reference::run(text, ws);
+    let bigint = |t: &str| Datum::Int(t.parse().unwrap());
+    let typed_ws: Vec<_> = (ws.iter())
+        .map(|(k, c)| {
+            let row = Row::pack(c.row.cells().map(|cell| cell.map_or(Datum::Null, bigint)));
+            (*k, Change::new(c.seq, c.kind, row))
+        })
+        .collect();
+    for workers in [1, 2] {
+        let (log, refused) = run(typed, &typed_ws, workers, cuts);
+        let as_text = |row: &Row| -> Vec<Option<String>> {
+            row.iter()
+                .map(|d| match d {
+                    Datum::Int(i) => Some(i.to_string()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let log: Vec<_> = (log.into_iter())
+            .map(|(k, c)| {
+                let cells = as_text(&c.row);
+                let row = pack_cells(cells.iter().map(Option::as_deref));
+                (k, Change::new(c.seq, c.kind, row))
+            })
+            .collect();
+        let refused: Vec<_> = (refused.into_iter())
+            .map(|(k, s, r)| (k, s, r.starts_with(IGNORED)))
+            .collect();
+        let mut log = log;
+        log.sort();
+        prop_assert_eq!(&(log, refused), &expected, "workers {}", workers);
+    }
+    Ok(())
+}
+
+/// The aggregated columns `fields`, typed BIGINT.
+fn bigint_aggregates(fields: &[Option<FieldAgg>]) -> Vec<Option<FieldAgg>> {
+    (fields.iter())
+        .map(|f| {
+            f.clone().map(|f| FieldAgg {
+                ty: DataType::BigInt,
+                ..f
+            })
+        })
+        .collect()
 }
 
 fn deletes() -> impl Strategy<Value = Deletes> {
@@ -202,5 +289,24 @@ proptest! {
         let sequence = if seq { vec![field(3, "s", OrderType::Int)] } else { vec![] };
         let fields = vec![None, Some(fa), Some(fb), agg("s", AggFunction::LastValue)];
         check(&MergeEngine::Aggregation(Aggregation { fields, sequence, deletes }), &ws, &cuts)?;
+    }
+
+    #[test]
+    fn typed_versioned_and_deduplicate_match_reference((_, (ws, cuts)) in integer_writes(), deletes in deletes()) {
+        let engine = versioned(3, OrderType::BigInt, deletes.clone());
+        check_typed(&engine, &engine, &ws, &cuts)?;
+        let sequence = vec![field(3, "s", OrderType::BigInt), field(2, "b", OrderType::BigInt)];
+        let engine = MergeEngine::Deduplicate(Deduplicate { sequence, deletes });
+        check_typed(&engine, &engine, &ws, &cuts)?;
+    }
+
+    #[test]
+    fn typed_aggregation_matches_reference(([fa, fb], (ws, cuts)) in integer_writes(), seq in any::<bool>(), deletes in agg_deletes()) {
+        let sequence = if seq { vec![field(3, "s", OrderType::BigInt)] } else { vec![] };
+        let fields = vec![None, Some(fa), Some(fb), agg("s", AggFunction::LastValue)];
+        let text = MergeEngine::Aggregation(Aggregation { fields: fields.clone(), sequence: sequence.clone(), deletes: deletes.clone() });
+        let fields = bigint_aggregates(&fields);
+        let typed = MergeEngine::Aggregation(Aggregation { fields, sequence, deletes });
+        check_typed(&text, &typed, &ws, &cuts)?;
     }
 }
