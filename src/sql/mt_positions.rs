@@ -200,9 +200,9 @@ mod tests {
         assert_eq!(
             keys,
             [
-                "file:my:orders:/d:x/c.csv",
                 "file:my%3Aorders%253A:/d:x/a.csv",
                 "file:my%3Aorders%253A:/d:x/b.csv",
+                "file:my:orders:/d:x/c.csv",
                 "rounds"
             ]
         );
