@@ -297,6 +297,13 @@ fn work(
         Ok::<_, crate::plan::PlanError>(())
     });
     rendered.map_err(|e| e.to_string())?;
+    // Worker 0 applies the complete rounds' changes to the shared table.
+    let apply = |fed: u64| {
+        if index == 0 {
+            let result = (shared, partition_columns);
+            apply_complete(result, &probe, fed, &output, &refused, &bad_rows);
+        }
+    };
     let mut fed = 0u64;
     loop {
         let (todo, closed) = {
@@ -320,16 +327,7 @@ fn work(
             malformed.flush();
             worker.step();
         }
-        if index == 0 {
-            apply_complete(
-                (shared, partition_columns),
-                &probe,
-                fed,
-                &output,
-                &refused,
-                &bad_rows,
-            );
-        }
+        apply(fed);
         if closed && todo.is_empty() {
             break;
         }
@@ -338,16 +336,7 @@ fn work(
     drop(sessions);
     drop(malformed);
     while worker.step() {}
-    if index == 0 {
-        apply_complete(
-            (shared, partition_columns),
-            &probe,
-            fed,
-            &output,
-            &refused,
-            &bad_rows,
-        );
-    }
+    apply(fed);
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 //! on the warehouse; the test reads the table as any reader does, waiting (at most 60 s, a
 //! bound, not a timing the results depend on) for the snapshot it expects.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -71,24 +71,41 @@ fn drop_file(dir: &Path, name: &str, text: &str) {
     std::fs::rename(&staged, dir.join(name)).unwrap();
 }
 
+/// Under `dir`: the monitored directory `name` holding `files` and the warehouse `wh`, on
+/// which `sql` ran (`{input}` in it: the directory's path). The directory, the warehouse and
+/// the environment.
+fn monitored(
+    dir: &Dir,
+    name: &str,
+    files: &[(&str, &str)],
+    sql: &str,
+) -> (PathBuf, PathBuf, TableEnv) {
+    let input = Path::new(&dir.path(name)).to_path_buf();
+    std::fs::create_dir_all(&input).unwrap();
+    for (file, text) in files {
+        drop_file(&input, file, text);
+    }
+    let warehouse = Path::new(&dir.path("wh")).to_path_buf();
+    let env = TableEnv::new().with_warehouse(&warehouse).unwrap();
+    env.execute_sql(&sql.replace("{input}", &input.display().to_string()))
+        .unwrap();
+    (input, warehouse, env)
+}
+
 const TOTALS: &str = "SELECT * FROM totals";
+
+/// The table `orders` over the monitored directory `{input}` and the CONTINUOUS table `totals`.
+const ORDERS_TOTALS: &str = "
+    CREATE TABLE orders (user_id STRING, amount BIGINT) WITH ('connector' = 'filesystem',
+      'path' = '{input}', 'format' = 'csv', 'source.monitor-interval' = '20 ms');
+    CREATE MATERIALIZED TABLE totals FRESHNESS = INTERVAL '1' SECOND
+      AS SELECT user_id, SUM(amount) AS total, COUNT(*) AS n FROM orders GROUP BY user_id";
 
 #[test]
 fn a_monitored_directory_is_read_as_files_arrive_and_resumed_without_duplicates() {
     let dir = Dir::new();
-    let input = Path::new(&dir.path("orders")).to_path_buf();
-    std::fs::create_dir_all(&input).unwrap();
-    drop_file(&input, "a.csv", "user_id,amount\nalice,10\nbob,5\n");
-    let warehouse = Path::new(&dir.path("wh")).to_path_buf();
-    let env = TableEnv::new().with_warehouse(&warehouse).unwrap();
-    env.execute_sql(&format!(
-        "CREATE TABLE orders (user_id STRING, amount BIGINT) WITH ('connector' = 'filesystem',
-           'path' = '{}', 'format' = 'csv', 'source.monitor-interval' = '20 ms');
-         CREATE MATERIALIZED TABLE totals FRESHNESS = INTERVAL '1' SECOND
-           AS SELECT user_id, SUM(amount) AS total, COUNT(*) AS n FROM orders GROUP BY user_id",
-        input.display()
-    ))
-    .unwrap();
+    let a = ("a.csv", "user_id,amount\nalice,10\nbob,5\n");
+    let (input, warehouse, env) = monitored(&dir, "orders", &[a], ORDERS_TOTALS);
     let run = Running::start(&warehouse, "totals", 2);
     wait_for_rows(&env, TOTALS, &["alice,10,1", "bob,5,1"]);
     drop_file(&input, "b.csv", "user_id,amount\nalice,7\ncarol,1\n");
@@ -257,18 +274,7 @@ fn an_unbounded_nexmark_table_is_read_at_its_event_rate() {
 #[test]
 fn a_monitored_directory_may_start_empty() {
     let dir = Dir::new();
-    let input = Path::new(&dir.path("orders")).to_path_buf();
-    std::fs::create_dir_all(&input).unwrap();
-    let warehouse = Path::new(&dir.path("wh")).to_path_buf();
-    let env = TableEnv::new().with_warehouse(&warehouse).unwrap();
-    env.execute_sql(&format!(
-        "CREATE TABLE orders (user_id STRING, amount BIGINT) WITH ('connector' = 'filesystem',
-           'path' = '{}', 'format' = 'csv', 'source.monitor-interval' = '20 ms');
-         CREATE MATERIALIZED TABLE totals FRESHNESS = INTERVAL '1' SECOND
-           AS SELECT user_id, SUM(amount) AS total, COUNT(*) AS n FROM orders GROUP BY user_id",
-        input.display()
-    ))
-    .unwrap();
+    let (input, warehouse, env) = monitored(&dir, "orders", &[], ORDERS_TOTALS);
     let run = Running::start(&warehouse, "totals", 2);
     drop_file(
         &input,
@@ -355,19 +361,16 @@ fn a_partitioned_table_rewrites_only_the_partitions_that_changed() {
     use std::os::unix::fs::MetadataExt;
 
     let dir = Dir::new();
-    let input = Path::new(&dir.path("events")).to_path_buf();
-    std::fs::create_dir_all(&input).unwrap();
-    drop_file(&input, "1.csv", "ds,k\n2024-01-01,a\n2024-01-02,b\n");
-    let warehouse = Path::new(&dir.path("wh")).to_path_buf();
-    let env = TableEnv::new().with_warehouse(&warehouse).unwrap();
-    env.execute_sql(&format!(
+    let one = ("1.csv", "ds,k\n2024-01-01,a\n2024-01-02,b\n");
+    let (input, warehouse, env) = monitored(
+        &dir,
+        "events",
+        &[one],
         "CREATE TABLE events (ds STRING, k STRING) WITH ('connector' = 'filesystem',
-           'path' = '{}', 'format' = 'csv', 'source.monitor-interval' = '20 ms');
+           'path' = '{input}', 'format' = 'csv', 'source.monitor-interval' = '20 ms');
          CREATE MATERIALIZED TABLE per_day PARTITIONED BY (ds) FRESHNESS = INTERVAL '1' SECOND
            AS SELECT ds, COUNT(*) AS n FROM events GROUP BY ds",
-        input.display()
-    ))
-    .unwrap();
+    );
     let table_dir = warehouse.join("data").join("per_day");
     // The inode and rows of each partition's file of the current snapshot.
     let files = || {
@@ -386,7 +389,11 @@ fn a_partitioned_table_rewrites_only_the_partitions_that_changed() {
         files
     };
     let run = Running::start(&warehouse, "per_day", 2);
-    wait_for_rows(&env, "SELECT * FROM per_day", &["2024-01-01,1", "2024-01-02,1"]);
+    wait_for_rows(
+        &env,
+        "SELECT * FROM per_day",
+        &["2024-01-01,1", "2024-01-02,1"],
+    );
     let before = files();
     drop_file(&input, "2.csv", "ds,k\n2024-01-02,c\n2024-01-03,d\n");
     wait_for_rows(
@@ -397,7 +404,16 @@ fn a_partitioned_table_rewrites_only_the_partitions_that_changed() {
     run.stop();
     let after = files();
     let days: Vec<(&str, u64)> = after.iter().map(|(d, _, r)| (d.as_str(), *r)).collect();
-    assert_eq!(days, [("2024-01-01", 1), ("2024-01-02", 1), ("2024-01-03", 1)]);
-    assert_eq!(after[0].1, before[0].1, "2024-01-01 kept: {before:?} {after:?}");
-    assert_ne!(after[1].1, before[1].1, "2024-01-02 rewritten: {before:?} {after:?}");
+    assert_eq!(
+        days,
+        [("2024-01-01", 1), ("2024-01-02", 1), ("2024-01-03", 1)]
+    );
+    assert_eq!(
+        after[0].1, before[0].1,
+        "2024-01-01 kept: {before:?} {after:?}"
+    );
+    assert_ne!(
+        after[1].1, before[1].1,
+        "2024-01-02 rewritten: {before:?} {after:?}"
+    );
 }
