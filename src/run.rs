@@ -271,10 +271,7 @@ impl BlockInput for crate::io::TypedSource {
 impl BlockInput for crate::io::Generated {
     type Record = crate::operators::Change<crate::repr::Row>;
     fn path(&self) -> &str {
-        match self {
-            Self::Datagen(d) => d.name(),
-            Self::Nexmark(n) => n.name(),
-        }
+        self.name()
     }
     fn blocks(&self, _block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
         Ok(Box::new(match self {
@@ -337,14 +334,8 @@ pub fn feed<I: BlockInput>(
         }
         malformed.advance_to(epoch);
         if let Some(block) = next[which].take() {
-            let session = &mut sessions[which];
-            let mut rows = 0;
-            inputs[which].parse_block(&block, (index, peers), &mut |row| {
-                rows += 1;
-                match row {
-                    Ok(record) => session.insert(record),
-                    Err(error) => malformed.insert(error),
-                }
+            let rows = enter_rows(&mut sessions[which], malformed, |out| {
+                inputs[which].parse_block(&block, (index, peers), out)
             });
             progress.block(block.bytes.len(), rows);
         }
@@ -366,6 +357,25 @@ pub fn feed<I: BlockInput>(
     malformed.flush();
     worker.step_while(|| probe.less_than(&last));
     Ok(())
+}
+
+/// Enters the rows `make` hands to its argument into `session` and their errors into
+/// `malformed`, at the sessions' current epoch (a block's rows, a generated range's); returns
+/// how many (rows and errors).
+pub(crate) fn enter_rows<R: ExchangeData>(
+    session: &mut InputSession<SysTime, R, isize>,
+    malformed: &mut InputSession<SysTime, RowError, isize>,
+    make: impl FnOnce(&mut dyn FnMut(Result<R, RowError>)),
+) -> u64 {
+    let mut rows = 0;
+    make(&mut |row| {
+        rows += 1;
+        match row {
+            Ok(record) => session.insert(record),
+            Err(error) => malformed.insert(error),
+        }
+    });
+    rows
 }
 
 /// Exchanges a collection's updates to worker 0 and keeps them there with their system times,

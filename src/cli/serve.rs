@@ -22,7 +22,7 @@ use clap::Args;
 use super::Cli;
 use crate::error::Error;
 use crate::materialized::{
-    format_schedule_time, Clock, ManualClock, RefreshMode, RefreshStatus, SystemClock,
+    format_schedule_time, sleep_until, Clock, ManualClock, RefreshMode, RefreshStatus, SystemClock,
 };
 use crate::sql::parse_duration;
 use crate::table::TableEnv;
@@ -139,7 +139,7 @@ fn serve(cli: &Cli, args: &ServeArgs) -> Result<(), Error> {
             Ok(env) => env,
             Err(e) => {
                 eprintln!("dtemporal: error: {e}");
-                sleep_until(&*clock, clock.now_ms(), args.poll_interval, &stop);
+                sleep_until(&*clock, i64::MAX, args.poll_interval, &stop);
                 continue;
             }
         };
@@ -294,17 +294,4 @@ fn status_line(table: &str, record: &RefreshRecord, took: Duration) -> String {
         record.snapshot_id
     ));
     line
-}
-
-/// Sleeps until the clock reaches `wake_ms` or `poll` has passed, whichever is first, or
-/// `stop` is set (looked at every 20 ms).
-fn sleep_until(clock: &dyn Clock, wake_ms: i64, poll: Duration, stop: &AtomicBool) {
-    let until = Instant::now() + poll;
-    while !stop.load(Ordering::SeqCst) && clock.now_ms() < wake_ms {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        std::thread::sleep(left.min(Duration::from_millis(20)));
-    }
 }

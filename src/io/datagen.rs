@@ -17,6 +17,7 @@
 //! one scratch row and copied out: one allocation per row at most, no string per cell.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use self::random::{fnv1a, mix, SplitMix};
@@ -246,6 +247,7 @@ pub struct DatagenSource {
     schema: Schema,
     fields: Vec<FieldGenerator>,
     rows: u64,
+    bounded: bool,
     seed: u64,
     rows_per_second: u64,
     anchor: Ts,
@@ -254,13 +256,15 @@ pub struct DatagenSource {
 
 impl DatagenSource {
     /// The table `name` of `schema`'s columns, made by `fields` (one per column), with
-    /// `number_of_rows` rows, or fewer when a sequence ends first (`end - start + 1`). The seed
+    /// `number_of_rows` rows, or fewer when a sequence ends first (`end - start + 1`). With
+    /// neither a row count nor a sequence the table is unbounded, as Flink's: its rows go on
+    /// forever ([`is_bounded`](Self::is_bounded) is false, [`rows`](Self::rows) is
+    /// `u64::MAX`), which only a live run (a CONTINUOUS materialized table) reads. The seed
     /// is a hash of `name`; the anchor of random times is now; `rows-per-second` is Flink's
     /// default ([`with_rows_per_second`](Self::with_rows_per_second)).
     ///
     /// Errors: a field count that is not the column count, a field that does not fit its column
-    /// ([`FieldGenerator::check`], the message prefixed with `column 'c': `), and neither a row
-    /// count nor a sequence (the table would be unbounded).
+    /// ([`FieldGenerator::check`], the message prefixed with `column 'c': `).
     pub fn new(
         name: &str,
         schema: Schema,
@@ -284,9 +288,6 @@ impl DatagenSource {
                 rows = Some(rows.map_or(length, |r| r.min(length)));
             }
         }
-        let rows = rows.ok_or_else(|| {
-            "the table is unbounded: it needs a row count or a sequence field".to_string()
-        })?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as i64);
@@ -294,7 +295,8 @@ impl DatagenSource {
             name: name.to_string(),
             schema,
             fields,
-            rows,
+            rows: rows.unwrap_or(u64::MAX),
+            bounded: rows.is_some(),
             seed: fnv1a(name.as_bytes()),
             rows_per_second: DEFAULT_ROWS_PER_SECOND,
             anchor: Ts::from_millis(now),
@@ -330,9 +332,14 @@ impl DatagenSource {
         &self.schema
     }
 
-    /// How many rows the table has.
+    /// How many rows the table has (`u64::MAX` for an unbounded one).
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// Whether the table has a row count or a sequence field, so that a batch query ends.
+    pub fn is_bounded(&self) -> bool {
+        self.bounded
     }
 
     /// The rows of a block: `rows-per-second` when smaller than the configured size, so that a
@@ -420,19 +427,31 @@ impl DatagenSource {
     }
 
     /// Generates the rows of `block` (one of [`blocks`](Self::blocks)) that worker `(index,
-    /// peers)` makes, those `i` with `i % peers == index`, each as a `+I` change with `seq` its
-    /// index, passing each to `out` in order.
+    /// peers)` makes, as [`generate_rows`](Self::generate_rows) does for the block's rows.
     pub fn generate_block(
         &self,
         block: &Block,
+        worker: (u64, u64),
+        out: impl FnMut(Result<Change<Row>, RowError>),
+    ) {
+        let last = block
+            .first_line
+            .saturating_add(self.block_rows())
+            .min(self.rows);
+        self.generate_rows(block.first_line..last, worker, out);
+    }
+
+    /// Generates the rows `rows` that worker `(index, peers)` makes, those `i` with
+    /// `i % peers == index`, each as a `+I` change with `seq` its index, passing each to `out`
+    /// in order: one allocation a row (its packed copy).
+    pub fn generate_rows(
+        &self,
+        rows: Range<u64>,
         (index, peers): (u64, u64),
         mut out: impl FnMut(Result<Change<Row>, RowError>),
     ) {
-        let first = block.first_line;
-        let last = first.saturating_add(self.block_rows()).min(self.rows);
-        let mut scratch = Row::new();
-        let mut text = String::new();
-        for i in worker_share(first, last, index, peers) {
+        let (mut scratch, mut text) = (Row::new(), String::new());
+        for i in worker_share(rows.start, rows.end, index, peers) {
             let row = self.row(i, &mut scratch, &mut text);
             out(Ok(Change::new(i, RowKind::Insert, row)));
         }

@@ -228,6 +228,9 @@ pub struct NexmarkSource {
     /// The field of each column.
     columns: Vec<(usize, Kind)>,
     events: u64,
+    bounded: bool,
+    /// `first-event.rate`, events a second.
+    first_rate: u64,
     generator: EventGenerator,
     block_rows: u64,
 }
@@ -260,6 +263,8 @@ impl NexmarkSource {
             schema,
             columns,
             events,
+            bounded: true,
+            first_rate: DEFAULT_EVENT_RATE,
             generator: EventGenerator::default(),
             block_rows: 1024,
         };
@@ -286,7 +291,28 @@ impl NexmarkSource {
             ..NexmarkConfig::default()
         };
         self.generator = EventGenerator::new(config).with_type_filter(self.table.event_type());
+        self.first_rate = first;
         Ok(self)
+    }
+
+    /// The same table without an event count, as Flink's source without `'events.num'`: its
+    /// events go on ([`MAX_EVENTS`] of them, about 1.1e12), which only a live run (a
+    /// CONTINUOUS materialized table) reads; [`is_bounded`](Self::is_bounded) is false.
+    pub fn unbounded(mut self) -> NexmarkSource {
+        self.events = MAX_EVENTS;
+        self.bounded = false;
+        self
+    }
+
+    /// Whether the table has an event count, so that a batch query ends.
+    pub fn is_bounded(&self) -> bool {
+        self.bounded
+    }
+
+    /// The table's rows among `first-event.rate` events (at least 1): the rows a second a
+    /// live run takes from it.
+    pub fn rows_per_second(&self) -> u64 {
+        self.rows_among(self.first_rate).max(1)
     }
 
     /// Cuts the rows into blocks (system times) of `rows` rows (at least 1; 1024 by default).
@@ -308,12 +334,17 @@ impl NexmarkSource {
     /// How many rows the table has: the events of its kind among the first `events` (1 in 50
     /// are people, 3 auctions, 46 bids).
     pub fn rows(&self) -> u64 {
+        self.rows_among(self.events)
+    }
+
+    /// The events of the table's kind among the first `events` of the stream.
+    fn rows_among(&self, events: u64) -> u64 {
         let (first, share) = match self.table {
             NexmarkTable::Person => (0, 1),
             NexmarkTable::Auction => (1, 3),
             NexmarkTable::Bid => (4, 46),
         };
-        let (epochs, rest) = (self.events / 50, self.events % 50);
+        let (epochs, rest) = (events / 50, events % 50);
         epochs * share + rest.saturating_sub(first).min(share)
     }
 
@@ -385,19 +416,30 @@ impl NexmarkSource {
     }
 
     /// Generates the rows of `block` (one of [`blocks`](Self::blocks)) that worker `(index,
-    /// peers)` makes, those `i` with `i % peers == index`, each as a `+I` change with `seq` its
-    /// index, passing each to `out` in order.
+    /// peers)` makes, as [`generate_rows`](Self::generate_rows) does for the block's rows.
     pub fn generate_block(
         &self,
         block: &Block,
-        (index, peers): (u64, u64),
-        mut out: impl FnMut(Result<Change<Row>, RowError>),
+        worker: (u64, u64),
+        out: impl FnMut(Result<Change<Row>, RowError>),
     ) {
         let last = block
             .first_line
             .saturating_add(self.block_rows)
             .min(self.rows());
-        let mut mine = worker_share(block.first_line, last, index, peers);
+        self.generate_rows(block.first_line..last, worker, out);
+    }
+
+    /// Generates the rows `rows` that worker `(index, peers)` makes, those `i` with
+    /// `i % peers == index`, each as a `+I` change with `seq` its index, passing each to `out`
+    /// in order.
+    pub fn generate_rows(
+        &self,
+        rows: std::ops::Range<u64>,
+        (index, peers): (u64, u64),
+        mut out: impl FnMut(Result<Change<Row>, RowError>),
+    ) {
+        let mut mine = worker_share(rows.start, rows.end, index, peers);
         let Some(first) = mine.next() else {
             return;
         };

@@ -20,6 +20,7 @@ pub use partition::{
     format_java, formatter_column, period_partition, refresh_query, refresh_statement,
     validate_partition_spec, FORMATTER_PREFIX, FORMATTER_SUFFIX, SCHEDULE_TIME_FORMAT,
 };
+pub(crate) use schedule::sleep_until;
 pub use schedule::{
     due_schedule_times, format_schedule_time, next_schedule_time, Clock, ManualClock,
     RefreshSchedule, SystemClock,

@@ -4,8 +4,9 @@
 //! Because a FULL freshness divides a minute, an hour or a day, those are the multiples of
 //! the freshness since the epoch.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use chrono::DateTime;
 
@@ -71,6 +72,23 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now_ms(&self) -> i64 {
         self.now.load(Ordering::SeqCst)
+    }
+}
+
+/// How often [`sleep_until`] looks at its stop flag.
+const STOP_POLL: Duration = Duration::from_millis(20);
+
+/// Sleeps until `clock` reaches `wake_ms` or `at_most` has passed, whichever is first, or
+/// until `stop` is set (looked at every 20 ms): the wait of a server between refreshes that a
+/// signal ends promptly. `wake_ms = i64::MAX` waits `at_most` (or until `stop`).
+pub(crate) fn sleep_until(clock: &dyn Clock, wake_ms: i64, at_most: Duration, stop: &AtomicBool) {
+    let until = Instant::now() + at_most;
+    while !stop.load(Ordering::SeqCst) && clock.now_ms() < wake_ms {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        std::thread::sleep(left.min(STOP_POLL));
     }
 }
 

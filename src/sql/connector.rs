@@ -15,6 +15,7 @@
 //!
 //! - `'source.monitor-interval'` (Flink's): how often a CONTINUOUS materialized table reading
 //!   the table lists its directory for new files; `0` or absent: the files are read once.
+//!   Such a directory may be empty when the table is declared (its columns are).
 //!
 //! Any other option is an error listing the valid ones for the table's format. The `datagen`
 //! connector's options are [`super::datagen`]'s, the `nexmark` connector's [`super::nexmark`]'s.

@@ -1,9 +1,9 @@
 //! The `WITH (..)` options of a `'connector' = 'datagen'` table (Flink's
 //! `docs/connectors/table/datagen.md`), validated into a [`DatagenSource`].
 //!
-//! - `'number-of-rows'`: how many rows. Flink's datagen without it (and without a sequence
-//!   field) is unbounded; that is refused here, with the option to add (a deliberate
-//!   difference): a CONTINUOUS materialized table reads a bounded one at its rate.
+//! - `'number-of-rows'`: how many rows. Without it (and without a sequence field) the table is
+//!   unbounded, as Flink's: a CONTINUOUS materialized table reads it at its rate, forever; a
+//!   batch query over it is refused, naming the option to add.
 //! - `'rows-per-second'` (Flink's default 10000): generation sleeps between blocks of rows to
 //!   keep to that rate.
 //! - `'fields.<f>.kind'` = `'random'` (the default) or `'sequence'`. A sequence needs
@@ -88,25 +88,14 @@ pub(super) fn datagen(t: &CreateTable, physical: &Schema) -> Result<DatagenSourc
         },
     };
     let mut fields = Vec::with_capacity(physical.len());
-    let mut bounded = number_of_rows.is_some();
     for column in &physical.fields {
         let options = by_field.remove(column.name.as_str()).unwrap_or_default();
         let field = field(&column.name, &column.ty.data_type, &options, t)?;
-        bounded |= matches!(field.generator, Generator::Sequence { .. });
         let span = options.first().map_or(t.name.span, |(_, o)| o.span);
         field
             .check(column)
             .map_err(|m| SqlError::at(span, format!("field '{}': {m}", column.name)))?;
         fields.push(field);
-    }
-    if !bounded {
-        return Err(SqlError::at(
-            t.name.span,
-            format!(
-                "table '{}' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which no table here reads yet (a CONTINUOUS materialized table reads a bounded one at its rate); add 'number-of-rows' = '<n>' to its WITH options",
-                t.name.value
-            ),
-        ));
     }
     let source = DatagenSource::new(&t.name.value, physical.clone(), fields, number_of_rows)
         .map_err(|m| SqlError::at(t.name.span, m))?;

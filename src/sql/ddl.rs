@@ -21,11 +21,13 @@ use super::error::SqlError;
 use super::expr::interval_millis;
 use super::nexmark;
 use super::types::data_type;
+use crate::io::directory::files_now;
 use crate::io::Generated;
 use crate::repr::{Field, Schema};
 use crate::table::TableEnv;
 
-/// Registers the table `t` declares in `env`: as a source when its file exists, and as a sink;
+/// Registers the table `t` declares in `env`: as a source when its file exists (a monitored
+/// directory, `'source.monitor-interval'`, also while it is empty), and as a sink;
 /// a `datagen` or `nexmark` table as a source only.
 ///
 /// Errors (at the offending part): an unsupported type, option, connector or format, a missing
@@ -61,10 +63,16 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
     } = connector::filesystem(t)?;
     let physical = physical_schema(t)?;
     if Path::new(&path).exists() {
-        env.register_file(name, &path, &format, Some(physical.clone()), |scan| {
-            computed::declared_table(env, t, scan)
-        })
-        .map_err(|e| match e {
+        // A monitored directory may wait for its first file: its columns are declared.
+        let waiting =
+            monitor_interval.is_some() && files_now(&path).map_err(|e| at(e.into()))?.is_empty();
+        let declared = |scan| computed::declared_table(env, t, scan);
+        let registered = if waiting {
+            env.register_empty_directory(name, &path, &format, physical.clone(), declared)
+        } else {
+            env.register_file(name, &path, &format, Some(physical.clone()), declared)
+        };
+        registered.map_err(|e| match e {
             SqlError::Table(e) => at(e),
             other => other,
         })?;

@@ -69,6 +69,7 @@ mod materialized;
 mod mt_continuous;
 mod mt_create;
 mod mt_lifecycle;
+mod mt_positions;
 mod mt_refresh;
 mod nexmark;
 mod order;

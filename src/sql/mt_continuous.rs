@@ -1,8 +1,9 @@
 //! CONTINUOUS refreshes: a materialized table's definition runs as a live dataflow
 //! ([`LiveRun`]) over sources that keep growing, and a snapshot of its result (a complete
-//! round: never part of one) is published as soon as a round completes once `freshness` has
-//! passed since the last snapshot, so snapshots are at most one freshness interval plus one
-//! round behind their input.
+//! round: never part of one) is published when a round completes and waiting for the next
+//! round would let more than `freshness` pass since the last snapshot (with rounds as long as
+//! the freshness, every round is published), so a snapshot follows the last one within one
+//! freshness interval as long as a round's work takes less than its interval.
 //!
 //! Sources, read in **rounds** (one every `interval`, the least `'source.monitor-interval'` of
 //! the monitored tables the definition reads, 1 s without one):
@@ -12,12 +13,14 @@
 //!   not read again);
 //! - a filesystem table without it (or a materialized table) is read once, in the first round;
 //! - a `datagen` table gives each round its next `rows-per-second * interval` rows, up to its
-//!   `number-of-rows`;
-//! - a `nexmark` table is refused.
+//!   `number-of-rows` or forever (an unbounded one); a `nexmark` table likewise, the rows of
+//!   its kind among `first-event.rate * interval` events, up to its `events.num` or forever.
 //!
 //! **Positions and resume**: each snapshot's manifest records the input its rounds read
-//! (`rounds`: their number; `file:<table>:<path>`: the round that read a file; per datagen
-//! table `rows:<table>` the rows made and `round-rows:<table>` the rows a round takes). A run
+//! (`rounds`: their number; `file:<table>:<path>`: the round that read a file; per generated
+//! table `rows:<table>` the rows made and `round-rows:<table>` the rows a round takes; in
+//! these keys a table name's `%` and `:` are written `%25` and `%3A`, so that the first `:`
+//! after the table ends it, whatever the name holds). A run
 //! that starts (the first, after `RESUME`, after a crash or a stop) reads those rounds again,
 //! in order and batched as they were, which rebuilds the state the published snapshot was
 //! computed from, and then goes on with new input: nothing is lost or counted twice, and
@@ -25,38 +28,42 @@
 //! uninterrupted run. A file read before that is gone is an error naming it. Rows read after
 //! the last snapshot are read again by the next run (they were never published).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::error::SqlError;
 use super::mt_create::identifier;
-use super::mt_refresh::write_rows;
-use crate::io::directory::files_now;
-use crate::io::{DatagenSource, Generated, TypedSource};
-use crate::materialized::{RefreshMode, RefreshStatus};
+use super::mt_positions::Positions;
+use super::mt_refresh::{partition_columns, partition_text, write_rows};
+use crate::io::{Generated, TypedSource};
+use crate::materialized::{sleep_until, RefreshMode, RefreshStatus, SystemClock};
+use crate::repr::Row;
 use crate::table::live::{LiveRun, RoundInput};
 use crate::table::{TableEnv, TableError};
-use crate::warehouse::{current, RefreshRecord, RefreshTrigger, SnapshotWriter};
+use crate::warehouse::{
+    current, Manifest, MaterializedTableEntry, RefreshRecord, RefreshTrigger, SnapshotWriter,
+};
 
 /// How often rounds run when no monitored table sets it.
 const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Where a scanned table's input comes from.
-enum Feed {
+pub(super) enum Feed {
     /// Read once, in the first round.
     Once(FileTable),
     /// A monitored directory.
     Monitored(FileTable),
-    /// A datagen table.
-    Rows(std::sync::Arc<DatagenSource>),
+    /// A generated table (datagen, nexmark).
+    Rows(Generated),
 }
 
-/// A filesystem table's path, schema and format.
-struct FileTable {
-    path: String,
+/// A filesystem table's path, schema, format and whether it is a changelog.
+pub(super) struct FileTable {
+    pub(super) path: String,
     schema: crate::repr::Schema,
     format: crate::io::Format,
+    changelog: bool,
 }
 
 impl TableEnv {
@@ -69,8 +76,10 @@ impl TableEnv {
     /// `'source.monitor-interval'` (the least of the tables it reads; 1 s without one): a
     /// filesystem table with that option is a directory whose new files each round reads, each
     /// once and whole; another filesystem table is read once; a `datagen` table gives each
-    /// round its next `rows-per-second x interval` rows. The result of a complete round is
-    /// published as a snapshot once the freshness has passed since the last one. The snapshot's
+    /// round its next `rows-per-second x interval` rows (a `nexmark` table: the rows of its
+    /// kind among `first-event.rate x interval` events), bounded or not. The result of a
+    /// complete round is published as a snapshot when waiting for the next round would let
+    /// more than the freshness pass since the last snapshot. The snapshot's
     /// manifest records the rounds' input, and a run first reads those rounds again, batched as
     /// they were: nothing is lost or counted twice across stops, suspensions and crashes
     /// (README, "Materialized tables").
@@ -141,7 +150,9 @@ impl TableEnv {
         let dir = warehouse.table_dir(table);
         let mut positions = Positions::read(&current(&dir)?.input_positions, &feeds, interval);
         let options = self.options();
-        let run = LiveRun::start(&plan, feeds.keys().cloned().collect(), workers, &options)?;
+        let tables = feeds.keys().cloned().collect();
+        let by = partition_columns(&entry);
+        let run = LiveRun::start(&plan, tables, by, workers, &options)?;
         // Replay the published rounds, then go on with new input.
         let replayed = positions.rounds;
         for round in 0..replayed {
@@ -169,13 +180,18 @@ impl TableEnv {
                 check_problems(&run, table)?;
                 unpublished = true;
             }
-            if unpublished && last_publish.is_none_or(|at| at.elapsed() >= freshness) {
-                let record = publish(self, table, &run, &positions)?;
+            // The next round's result would come one interval later: publish now if that
+            // would be later than the freshness allows.
+            let due = |at: Instant| at.elapsed() + interval >= freshness;
+            if unpublished && last_publish.is_none_or(due) {
+                let first = last_publish.is_none();
+                let record = publish(self, table, &run, &positions, first)?;
                 published(&record);
                 last_publish = Some(Instant::now());
                 unpublished = false;
             }
-            sleep(interval.saturating_sub(started.elapsed()), stop);
+            let left = interval.saturating_sub(started.elapsed());
+            sleep_until(&SystemClock, i64::MAX, left, stop);
         }
         Ok(run.close()?)
     }
@@ -187,165 +203,40 @@ impl TableEnv {
             path: source.path,
             schema: source.schema,
             format: source.format,
+            changelog: source.changelog,
         };
         Ok(match &source.generated {
-            Some(Generated::Datagen(d)) => Feed::Rows(std::sync::Arc::clone(d)),
-            Some(Generated::Nexmark(_)) => {
-                return Err(TableError::Invalid(format!(
-                    "a CONTINUOUS materialized table cannot read the nexmark table '{name}' yet"
-                ))
-                .into())
-            }
+            Some(generated) => Feed::Rows(generated.clone()),
             None if self.monitor_interval(name).is_some() => Feed::Monitored(spec(source)),
             None => Feed::Once(spec(source)),
         })
     }
 }
 
-/// What the rounds have read so far (see the [module docs](self)), as a manifest records it.
-struct Positions {
-    rounds: u64,
-    /// Per table, each file read and its round.
-    files: BTreeMap<String, BTreeMap<String, u64>>,
-    /// Per datagen table, rows made and rows a round takes.
-    rows: BTreeMap<String, (u64, u64)>,
-}
-
-impl Positions {
-    /// The positions a manifest recorded; for a datagen table not in them, a round takes
-    /// `rows-per-second * interval` rows (at least one).
-    fn read(
-        recorded: &BTreeMap<String, u64>,
-        feeds: &BTreeMap<String, Feed>,
-        interval: Duration,
-    ) -> Positions {
-        let mut positions = Positions {
-            rounds: recorded.get("rounds").copied().unwrap_or(0),
-            files: BTreeMap::new(),
-            rows: BTreeMap::new(),
-        };
-        for (key, &value) in recorded {
-            if let Some((table, path)) = key.strip_prefix("file:").and_then(|k| k.split_once(':')) {
-                let files = positions.files.entry(table.to_string()).or_default();
-                files.insert(path.to_string(), value);
-            }
-        }
-        for (name, feed) in feeds {
-            if let Feed::Rows(source) = feed {
-                let per_round = (source.rows_per_second() as f64 * interval.as_secs_f64()) as u64;
-                let made = recorded.get(&format!("rows:{name}")).copied().unwrap_or(0);
-                let per_round = recorded
-                    .get(&format!("round-rows:{name}"))
-                    .copied()
-                    .unwrap_or(per_round.max(1));
-                positions.rows.insert(name.clone(), (made, per_round));
-            }
-        }
-        positions
-    }
-
-    /// As a manifest records them.
-    fn record(&self) -> BTreeMap<String, u64> {
-        let mut recorded = BTreeMap::from([("rounds".to_string(), self.rounds)]);
-        for (table, files) in &self.files {
-            for (path, round) in files {
-                recorded.insert(format!("file:{table}:{path}"), *round);
-            }
-        }
-        for (table, (made, per_round)) in &self.rows {
-            recorded.insert(format!("rows:{table}"), *made);
-            recorded.insert(format!("round-rows:{table}"), *per_round);
-        }
-        recorded
-    }
-
-    /// The input of published round `round`, read again.
-    fn replay(
-        &self,
-        round: u64,
-        feeds: &BTreeMap<String, Feed>,
-    ) -> Result<Vec<RoundInput>, SqlError> {
-        let mut inputs = Vec::new();
-        for (table, feed) in feeds {
-            match feed {
-                Feed::Once(spec) | Feed::Monitored(spec) => {
-                    let files: Vec<String> = self
-                        .files
-                        .get(table)
-                        .into_iter()
-                        .flatten()
-                        .filter(|(_, &r)| r == round)
-                        .map(|(path, _)| path.clone())
-                        .collect();
-                    if let Some(missing) = files.iter().find(|f| !std::path::Path::new(f).is_file())
-                    {
-                        return Err(TableError::Invalid(format!(
-                            "the file {missing} of table '{table}', read by the published snapshot, is gone: the table's state cannot be rebuilt (refresh it from scratch: drop and create it)"
-                        ))
-                        .into());
-                    }
-                    if !files.is_empty() {
-                        inputs.push(open(table, spec, &files)?);
-                    }
-                }
-                Feed::Rows(source) => {
-                    let (made, per_round) = self.rows[table];
-                    let from = round.saturating_mul(per_round);
-                    if from < made {
-                        let to = (from + per_round).min(made);
-                        inputs.push(RoundInput::Rows(table.clone(), source.clone(), from..to));
-                    }
-                }
-            }
-        }
-        Ok(inputs)
-    }
-
-    /// The input of the next round (none: nothing new), recorded as read.
-    fn next_round(&mut self, feeds: &BTreeMap<String, Feed>) -> Result<Vec<RoundInput>, SqlError> {
-        let round = self.rounds;
-        let mut inputs = Vec::new();
-        for (table, feed) in feeds {
-            match feed {
-                Feed::Once(spec) | Feed::Monitored(spec) => {
-                    let read = self.files.entry(table.clone()).or_default();
-                    let once_done = matches!(feed, Feed::Once(_)) && !read.is_empty();
-                    if once_done {
-                        continue;
-                    }
-                    let new: Vec<String> = files_now(&spec.path)
-                        .map_err(TableError::from)?
-                        .into_iter()
-                        .filter(|f| !read.contains_key(f))
-                        .collect();
-                    if new.is_empty() {
-                        continue;
-                    }
-                    inputs.push(open(table, spec, &new)?);
-                    read.extend(new.into_iter().map(|f| (f, round)));
-                }
-                Feed::Rows(source) => {
-                    let (made, per_round) = self.rows.get_mut(table).expect("read() saw it");
-                    let to = made.saturating_add(*per_round).min(source.rows());
-                    if to > *made {
-                        inputs.push(RoundInput::Rows(table.clone(), source.clone(), *made..to));
-                        *made = to;
-                    }
-                }
-            }
-        }
-        if !inputs.is_empty() {
-            self.rounds += 1;
-        }
-        Ok(inputs)
-    }
-}
-
 /// The round input of `files` (new files of `table`).
-fn open(table: &str, spec: &FileTable, files: &[String]) -> Result<RoundInput, SqlError> {
+///
+/// Errors: a file cannot be opened, or is a changelog (has an `op` column) in a table that is
+/// not, or the other way round (the plan was made for the table's kind).
+pub(super) fn open(
+    table: &str,
+    spec: &FileTable,
+    files: &[String],
+) -> Result<RoundInput, SqlError> {
     let (sources, _) =
         TypedSource::open_files(&spec.path, files, Some(spec.schema.clone()), &spec.format)
             .map_err(TableError::from)?;
+    if let Some(odd) = sources.iter().find(|s| s.is_changelog() != spec.changelog) {
+        let (is, table_is) = if spec.changelog {
+            ("has no \"op\" column", "a changelog")
+        } else {
+            ("has an \"op\" column", "append-only")
+        };
+        return Err(TableError::Invalid(format!(
+            "the file {} {is}, but table '{table}' is {table_is}: the files of a table are all changelogs or all append-only",
+            odd.path()
+        ))
+        .into());
+    }
     Ok(RoundInput::Files(table.to_string(), sources))
 }
 
@@ -376,12 +267,13 @@ fn check_problems(run: &LiveRun, table: &str) -> Result<(), SqlError> {
 }
 
 /// Publishes the run's current result as a new snapshot of `table` with `positions`, under
-/// the warehouse's lock; its record.
+/// the warehouse's lock ([`write_changed`]; `first`: the run's first snapshot); its record.
 fn publish(
     env: &TableEnv,
     table: &str,
     run: &LiveRun,
     positions: &Positions,
+    first: bool,
 ) -> Result<RefreshRecord, SqlError> {
     let warehouse = env.warehouse().expect("the run checked it");
     let now = env.clock().now_ms();
@@ -389,12 +281,10 @@ fn publish(
         let entry = catalog.materialized.get(table).ok_or_else(|| {
             TableError::Invalid(crate::materialized::missing_table(&identifier(table)))
         })?;
-        let rows = run.snapshot();
-        let rows: Vec<&crate::repr::Row> = rows.iter().collect();
         let dir = warehouse.table_dir(table);
         let previous = current(&dir)?;
         let mut writer = SnapshotWriter::begin(&dir, Some(&previous))?;
-        write_rows(&mut writer, entry, &rows)?;
+        let rows = write_changed(&mut writer, entry, run, (&previous, first))?;
         writer.set_input_positions(positions.record());
         let manifest = writer.publish(now, None, Vec::new())?;
         Ok(RefreshRecord {
@@ -403,19 +293,52 @@ fn publish(
             refresh_time_ms: now,
             partition: Vec::new(),
             snapshot_id: manifest.snapshot_id,
-            rows: rows.len() as u64,
+            rows,
         })
     })
 }
 
-/// Sleeps `time`, or until `stop` is set (looked at every 20 ms).
-fn sleep(time: Duration, stop: &AtomicBool) {
-    let until = Instant::now() + time;
-    while !stop.load(Ordering::SeqCst) {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        std::thread::sleep(left.min(Duration::from_millis(20)));
+/// Writes the snapshot of `run`'s result into `writer`, partition-wise: of a PARTITIONED BY
+/// table, the files of the `previous` snapshot whose partition no round changed since it are
+/// kept as they are (hard links) and only the changed partitions are written anew; a table
+/// without partitions, and a run's `first` snapshot (its state was rebuilt by replaying the
+/// rounds), is written whole. Returns the snapshot's rows.
+///
+/// Cost: the rows of the changed partitions, plus formatting each partition key once (keys
+/// that format alike, a float's -0.0 and 0.0, share a partition's files and are rewritten
+/// together).
+fn write_changed(
+    writer: &mut SnapshotWriter,
+    entry: &MaterializedTableEntry,
+    run: &LiveRun,
+    (previous, first): (&Manifest, bool),
+) -> Result<u64, SqlError> {
+    let columns = partition_columns(entry);
+    let changed = run.take_changed();
+    if first || columns.is_empty() {
+        let rows = run.rows_of(None);
+        write_rows(writer, entry, &rows.iter().collect::<Vec<_>>())?;
+        return Ok(rows.len() as u64);
     }
+    let text = |key: &Row| partition_text(entry, &columns, key);
+    let changed: BTreeSet<Vec<Option<String>>> =
+        changed.iter().map(text).collect::<Result<_, _>>()?;
+    let mut keys = Vec::new();
+    for key in run.partitions() {
+        if changed.contains(&text(&key)?) {
+            keys.push(key);
+        }
+    }
+    let mut kept = 0;
+    for file in &previous.files {
+        let values: Vec<Option<String>> = file.partition.iter().map(|(_, v)| v.clone()).collect();
+        // A file without partition values is the header-only file of an empty table.
+        if !values.is_empty() && !changed.contains(&values) {
+            writer.keep_file(previous, file)?;
+            kept += file.rows;
+        }
+    }
+    let rows = run.rows_of(Some(&keys));
+    write_rows(writer, entry, &rows.iter().collect::<Vec<_>>())?;
+    Ok(kept + rows.len() as u64)
 }

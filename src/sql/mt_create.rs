@@ -145,6 +145,16 @@ pub(super) fn create(
     let refresh = resolve_refresh(env, t)?;
     let plan = env.binder().query(&t.query)?;
     let schema = infer_schema(&plan.schema, t)?;
+    if refresh.mode == RefreshMode::Full {
+        // A FULL refresh is a batch query: it cannot read an unbounded generated table.
+        for scan in plan.scans() {
+            if let Some(generated) = env.source(scan).ok().and_then(|s| s.generated) {
+                generated.check_bounded().map_err(|m| {
+                    SqlError::at(t.name.span, format!("a FULL refresh is a batch query: {m}"))
+                })?;
+            }
+        }
+    }
     let (warehouse, text) = match (env.warehouse(), refresh.mode, text) {
         (None, RefreshMode::Full, _) => return Err(SqlError::at(
             t.name.span,

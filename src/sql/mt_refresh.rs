@@ -262,6 +262,38 @@ pub(super) fn write_rows(
     Ok(())
 }
 
+/// The positions of `entry`'s partition columns in its schema, in `PARTITIONED BY` order.
+pub(super) fn partition_columns(entry: &MaterializedTableEntry) -> Vec<usize> {
+    let fields = &entry.schema.fields;
+    entry
+        .partition_keys
+        .iter()
+        .filter_map(|k| fields.iter().position(|f| &f.name == k))
+        .collect()
+}
+
+/// The values of a partition key (the partition `columns`' datums, packed) as text, as a
+/// partition's files name them (`None` for NULL).
+pub(super) fn partition_text(
+    entry: &MaterializedTableEntry,
+    columns: &[usize],
+    key: &Row,
+) -> Result<Vec<Option<String>>, TableError> {
+    let fields = &entry.schema.fields;
+    key.iter()
+        .zip(columns)
+        .map(|(datum, &k)| match datum {
+            Datum::Null => Ok(None),
+            d => {
+                let mut text = String::new();
+                format_datum(d, &fields[k].ty.data_type, &mut text)
+                    .map_err(|e| TableError::Invalid(e.to_string()))?;
+                Ok(Some(text))
+            }
+        })
+        .collect()
+}
+
 /// `rows` grouped by the values of `entry`'s partition columns: each partition's values as
 /// text (as its files name them; `None` for NULL) with its rows, in the order of that text.
 /// Rows are grouped by their packed partition key, so a partition's values are formatted once;
@@ -270,12 +302,7 @@ fn partitions<'r>(
     entry: &MaterializedTableEntry,
     rows: &[&'r Row],
 ) -> Result<Vec<(Vec<Option<String>>, Vec<&'r Row>)>, TableError> {
-    let fields = &entry.schema.fields;
-    let keys: Vec<usize> = entry
-        .partition_keys
-        .iter()
-        .filter_map(|k| fields.iter().position(|f| &f.name == k))
-        .collect();
+    let keys = partition_columns(entry);
     let mut groups: HashMap<Row, Vec<&Row>> = HashMap::new();
     let mut datums = DatumVec::new();
     for &row in rows {
@@ -285,22 +312,7 @@ fn partitions<'r>(
     }
     let mut partitions = groups
         .into_iter()
-        .map(|(key, rows)| {
-            let values = key
-                .iter()
-                .zip(&keys)
-                .map(|(datum, &k)| match datum {
-                    Datum::Null => Ok(None),
-                    d => {
-                        let mut text = String::new();
-                        format_datum(d, &fields[k].ty.data_type, &mut text)
-                            .map_err(|e| TableError::Invalid(e.to_string()))?;
-                        Ok(Some(text))
-                    }
-                })
-                .collect::<Result<Vec<_>, TableError>>()?;
-            Ok((values, rows))
-        })
+        .map(|(key, rows)| Ok((partition_text(entry, &keys, &key)?, rows)))
         .collect::<Result<Vec<_>, TableError>>()?;
     partitions.sort_by(|a, b| a.0.cmp(&b.0));
     // Keys that differ in bytes but format alike (a float's -0.0 and 0.0) are one partition.

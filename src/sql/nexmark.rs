@@ -6,14 +6,15 @@
 //!   all events (`event_type` and a ROW per kind) that the benchmark splits with views; here
 //!   each table is declared on its own, with the views' column names.
 //! - `'events.num'`: how many events of all kinds the stream has; the table keeps those of its
-//!   kind (as Flink's views over one source do). Flink's source without it is unbounded; that is
-//!   refused here.
+//!   kind (as Flink's views over one source do). Without it the table is unbounded, as Flink's
+//!   source: a CONTINUOUS materialized table reads it (`first-event.rate` events' rows a
+//!   second), a batch query over it is refused.
 //! - `'first-event.rate'`, `'next-event.rate'` (Flink's default 10000 each): events a second of
 //!   event time, alternating every 10 minutes (Flink's square rate shape). They space the
-//!   events' times only; generation is not throttled.
+//!   events' times; a batch query does not throttle generation.
 //!
 //! Errors are at the option or the column: an unknown option (with the closest valid name), a
-//! missing or unknown `'nexmark.table'`, a missing `'events.num'`, a value that does not
+//! missing or unknown `'nexmark.table'`, a value that does not
 //! parse or a rate out of range, a METADATA column, a physical column that is not a field of
 //! the table or whose type does not hold it.
 
@@ -83,16 +84,7 @@ pub(super) fn nexmark(t: &CreateTable, physical: &Schema) -> Result<NexmarkSourc
             ColumnKind::Computed(_) => {}
         }
     }
-    let events = get("events.num").ok_or_else(|| {
-        SqlError::at(
-            t.name.span,
-            format!(
-                "table '{}' is unbounded: the connector 'nexmark' without 'events.num' generates events forever, which no table here reads yet; add 'events.num' = '<n>' to its WITH options",
-                t.name.value
-            ),
-        )
-    })?;
-    let events = parse::<u64>(events)?;
+    let events = get("events.num").map(parse::<u64>).transpose()?;
     let rate = |key: &str| -> Result<u64, SqlError> {
         let Some(o) = get(key) else {
             return Ok(DEFAULT_EVENT_RATE);
@@ -106,7 +98,11 @@ pub(super) fn nexmark(t: &CreateTable, physical: &Schema) -> Result<NexmarkSourc
         }
     };
     let (first, next) = (rate("first-event.rate")?, rate("next-event.rate")?);
-    NexmarkSource::new(&t.name.value, table, physical.clone(), events)
+    let source = NexmarkSource::new(&t.name.value, table, physical.clone(), events.unwrap_or(0))
         .and_then(|s| s.with_rates(first, next))
-        .map_err(|m| SqlError::at(t.name.span, m))
+        .map_err(|m| SqlError::at(t.name.span, m))?;
+    Ok(match events {
+        Some(_) => source,
+        None => source.unbounded(),
+    })
 }

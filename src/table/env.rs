@@ -305,6 +305,32 @@ impl TableEnv {
         Ok(self.register(name, Registered::Source(source, plan))?)
     }
 
+    /// Registers the directory `path` in `format` as table `name` of the declared columns
+    /// `physical`, as [`register_file`](TableEnv::register_file) does, before it holds a file:
+    /// a monitored directory (`'source.monitor-interval'`) that a CONTINUOUS materialized
+    /// table reads as files arrive. Its rows are append-only in `csv` (a file with an `op`
+    /// column is refused when it arrives) and a changelog in `debezium-json`.
+    ///
+    /// Errors: the name is taken, or `table`'s.
+    pub(crate) fn register_empty_directory<E: From<TableError>>(
+        &self,
+        name: &str,
+        path: &str,
+        format: &Format,
+        physical: Schema,
+        table: impl FnOnce(RelExpr) -> Result<RelExpr, E>,
+    ) -> Result<(), E> {
+        let source = TableSource {
+            path: path.to_string(),
+            schema: physical,
+            changelog: matches!(format, Format::DebeziumJson(_)),
+            format: format.clone(),
+            generated: None,
+        };
+        let plan = table(RelExpr::scan(name, source.schema.clone(), source.changelog))?;
+        Ok(self.register(name, Registered::Source(source, plan))?)
+    }
+
     /// Registers the generated table `source` (Flink's `datagen` connector, or Nexmark's events)
     /// as `name`, whose rows are `table(scan)` as in [`register_file`](TableEnv::register_file):
     /// `scan` gives the source's columns, append-only. Executing a plan over it generates the

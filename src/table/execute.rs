@@ -138,6 +138,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     for name in plan.scans() {
         let source = env.source(name)?;
         if let Some(generated) = source.generated {
+            generated.check_bounded().map_err(TableError::Invalid)?;
             // A block of about `block_bytes`, counting 64 bytes a generated row: 1024 rows by
             // default, one row a system time at `with_block_bytes(1)` as for files.
             let block_rows = (options.block_bytes / GENERATED_ROW_BYTES).max(1) as u64;

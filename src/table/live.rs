@@ -10,19 +10,21 @@
 //! of its table (as a bounded run numbers a directory's files). Of a round's generated rows
 //! `from..to`, row `i` is made by worker `i % peers` with `seq = i`.
 //!
-//! Result: worker 0 keeps the plan's result as a table (each row with its multiplicity), and
-//! applies a round's changes to it once the round is complete (every worker has processed
-//! every system time up to it), so that [`LiveRun::snapshot`] after
-//! [`LiveRun::wait_for`] is the result of every round so far: a consistent snapshot, never
-//! part of a round. Malformed and refused rows of a round are kept as
-//! [`LiveRun::problems`], never dropped silently.
+//! Result: worker 0 keeps the plan's result as a table (each row with its multiplicity),
+//! grouped by the values of the partition columns given to [`LiveRun::start`], and applies a
+//! round's changes to it once the round is complete (every worker has processed every system
+//! time up to it), so that [`LiveRun::rows_of`] after [`LiveRun::wait_for`] is the result of
+//! every round so far: a consistent snapshot, never part of a round. The partitions a round
+//! changed are noted ([`LiveRun::take_changed`]), so that a snapshot rewrites only those.
+//! Malformed and refused rows of a round are kept as [`LiveRun::problems`], never dropped
+//! silently.
 //!
 //! Threads only: the driver and the workers share memory, so a live run refuses timely's
 //! process options (`-n`, `-p`, `-h`).
 
 use std::cell::RefCell;
 use std::collections::btree_map::Entry;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,13 +38,13 @@ use timely::dataflow::ProbeHandle;
 
 use crate::csv::RowError;
 use crate::error::Error;
-use crate::io::{DatagenSource, TypedSource};
+use crate::io::{Generated, TypedSource};
 use crate::plan::RelExpr;
 use crate::render::{ExecutionMode, RenderContext};
-use crate::repr::Row;
-use crate::run::gather;
+use crate::repr::{DatumVec, Row};
+use crate::run::{enter_rows, gather, BlockInput};
 use differential_temporal_operators::keyed_merge::Rejected;
-use differential_temporal_operators::{Change, RowKind, SysTime};
+use differential_temporal_operators::{Change, SysTime};
 
 use super::{ExecuteOptions, TableError};
 
@@ -51,7 +53,7 @@ pub(crate) enum RoundInput {
     /// Files of table `.0` (opened together, see the [module docs](self)).
     Files(String, Vec<TypedSource>),
     /// Rows `.2` of the generated table `.0`.
-    Rows(String, Arc<DatagenSource>, Range<u64>),
+    Rows(String, Generated, Range<u64>),
 }
 
 /// What the driver and the workers share.
@@ -61,7 +63,10 @@ struct State {
     closed: bool,
     /// Rounds whose changes are in `table`.
     complete: u64,
-    table: BTreeMap<Row, isize>,
+    /// The result: per partition key (the partition columns' values), its rows.
+    table: BTreeMap<Row, BTreeMap<Row, isize>>,
+    /// The partition keys whose rows changed since [`LiveRun::take_changed`].
+    changed_partitions: BTreeSet<Row>,
     problems: Vec<String>,
     failed: Option<String>,
 }
@@ -91,13 +96,15 @@ const PARK: Duration = Duration::from_millis(2);
 
 impl LiveRun {
     /// Starts `plan` on `workers` threads with `options` (mode, block size, idle timeout),
-    /// its scans fed from rounds (every table the plan scans is one of `tables`).
+    /// its scans fed from rounds (every table the plan scans is one of `tables`), its result
+    /// grouped by the values of its columns `partition_columns` (none: one group).
     ///
     /// Errors: the plan cannot be rendered (reported by the first worker), no thread can be
     /// started.
     pub(crate) fn start(
         plan: &RelExpr,
         tables: Vec<String>,
+        partition_columns: Vec<usize>,
         workers: usize,
         options: &ExecuteOptions,
     ) -> Result<LiveRun, TableError> {
@@ -112,7 +119,8 @@ impl LiveRun {
         let run = Arc::clone(&shared);
         let guards = timely::execute(config, move |worker| {
             let render = (mode, idle_timeout);
-            if let Err(e) = work(worker, &plan, &tables, render, block_bytes, &run) {
+            let result = (&partition_columns[..], &*run);
+            if let Err(e) = work(worker, &plan, &tables, render, block_bytes, result) {
                 let mut state = run.lock();
                 state.failed.get_or_insert(e);
                 run.changed.notify_all();
@@ -166,13 +174,35 @@ impl LiveRun {
         }
     }
 
-    /// The result of every complete round, row by row (a row of multiplicity `n` `n` times),
-    /// in row order.
-    pub(crate) fn snapshot(&self) -> Vec<Row> {
+    /// The partition keys of the result (of every complete round), in key order.
+    pub(crate) fn partitions(&self) -> Vec<Row> {
+        self.shared.lock().table.keys().cloned().collect()
+    }
+
+    /// The partition keys whose rows changed since the last call (every key a row ever had,
+    /// on the first), in key order; notes them as seen.
+    pub(crate) fn take_changed(&self) -> Vec<Row> {
+        std::mem::take(&mut self.shared.lock().changed_partitions)
+            .into_iter()
+            .collect()
+    }
+
+    /// The rows of the partitions `keys` (`None`: all) of every complete round, row by row
+    /// (a row of multiplicity `n` `n` times), in key, then row order.
+    pub(crate) fn rows_of(&self, keys: Option<&[Row]>) -> Vec<Row> {
         let state = self.shared.lock();
         let mut rows = Vec::new();
-        for (row, &count) in &state.table {
-            rows.extend(std::iter::repeat_n(row, count.max(0) as usize).cloned());
+        let mut take = |partition: &BTreeMap<Row, isize>| {
+            for (row, &count) in partition {
+                rows.extend(std::iter::repeat_n(row, count.max(0) as usize).cloned());
+            }
+        };
+        match keys {
+            None => state.table.values().for_each(&mut take),
+            Some(keys) => keys
+                .iter()
+                .filter_map(|k| state.table.get(k))
+                .for_each(&mut take),
         }
         rows
     }
@@ -237,7 +267,7 @@ fn work(
     tables: &[String],
     (mode, idle_timeout): (ExecutionMode, SysTime),
     block_bytes: usize,
-    shared: &Shared,
+    (partition_columns, shared): (&[usize], &Shared),
 ) -> Result<(), String> {
     let (index, peers) = (worker.index() as u64, worker.peers() as u64);
     let mut sessions: BTreeMap<String, InputSession<SysTime, Change<Row>, isize>> = tables
@@ -267,6 +297,13 @@ fn work(
         Ok::<_, crate::plan::PlanError>(())
     });
     rendered.map_err(|e| e.to_string())?;
+    // Worker 0 applies the complete rounds' changes to the shared table.
+    let apply = |fed: u64| {
+        if index == 0 {
+            let result = (shared, partition_columns);
+            apply_complete(result, &probe, fed, &output, &refused, &bad_rows);
+        }
+    };
     let mut fed = 0u64;
     loop {
         let (todo, closed) = {
@@ -290,9 +327,7 @@ fn work(
             malformed.flush();
             worker.step();
         }
-        if index == 0 {
-            apply_complete(shared, &probe, fed, &output, &refused, &bad_rows);
-        }
+        apply(fed);
         if closed && todo.is_empty() {
             break;
         }
@@ -301,52 +336,47 @@ fn work(
     drop(sessions);
     drop(malformed);
     while worker.step() {}
-    if index == 0 {
-        apply_complete(shared, &probe, fed, &output, &refused, &bad_rows);
-    }
+    apply(fed);
     Ok(())
 }
 
 /// Enters `round`'s rows of this worker (see the [module docs](self)).
 fn feed_round(
     round: &[RoundInput],
-    (index, peers): (u64, u64),
+    worker: (u64, u64),
     block_bytes: usize,
     sessions: &mut BTreeMap<String, InputSession<SysTime, Change<Row>, isize>>,
     malformed: &mut InputSession<SysTime, RowError, isize>,
 ) -> Result<(), String> {
+    let (index, peers) = worker;
     // Blocks are dealt to the workers over the round's files in order.
     let mut dealt = 0u64;
     for input in round {
+        let (RoundInput::Files(table, _) | RoundInput::Rows(table, ..)) = input;
+        let session = sessions
+            .get_mut(table)
+            .expect("a round feeds scanned tables");
         match input {
-            RoundInput::Files(table, files) => {
-                let session = sessions
-                    .get_mut(table)
-                    .expect("a round feeds scanned tables");
+            RoundInput::Files(_, files) => {
                 for file in files {
-                    let mut blocks = file.blocks(block_bytes).map_err(|e| e.to_string())?;
+                    let mut blocks =
+                        BlockInput::blocks(file, block_bytes).map_err(|e| e.to_string())?;
                     let owns = |b: u64| (dealt + b) % peers == index;
                     while let Some(block) = blocks
-                        .next_owned(owns)
+                        .next_owned(&owns)
                         .map_err(|e| Error::io(file.path(), e).to_string())?
                     {
-                        file.parse_block(&block, |row| match row {
-                            Ok(change) => session.insert(change),
-                            Err(error) => malformed.insert(error),
+                        enter_rows(session, malformed, |out| {
+                            BlockInput::parse_block(file, &block, worker, out)
                         });
                     }
                     dealt += blocks.blocks_seen();
                 }
             }
-            RoundInput::Rows(table, source, rows) => {
-                let session = sessions
-                    .get_mut(table)
-                    .expect("a round feeds scanned tables");
-                let (mut scratch, mut text) = (Row::new(), String::new());
-                for i in crate::io::datagen::worker_share(rows.start, rows.end, index, peers) {
-                    let row = source.row(i, &mut scratch, &mut text);
-                    session.insert(Change::new(i, RowKind::Insert, row));
-                }
+            RoundInput::Rows(_, source, rows) => {
+                enter_rows(session, malformed, |out| {
+                    source.generate_rows(rows.clone(), worker, out)
+                });
             }
         }
     }
@@ -354,9 +384,10 @@ fn feed_round(
 }
 
 /// On worker 0: once every round before `fed` is complete, applies the gathered changes of
-/// the complete rounds to the shared table and records their malformed and refused rows.
+/// the complete rounds to the shared table (noting the partitions they change, keyed by the
+/// values of `partition_columns`) and records their malformed and refused rows.
 fn apply_complete(
-    shared: &Shared,
+    (shared, partition_columns): (&Shared, &[usize]),
     probe: &ProbeHandle<SysTime>,
     fed: u64,
     output: &Rc<RefCell<Vec<(Row, SysTime, isize)>>>,
@@ -374,8 +405,22 @@ fn apply_complete(
     let mut changes = output.borrow_mut();
     let (done, later): (Vec<_>, Vec<_>) = changes.drain(..).partition(|(_, t, _)| *t < complete);
     *changes = later;
+    let state = &mut *state;
+    let mut datums = DatumVec::new();
     for (row, _, diff) in done {
-        match state.table.entry(row) {
+        // An unpartitioned table's key is the empty row, which holds no allocation.
+        let key = match partition_columns {
+            [] => Row::new(),
+            columns => {
+                let datums = datums.borrow_with(&row);
+                Row::pack(columns.iter().map(|&c| datums[c]))
+            }
+        };
+        if !state.table.contains_key(&key) {
+            state.table.insert(key.clone(), BTreeMap::new());
+        }
+        let partition = state.table.get_mut(&key).expect("inserted above");
+        match partition.entry(row) {
             Entry::Occupied(mut count) => {
                 *count.get_mut() += diff;
                 if *count.get() == 0 {
@@ -385,6 +430,12 @@ fn apply_complete(
             Entry::Vacant(count) => {
                 count.insert(diff);
             }
+        }
+        if partition.is_empty() {
+            state.table.remove(&key);
+        }
+        if !state.changed_partitions.contains(&key) {
+            state.changed_partitions.insert(key);
         }
     }
     let mut problems = Vec::new();

@@ -90,11 +90,11 @@ pub(super) const SQL_CASES: &[Case] = &[
         stdout: "",
     },
     Case {
-        name: "sql: an unbounded datagen table",
+        name: "sql: a batch query over an unbounded datagen table",
         files: FILES,
-        via: Via::Cli(&["sql", "-e", "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '10')"]),
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '10'); SELECT id FROM g"]),
         code: 2,
-        stderr: &["dtemporal: error: SQL validation error at line 1, column 14: table 'g' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which no table here reads yet (a CONTINUOUS materialized table reads a bounded one at its rate); add 'number-of-rows' = '<n>' to its WITH options"],
+        stderr: &["dtemporal: error: table 'g' is unbounded (the connector 'datagen' without 'number-of-rows' makes rows forever), so a batch query over it never ends: read it from a CONTINUOUS materialized table, or add 'number-of-rows' = '<n>' to its WITH options"],
         stdout: "",
     },
     Case {
@@ -106,11 +106,11 @@ pub(super) const SQL_CASES: &[Case] = &[
         stdout: "",
     },
     Case {
-        name: "sql: an unbounded nexmark table",
+        name: "sql: a batch query over an unbounded nexmark table",
         files: FILES,
-        via: Via::Cli(&["sql", "-e", "CREATE TABLE b (price BIGINT) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid')"]),
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE b (price BIGINT) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid'); SELECT price FROM b"]),
         code: 2,
-        stderr: &["dtemporal: error: SQL validation error at line 1, column 14: table 'b' is unbounded: the connector 'nexmark' without 'events.num' generates events forever, which no table here reads yet; add 'events.num' = '<n>' to its WITH options"],
+        stderr: &["dtemporal: error: table 'b' is unbounded (the connector 'nexmark' without 'events.num' makes rows forever), so a batch query over it never ends: read it from a CONTINUOUS materialized table, or add 'events.num' = '<n>' to its WITH options"],
         stdout: "",
     },
     Case {

@@ -122,10 +122,10 @@ fn computed_columns_and_watermark() {
     }
 }
 
-/// A datagen table is a source only (Flink has no datagen sink), and without a row count or a
-/// sequence it is refused until CONTINUOUS tables read growing sources.
+/// A datagen table is a source only (Flink has no datagen sink); without a row count or a
+/// sequence it is unbounded, and a batch query over it is refused naming the option to add.
 #[test]
-fn not_a_sink_and_bounded_only() {
+fn not_a_sink_and_no_batch_query_over_an_unbounded_one() {
     let env = TableEnv::new();
     env.execute_sql(
         "CREATE TABLE g (a INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3',
@@ -137,8 +137,10 @@ fn not_a_sink_and_bounded_only() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("Table 'g' is not a sink"), "{err}");
+    env.execute_sql("CREATE TABLE u (a INT) WITH ('connector' = 'datagen')")
+        .unwrap();
     let err = env
-        .execute_sql("CREATE TABLE u (a INT) WITH ('connector' = 'datagen')")
+        .execute_sql("SELECT COUNT(*) FROM u")
         .unwrap_err()
         .to_string();
     assert!(err.contains("add 'number-of-rows' = '<n>'"), "{err}");

@@ -288,12 +288,6 @@ fn refusals() {
             "column 'c': the values [1, 200] do not fit its type TINYINT ([-128, 127])",
         ),
         (
-            DataType::Int,
-            Generator::Int { min: 0, max: 9 },
-            None,
-            "the table is unbounded: it needs a row count or a sequence field",
-        ),
-        (
             DataType::Boolean,
             Generator::Sequence { start: 1, end: 2 },
             None,
@@ -321,6 +315,31 @@ fn refusals() {
     assert_eq!(
         not_null.unwrap_err(),
         "column 'c': a NOT NULL column cannot have a null rate"
+    );
+}
+
+/// Without a row count or a sequence the table is unbounded: its rows go on past any count,
+/// each the same function of its index as in a bounded table of that name.
+#[test]
+fn a_table_without_a_row_count_or_a_sequence_is_unbounded() {
+    let s = schema(&[("v", DataType::Int.nullable())]);
+    let v = || vec![FieldGenerator::new(Generator::Int { min: 0, max: 9 })];
+    let unbounded = DatagenSource::new("t", s.clone(), v(), None).unwrap();
+    assert!(!unbounded.is_bounded());
+    assert_eq!(unbounded.rows(), u64::MAX);
+    let bounded = DatagenSource::new("t", s, v(), Some(10)).unwrap();
+    assert!(bounded.is_bounded());
+    let rows = |source: &DatagenSource, range: std::ops::Range<u64>| {
+        let mut made = Vec::new();
+        source.generate_rows(range, (0, 1), |c| made.push(c.unwrap()));
+        made
+    };
+    assert_eq!(rows(&unbounded, 0..10), rows(&bounded, 0..10));
+    let far = rows(&unbounded, 1_000_000_000_000..1_000_000_000_003);
+    let seqs: Vec<u64> = far.iter().map(|c| c.seq).collect();
+    assert_eq!(
+        seqs,
+        [1_000_000_000_000, 1_000_000_000_001, 1_000_000_000_002]
     );
 }
 

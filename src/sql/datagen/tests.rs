@@ -55,13 +55,21 @@ fn accepted_options_register_a_source() {
     assert_eq!(names[13], "cost");
 }
 
+/// A table without `number-of-rows` (or a sequence) is unbounded, as Flink's: it can be
+/// declared, and a batch query over it is refused with the option to add.
 #[test]
-fn unbounded_is_refused_with_the_option_to_add() {
-    at(
-        "a INT",
-        "",
-        "t (",
-        "table 't' is unbounded: the connector 'datagen' without 'number-of-rows' (or a sequence field) generates rows forever, which no table here reads yet (a CONTINUOUS materialized table reads a bounded one at its rate); add 'number-of-rows' = '<n>' to its WITH options",
+fn an_unbounded_table_is_declared_and_a_batch_query_over_it_refused() {
+    let env = TableEnv::new();
+    env.execute_sql("CREATE TABLE t (a INT) WITH ('connector' = 'datagen')")
+        .unwrap();
+    let err = env
+        .sql_query("SELECT a FROM t")
+        .unwrap()
+        .execute()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "table 't' is unbounded (the connector 'datagen' without 'number-of-rows' makes rows forever), so a batch query over it never ends: read it from a CONTINUOUS materialized table, or add 'number-of-rows' = '<n>' to its WITH options"
     );
 }
 
