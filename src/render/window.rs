@@ -22,12 +22,12 @@
 //! Rows whose event time is NULL are refused with their `seq`.
 
 use differential_dataflow::{AsCollection, VecCollection};
-use smallvec::SmallVec;
 use differential_temporal_operators::group_aggregate::GroupFold;
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::watermark::watermarks;
 use differential_temporal_operators::window::{session_aggregate_final, window_aggregate_final};
 use differential_temporal_operators::{Change, Seq, SysTime};
+use smallvec::SmallVec;
 
 use crate::expr::AggregateExpr;
 use crate::plan::{
@@ -54,7 +54,13 @@ pub(super) fn render<'s>(
     }
     if ctx.mode == ExecutionMode::Incremental {
         let windowed = Collection::Changelog(assign(timed, column, w.window));
-        return Ok(reduce(ctx, windowed, true, w.windowed_group(), w.aggregates.clone()));
+        return Ok(reduce(
+            ctx,
+            windowed,
+            true,
+            w.windowed_group(),
+            w.aggregates.clone(),
+        ));
     }
     let delay = w.watermark_delay_ms();
     let marks = watermarks(
