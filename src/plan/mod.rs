@@ -324,6 +324,34 @@ impl RelExpr {
         }
     }
 
+    /// The node's inputs, mutably, in the order of [`inputs`](Self::inputs).
+    pub(crate) fn inputs_mut(&mut self) -> Vec<&mut RelExpr> {
+        match &mut self.node {
+            Node::Scan { .. } | Node::Values { .. } => vec![],
+            Node::Map { input, .. }
+            | Node::ProcTime { input, .. }
+            | Node::Filter { input, .. }
+            | Node::Project { input, .. }
+            | Node::Reduce { input, .. }
+            | Node::Distinct { input }
+            | Node::Dedup { input, .. }
+            | Node::Sort { input, .. }
+            | Node::Sink { input, .. } => vec![input],
+            Node::TemporalJoin(join) | Node::LookupJoin(join) => {
+                vec![&mut join.probe, &mut join.build]
+            }
+            Node::Join(join) => vec![&mut join.left, &mut join.right],
+            Node::AsofJoin(join) => vec![&mut join.probe, &mut join.build],
+            Node::Correlate(c) => vec![&mut c.input],
+            Node::SetOp { left, right, .. } => vec![left, right],
+            Node::WindowAgg(w) => vec![&mut w.input],
+            Node::WindowAssign(a) => vec![&mut a.input],
+            Node::CountWindowAgg(c) => vec![&mut c.input],
+            Node::Over(o) => vec![&mut o.input],
+            Node::TopN(t) => vec![&mut t.input],
+        }
+    }
+
     /// The names of the tables this plan scans, each once, in first-use order.
     pub fn scans(&self) -> Vec<&str> {
         let mut names = Vec::new();

@@ -4,7 +4,9 @@
 //!   (exact at every system time; a late row revises its window);
 //! * final mode: [`window_aggregate_final`] with the same accumulators, over the watermark of
 //!   the input's rowtime (its declared delay; over the stamped proctime, delay 0), freeing
-//!   each window at `end - 1 + lateness`.
+//!   each window at `end - 1 + lateness`. Here the repeated row is never built: each row and
+//!   window go straight to the group key and the columns the aggregates read
+//!   ([`keyed_windows`]).
 //!
 //! Session windows in incremental mode are a differential `reduce` per group key that cuts
 //! the key's rows, sorted by event time, into sessions ([`sessions`]) and aggregates each: a
@@ -25,6 +27,7 @@ use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::watermark::watermarks;
 use differential_temporal_operators::window::{session_aggregate_final, window_aggregate_final};
 use differential_temporal_operators::{Change, Seq, SysTime};
+use smallvec::SmallVec;
 
 use crate::expr::AggregateExpr;
 use crate::plan::{
@@ -49,15 +52,19 @@ pub(super) fn render<'s>(
             ExecutionMode::Incremental => session_windows(ctx, w, timed, gap),
         });
     }
-    let windowed = assign(timed.clone(), column, w.window);
-    let group = w.windowed_group();
     if ctx.mode == ExecutionMode::Incremental {
-        let windowed = Collection::Changelog(windowed);
-        return Ok(reduce(ctx, windowed, true, group, w.aggregates.clone()));
+        let windowed = Collection::Changelog(assign(timed, column, w.window));
+        return Ok(reduce(
+            ctx,
+            windowed,
+            true,
+            w.windowed_group(),
+            w.aggregates.clone(),
+        ));
     }
     let delay = w.watermark_delay_ms();
     let marks = watermarks(
-        timed,
+        timed.clone(),
         move |ch: &Change<Row>| event_time(&ch.row, column).unwrap_or(NO_TIME),
         move |max: &Ts| Ts {
             millis: max.millis.saturating_sub(delay),
@@ -67,21 +74,7 @@ pub(super) fn render<'s>(
     );
     let mut aggregates = w.aggregates.clone();
     let read = read_columns(&mut aggregates);
-    // The window's last event time: the last nanosecond of its `window_time` (`end - 1 ms`,
-    // the last of the appended columns), so that it fires once the watermark reaches `end`
-    // also for sub-millisecond event times.
-    let last = w.input.schema.len() + 2;
-    let mut datums = DatumVec::new();
-    let keyed = windowed.map(move |ch| {
-        let datums = datums.borrow_with(&ch.row);
-        let key = Row::pack(group.iter().map(|&c| datums[c]));
-        let values = Row::pack(read.iter().map(|&c| datums[c]));
-        let max = match datums[last] {
-            Datum::Timestamp(ts) => last_instant_of(ts),
-            _ => NO_TIME,
-        };
-        (key, (max, ch.seq, values))
-    });
+    let keyed = keyed_windows(timed, w, read);
     let lateness = w.lateness_ms;
     let aggregated = window_aggregate_final(
         keyed,
@@ -166,6 +159,43 @@ fn assign<'s>(
             let window = window_datums(start, end).map(Datum::Timestamp);
             Change::new(ch.seq, ch.kind, Row::pack(ch.row.iter().chain(window)))
         })
+    })
+}
+
+/// A window aggregation's records for [`window_aggregate_final`]: per change of `timed` and
+/// window of `w` holding its event time, the window's group key (`w`'s
+/// [`windowed_group`](WindowAgg::windowed_group) columns, the window's own read from its
+/// bounds), the window's last event time (the last nanosecond of `window_time`, so that it
+/// fires once the watermark reaches `end`, also for sub-millisecond event times), the `seq`, and
+/// the columns `read`. The row with the window columns appended is never built: each record
+/// is its two packed rows, the input row decoded once for all its windows.
+fn keyed_windows<'s>(
+    timed: VecCollection<'s, SysTime, Change<Row>>,
+    w: &WindowAgg,
+    read: Vec<usize>,
+) -> VecCollection<'s, SysTime, (Row, (Ts, Seq, Row))> {
+    let (column, spec, group) = (w.time, w.window, w.windowed_group());
+    let width = w.input.schema.len();
+    let mut datums = DatumVec::new();
+    let mut windows = Vec::new();
+    timed.flat_map(move |ch| {
+        let t = event_time(&ch.row, column).unwrap_or(NO_TIME);
+        windows.clear();
+        spec.windows(t.millis, &mut windows);
+        let datums = datums.borrow_with(&ch.row);
+        let records: SmallVec<[_; 8]> = (windows.iter())
+            .map(|&(start, end)| {
+                let bounds = window_datums(start, end);
+                let datum = |c: usize| match c.checked_sub(width) {
+                    Some(i) => Datum::Timestamp(bounds[i]),
+                    None => datums[c],
+                };
+                let key = Row::pack(group.iter().map(|&c| datum(c)));
+                let values = Row::pack(read.iter().map(|&c| datum(c)));
+                (key, (last_instant_of(bounds[2]), ch.seq, values))
+            })
+            .collect();
+        records
     })
 }
 
