@@ -74,37 +74,42 @@ impl Tail {
 
     /// Writes `items` in order to `out`, each encoded by `encode` into a [`csv::Writer`] over a
     /// buffer (no header is written), with a scratch string it may reuse across items (see the
-    /// [module documentation](self)).
+    /// [module documentation](self)). A thread's buffer is reused from round to round, so it
+    /// grows during the first rounds only.
     ///
     /// Errors: an error of `encode` or of `out`.
     pub fn write_encoded<T: Sync>(
         &self,
         items: &[T],
         out: &mut dyn Write,
-        encode: impl Fn(&T, &mut csv::Writer<Vec<u8>>, &mut String) -> io::Result<()> + Sync,
+        encode: impl Fn(&T, &mut csv::Writer<&mut Vec<u8>>, &mut String) -> io::Result<()> + Sync,
     ) -> io::Result<()> {
-        let encode_run = |run: &[T]| -> io::Result<Vec<u8>> {
-            let mut writer = csv::Writer::from_writer(Vec::with_capacity(run.len() * 64));
+        let encode_run = |run: &[T], buffer: &mut Vec<u8>| -> io::Result<()> {
+            buffer.clear();
+            let mut writer = csv::Writer::from_writer(buffer);
             let mut scratch = String::new();
             for item in run {
                 encode(item, &mut writer, &mut scratch)?;
             }
-            writer
-                .into_inner()
-                .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
+            writer.flush()
         };
         let Some(pool) = &self.pool else {
+            let mut buffer = Vec::new();
             for run in items.chunks(ROUND_ROWS) {
-                out.write_all(&encode_run(run)?)?;
+                encode_run(run, &mut buffer)?;
+                out.write_all(&buffer)?;
             }
             return Ok(());
         };
-        let round = ROUND_ROWS * pool.current_num_threads();
-        for rows in items.chunks(round) {
-            let buffers: Vec<io::Result<Vec<u8>>> =
-                pool.install(|| rows.par_chunks(ROUND_ROWS).map(encode_run).collect());
-            for buffer in buffers {
-                out.write_all(&buffer?)?;
+        let threads = pool.current_num_threads();
+        let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); threads];
+        for rows in items.chunks(ROUND_ROWS * threads) {
+            let runs = rows.par_chunks(ROUND_ROWS).zip(buffers.par_iter_mut());
+            let encoded: Vec<io::Result<()>> =
+                pool.install(|| runs.map(|(run, buffer)| encode_run(run, buffer)).collect());
+            for (result, buffer) in encoded.into_iter().zip(&buffers) {
+                result?;
+                out.write_all(buffer)?;
             }
         }
         Ok(())

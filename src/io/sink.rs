@@ -95,11 +95,17 @@ impl<W: Write> CsvSink<W> {
         )
     }
 
-    /// Writes `changes` in order, encoded on the threads of `tail`: the bytes
-    /// [`write_change`](CsvSink::write_change) would write, one change after the other.
+    /// Writes the change `change(item)` of each of `items` in order, encoded on the threads of
+    /// `tail`: the bytes [`write_change`](CsvSink::write_change) would write, one change after
+    /// the other.
     ///
     /// Errors: an error of the underlying writer, or a datum that cannot be formatted.
-    pub fn write_encoded(self, tail: &Tail, changes: &[(RowKind, &Row)]) -> io::Result<Self> {
+    pub fn write_encoded<T: Sync>(
+        self,
+        tail: &Tail,
+        items: &[T],
+        change: impl Fn(&T) -> (RowKind, &Row) + Sync,
+    ) -> io::Result<Self> {
         let CsvSink {
             writer,
             types,
@@ -109,8 +115,9 @@ impl<W: Write> CsvSink<W> {
         let mut out = writer
             .into_inner()
             .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))?;
-        tail.write_encoded(changes, &mut out, |(kind, row), csv, cell| {
-            encode(&types, changelog, *kind, row, csv, cell)
+        tail.write_encoded(items, &mut out, |item, csv, cell| {
+            let (kind, row) = change(item);
+            encode(&types, changelog, kind, row, csv, cell)
         })?;
         Ok(CsvSink {
             writer: csv::Writer::from_writer(out),

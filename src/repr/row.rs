@@ -76,6 +76,53 @@ impl Datum<'_> {
         matches!(self, Datum::Null)
     }
 
+    /// A prefix of the value order ([`Datum::cmp`]) in one integer: `a < b` implies
+    /// `a.order_prefix() <= b.order_prefix()`, so a sort compares prefixes first and decodes
+    /// whole values only on a tie (a normalized key, as column stores sort). Numbers, dates,
+    /// times and timestamps keep their leading 64 bits, strings and bytes their first 8 bytes;
+    /// nested values only their type.
+    ///
+    /// ```
+    /// use differential_temporal::repr::Datum;
+    ///
+    /// let (a, b) = (Datum::Str("EUR"), Datum::Str("EURO"));
+    /// assert!(a < b && a.order_prefix() <= b.order_prefix());
+    /// assert!(Datum::Null.order_prefix() < Datum::Int(i64::MIN).order_prefix());
+    /// assert!(Datum::Int(-1).order_prefix() < Datum::Int(0).order_prefix());
+    /// ```
+    pub fn order_prefix(&self) -> u128 {
+        /// An `i64` as a `u64` of the same order.
+        fn signed(v: i64) -> u64 {
+            (v as u64) ^ (1 << 63)
+        }
+        /// The first 8 bytes, big-endian, zero-padded: shorter is never larger.
+        fn leading(bytes: &[u8]) -> u64 {
+            let mut first = [0u8; 8];
+            let n = bytes.len().min(8);
+            first[..n].copy_from_slice(&bytes[..n]);
+            u64::from_be_bytes(first)
+        }
+        let value = match *self {
+            Datum::Null | Datum::Array(_) | Datum::Map(_) | Datum::Row(_) => 0,
+            Datum::Bool(b) => b as u64,
+            Datum::Int(v) | Datum::Time(v) | Datum::IntervalDayTime(v) => signed(v),
+            Datum::Date(v) | Datum::IntervalYearMonth(v) => signed(v.into()),
+            // IEEE total order: negative numbers reversed below the positive ones.
+            Datum::Float(f) => {
+                let bits = f.to_bits();
+                match bits >> 63 {
+                    1 => !bits,
+                    _ => bits ^ (1 << 63),
+                }
+            }
+            Datum::Decimal(v) => (((v as u128) ^ (1 << 127)) >> 64) as u64,
+            Datum::Timestamp(ts) => signed(ts.millis),
+            Datum::Str(s) => leading(s.as_bytes()),
+            Datum::Bytes(b) => leading(b),
+        };
+        (u128::from(self.rank()) << 64) | u128::from(value)
+    }
+
     fn rank(&self) -> u8 {
         match self {
             Datum::Null => 0,

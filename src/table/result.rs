@@ -50,16 +50,23 @@ impl TableResult {
             };
         };
         let mut output = g.output;
-        // Sorted on the tail's threads, consolidation only merges neighbours.
-        Tail::new(g.threads).sort_unstable_by(&mut output, |a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        consolidate_updates(&mut output);
+        // Sorted on the tail's threads into emission order (time, seq, kind, row), which
+        // brings equal updates together: consolidation only merges neighbours.
+        Tail::new(g.threads).sort_unstable_by(&mut output, |a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+        output.dedup_by(|next, kept| {
+            let same = (next.1, &next.0) == (kept.1, &kept.0);
+            if same {
+                kept.2 += next.2;
+            }
+            same
+        });
+        output.retain(|(_, _, d)| *d != 0);
         let changelog = if !g.table_form && output.iter().all(|(_, _, d)| *d > 0) {
-            // A changelog whose every change stands: emit it as it is, in (time, seq) order.
-            let mut changes: Vec<(SysTime, Change<Row>)> = output
-                .into_iter()
-                .flat_map(|(c, t, d)| std::iter::repeat_n((t, c), d as usize))
-                .collect();
-            changes.sort_by_key(|a| (a.0, a.1.seq, a.1.kind));
+            // A changelog whose every change stands: emit it as it is, in emission order.
+            let mut changes = Vec::with_capacity(output.len());
+            for (change, time, d) in output {
+                changes.extend(std::iter::repeat_n((time, change), d as usize));
+            }
             changes
         } else {
             table_changelog(output, mode.upsert_key(), schema.len())
@@ -106,9 +113,8 @@ impl TableResult {
             .all(|(_, c)| c.kind == RowKind::Insert)
         {
             // An append-only changelog is its own final table.
-            let mut rows: Vec<&Row> = self.changelog.iter().map(|(_, c)| &c.row).collect();
-            Tail::new(self.threads).sort_by(&mut rows, |a, b| a.iter().cmp(b.iter()));
-            return rows;
+            let rows = self.changelog.iter().map(|(_, c)| &c.row);
+            return sort_by_value(&Tail::new(self.threads), rows);
         }
         let mut deltas: Vec<(&Row, isize)> = self
             .changelog
@@ -118,13 +124,11 @@ impl TableResult {
         // Equal rows are equal bytes: sorting by bytes brings a row's changes together.
         let tail = Tail::new(self.threads);
         tail.sort_unstable_by(&mut deltas, |a, b| a.0.cmp(b.0));
-        let mut rows: Vec<&Row> = Vec::new();
-        for run in deltas.chunk_by(|a, b| a.0 == b.0) {
+        let held = deltas.chunk_by(|a, b| a.0 == b.0).flat_map(|run| {
             let held: isize = run.iter().map(|(_, d)| d).sum();
-            rows.extend(std::iter::repeat_n(run[0].0, held.max(0) as usize));
-        }
-        tail.sort_by(&mut rows, |a, b| a.iter().cmp(b.iter()));
-        rows
+            std::iter::repeat_n(run[0].0, held.max(0) as usize)
+        });
+        sort_by_value(&tail, held)
     }
 
     /// [`collect`](TableResult::collect) as CSV lines (cells as the CSV sink writes them, NULL empty,
@@ -183,19 +187,13 @@ impl TableResult {
         let sink = CsvSink::create(path, &self.schema, changelog)?;
         let tail = Tail::new(self.threads);
         let written = (|| -> std::io::Result<()> {
-            if changelog {
-                let changes: Vec<(RowKind, &Row)> = self
-                    .changelog
-                    .iter()
-                    .map(|(_, c)| (c.kind, &c.row))
-                    .collect();
-                sink.write_encoded(&tail, &changes)?.finish().map(drop)
-            } else {
-                let rows: Vec<(RowKind, &Row)> = (self.final_rows().into_iter())
-                    .map(|row| (RowKind::Insert, row))
-                    .collect();
-                sink.write_encoded(&tail, &rows)?.finish().map(drop)
-            }
+            let sink = match changelog {
+                true => sink.write_encoded(&tail, &self.changelog, |(_, c)| (c.kind, &c.row))?,
+                false => {
+                    sink.write_encoded(&tail, &self.final_rows(), |row| (RowKind::Insert, row))?
+                }
+            };
+            sink.finish().map(drop)
         })();
         crate::csv::output_result(path, written)
     }
@@ -215,6 +213,17 @@ impl TableResult {
     pub fn print(&self) {
         print!("{}", self.to_tableau());
     }
+}
+
+/// `rows` in value order (column by column, [`Datum`]'s order): each row's first datum's
+/// [`order_prefix`](Datum::order_prefix) is compared first, whole rows decoded only on a tie.
+fn sort_by_value<'a>(tail: &Tail, rows: impl Iterator<Item = &'a Row>) -> Vec<&'a Row> {
+    let prefix = |row: &Row| row.iter().next().map_or(0, |d| d.order_prefix());
+    let mut keyed: Vec<(u128, &Row)> = rows.map(|row| (prefix(row), row)).collect();
+    tail.sort_by(&mut keyed, |a, b| {
+        (a.0.cmp(&b.0)).then_with(|| a.1.iter().cmp(b.1.iter()))
+    });
+    keyed.into_iter().map(|(_, row)| row).collect()
 }
 
 /// Updates with positive counts, expanded to one entry per unit, with their times.

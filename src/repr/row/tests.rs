@@ -248,6 +248,28 @@ proptest! {
         prop_assert_eq!(located.project(&columns), expected);
     }
 
+    /// The order prefix never contradicts the value order: `a < b` gives `prefix(a) <=
+    /// prefix(b)` over every kind (across kinds too) and the edges of each (NaN, -0.0, the
+    /// extreme integers, strings sharing their first 8 bytes).
+    #[test]
+    fn order_prefix_is_monotone(a in arb_datum(), b in arb_datum(), tail in "[a-c]{0,3}") {
+        let (a, b) = (datum_of(&a), datum_of(&b));
+        let long = format!("01234567{tail}");
+        let edges = [
+            Datum::Float(f64::NAN), Datum::Float(-0.0), Datum::Float(0.0),
+            Datum::Float(f64::NEG_INFINITY), Datum::Int(i64::MIN), Datum::Int(i64::MAX),
+            Datum::Decimal(i128::MIN), Datum::Decimal(-1), Datum::Str("01234567"),
+            Datum::Str(&long), Datum::Str(""),
+        ];
+        for x in edges.iter().chain([&a, &b]) {
+            for y in edges.iter().chain([&a, &b]) {
+                if x < y {
+                    prop_assert!(x.order_prefix() <= y.order_prefix(), "{:?} < {:?}", x, y);
+                }
+            }
+        }
+    }
+
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
         if let Ok(row) = Row::from_bytes(&bytes) {
