@@ -13,7 +13,7 @@ use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 
 use crate::expr::{CompiledExpr, RowArena};
 use crate::plan::{Join, JoinKind, Node, PlanError, RelExpr};
-use crate::repr::{prefix_len, Datum, DatumVec, Row, Rowtime, Ts};
+use crate::repr::{prefix_len, ColumnSpans, Datum, DatumVec, Row, Rowtime, Ts};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::temporal_join::{
     arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
@@ -71,11 +71,7 @@ pub(super) fn render<'s>(
         build_key,
         ..
     } = join;
-    let output = Output {
-        probe_width: probe.schema.len(),
-        build_width: build.schema.len(),
-        projection: projection.map(<[usize]>::to_vec),
-    };
+    let output = Output::new([probe.schema.len(), build.schema.len()], projection);
     let times = match (&probe.schema.rowtime, &build.schema.rowtime) {
         (Some(p), Some(b)) if temporal => Some((p.clone(), b.clone())),
         _ if temporal => unreachable!("the plan checked both rowtimes"),
@@ -115,16 +111,17 @@ fn join_keyed<'s, K: JoinKeyOf>(
     let kind = *kind;
     let probe_time = times.as_ref().map(|(p, _)| p.column);
     let (probe_keyed, null_keyed) = key_rows(ctx, probe_changes, probe_key.clone(), probe_time);
-    let padded = match kind {
-        JoinKind::Left => {
-            let output = output.clone();
-            let mut datums = DatumVec::new();
-            Some(null_keyed.map(move |ch| {
-                Change::new(ch.seq, ch.kind, output.row(&ch.row, None, &mut datums))
-            }))
-        }
-        JoinKind::Inner => None,
-    };
+    let padded =
+        match kind {
+            JoinKind::Left => {
+                let output = output.clone();
+                let mut spans = [ColumnSpans::new(), ColumnSpans::new()];
+                Some(null_keyed.map(move |ch| {
+                    Change::new(ch.seq, ch.kind, output.row(&ch.row, None, &mut spans))
+                }))
+            }
+            JoinKind::Inner => None,
+        };
     let build_time = times.as_ref().map(|(_, b)| b.column);
     let (build_keyed, _never_matched) = key_rows(ctx, build_changes, build_key.clone(), build_time);
     let residual = residual_fn(residual.as_ref().map(|r| r.compile()));
@@ -206,10 +203,10 @@ fn join_keyed<'s, K: JoinKeyOf>(
             JoinConfig::new(kind).residual(residual).named("LookupJoin"),
         )
     };
-    let mut datums = DatumVec::new();
+    let mut spans = [ColumnSpans::new(), ColumnSpans::new()];
     let mut out = joined_changes.map(move |(_, ch)| {
         let (probe_row, build_row) = ch.row;
-        let row = output.row(&probe_row, build_row.as_ref(), &mut datums);
+        let row = output.row(&probe_row, build_row.as_ref(), &mut spans);
         Change::new(ch.seq, ch.kind, row)
     });
     if let Some(padded) = padded {
@@ -281,39 +278,85 @@ fn minus_millis(ts: Ts, millis: i64) -> Ts {
 }
 
 /// How a joined row is output: the probe row, then the build row or NULLs for its columns,
-/// or only the `projection` of that.
+/// or only the `projection` of that. The output columns are precompiled into runs of
+/// consecutive columns of one input row, so each output row is packed once, by copying the
+/// runs' encoded bytes (a run covering a whole input row copies it without locating its
+/// columns; no datum is decoded and encoded again).
 #[derive(Clone)]
 struct Output {
-    probe_width: usize,
-    build_width: usize,
-    projection: Option<Vec<usize>>,
+    /// The runs, in output order.
+    runs: Vec<OutputRun>,
+    /// Per input row (probe, build): how many leading columns the partial runs read (`0`: the
+    /// row is copied whole or not at all, and never located).
+    located: [usize; 2],
+}
+
+/// Consecutive output columns taken from one input row: `columns` of the probe row (side 0)
+/// or of the build row (side 1, NULLs when the probe row is padded).
+#[derive(Clone, Debug, PartialEq)]
+struct OutputRun {
+    side: usize,
+    columns: std::ops::Range<usize>,
+    /// `columns` are all of that row's columns.
+    whole: bool,
 }
 
 impl Output {
-    /// The output row of `probe` joined with `build` (`None`: padded with NULLs).
-    fn row(&self, probe: &Row, build: Option<&Row>, datums: &mut DatumVec) -> Row {
-        let mut row = Row::new();
+    /// The output of a join of rows `widths = [probe, build]` wide, projected to `projection`
+    /// (columns of the joined row, probe columns first), or all columns without one.
+    fn new(widths: [usize; 2], projection: Option<&[usize]>) -> Output {
+        let all: Vec<usize> = (0..widths[0] + widths[1]).collect();
+        let mut runs: Vec<OutputRun> = Vec::new();
+        for &c in projection.unwrap_or(&all) {
+            let (side, column) = match c < widths[0] {
+                true => (0, c),
+                false => (1, c - widths[0]),
+            };
+            match runs.last_mut() {
+                Some(run) if run.side == side && run.columns.end == column => run.columns.end += 1,
+                _ => runs.push(OutputRun {
+                    side,
+                    columns: column..column + 1,
+                    whole: false,
+                }),
+            }
+        }
+        let mut located = [0; 2];
+        for run in &mut runs {
+            run.whole = run.columns == (0..widths[run.side]);
+            if !run.whole {
+                located[run.side] = located[run.side].max(run.columns.end);
+            }
+        }
+        Output { runs, located }
+    }
+
+    /// The output row of `probe` joined with `build` (`None`: padded with NULLs); `spans` are
+    /// reused buffers for locating the rows' columns.
+    fn row(&self, probe: &Row, build: Option<&Row>, spans: &mut [ColumnSpans; 2]) -> Row {
+        let [probe_spans, build_spans] = spans;
+        let located = [
+            probe_spans.locate(probe, self.located[0]),
+            build_spans.locate(build.unwrap_or(probe), build.map_or(0, |_| self.located[1])),
+        ];
+        let rows = [Some(probe), build];
+        // The bytes of `run`, or `None` for a padded build run.
+        let bytes = |run: &OutputRun| {
+            let row = rows[run.side]?;
+            Some(match run.whole {
+                true => row.as_row_ref(),
+                false => located[run.side].columns(run.columns.clone()),
+            })
+        };
+        let size = (self.runs.iter())
+            .map(|run| bytes(run).map_or(run.columns.len(), |b| b.as_bytes().len()))
+            .sum();
+        let mut row = Row::with_capacity(size);
         let mut packer = row.packer();
-        match (&self.projection, build) {
-            (None, Some(b)) => {
-                packer.extend_by_row(probe.as_row_ref());
-                packer.extend_by_row(b.as_row_ref());
-            }
-            (None, None) => {
-                packer.extend_by_row(probe.as_row_ref());
-                packer.extend(std::iter::repeat_n(Datum::Null, self.build_width));
-            }
-            (Some(columns), Some(b)) => {
-                let datums = datums.borrow_with_all([probe.as_row_ref(), b.as_row_ref()]);
-                packer.extend(columns.iter().map(|&c| datums[c]));
-            }
-            (Some(columns), None) => {
-                let datums = datums.borrow_with(probe);
-                let probe_width = self.probe_width;
-                packer.extend(columns.iter().map(|&c| match c < probe_width {
-                    true => datums[c],
-                    false => Datum::Null,
-                }));
+        for run in &self.runs {
+            match bytes(run) {
+                Some(b) => packer.extend_by_row(b),
+                None => packer.extend(std::iter::repeat_n(Datum::Null, run.columns.len())),
             }
         }
         row
@@ -349,5 +392,61 @@ mod tests {
             <Row as JoinKeyOf>::of(&datums, &[0]),
             Some(Row::pack([Datum::Str("EUR")]))
         );
+    }
+
+    /// Output rows are copied run by run from the probe and build rows; a padded build row's
+    /// columns are NULL.
+    #[test]
+    fn output_rows_are_runs_of_the_input_rows() {
+        let probe = Row::pack([Datum::Int(7), Datum::Str("EUR"), Datum::Int(-3)]);
+        let build = Row::pack([Datum::Str("EUR"), Datum::Null, Datum::Int(1 << 40)]);
+        let mut spans = [ColumnSpans::new(), ColumnSpans::new()];
+        let run = |side, columns, whole| OutputRun {
+            side,
+            columns,
+            whole,
+        };
+
+        let all = Output::new([3, 3], None);
+        assert_eq!(all.runs, vec![run(0, 0..3, true), run(1, 0..3, true)]);
+        assert_eq!(all.located, [0, 0]);
+        let joined = Row::pack(probe.iter().chain(build.iter()));
+        assert_eq!(all.row(&probe, Some(&build), &mut spans), joined);
+        let padded = Row::pack(probe.iter().chain([Datum::Null; 3]));
+        assert_eq!(all.row(&probe, None, &mut spans), padded);
+
+        // `select(k, ts, payload, rate)` of the throughput report: the whole probe row, then
+        // the build row's last column.
+        let select = Output::new([3, 3], Some(&[0, 1, 2, 5]));
+        assert_eq!(select.runs, vec![run(0, 0..3, true), run(1, 2..3, false)]);
+        assert_eq!(select.located, [0, 3]);
+        let expected = Row::pack(probe.iter().chain([Datum::Int(1 << 40)]));
+        assert_eq!(select.row(&probe, Some(&build), &mut spans), expected);
+
+        // Reordered and repeated columns, a run spanning both rows' boundary kept apart.
+        let mixed = Output::new([3, 3], Some(&[4, 5, 1, 2, 3, 1]));
+        let runs = vec![
+            run(1, 1..3, false),
+            run(0, 1..3, false),
+            run(1, 0..1, false),
+            run(0, 1..2, false),
+        ];
+        assert_eq!(mixed.runs, runs);
+        assert_eq!(mixed.located, [3, 3]);
+        let datums = [
+            Datum::Null,
+            Datum::Int(1 << 40),
+            Datum::Str("EUR"),
+            Datum::Int(-3),
+            Datum::Str("EUR"),
+            Datum::Str("EUR"),
+        ];
+        assert_eq!(
+            mixed.row(&probe, Some(&build), &mut spans),
+            Row::pack(datums)
+        );
+        let padded = [Datum::Null, Datum::Null, Datum::Str("EUR"), Datum::Int(-3)];
+        let padded = Row::pack(padded.into_iter().chain([Datum::Null, Datum::Str("EUR")]));
+        assert_eq!(mixed.row(&probe, None, &mut spans), padded);
     }
 }

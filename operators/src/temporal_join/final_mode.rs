@@ -7,8 +7,9 @@ use differential_dataflow::operators::arrange::Arranged;
 use differential_dataflow::trace::TraceReader;
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
 use serde::{Deserialize, Serialize};
+use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Pipeline;
-use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, Operator};
+use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, OkErr, Operator};
 use timely::progress::frontier::AntichainRef;
 use timely::progress::Antichain;
 
@@ -201,72 +202,84 @@ where
         probe_time,
     };
 
-    let outcomes = first.binary_frontier(stream, Pipeline, Pipeline, name, move |_cap, _info| {
-        let mut caps = CapabilitySet::<SysTime>::new();
-        let mut state = FinalJoinState::new(trace, retention, idle_timeout);
-        move |(first_in, first_frontier), (build_in, build_frontier), output| {
-            // 1. Drain: probe rows by epoch, watermark candidates into trackers, build uppers.
-            first_in.for_each(|cap, data| {
-                for c in cap.retain_stamp(output.output_index()).iter() {
-                    caps.insert(c.clone());
+    type Outcomes<K, P, B> = CapacityContainerBuilder<Vec<(Outcome<K, P, B>, SysTime, isize)>>;
+    let outcomes = first.binary_frontier::<_, Outcomes<K, P, B>, _, _, _, _>(
+        stream,
+        Pipeline,
+        Pipeline,
+        name,
+        move |_cap, _info| {
+            let mut caps = CapabilitySet::<SysTime>::new();
+            let mut state = FinalJoinState::new(trace, retention, idle_timeout);
+            move |(first_in, first_frontier), (build_in, build_frontier), output| {
+                // 1. Drain: probe rows by epoch, watermark candidates into trackers, build uppers.
+                first_in.for_each(|cap, data| {
+                    for c in cap.retain_stamp(output.output_index()).iter() {
+                        caps.insert(c.clone());
+                    }
+                    for (x, t, diff) in data.drain(..) {
+                        state.receive(x, t, diff);
+                    }
+                });
+                build_in.for_each(|_cap, spans| {
+                    for span in spans.drain(..) {
+                        let upper = span.upper().clone();
+                        state.receive_build(upper, span.inner);
+                    }
+                });
+                state.acknowledge_build();
+                let frontiers = [first_frontier.frontier(), build_frontier.frontier()];
+                if frontiers.iter().all(|f| f.is_empty()) {
+                    state.marks.ended();
                 }
-                for (x, t, diff) in data.drain(..) {
-                    state.receive(x, t, diff);
-                }
-            });
-            build_in.for_each(|_cap, spans| {
-                for span in spans.drain(..) {
-                    let upper = span.upper().clone();
-                    state.receive_build(upper, span.inner);
-                }
-            });
-            state.acknowledge_build();
-            let frontiers = [first_frontier.frontier(), build_frontier.frontier()];
-            if frontiers.iter().all(|f| f.is_empty()) {
-                state.marks.ended();
-            }
 
-            // 2. Visit complete epochs in order: fire at the epoch's watermark, then take its
-            //    probe rows (those behind the watermark are late).
-            while let Some(now) = state.next_epoch(frontiers) {
-                let cap = caps.delayed(&now);
-                let mut session = output.session(&cap);
-                state.visit(now, &join, |o, diff| session.give((o, now, diff)));
-            }
-
-            // 3. End of every input: the remaining probe rows fire at W = Max, once, at the
-            //    closing epoch.
-            if frontiers.iter().all(|f| f.is_empty()) && state.arrivals.is_empty() {
-                if !state.waiting.is_empty() {
-                    let held = caps.iter().map(|c| *c.time()).min().unwrap_or(0);
-                    let end = state.marks.end_epoch().max(held);
-                    let cap = caps.delayed(&end);
+                // 2. Visit complete epochs in order: fire at the epoch's watermark, then take its
+                //    probe rows (those behind the watermark are late).
+                while let Some(now) = state.next_epoch(frontiers) {
+                    let cap = caps.delayed(&now);
                     let mut session = output.session(&cap);
-                    state.close(&join, |o, diff| session.give((o, end, diff)));
+                    state.visit(now, &join, |o, diff| session.give((o, now, diff)));
                 }
-                state.trace = None;
-                caps = CapabilitySet::new();
-                return;
-            }
 
-            // 4. Hold a capability only while rows wait: at the earliest epoch still to visit.
-            //    Once the probe side has ended the capability stays at the closing epoch (a
-            //    pruned build arrangement's frontier still moves: its retractions feed back).
-            let next = state.hold(frontiers);
-            let held = caps.iter().map(|c| *c.time()).min();
-            match held {
-                Some(_) if state.pending() && frontiers[0].is_empty() => {}
-                Some(held) if state.pending() => caps.downgrade([next.unwrap_or(held).max(held)]),
-                _ => caps = CapabilitySet::new(),
+                // 3. End of every input: the remaining probe rows fire at W = Max, once, at the
+                //    closing epoch.
+                if frontiers.iter().all(|f| f.is_empty()) && state.arrivals.is_empty() {
+                    if !state.waiting.is_empty() {
+                        let held = caps.iter().map(|c| *c.time()).min().unwrap_or(0);
+                        let end = state.marks.end_epoch().max(held);
+                        let cap = caps.delayed(&end);
+                        let mut session = output.session(&cap);
+                        state.close(&join, |o, diff| session.give((o, end, diff)));
+                    }
+                    state.trace = None;
+                    caps = CapabilitySet::new();
+                    return;
+                }
+
+                // 4. Hold a capability only while rows wait: at the earliest epoch still to visit.
+                //    Once the probe side has ended the capability stays at the closing epoch (a
+                //    pruned build arrangement's frontier still moves: its retractions feed back).
+                let next = state.hold(frontiers);
+                let held = caps.iter().map(|c| *c.time()).min();
+                match held {
+                    Some(_) if state.pending() && frontiers[0].is_empty() => {}
+                    Some(held) if state.pending() => {
+                        caps.downgrade([next.unwrap_or(held).max(held)])
+                    }
+                    _ => caps = CapabilitySet::new(),
+                }
             }
-        }
+        },
+    );
+    // One pass routes each outcome to its collection, moved, not cloned.
+    let (joined, late) = outcomes.ok_err::<Vec<_>, _, Vec<_>, _, _>(|((k, o), t, d)| match o {
+        Ok(j) => Ok(((k, j), t, d)),
+        Err(r) => Err(((k, r), t, d)),
     });
-    let outcomes = outcomes.as_collection();
-    let joined = outcomes
-        .clone()
-        .flat_map(|(k, o): Outcome<K, P, B>| o.ok().map(|j| (k, j)));
-    let late = outcomes.flat_map(|(k, o): Outcome<K, P, B>| o.err().map(|r| (k, r)));
-    FinalJoin { joined, late }
+    FinalJoin {
+        joined: joined.as_collection(),
+        late: late.as_collection(),
+    }
 }
 
 /// One output of the operator: a joined row, or a late probe row.

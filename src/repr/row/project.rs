@@ -84,7 +84,24 @@ pub struct LocatedRow<'a> {
     spans: &'a [Range<usize>],
 }
 
-impl LocatedRow<'_> {
+impl<'a> LocatedRow<'a> {
+    /// The consecutive located `columns` as one packed slice of the row, copied with
+    /// [`RowPacker::extend_by_row`](super::RowPacker::extend_by_row) (a join's output row is
+    /// assembled from such runs of its two input rows).
+    ///
+    /// # Panics
+    ///
+    /// When a column of a non-empty range was not located.
+    pub fn columns(&self, columns: Range<usize>) -> RowRef<'a> {
+        match columns.is_empty() {
+            true => RowRef::from_packed(&[]),
+            false => {
+                let span = self.spans[columns.start].start..self.spans[columns.end - 1].end;
+                RowRef::from_packed(&self.bytes[span])
+            }
+        }
+    }
+
     /// The row of `columns`, in that order (a column may repeat): at most one allocation, of
     /// the projected row's exact size.
     ///

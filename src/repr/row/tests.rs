@@ -318,4 +318,9 @@ fn projection_locates_nested_values_and_long_strings() {
     let expected = Row::pack([row.get(2).unwrap(), row.get(1).unwrap()]);
     assert_eq!(nested, expected);
     assert_eq!(located.project(&[0, 1, 2, 3]), row);
+    // Runs of consecutive columns are slices of the row's bytes.
+    assert_eq!(located.columns(0..4).to_row(), row);
+    assert_eq!(located.columns(1..3).to_row(), located.project(&[1, 2]));
+    assert_eq!(located.columns(3..4).to_row(), Row::pack([Datum::Int(-7)]));
+    assert_eq!(located.columns(2..2).to_row(), Row::new());
 }
