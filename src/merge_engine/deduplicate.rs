@@ -97,7 +97,8 @@ impl Highest {
 /// emits nothing, is not cloned and is reported as ignored, so that it is counted (a winning
 /// one is cloned once, for the emitted copy); a retraction of a key without a row is applied
 /// (it keeps its order) and reported as ignored too. `engine` names the engine in the reason of an
-/// ignored or rejected write.
+/// ignored or rejected write. A winning write updates the stored state in place: the replaced
+/// row moves into `-U old`, the order is overwritten, nothing else is allocated.
 pub(crate) fn keep_highest(
     state: &mut Option<KeyState>,
     kind: RowKind,
@@ -119,44 +120,70 @@ pub(crate) fn keep_highest(
             Deletes::Reject(reason) => return Err(Refusal::invalid(reason.clone())),
         }
     }
-    let wins = state.as_ref().is_none_or(|s| key >= s.order.as_slice());
-    if !wins {
-        return Err(Refusal::ignored(engine.below_stored()));
-    }
-    let had_row = state.as_ref().is_some_and(|s| s.row.is_some());
-    let (old, mut order) = match state.take() {
-        Some(s) => (s.row, s.order),
-        None => (None, OrderKey::new()),
-    };
-    let new = kind.is_accumulate().then(|| write.into_owned());
-    match (old, &new) {
-        (None, Some(new)) => out.push((RowKind::Insert, new.clone())),
-        // An identical upsert changes nothing and emits nothing (Flink's ChangelogNormalize).
-        (Some(old), Some(new)) if old == *new => {}
-        (Some(old), Some(new)) => {
-            out.push((RowKind::UpdateBefore, old));
-            out.push((RowKind::UpdateAfter, new.clone()));
-        }
-        (Some(old), None) => out.push((RowKind::Delete, old)),
-        (None, None) => {}
-    }
-    // A retraction of a key without a row changes nothing (Flink's ChangelogNormalize, Paimon)
-    // and is counted, so that a changelog that deletes what it never inserted is noticed.
-    let absent = new.is_none() && !had_row;
-    // A deleted key keeps its order (so older writes stay ignored) unless there is none.
-    if new.is_some() || !key.is_empty() {
-        order.clear();
-        order.extend_from_slice(key);
-        *state = Some(KeyState {
-            row: new,
-            order,
-            ranks: Vec::new(),
-        });
-    }
-    Ok(absent.then(|| {
+    let absent = || {
         Refusal::ignored(format!(
             "a {kind} of a key without a row on the {} merge engine",
             engine.name()
         ))
-    }))
+    };
+    let Some(stored) = state else {
+        if kind.is_accumulate() {
+            let new = write.into_owned();
+            out.push((RowKind::Insert, new.clone()));
+            *state = Some(KeyState {
+                row: Some(new),
+                order: OrderKey::from_slice(key),
+                ranks: Vec::new(),
+            });
+            return Ok(None);
+        }
+        // A retraction of a key without a row changes nothing (Flink's ChangelogNormalize,
+        // Paimon) but the order it carries, and is counted, so that a changelog that deletes
+        // what it never inserted is noticed.
+        if !key.is_empty() {
+            *state = Some(KeyState {
+                row: None,
+                order: OrderKey::from_slice(key),
+                ranks: Vec::new(),
+            });
+        }
+        return Ok(Some(absent()));
+    };
+    if key < stored.order.as_slice() {
+        return Err(Refusal::ignored(engine.below_stored()));
+    }
+    // The write wins: the stored state is updated in place.
+    if stored.order.as_slice() != key {
+        stored.order.clear();
+        stored.order.extend_from_slice(key);
+    }
+    match (kind.is_accumulate(), &mut stored.row) {
+        // An identical upsert changes nothing and emits nothing (Flink's ChangelogNormalize).
+        (true, Some(old)) if *old == *write => {}
+        (true, Some(old)) => {
+            let new = write.into_owned();
+            out.push((RowKind::UpdateBefore, std::mem::replace(old, new.clone())));
+            out.push((RowKind::UpdateAfter, new));
+        }
+        (true, row @ None) => {
+            let new = write.into_owned();
+            out.push((RowKind::Insert, new.clone()));
+            *row = Some(new);
+        }
+        (false, row) => {
+            let old = row.take();
+            // A deleted key keeps its order (so older writes stay ignored) unless there is none.
+            if key.is_empty() {
+                *state = None;
+            }
+            return match old {
+                Some(old) => {
+                    out.push((RowKind::Delete, old));
+                    Ok(None)
+                }
+                None => Ok(Some(absent())),
+            };
+        }
+    }
+    Ok(None)
 }

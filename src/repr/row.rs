@@ -280,9 +280,11 @@ impl Row {
         self.as_row_ref().iter()
     }
 
-    /// The datum of column `index` (decodes the columns before it), or `None` past the end.
+    /// The datum of column `index`, or `None` past the end. The columns before it are
+    /// skipped by their tags' lengths, not decoded.
+    #[inline]
     pub fn get(&self, index: usize) -> Option<Datum<'_>> {
-        self.iter().nth(index)
+        self.as_row_ref().get(index)
     }
 
     /// The packed size in bytes.
@@ -375,9 +377,16 @@ impl<'a> RowRef<'a> {
         DatumIter { data: self.data }
     }
 
-    /// The datum at `index`, or `None` past the end.
+    /// The datum at `index`, or `None` past the end. The datums before it are skipped by
+    /// their tags' lengths, not decoded.
+    #[inline]
     pub fn get(&self, index: usize) -> Option<Datum<'a>> {
-        self.iter().nth(index)
+        let mut data = self.data;
+        for _ in 0..index {
+            let (&tag, rest) = data.split_first()?;
+            data = &rest[payload_len(tag, rest)..];
+        }
+        DatumIter { data }.next()
     }
 
     /// An owned copy.
@@ -454,6 +463,24 @@ fn length(tag: u8, bytes: &[u8], short: u8) -> (usize, usize) {
         (bytes[0] as usize, 1)
     } else {
         (u32::from_le_bytes(take(bytes)) as usize, 4)
+    }
+}
+
+/// The payload length of the datum with `tag` whose payload starts `bytes`: what
+/// [`decode`] would consume, found without decoding the value.
+#[inline]
+fn payload_len(tag: u8, bytes: &[u8]) -> usize {
+    match tag {
+        NULL | FALSE | TRUE => 0,
+        INT8 => 1,
+        INT16 => 2,
+        INT32 | DATE | INTERVAL_YM => 4,
+        INT64 | FLOAT | DECIMAL64 | TIME | TIMESTAMP_MILLIS | INTERVAL_DT => 8,
+        TIMESTAMP_NANOS => 12,
+        DECIMAL128 => 16,
+        STR8 | BYTES8 => 1 + bytes[0] as usize,
+        STR32 | BYTES32 | ARRAY | MAP | ROW => 4 + u32::from_le_bytes(take(bytes)) as usize,
+        _ => panic!("a packed row is well formed: unknown tag {tag}"),
     }
 }
 

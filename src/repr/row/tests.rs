@@ -46,6 +46,10 @@ fn every_kind_of_datum_round_trips() {
         // NaN equals NaN under the total order.
         assert_eq!(a, b);
     }
+    for (i, a) in datums.iter().enumerate() {
+        assert_eq!(row.get(i).as_ref(), Some(a), "column {i}");
+    }
+    assert_eq!(row.get(datums.len()), None);
     assert_eq!(Row::from_bytes(row.as_bytes()).unwrap(), row);
 }
 
@@ -77,6 +81,9 @@ fn nested_values_round_trip() {
         panic!("not a row")
     };
     assert_eq!(inner.get(0), Some(Datum::Str("inner")));
+    // `get` skips nested values whole.
+    assert_eq!(row.get(3), Some(datums[3]));
+    assert_eq!(row.get(4), None);
     assert_eq!(format!("{row:?}"), "[Int(1), Array([Int(10), Null, Int(30)]), Map([Str(\"k\"), Float(1.5)]), Row([Str(\"inner\"), Array([Bool(true)])])]");
     assert_eq!(Row::from_bytes(row.as_bytes()).unwrap(), row);
 }
@@ -225,6 +232,11 @@ proptest! {
         let row = Row::pack(datums.iter().copied());
         let back: Vec<Datum> = row.iter().collect();
         prop_assert_eq!(&back, &datums);
+        // `get` skips the datums before the one it reads by their lengths alone.
+        for (i, d) in datums.iter().enumerate() {
+            prop_assert_eq!(row.get(i), Some(*d));
+        }
+        prop_assert_eq!(row.get(datums.len()), None);
         prop_assert_eq!(Row::from_bytes(row.as_bytes()).unwrap(), row.clone());
         let bytes = bincode::serialize(&row).unwrap();
         prop_assert_eq!(bincode::deserialize::<Row>(&bytes).unwrap(), row.clone());
