@@ -548,9 +548,11 @@ fn validate(bytes: &[u8]) -> Result<(), DecodeError> {
     Ok(())
 }
 
+mod cursor;
 mod packer;
 mod project;
 
+pub use cursor::{ColumnCursor, Number};
 pub use packer::RowPacker;
 pub use project::{column_range_span, ColumnSpans, LocatedRow};
 
