@@ -7,15 +7,13 @@
 //! ([`ColumnCursor`]), the others skipped, instead of every leading column being decoded into
 //! datums and each aggregate dispatching on its arguments and FILTER per row.
 
-use smallvec::SmallVec;
-
 use crate::expr::func::Numeric;
 use crate::expr::{Accumulator, AggregateExpr, AggregateFunc, ScalarKind};
 use crate::repr::{ColumnCursor, Number, Row};
 use differential_temporal_operators::group_aggregate::GroupFold;
 
 use super::keys::OutputKey;
-use super::output_row;
+use super::{accumulators, output_row, Accumulators};
 
 /// What one aggregate reads of a row: `Rows` nothing (`COUNT(*)`), the others a column.
 #[derive(Clone, Copy, Debug)]
@@ -102,14 +100,11 @@ impl CounterFold {
 
 impl<K: OutputKey> GroupFold<K> for CounterFold {
     type Value = Row;
-    type State = SmallVec<[Accumulator; 2]>;
+    type State = Accumulators;
     type Output = Row;
 
     fn init(&self) -> Self::State {
-        self.aggregates
-            .iter()
-            .map(AggregateExpr::create_accumulator)
-            .collect()
+        accumulators(&self.aggregates)
     }
 
     /// Updates every aggregate; when one refuses the row (an overflow of its accumulator),

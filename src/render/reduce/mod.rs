@@ -137,6 +137,17 @@ where
     group_aggregate_by(changes, grouping, fold, "GroupAggregate")
 }
 
+/// A group's accumulators, one per aggregate, inline for up to two.
+pub(super) type Accumulators = SmallVec<[Accumulator; 2]>;
+
+/// The accumulators of a group with no rows.
+fn accumulators(aggregates: &[AggregateExpr]) -> Accumulators {
+    aggregates
+        .iter()
+        .map(AggregateExpr::create_accumulator)
+        .collect()
+}
+
 /// Group `key`'s output row: the key, then the value of each of `aggregates` from its
 /// accumulator in `state`, or the error of the first that cannot be computed (an overflow).
 fn output_row<K: OutputKey>(
@@ -208,14 +219,11 @@ impl RowFold {
 
 impl<K: OutputKey> GroupFold<K> for RowFold {
     type Value = Row;
-    type State = SmallVec<[Accumulator; 2]>;
+    type State = Accumulators;
     type Output = Row;
 
     fn init(&self) -> Self::State {
-        self.aggregates
-            .iter()
-            .map(AggregateExpr::create_accumulator)
-            .collect()
+        accumulators(&self.aggregates)
     }
 
     /// Updates every aggregate; when one refuses the row, those before it are rolled back, so
