@@ -78,36 +78,52 @@ fn aggs(
 }
 
 /// GROUP BY the columns `threshold` picks (`s`; `k, s`, one span of the row; `v, k`, reversed;
-/// `s, d`, apart), so both ways the rendered grouping reads its key (a span of the row's bytes,
+/// `s, d`, apart; `k`), so every way the rendered grouping reads its key (a span of the row's bytes,
 /// or column by column) are checked, with the order-independent aggregates (rendered with
 /// accumulators), and with
 /// `order_dependent` also those that follow arrival order (FIRST_VALUE, LAST_VALUE, LISTAGG over
 /// an append-only input, with accumulators too) or value order (LISTAGG over an updating input,
 /// recomputed per group).
+///
+/// `threshold` 1 and 2 group by `k` alone, an integer (kept as an `i64`); 2 and 3 take only
+/// counters (COUNT, exact SUM and AVG: read in place from each row).
 fn grouped(input: RelExpr, order_dependent: bool, threshold: i64) -> RelExpr {
     let append_only = input.mode.is_append_only();
-    let mut exprs = vec![
-        count_star(),
-        col("v").count(),
-        col("v").sum(),
-        col("v").min(),
-        col("s").max(),
-        col("d").sum(),
-        col("v").avg(),
-        col("v").sum().distinct(),
-        col("v").count().filter(col("v").gt(lit(0i64))),
-    ];
-    if order_dependent && append_only {
+    let counters = matches!(threshold, 2 | 3);
+    let mut exprs = match counters {
+        true => vec![
+            count_star(),
+            col("s").count(),
+            col("v").sum(),
+            col("d").sum(),
+            col("v").avg(),
+            col("d").avg(),
+            col("v").count(),
+        ],
+        false => vec![
+            count_star(),
+            col("v").count(),
+            col("v").sum(),
+            col("v").min(),
+            col("s").max(),
+            col("d").sum(),
+            col("v").avg(),
+            col("v").sum().distinct(),
+            col("v").count().filter(col("v").gt(lit(0i64))),
+        ],
+    };
+    if order_dependent && append_only && !counters {
         exprs.extend([col("v").first_value(), col("s").last_value()]);
     }
-    if order_dependent {
+    if order_dependent && !counters {
         exprs.push(col("s").listagg(";"));
     }
     let aggregates = aggs(&input, exprs);
-    let names: &[&str] = match threshold.rem_euclid(4) {
+    let names: &[&str] = match threshold {
         0 => &["s"],
-        1 => &["k", "s"],
-        2 => &["v", "k"],
+        1 | 2 => &["k"],
+        -3 => &["k", "s"],
+        -2 => &["v", "k"],
         _ => &["s", "d"],
     };
     let group = names

@@ -3,7 +3,7 @@
 //! DECIMAL), the versioned products table read as of 10:00 and 13:00, and the versioned rates
 //! view's changelog; each on 1 and 2 workers, and in both modes where they differ.
 
-use differential_temporal::expr::{call, col, lit};
+use differential_temporal::expr::{call, col, count_star, lit};
 use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{DataType, Schema};
@@ -100,6 +100,63 @@ fn seed_group_by_count() {
 "
             );
         }
+    }
+}
+
+/// A GROUP BY on one integer column with only counters (COUNT, exact SUM / AVG), the form
+/// rendered with an `i64` key and columns read in place: a NULL key is a group, a negative
+/// TINYINT keeps its sign, COUNT(v) skips NULLs, a SUM that overflows BIGINT leaves its group
+/// without a row (reported refused) until a later row brings it back into range, and an
+/// all-NULL SUM / AVG is NULL.
+#[test]
+fn integer_key_counters_keep_nulls_signs_and_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "k,v,d\n-3,9223372036854775807,1.50\n,5,2.25\n-3,1,\n-3,-1,0.25\n7,,\n";
+    let path = write(&dir, "t.csv", text);
+    let schema = Schema::builder()
+        .column("k", DataType::TinyInt.nullable())
+        .column("v", DataType::BigInt.nullable())
+        .column("d", DataType::decimal(10, 2).unwrap().nullable())
+        .build()
+        .unwrap();
+    for workers in [1, 2] {
+        let env = env(workers, ExecutionMode::Incremental);
+        env.register_csv("T", &path, Some(schema.clone())).unwrap();
+        let result = env
+            .from("T")
+            .group_by([col("k")])
+            .select([
+                col("k"),
+                count_star().alias("n"),
+                col("v").count().alias("nv"),
+                col("v").sum().alias("sv"),
+                col("d").sum().alias("sd"),
+                col("d").avg().alias("ad"),
+            ])
+            .execute()
+            .unwrap();
+        assert_eq!(
+            changelog_text(&result),
+            vec![
+                "+I,-3,1,1,9223372036854775807,1.50,1.500000",
+                "+I,,1,1,5,2.25,2.250000",
+                "-D,-3,1,1,9223372036854775807,1.50,1.500000",
+                "+I,-3,3,3,9223372036854775807,1.75,0.875000",
+                "+I,7,1,0,,,",
+            ],
+            "{workers} workers"
+        );
+        let refused: Vec<(u64, String)> = (result.refused().iter())
+            .map(|(_, r)| (r.seq, r.reason.to_string()))
+            .collect();
+        // The third row (line 4) took the SUM past BIGINT.
+        let overflow = "numeric overflow in 'the aggregate's accumulator': \
+                        the result does not fit BIGINT";
+        assert_eq!(
+            refused,
+            vec![(4, overflow.to_string())],
+            "{workers} workers"
+        );
     }
 }
 

@@ -59,6 +59,7 @@ pub(super) fn render<'s>(
             windowed,
             true,
             w.windowed_group(),
+            false,
             w.aggregates.clone(),
         ));
     }
@@ -254,11 +255,11 @@ impl GroupFold<(Row, i64, i64)> for SessionFold {
     type Output = Row;
 
     fn init(&self) -> Self::State {
-        self.0.init()
+        GroupFold::<Row>::init(&self.0)
     }
 
     fn update(&self, state: &mut Self::State, values: &Row, diff: isize) -> Result<(), String> {
-        self.0.update(state, values, diff)
+        GroupFold::<Row>::update(&self.0, state, values, diff)
     }
 
     fn output(

@@ -469,7 +469,7 @@ fn length(tag: u8, bytes: &[u8], short: u8) -> (usize, usize) {
 /// The payload length of the datum with `tag` whose payload starts `bytes`: what
 /// [`decode`] would consume, found without decoding the value.
 #[inline]
-fn payload_len(tag: u8, bytes: &[u8]) -> usize {
+pub(super) fn payload_len(tag: u8, bytes: &[u8]) -> usize {
     match tag {
         NULL | FALSE | TRUE => 0,
         INT8 => 1,
@@ -622,9 +622,11 @@ fn validate(bytes: &[u8]) -> Result<(), DecodeError> {
     Ok(())
 }
 
+mod cursor;
 mod packer;
 mod project;
 
+pub use cursor::{ColumnCursor, Number};
 pub use packer::RowPacker;
 pub use project::{column_range_span, ColumnSpans, LocatedRow};
 

@@ -301,6 +301,16 @@ impl Schema {
         self.fields.is_empty()
     }
 
+    /// Whether `key` is one integer column (TINYINT .. BIGINT, each a
+    /// [`Datum::Int`](super::Datum::Int)): such a key can be hashed and compared as an `i64`
+    /// instead of as packed bytes, as the GROUP BY renders it.
+    pub fn is_integer_key(&self, key: &[usize]) -> bool {
+        match key {
+            [column] => self.fields[*column].ty.data_type.is_integer(),
+            _ => false,
+        }
+    }
+
     /// The index of the column named `name`.
     pub fn index_of(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)

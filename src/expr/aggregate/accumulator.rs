@@ -142,6 +142,35 @@ impl Accumulator {
         self.state.apply(agg, args, times, add)
     }
 
+    /// COUNT's update by `signed` counted rows (COUNT(*)'s rows, COUNT(x)'s rows with `x` not
+    /// NULL): [`update`](Self::update) for a caller that has read the row itself. Other
+    /// accumulators are left as they are.
+    #[inline]
+    pub(crate) fn add_count(&mut self, signed: i64) {
+        debug_assert!(matches!(self.state, State::Count(_)), "a COUNT accumulator");
+        if let State::Count(n) = &mut self.state {
+            *n += signed;
+        }
+    }
+
+    /// An exact SUM / AVG's update by `signed` copies of the non-NULL integer or DECIMAL
+    /// `value` (unscaled), as [`update`](Self::update) applies it: an overflow of the
+    /// accumulator is an error of type `ty` and leaves it as it was. Other accumulators are
+    /// left as they are.
+    #[inline]
+    pub(crate) fn add_exact(
+        &mut self,
+        value: i128,
+        signed: i64,
+        ty: &ColumnType,
+    ) -> Result<(), EvalError> {
+        debug_assert!(matches!(self.state, State::ExactSum { .. }), "an exact sum");
+        match &mut self.state {
+            State::ExactSum { total, count } => add_exact(total, count, value, signed, ty),
+            _ => Ok(()),
+        }
+    }
+
     /// Adds the state of `other`, an accumulator of the same aggregate (a window's panes, a
     /// two-phase aggregation).
     pub(super) fn merge(
@@ -325,6 +354,30 @@ impl Accumulator {
     }
 }
 
+/// Adds `signed` copies of `value` to an exact SUM / AVG's `total` and `count`, or leaves
+/// them as they were and reports the overflow of the accumulator.
+#[inline]
+fn add_exact(
+    total: &mut Wide,
+    count: &mut i64,
+    value: i128,
+    signed: i64,
+    ty: &ColumnType,
+) -> Result<(), EvalError> {
+    // One row added or retracted (the usual update) needs no 128-bit multiply.
+    let delta = match signed {
+        1 => Some(value),
+        -1 => value.checked_neg(),
+        _ => value.checked_mul(signed as i128),
+    };
+    let sum = delta
+        .and_then(|v| total.get().checked_add(v))
+        .ok_or_else(|| overflow(ty))?;
+    *total = Wide::new(sum);
+    *count += signed;
+    Ok(())
+}
+
 impl State {
     /// Adds (`add`) or removes the argument values of `times` input rows (see
     /// [`Accumulator::update`]).
@@ -352,17 +405,7 @@ impl State {
                     Datum::Decimal(v) => v,
                     _ => return Ok(()),
                 };
-                // One row added or retracted (the usual update) needs no 128-bit multiply.
-                let delta = match signed {
-                    1 => Some(value),
-                    -1 => value.checked_neg(),
-                    _ => value.checked_mul(signed as i128),
-                };
-                let sum = delta
-                    .and_then(|v| total.get().checked_add(v))
-                    .ok_or_else(|| overflow(ty))?;
-                *total = Wide::new(sum);
-                *count += signed;
+                add_exact(total, count, value, signed, ty)?;
             }
             State::FloatSum { total, count } => {
                 let Datum::Float(v) = first else {

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use smallvec::SmallVec;
 
-use super::{decode, Row, RowRef};
+use super::{payload_len, Row, RowRef};
 
 /// The byte spans of a row's leading columns (held inline up to eight columns: a buffer made
 /// per row costs no allocation), from which rows of chosen columns are copied
@@ -43,7 +43,7 @@ impl ColumnSpans {
         let mut at = 0;
         while self.spans.len() < n {
             let Some(&tag) = bytes.get(at) else { break };
-            let (_, len) = decode(tag, &bytes[at + 1..]);
+            let len = payload_len(tag, &bytes[at + 1..]);
             self.spans.push(at..at + 1 + len);
             at += 1 + len;
         }
@@ -73,7 +73,7 @@ pub fn column_range_span(row: &Row, columns: Range<usize>) -> Range<usize> {
             start = Some(at);
         }
         let Some(&tag) = bytes.get(at) else { break };
-        at += 1 + decode(tag, &bytes[at + 1..]).1;
+        at += 1 + payload_len(tag, &bytes[at + 1..]);
     }
     start.unwrap_or(at)..at
 }

@@ -282,6 +282,27 @@ proptest! {
         }
     }
 
+    /// The cursor reads each column as `Row::get` decodes it, whatever the columns skipped
+    /// before it, and NULL past the row's end.
+    #[test]
+    fn the_cursor_reads_numbers_as_get_decodes_them(
+        specs in prop::collection::vec(arb_datum(), 0..8),
+        picks in prop::collection::btree_set(0usize..10, 0..5),
+    ) {
+        let datums: Vec<Datum> = specs.iter().map(datum_of).collect();
+        let row = Row::pack(datums.iter().copied());
+        let mut cursor = ColumnCursor::new(&row);
+        for c in picks {
+            let expected = match row.get(c) {
+                None | Some(Datum::Null) => Number::Null,
+                Some(Datum::Int(v)) => Number::Int(v),
+                Some(Datum::Decimal(v)) => Number::Decimal(v),
+                Some(_) => Number::Other,
+            };
+            prop_assert_eq!(cursor.number(c), expected);
+        }
+    }
+
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
         if let Ok(row) = Row::from_bytes(&bytes) {

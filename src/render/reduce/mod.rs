@@ -13,31 +13,40 @@
 //!   defined by value order, as the reference interpreter defines it.
 //!
 //! Accumulators read each input row's key columns and the columns the aggregates read where they
-//! lie in the row ([`RowGroupKey`]); recomputation splits each row into `(group key, values)`
-//! first. Either way each group's output row is the key, then the aggregates.
+//! lie in the row ([`keys`]); a key of one integer column is kept as an `i64`, and aggregates
+//! that are all counters (COUNT, exact SUM / AVG) read their columns in place ([`counters`]).
+//! Recomputation splits each row into `(group key, values)` first. Either way each group's
+//! output row is the key, then the aggregates.
+
+mod counters;
+mod keys;
 
 use std::cell::RefCell;
-use std::hash::{BuildHasher, Hasher};
-use std::ops::Range;
-use std::rc::Rc;
 
 use differential_dataflow::AsCollection;
 use smallvec::SmallVec;
 
 use crate::expr::{Accumulator, AggregateExpr, RowArena};
-use crate::repr::{column_range_span, prefix_len, ColumnSpans, Datum, Row, RowRef};
-use differential_temporal_operators::group_aggregate::{group_aggregate_by, GroupFold, GroupKey};
+use crate::repr::{prefix_len, ColumnSpans, Datum, Row};
+use differential_temporal_operators::group_aggregate::{
+    group_aggregate_by, Aggregated, GroupFold, GroupKey,
+};
 use differential_temporal_operators::keyed_merge::Rejected;
-use differential_temporal_operators::{Change, RowKind, Seq};
+use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
+use self::counters::CounterFold;
+use self::keys::{IntGroupKey, OutputKey, RowGroupKey};
 use super::{split_map, Collection, RenderContext};
 
-/// `GROUP BY group` with `aggregates` over `input` (see the [module docs](self)).
+/// `GROUP BY group` with `aggregates` over `input` (see the [module docs](self));
+/// `integer_key`: `group` is one integer column
+/// ([`Schema::is_integer_key`](crate::repr::Schema::is_integer_key)).
 pub(super) fn reduce<'s>(
     ctx: &mut RenderContext<'s>,
     input: Collection<'s>,
     append_only: bool,
     group: Vec<usize>,
+    integer_key: bool,
     mut aggregates: Vec<AggregateExpr>,
 ) -> Collection<'s> {
     let order_independent = aggregates.iter().all(|a| a.func.is_order_independent());
@@ -48,9 +57,17 @@ pub(super) fn reduce<'s>(
             Collection::Changelog(c) => c,
             Collection::Table(t) => t.map(|row| Change::new(0, RowKind::Insert, row)),
         };
-        let grouping = RowGroupKey::new(group);
-        let fold = RowFold::new(aggregates);
-        let aggregated = group_aggregate_by(changes, grouping, fold, "GroupAggregate");
+        let counters = CounterFold::new(&aggregates);
+        let aggregated = match (integer_key, counters) {
+            (true, Some(fold)) => accumulate(changes, IntGroupKey::new(group[0]), fold),
+            (true, None) => accumulate(
+                changes,
+                IntGroupKey::new(group[0]),
+                RowFold::new(aggregates),
+            ),
+            (false, Some(fold)) => accumulate(changes, RowGroupKey::new(group), fold),
+            (false, None) => accumulate(changes, RowGroupKey::new(group), RowFold::new(aggregates)),
+        };
         ctx.refused.push(aggregated.rejected);
         return Collection::Table(aggregated.table);
     }
@@ -107,6 +124,46 @@ pub(super) fn reduce<'s>(
     Collection::Table(rows)
 }
 
+/// The accumulators of `fold` per key `grouping` over `changes`.
+fn accumulate<'s, G, F>(
+    changes: differential_dataflow::VecCollection<'s, SysTime, Change<Row>>,
+    grouping: G,
+    fold: F,
+) -> Aggregated<'s, Row>
+where
+    G: GroupKey<Change<Row>, Value = Row>,
+    F: GroupFold<G::Key, Value = Row, Output = Row>,
+{
+    group_aggregate_by(changes, grouping, fold, "GroupAggregate")
+}
+
+/// A group's accumulators, one per aggregate, inline for up to two.
+pub(super) type Accumulators = SmallVec<[Accumulator; 2]>;
+
+/// The accumulators of a group with no rows.
+fn accumulators(aggregates: &[AggregateExpr]) -> Accumulators {
+    aggregates
+        .iter()
+        .map(AggregateExpr::create_accumulator)
+        .collect()
+}
+
+/// Group `key`'s output row: the key, then the value of each of `aggregates` from its
+/// accumulator in `state`, or the error of the first that cannot be computed (an overflow).
+fn output_row<K: OutputKey>(
+    key: &K,
+    aggregates: &[AggregateExpr],
+    state: &[Accumulator],
+) -> Result<Row, String> {
+    let mut row = Row::new();
+    let mut packer = row.packer();
+    key.pack_key(&mut packer);
+    for (agg, acc) in aggregates.iter().zip(state) {
+        agg.get_value(acc, &mut packer).map_err(|e| e.to_string())?;
+    }
+    Ok(row)
+}
+
 /// The columns the aggregates read, ascending; the aggregates are renumbered onto them (so they
 /// read a row of only those columns).
 pub(super) fn read_columns(aggregates: &mut [AggregateExpr]) -> Vec<usize> {
@@ -160,141 +217,13 @@ impl RowFold {
     }
 }
 
-/// The group key of a GROUP BY's input rows: the columns `group`, hashed and compared where
-/// they lie in each row, and copied into a key row only when a group is created.
-#[derive(Clone)]
-pub(super) struct RowGroupKey {
-    columns: KeyColumns,
-    hasher: foldhash::fast::RandomState,
-}
-
-/// Where a key lies in a row.
-#[derive(Clone)]
-enum KeyColumns {
-    /// Consecutive columns, in order (`GROUP BY a, b` of a row `(a, b, ..)`): one slice of the
-    /// row, whose bytes are the key row's.
-    Span(Range<usize>),
-    /// Any other columns: located, and hashed and compared column by column.
-    Scattered {
-        group: Rc<[usize]>,
-        /// How many leading columns hold the key.
-        width: usize,
-    },
-}
-
-impl RowGroupKey {
-    pub(super) fn new(group: Vec<usize>) -> RowGroupKey {
-        let start = group.first().copied().unwrap_or(0);
-        let consecutive = group.iter().enumerate().all(|(i, &c)| c == start + i);
-        let columns = match consecutive {
-            true => KeyColumns::Span(start..start + group.len()),
-            false => KeyColumns::Scattered {
-                width: prefix_len(group.iter().copied()),
-                group: group.into(),
-            },
-        };
-        RowGroupKey {
-            columns,
-            hasher: foldhash::fast::RandomState::default(),
-        }
-    }
-
-    /// The hash of `row`'s key by `hasher`: the same as [`Self::hash_key_by`] of that key.
-    fn hash_by(&self, hasher: &impl BuildHasher, row: &Row) -> u64 {
-        match &self.columns {
-            KeyColumns::Span(columns) => {
-                hasher.hash_one(&row.as_bytes()[column_range_span(row, columns.clone())])
-            }
-            KeyColumns::Scattered { group, width } => {
-                let mut state = hasher.build_hasher();
-                let mut spans = ColumnSpans::new();
-                (spans.locate(row, *width)).hash_columns(group.iter().copied(), &mut state);
-                state.finish()
-            }
-        }
-    }
-
-    /// The hash of a key row by `hasher`.
-    fn hash_key_by(&self, hasher: &impl BuildHasher, key: &Row) -> u64 {
-        match &self.columns {
-            KeyColumns::Span(_) => hasher.hash_one(key.as_bytes()),
-            KeyColumns::Scattered { group, .. } => {
-                let mut state = hasher.build_hasher();
-                let mut spans = ColumnSpans::new();
-                (spans.locate(key, group.len())).hash_columns(0..group.len(), &mut state);
-                state.finish()
-            }
-        }
-    }
-}
-
-impl GroupKey<Change<Row>> for RowGroupKey {
-    type Key = Row;
+impl<K: OutputKey> GroupFold<K> for RowFold {
     type Value = Row;
-
-    fn route(&self, change: &Change<Row>) -> u64 {
-        // The same seed on every worker.
-        self.hash_by(&foldhash::fast::FixedState::default(), &change.row)
-    }
-
-    fn hash(&self, change: &Change<Row>) -> u64 {
-        self.hash_by(&self.hasher, &change.row)
-    }
-
-    fn hash_key(&self, key: &Row) -> u64 {
-        self.hash_key_by(&self.hasher, key)
-    }
-
-    fn is_key(&self, change: &Change<Row>, key: &Row) -> bool {
-        let row = &change.row;
-        match &self.columns {
-            KeyColumns::Span(columns) => {
-                row.as_bytes()[column_range_span(row, columns.clone())] == *key.as_bytes()
-            }
-            KeyColumns::Scattered { group, width } => {
-                let mut spans = ColumnSpans::new();
-                (spans.locate(row, *width)).columns_equal(group, key)
-            }
-        }
-    }
-
-    fn key(&self, change: &Change<Row>) -> Row {
-        let row = &change.row;
-        match &self.columns {
-            KeyColumns::Span(columns) => {
-                let span = column_range_span(row, columns.clone());
-                RowRef::from_packed(&row.as_bytes()[span]).to_row()
-            }
-            KeyColumns::Scattered { group, width } => {
-                let mut spans = ColumnSpans::new();
-                (spans.locate(row, *width)).project(group)
-            }
-        }
-    }
-
-    fn seq(&self, change: &Change<Row>) -> Seq {
-        change.seq
-    }
-
-    fn diff(&self, change: &Change<Row>, diff: isize) -> isize {
-        diff * change.kind.sign()
-    }
-
-    fn value<'r>(&self, change: &'r Change<Row>) -> &'r Row {
-        &change.row
-    }
-}
-
-impl GroupFold<Row> for RowFold {
-    type Value = Row;
-    type State = SmallVec<[Accumulator; 2]>;
+    type State = Accumulators;
     type Output = Row;
 
     fn init(&self) -> Self::State {
-        self.aggregates
-            .iter()
-            .map(AggregateExpr::create_accumulator)
-            .collect()
+        accumulators(&self.aggregates)
     }
 
     /// Updates every aggregate; when one refuses the row, those before it are rolled back, so
@@ -336,13 +265,7 @@ impl GroupFold<Row> for RowFold {
         self.order_independent
     }
 
-    fn output(&self, key: &Row, state: &Self::State) -> Result<Row, String> {
-        let mut row = Row::new();
-        let mut packer = row.packer();
-        packer.extend_by_row(key.as_row_ref());
-        for (agg, acc) in self.aggregates.iter().zip(state) {
-            agg.get_value(acc, &mut packer).map_err(|e| e.to_string())?;
-        }
-        Ok(row)
+    fn output(&self, key: &K, state: &Self::State) -> Result<Row, String> {
+        output_row(key, &self.aggregates, state)
     }
 }
