@@ -79,11 +79,9 @@ pub(super) fn render<'s>(
     };
     let probe_changes = render_node(ctx, probe)?.into_changelog();
     let build_changes = render_node(ctx, build)?.into_changelog();
-    let integer = |plan: &RelExpr, key: &[usize]| {
-        key.len() == 1 && plan.schema.fields[key[0]].ty.data_type.is_integer()
-    };
     let inputs = (probe_changes, build_changes);
-    let out = match integer(probe, probe_key) && integer(build, build_key) {
+    let integer = probe.schema.is_integer_key(probe_key) && build.schema.is_integer_key(build_key);
+    let out = match integer {
         true => join_keyed::<i64>(ctx, join, inputs, times, output),
         false => join_keyed::<Row>(ctx, join, inputs, times, output),
     };
