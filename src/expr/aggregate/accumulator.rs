@@ -85,7 +85,8 @@ pub struct Accumulator {
     state: State,
 }
 
-fn overflow(ty: &ColumnType) -> EvalError {
+/// The error of an accumulator of an aggregate of type `ty` that overflows.
+pub(crate) fn overflow(ty: &ColumnType) -> EvalError {
     EvalError::Overflow {
         expr: "the aggregate's accumulator".into(),
         ty: ty.data_type.clone(),
@@ -154,20 +155,15 @@ impl Accumulator {
     }
 
     /// An exact SUM / AVG's update by `signed` copies of the non-NULL integer or DECIMAL
-    /// `value` (unscaled), as [`update`](Self::update) applies it: an overflow of the
-    /// accumulator is an error of type `ty` and leaves it as it was. Other accumulators are
-    /// left as they are.
+    /// `value` (unscaled), as [`update`](Self::update) applies it: `false` when the
+    /// accumulator would overflow, which leaves it as it was (the caller reports
+    /// [`overflow`] of the aggregate's type). Other accumulators are left as they are.
     #[inline]
-    pub(crate) fn add_exact(
-        &mut self,
-        value: i128,
-        signed: i64,
-        ty: &ColumnType,
-    ) -> Result<(), EvalError> {
+    pub(crate) fn add_exact(&mut self, value: i128, signed: i64) -> bool {
         debug_assert!(matches!(self.state, State::ExactSum { .. }), "an exact sum");
         match &mut self.state {
-            State::ExactSum { total, count } => add_exact(total, count, value, signed, ty),
-            _ => Ok(()),
+            State::ExactSum { total, count } => add_exact(total, count, value, signed).is_some(),
+            _ => true,
         }
     }
 
@@ -357,25 +353,16 @@ impl Accumulator {
 /// Adds `signed` copies of `value` to an exact SUM / AVG's `total` and `count`, or leaves
 /// them as they were and reports the overflow of the accumulator.
 #[inline]
-fn add_exact(
-    total: &mut Wide,
-    count: &mut i64,
-    value: i128,
-    signed: i64,
-    ty: &ColumnType,
-) -> Result<(), EvalError> {
+fn add_exact(total: &mut Wide, count: &mut i64, value: i128, signed: i64) -> Option<()> {
     // One row added or retracted (the usual update) needs no 128-bit multiply.
     let delta = match signed {
         1 => Some(value),
         -1 => value.checked_neg(),
         _ => value.checked_mul(signed as i128),
     };
-    let sum = delta
-        .and_then(|v| total.get().checked_add(v))
-        .ok_or_else(|| overflow(ty))?;
-    *total = Wide::new(sum);
+    *total = Wide::new(delta.and_then(|v| total.get().checked_add(v))?);
     *count += signed;
-    Ok(())
+    Some(())
 }
 
 impl State {
@@ -405,7 +392,7 @@ impl State {
                     Datum::Decimal(v) => v,
                     _ => return Ok(()),
                 };
-                add_exact(total, count, value, signed, ty)?;
+                add_exact(total, count, value, signed).ok_or_else(|| overflow(ty))?;
             }
             State::FloatSum { total, count } => {
                 let Datum::Float(v) = first else {

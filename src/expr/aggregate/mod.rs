@@ -32,6 +32,7 @@ use super::error::EvalError;
 use super::func::Numeric;
 use super::scalar::{ScalarExpr, ScalarKind};
 
+pub(crate) use accumulator::overflow as overflow_error;
 pub use accumulator::Accumulator;
 pub use udaf::{AggregateUdf, UdafAccumulator};
 

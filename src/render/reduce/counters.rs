@@ -7,6 +7,7 @@
 //! ([`ColumnCursor`]), the others skipped, instead of every leading column being decoded into
 //! datums and each aggregate dispatching on its arguments and FILTER per row.
 
+use crate::expr::aggregate::overflow_error;
 use crate::expr::func::Numeric;
 use crate::expr::{Accumulator, AggregateExpr, AggregateFunc, ScalarKind};
 use crate::repr::{ColumnCursor, Number, Row};
@@ -65,16 +66,16 @@ impl CounterFold {
         })
     }
 
-    /// Applies `signed` copies of `row` to `acc`, the accumulator of the aggregate that reads
-    /// it as `read`, reading its column with `cursor`.
-    #[inline]
+    /// Applies `signed` copies of the row under `cursor` to `acc`, the accumulator of an
+    /// aggregate that reads it as `read`: `false` when the accumulator would overflow (it is
+    /// then left as it was).
+    #[inline(always)]
     fn apply(
-        agg: &AggregateExpr,
         read: Read,
         acc: &mut Accumulator,
         cursor: &mut ColumnCursor<'_>,
         signed: i64,
-    ) -> Result<(), String> {
+    ) -> bool {
         match read {
             Read::Rows => acc.add_count(signed),
             Read::NonNull(c) => {
@@ -83,18 +84,16 @@ impl CounterFold {
                 }
             }
             Read::Exact(c) => {
-                let value = match cursor.number(c) {
-                    Number::Int(v) => v as i128,
-                    Number::Decimal(v) => v,
+                return match cursor.number(c) {
+                    Number::Int(v) => acc.add_exact(v as i128, signed),
+                    Number::Decimal(v) => acc.add_exact(v, signed),
                     // NULL, and (which the plan's types rule out) anything else: skipped, as
                     // the accumulator skips it.
-                    Number::Null | Number::Other => return Ok(()),
+                    Number::Null | Number::Other => true,
                 };
-                acc.add_exact(value, signed, &agg.ty)
-                    .map_err(|e| e.to_string())?;
             }
         }
-        Ok(())
+        true
     }
 }
 
@@ -109,17 +108,19 @@ impl<K: OutputKey> GroupFold<K> for CounterFold {
 
     /// Updates every aggregate; when one refuses the row (an overflow of its accumulator),
     /// those before it are rolled back, so a refused row leaves the group as it was.
+    #[inline]
     fn update(&self, state: &mut Self::State, row: &Row, diff: isize) -> Result<(), String> {
         let mut cursor = ColumnCursor::new(row);
         let signed = diff as i64;
-        let parts = self.aggregates.iter().zip(&self.reads);
-        for (i, ((agg, &read), acc)) in parts.clone().zip(state.iter_mut()).enumerate() {
-            if let Err(e) = CounterFold::apply(agg, read, acc, &mut cursor, signed) {
-                for ((agg, &read), acc) in parts.zip(state.iter_mut()).take(i) {
-                    // Undoing what was just applied cannot fail.
-                    let _ = CounterFold::apply(agg, read, acc, &mut cursor, -signed);
+        let accumulators = state.as_mut_slice();
+        for (i, (&read, acc)) in self.reads.iter().zip(accumulators.iter_mut()).enumerate() {
+            if !CounterFold::apply(read, acc, &mut cursor, signed) {
+                let applied = self.reads.iter().zip(accumulators.iter_mut()).take(i);
+                for (&read, acc) in applied {
+                    // Undoing what was just applied cannot overflow.
+                    CounterFold::apply(read, acc, &mut cursor, -signed);
                 }
-                return Err(e);
+                return Err(overflow_error(&self.aggregates[i].ty).to_string());
             }
         }
         Ok(())
