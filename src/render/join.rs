@@ -19,14 +19,15 @@ use differential_temporal_operators::temporal_join::{
     arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
     temporal_join_final, FinalJoin, JoinConfig, JoinKey,
 };
-use differential_temporal_operators::versioned::versions_from_changelog;
+use differential_temporal_operators::versioned::version_of_change;
 use differential_temporal_operators::watermark::watermarks;
-use differential_temporal_operators::{arrange_versions, Change, Seq, SysTime};
+use differential_temporal_operators::{arrange_versions, Change, Seq, SysTime, Version};
 
 use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
 use super::{split, split_map, Collection, ExecutionMode, RenderContext};
 
 type Keyed<'s, K> = VecCollection<'s, SysTime, (K, Change<Row>)>;
+type Versions<'s, K, E> = VecCollection<'s, SysTime, (K, Version<E, Row>)>;
 
 /// A join key read from a row's decoded columns `key` (none of them NULL).
 trait JoinKeyOf: ExchangeData + Hashable + JoinKey {
@@ -108,7 +109,13 @@ fn join_keyed<'s, K: JoinKeyOf>(
     } = join;
     let kind = *kind;
     let probe_time = times.as_ref().map(|(p, _)| p.column);
-    let (probe_keyed, null_keyed) = key_rows(ctx, probe_changes, probe_key.clone(), probe_time);
+    let (probe_keyed, null_keyed): (Keyed<'s, K>, _) = key_rows(
+        ctx,
+        probe_changes,
+        probe_key.clone(),
+        probe_time,
+        |k, _, ch| Ok((k, ch)),
+    );
     let padded =
         match kind {
             JoinKind::Left => {
@@ -120,13 +127,20 @@ fn join_keyed<'s, K: JoinKeyOf>(
             }
             JoinKind::Inner => None,
         };
-    let build_time = times.as_ref().map(|(_, b)| b.column);
-    let (build_keyed, _never_matched) = key_rows(ctx, build_changes, build_key.clone(), build_time);
+    let build_key = build_key.clone();
     let residual = residual_fn(residual.as_ref().map(|r| r.compile()));
 
     let joined_changes = if let Some((pt, bt)) = times {
-        let (p_col, b_col) = (pt.column, bt.column);
-        let versions = versions_from_changelog(build_keyed, move |row: &Row| time_of(row, b_col));
+        let p_col = pt.column;
+        // The build rows' versions, each stamped with the time read while keying it (a `-U`
+        // makes none; it goes with the NULL-keyed rows, which never match).
+        let (versions, _never_matched): (Versions<'s, K, Ts>, _) = key_rows(
+            ctx,
+            build_changes,
+            build_key,
+            Some(bt.column),
+            |k, t, ch| version_of_change(ch, t.unwrap_or(NO_TIME)).map(|v| (k, v)),
+        );
         match ctx.mode {
             ExecutionMode::Incremental => {
                 let probe = arrange_probe(
@@ -193,7 +207,10 @@ fn join_keyed<'s, K: JoinKeyOf>(
             }
         }
     } else {
-        let versions = versions_from_changelog(build_keyed, |_: &Row| ());
+        let (versions, _never_matched): (Versions<'s, K, ()>, _) =
+            key_rows(ctx, build_changes, build_key, None, |k, _, ch| {
+                version_of_change(ch, ()).map(|v| (k, v))
+            });
         let build = arrange_versions(versions, "LookupJoin: versions");
         lookup_join(
             probe_keyed,
@@ -221,33 +238,44 @@ impl JoinKey for Row {
     }
 }
 
-/// Keys each change by its key columns. Changes with a NULL key column go to the second
-/// collection (they never match); with an event-time `column`, changes whose time is NULL are
-/// refused with their `seq`. One pass over the changes.
-fn key_rows<'s, K: JoinKeyOf>(
+/// Keys each change by its key columns and makes it a record with `make(key, event time,
+/// change)` (the time `None` without an event-time `column`, or if the column holds no
+/// timestamp). Changes with a NULL key column go to the second collection (they never match),
+/// as do those `make` gives back; with an event-time `column`, changes whose time is NULL are
+/// refused with their `seq`. One pass over the changes, one decode of each row's leading
+/// columns.
+fn key_rows<'s, K: JoinKeyOf, T: ExchangeData>(
     ctx: &mut RenderContext<'s>,
     changes: Changes<'s>,
     key: Vec<usize>,
     time: Option<usize>,
-) -> (Keyed<'s, K>, Changes<'s>) {
+    make: impl Fn(K, Option<Ts>, Change<Row>) -> Result<T, Change<Row>> + 'static,
+) -> (VecCollection<'s, SysTime, T>, Changes<'s>) {
     let mut datums = DatumVec::new();
     let read = prefix_len(key.iter().chain(&time).copied());
     let (keyed, other) = split_map(changes, move |ch| {
         // One decode of the row (as far as its last key or time column) answers the key and
-        // the time: `Ok(key)`, `Err(None)` for a NULL key column (padded or dropped by the join
-        // kind), `Err(Some(reason))` for a NULL time or a key the key type cannot read.
+        // the time: `Ok((key, time))`, `Err(None)` for a NULL key column (padded or dropped by
+        // the join kind), `Err(Some(reason))` for a NULL time or a key the key type cannot read.
         let verdict = {
             let datums = datums.borrow_prefix(&ch.row, read);
+            let ts = time.map(|c| datums[c]);
             if key.iter().any(|&c| datums[c].is_null()) {
                 Err(None)
-            } else if time.is_some_and(|c| datums[c].is_null()) {
+            } else if ts.is_some_and(|d| d.is_null()) {
                 Err(Some(null_time(ch.seq)))
             } else {
-                K::of(&datums, &key).ok_or_else(|| Some(unreadable_key(ch.seq)))
+                let ts = ts.and_then(|d| match d {
+                    Datum::Timestamp(ts) => Some(ts),
+                    _ => None,
+                });
+                K::of(&datums, &key)
+                    .map(|k| (k, ts))
+                    .ok_or_else(|| Some(unreadable_key(ch.seq)))
             }
         };
         match verdict {
-            Ok(k) => Ok((k, ch)),
+            Ok((k, ts)) => make(k, ts, ch).map_err(Ok),
             Err(None) => Err(Ok(ch)),
             Err(Some(rejected)) => Err(Err(rejected)),
         }

@@ -1,12 +1,12 @@
 //! A versions arrangement kept bounded by the watermarks of a final-mode temporal join
 //! (rule B11).
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use differential_dataflow::operators::arrange::Arranged;
 use differential_dataflow::operators::iterate::Variable;
-use differential_dataflow::trace::cursor::cursor_list;
-use differential_dataflow::trace::{Cursor, TraceReader};
+use differential_dataflow::trace::{Cursor, Navigable, TraceReader};
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Operator};
@@ -45,10 +45,10 @@ use crate::{arrange_versions, SysTime, Version};
 /// has the same limit (its versions are never retracted). Retractions of versions at or after
 /// the watermark are exact.
 ///
-/// Cost: per version one index entry (by event time) until the watermark passes it; per rise,
-/// one seek per key the watermark passed and a walk over that key's versions newer than the
-/// watermark and the ones retracted. State: the arrangement, O(keys + versions at or after
-/// the watermark) once compacted, plus that index.
+/// Cost: per version one entry in a heap by event time (O(log n), no allocation) until the
+/// watermark passes it; per rise, a sort of the keys it passed, one seek per such key and a
+/// walk over that key's versions newer than the watermark and the ones retracted. State: the
+/// arrangement, O(keys + versions at or after the watermark) once compacted, plus that heap.
 ///
 /// # Examples
 ///
@@ -122,8 +122,9 @@ where
             move |_cap, _info| {
                 let mut caps = CapabilitySet::<SysTime>::new();
                 let mut marks = combined(idle_timeout);
-                // Keys by the event times of their versions, until the watermark passes them.
-                let mut expiry: BTreeMap<E, Vec<K>> = BTreeMap::new();
+                // `(event time, key)` of each version received, oldest first, until the
+                // watermark passes it (a heap: no allocation per version).
+                let mut expiry: BinaryHeap<Reverse<(E, K)>> = BinaryHeap::new();
                 // Per key, the time of the version kept at its last prune: every live version
                 // older than it was retracted then.
                 let mut kept_at: BTreeMap<K, E> = BTreeMap::new();
@@ -141,18 +142,17 @@ where
                         for span in spans.drain(..) {
                             ack.clone_from(span.upper());
                             let Some(batch) = span.inner else { continue };
-                            let (mut cur, sto) = cursor_list(vec![batch]);
-                            while let Some(k) = cur.get_key(&sto) {
-                                while let Some(val) = cur.get_val(&sto) {
+                            let mut cur = batch.cursor();
+                            while let Some(k) = cur.get_key(&batch) {
+                                while let Some(val) = cur.get_val(&batch) {
                                     let mut added = false;
-                                    cur.map_times(&sto, |_, d| added |= *d > 0);
+                                    cur.map_times(&batch, |_, d| added |= *d > 0);
                                     if added {
-                                        let time = val.0 .0.clone();
-                                        expiry.entry(time).or_default().push(k.clone());
+                                        expiry.push(Reverse((val.0 .0.clone(), k.clone())));
                                     }
-                                    cur.step_val(&sto);
+                                    cur.step_val(&batch);
                                 }
-                                cur.step_key(&sto);
+                                cur.step_key(&batch);
                             }
                         }
                     });
@@ -171,18 +171,21 @@ where
                         let Watermark::At(x) = marks.at(now) else {
                             continue;
                         };
-                        let rest = expiry.split_off(&x);
-                        // The keys with versions the watermark passed, each with the oldest
-                        // such version's time (the map is in time order: the first is oldest).
-                        let mut due: BTreeMap<K, E> = BTreeMap::new();
-                        for (time, keys) in std::mem::replace(&mut expiry, rest) {
-                            for k in keys {
-                                due.entry(k).or_insert_with(|| time.clone());
-                            }
+                        // The keys with versions the watermark passed, in key order, each
+                        // with the oldest such version's time (popped oldest first, and the
+                        // stable sort keeps a key's first entry first).
+                        let mut due: Vec<(K, E)> = Vec::new();
+                        while expiry.peek().is_some_and(|Reverse((time, _))| *time < x) {
+                            let Some(Reverse((time, k))) = expiry.pop() else {
+                                break;
+                            };
+                            due.push((k, time));
                         }
                         if due.is_empty() {
                             continue;
                         }
+                        due.sort_by(|a, b| a.0.cmp(&b.0));
+                        due.dedup_by(|later, first| later.0 == first.0);
                         let batches = handle.batches_through(ack.borrow());
                         let mut reader = VersionCursor::new(batches.expect("trace readable"));
                         let cap = caps.delayed(&now);

@@ -165,6 +165,14 @@ where
     E: ExchangeData,
     V: ExchangeData,
 {
+    if let [b] = *at_key {
+        // One batch holds the key (the common case once the trace has merged): no minimum.
+        let (cur, batch) = (&mut cursors[b], &batches[b]);
+        let val = cur.get_val(batch)?;
+        cur.map_times(batch, |t, d| logic(t, *d));
+        cur.step_val(batch);
+        return Some(val);
+    }
     let val = at_key
         .iter()
         .filter_map(|&b| cursors[b].get_val(&batches[b]))

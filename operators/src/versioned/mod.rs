@@ -97,15 +97,20 @@ where
 {
     changelog.flat_map(move |(key, change)| {
         let time = time_of(&change.row);
-        let version = match change.kind {
-            RowKind::Insert | RowKind::UpdateAfter => {
-                Some(Version::row(time, change.seq, change.row))
-            }
-            RowKind::Delete => Some(Version::delete(time, change.seq)),
-            RowKind::UpdateBefore => None,
-        };
-        version.map(|v| (key, v))
+        version_of_change(change, time).ok().map(|v| (key, v))
     })
+}
+
+/// The version one changelog record makes, `time` its row's event time (the step of
+/// [`versions_from_changelog`], for callers that read the time while keying the row): `+I`/`+U`
+/// a row version, `-D` a delete version; a `-U` makes none (rule A5) and is given back as
+/// `Err`.
+pub fn version_of_change<E, V>(change: Change<V>, time: E) -> Result<Version<E, V>, Change<V>> {
+    match change.kind {
+        RowKind::Insert | RowKind::UpdateAfter => Ok(Version::row(time, change.seq, change.row)),
+        RowKind::Delete => Ok(Version::delete(time, change.seq)),
+        RowKind::UpdateBefore => Err(change),
+    }
 }
 
 /// A versioned table: the versions of every key, arranged by key, newest first.
