@@ -34,11 +34,18 @@ impl<K, G> Default for Groups<K, G> {
 
 impl<K, G> Groups<K, G> {
     /// Asks the CPU to bring the groups a key of hash `hash` may name into cache: a fold that
-    /// looks a few updates ahead (see [`fold_ahead`]) finds their groups there when it reaches
+    /// looks a few updates ahead (see [`ahead`]) finds their groups there when it reaches
     /// them, instead of waiting on memory for each in turn.
     pub(super) fn prefetch(&self, hash: u64) {
         for &slot in self.index.iter_hash(hash) {
-            prefetch(&self.slots[slot as usize]);
+            self.prefetch_slot(slot);
+        }
+    }
+
+    /// Asks the CPU to bring the group in `slot` into cache.
+    pub(super) fn prefetch_slot(&self, slot: Slot) {
+        if let Some(group) = self.slots.get(slot as usize) {
+            prefetch(group);
         }
     }
 
@@ -98,31 +105,32 @@ impl<K, G> Groups<K, G> {
     }
 }
 
-/// How many updates [`fold_ahead`] looks ahead: enough memory requests in flight to hide most
-/// of a cache miss, few enough that the prefetched groups are still cached when used.
+/// How many items [`ahead`] looks ahead: enough memory requests in flight to hide most of a
+/// cache miss, few enough that the prefetched groups are still cached when used.
 const AHEAD: usize = 8;
 
-/// Feeds `updates` to `fold` in order, with their key's `hash`, prefetching the groups of the
-/// next [`AHEAD`] updates first.
-pub(super) fn fold_ahead<K, G, U>(
+/// Feeds `items` to `f` in order, calling `prefetch` on each [`AHEAD`] items before `f` gets
+/// it, so that the groups it will touch are on their way into cache (a fold's updates, the
+/// changed groups whose rows are emitted: both reach groups in an order the hardware cannot
+/// predict).
+pub(super) fn ahead<K, G, U>(
     groups: &mut Groups<K, G>,
-    updates: impl IntoIterator<Item = U>,
-    hash: impl Fn(&U) -> u64,
-    mut fold: impl FnMut(&mut Groups<K, G>, u64, U),
+    items: impl IntoIterator<Item = U>,
+    prefetch: impl Fn(&Groups<K, G>, &U),
+    mut f: impl FnMut(&mut Groups<K, G>, U),
 ) {
     let mut window = VecDeque::with_capacity(AHEAD + 1);
-    for update in updates {
-        let h = hash(&update);
-        groups.prefetch(h);
-        window.push_back((h, update));
+    for item in items {
+        prefetch(groups, &item);
+        window.push_back(item);
         if window.len() > AHEAD {
-            if let Some((h, update)) = window.pop_front() {
-                fold(groups, h, update);
+            if let Some(item) = window.pop_front() {
+                f(groups, item);
             }
         }
     }
-    for (h, update) in window {
-        fold(groups, h, update);
+    for item in window {
+        f(groups, item);
     }
 }
 

@@ -44,7 +44,7 @@ use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::generic::OutputBuilder;
 
-use self::groups::{fold_ahead, Groups, Slot};
+use self::groups::{ahead, Groups, Slot};
 use crate::keyed_merge::Rejected;
 use crate::pending::{Pending, Update};
 use crate::{Seq, SysTime};
@@ -365,34 +365,43 @@ where
                 let mut refusals = rejected_out.session(&rejected_cap);
                 let mut refuse =
                     |seq, reason| refusals.give((Rejected::invalid(seq, reason), time, 1));
-                let hash = |(record, _, _): &Update<R>| grouping.hash(record);
-                let fold_in = |groups: &mut Groups<G::Key, Group<F::State>>,
-                               hash,
-                               (record, _, diff): Update<R>| {
-                    let slot = groups.get_or_insert(
-                        hash,
-                        |key| grouping.is_key(&record, key),
-                        || (grouping.key(&record), Group::new(fold.init())),
-                        |key| grouping.hash_key(key),
-                    );
-                    let (key, group) = groups.get_mut(slot);
-                    if !group.changed {
-                        group.changed = true;
-                        changed.push((slot, group.row(&fold, key).and_then(Result::ok)));
-                    }
-                    let (seq, diff) = (grouping.seq(&record), grouping.diff(&record, diff));
-                    group.apply(&fold, seq, grouping.value(&record), diff, &mut refuse);
-                };
+                let hashed = |update: Update<R>| (grouping.hash(&update.0), update);
+                let prefetch = |groups: &Groups<_, _>, (hash, _): &(u64, _)| groups.prefetch(*hash);
+                let fold_in =
+                    |groups: &mut Groups<G::Key, Group<F::State>>,
+                     (hash, (record, _, diff)): (u64, Update<R>)| {
+                        let slot = groups.get_or_insert(
+                            hash,
+                            |key| grouping.is_key(&record, key),
+                            || (grouping.key(&record), Group::new(fold.init())),
+                            |key| grouping.hash_key(key),
+                        );
+                        let (key, group) = groups.get_mut(slot);
+                        if !group.changed {
+                            group.changed = true;
+                            changed.push((slot, group.row(&fold, key).and_then(Result::ok)));
+                        }
+                        let (seq, diff) = (grouping.seq(&record), grouping.diff(&record, diff));
+                        group.apply(&fold, seq, grouping.value(&record), diff, &mut refuse);
+                    };
                 if arrival_order {
-                    fold_ahead(&mut groups, batches.into_updates(), hash, fold_in);
+                    let updates = batches.into_updates().map(hashed);
+                    ahead(&mut groups, updates, prefetch, fold_in);
                 } else {
                     // Sorted by record: with records ordered by key or by `seq` first, each
                     // key's updates come in fold order.
                     let mut updates = batches.into_vec();
                     differential_dataflow::consolidation::consolidate_updates(&mut updates);
-                    fold_ahead(&mut groups, updates, hash, fold_in);
+                    ahead(
+                        &mut groups,
+                        updates.into_iter().map(hashed),
+                        prefetch,
+                        fold_in,
+                    );
                 }
-                for (slot, before) in changed.drain(..) {
+                // The changed groups are met again in the order they changed: prefetched too.
+                let emit = |groups: &mut Groups<G::Key, Group<F::State>>,
+                            (slot, before): (Slot, Option<F::Output>)| {
                     let (key, group) = groups.get_mut(slot);
                     group.changed = false;
                     let now = group
@@ -409,7 +418,10 @@ where
                     if group.rows == 0 {
                         emptied.push(slot);
                     }
-                }
+                };
+                let prefetch_slot =
+                    |groups: &Groups<_, _>, (slot, _): &(Slot, _)| groups.prefetch_slot(*slot);
+                ahead(&mut groups, changed.drain(..), prefetch_slot, emit);
                 emptied.sort_unstable_by(|a, b| b.cmp(a));
                 groups.remove_all(&emptied, |key| grouping.hash_key(key));
                 emptied.clear();
