@@ -100,6 +100,7 @@ impl Highest {
 /// (it keeps its order) and reported as ignored too. `engine` names the engine in the reason of an
 /// ignored or rejected write. A winning write updates the stored state in place: the replaced
 /// row moves into `-U old`, the order is overwritten, nothing else is allocated.
+#[inline]
 pub(crate) fn keep_highest(
     state: &mut Option<KeyState>,
     kind: RowKind,
@@ -155,6 +156,7 @@ pub(crate) fn keep_highest(
         Ordering::Less => return Err(Refusal::ignored(engine.below_stored())),
         Ordering::Equal => {}
         // The write wins: the stored state is updated in place.
+        Ordering::Greater if stored.order.len() == key.len() => stored.order.copy_from_slice(key),
         Ordering::Greater => {
             stored.order.clear();
             stored.order.extend_from_slice(key);
