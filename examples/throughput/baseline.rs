@@ -123,9 +123,8 @@ pub fn run(op: Op, shape: Shape) -> Base {
             // The engine's input as it is: typed rows `[key, payload, version]`. Per write: read
             // the version, keep a copy of the row if its version is >= the kept one.
             let mut kept: HashMap<u64, (i64, Row)> = HashMap::new();
-            let cell = |row: &Row, j: usize| int_cell(row, j).map(|v| v as u64);
             let mut emit = |k: u64, seq, kind, row: &Row| {
-                let (version, payload) = (cell(row, 2), cell(row, 1));
+                let [_, payload, version] = int_cells(row).map(|v| v.map(|v| v as u64));
                 digest.add(
                     [
                         k,
@@ -142,7 +141,7 @@ pub fn run(op: Op, shape: Shape) -> Base {
             };
             let clock = timed(&shape, generate, |rows| {
                 for (seq, (key, row)) in rows {
-                    let Some(version) = int_cell(row, 2) else {
+                    let [_, _, Some(version)] = int_cells(row) else {
                         continue;
                     };
                     match kept.entry(*key) {
@@ -351,10 +350,14 @@ fn build_by_key(shape: &Shape) -> Vec<(i64, u64)> {
         .collect()
 }
 
-/// The BIGINT in cell `j` of a typed row, if it is one.
-pub fn int_cell(row: &Row, j: usize) -> Option<i64> {
-    match row.get(j) {
-        Some(Datum::Int(v)) => Some(v),
-        _ => None,
+/// The integers in the first `N` cells of a typed row, decoded in one pass over the row (a
+/// cell that is not an integer, or is past the row's end, is `None`).
+pub fn int_cells<const N: usize>(row: &Row) -> [Option<i64>; N] {
+    let mut ints = [None; N];
+    for (int, cell) in ints.iter_mut().zip(row.iter()) {
+        if let Datum::Int(v) = cell {
+            *int = Some(v);
+        }
     }
+    ints
 }

@@ -31,7 +31,7 @@ use differential_temporal::operators::{
 };
 use timely::dataflow::ProbeHandle;
 
-use crate::baseline::int_cell;
+use crate::baseline::int_cells;
 use crate::clock::Stopwatch;
 use crate::report::{kind_code, Digest, REFUSED};
 use crate::workload::{self, share, Shape, Stream, JITTER_MS};
@@ -94,8 +94,9 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
             drive(workers, shape, generate, |writes, sink| {
                 let merged = merge_engine(writes, versioned_engine());
                 sink.observe(merged.changelog, |(k, c): &(u64, Change<Row>)| {
-                    let cell = |j: usize| int_cell(&c.row, j).map_or(REFUSED, |v| v as u64);
-                    [*k, c.seq, kind_code(c.kind), cell(2), cell(1)]
+                    let [_, payload, version] =
+                        int_cells(&c.row).map(|v| v.map_or(REFUSED, |v| v as u64));
+                    [*k, c.seq, kind_code(c.kind), version, payload]
                 });
                 // Writes that lose to a higher version are counted as ignored, not refused.
                 let refused = (merged.rejected).filter(|(_, r)| r.kind != RejectKind::Ignored);

@@ -4,6 +4,7 @@
 //! The "highest order wins" fold here is shared with [`versioned`](super::versioned).
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 
 use super::order::{order_key, order_value, OrderField, OrderKey, OrderValue};
 use super::{Deletes, KeyState, Row};
@@ -99,6 +100,7 @@ impl Highest {
 /// (it keeps its order) and reported as ignored too. `engine` names the engine in the reason of an
 /// ignored or rejected write. A winning write updates the stored state in place: the replaced
 /// row moves into `-U old`, the order is overwritten, nothing else is allocated.
+#[inline]
 pub(crate) fn keep_highest(
     state: &mut Option<KeyState>,
     kind: RowKind,
@@ -149,13 +151,16 @@ pub(crate) fn keep_highest(
         }
         return Ok(Some(absent()));
     };
-    if key < stored.order.as_slice() {
-        return Err(Refusal::ignored(engine.below_stored()));
-    }
-    // The write wins: the stored state is updated in place.
-    if stored.order.as_slice() != key {
-        stored.order.clear();
-        stored.order.extend_from_slice(key);
+    // One comparison decides: below the stored order loses, above it replaces the order.
+    match key.cmp(stored.order.as_slice()) {
+        Ordering::Less => return Err(Refusal::ignored(engine.below_stored())),
+        Ordering::Equal => {}
+        // The write wins: the stored state is updated in place.
+        Ordering::Greater if stored.order.len() == key.len() => stored.order.copy_from_slice(key),
+        Ordering::Greater => {
+            stored.order.clear();
+            stored.order.extend_from_slice(key);
+        }
     }
     match (kind.is_accumulate(), &mut stored.row) {
         // An identical upsert changes nothing and emits nothing (Flink's ChangelogNormalize).

@@ -35,7 +35,9 @@ pub struct Versioned {
 }
 
 impl Versioned {
-    /// Folds one write, borrowed or owned (cloned only if it wins).
+    /// Folds one write, borrowed or owned (cloned only if it wins). Inlined into the engine's
+    /// dispatch, so the write and the result are not moved through one more call per write.
+    #[inline]
     pub(crate) fn merge(
         &self,
         state: &mut Option<KeyState>,

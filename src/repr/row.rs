@@ -432,12 +432,17 @@ impl<'a> Iterator for DatumIter<'a> {
     #[inline(always)]
     fn next(&mut self) -> Option<Datum<'a>> {
         let (&tag, rest) = self.data.split_first()?;
-        // NULL and short strings, the commonest datums of text-heavy rows, are decoded here so
-        // that a caller matching on them gets the value in registers; the other tags take
-        // `decode` (out of line, its result passed through memory).
+        // NULL, integers and short strings, the commonest datums of typed and text-heavy rows,
+        // are decoded here so that a caller matching on them gets the value in registers; the
+        // other tags take `decode` (out of line, its result passed through memory).
         if tag == NULL {
             self.data = rest;
             return Some(Datum::Null);
+        }
+        if (INT8..=INT64).contains(&tag) {
+            let (value, len) = decode_int(tag, rest);
+            self.data = &rest[len..];
+            return Some(Datum::Int(value));
         }
         if tag == STR8 {
             let (&len, text) = rest.split_first().expect("a packed row is well formed");
@@ -484,6 +489,18 @@ pub(super) fn payload_len(tag: u8, bytes: &[u8]) -> usize {
     }
 }
 
+/// Decodes the integer with tag `INT8..=INT64` from `bytes` (what follows the tag): the value
+/// and its payload length (1, 2, 4 or 8 bytes).
+#[inline(always)]
+fn decode_int(tag: u8, bytes: &[u8]) -> (i64, usize) {
+    match tag {
+        INT8 => (i8::from_le_bytes(take(bytes)) as i64, 1),
+        INT16 => (i16::from_le_bytes(take(bytes)) as i64, 2),
+        INT32 => (i32::from_le_bytes(take(bytes)) as i64, 4),
+        _ => (i64::from_le_bytes(take(bytes)), 8),
+    }
+}
+
 /// Decodes the datum with `tag` from `bytes` (what follows the tag): the datum and its payload
 /// length. Rows are built only by [`RowPacker`] or checked by [`validate`], so the bytes are
 /// well formed.
@@ -493,10 +510,10 @@ fn decode(tag: u8, bytes: &[u8]) -> (Datum<'_>, usize) {
         NULL => (Datum::Null, 0),
         FALSE => (Datum::Bool(false), 0),
         TRUE => (Datum::Bool(true), 0),
-        INT8 => (Datum::Int(i8::from_le_bytes(take(bytes)) as i64), 1),
-        INT16 => (Datum::Int(i16::from_le_bytes(take(bytes)) as i64), 2),
-        INT32 => (Datum::Int(i32::from_le_bytes(take(bytes)) as i64), 4),
-        INT64 => (Datum::Int(i64::from_le_bytes(take(bytes))), 8),
+        INT8..=INT64 => {
+            let (value, len) = decode_int(tag, bytes);
+            (Datum::Int(value), len)
+        }
         FLOAT => (Datum::Float(f64::from_le_bytes(take(bytes))), 8),
         DECIMAL64 => (Datum::Decimal(i64::from_le_bytes(take(bytes)) as i128), 8),
         DECIMAL128 => (Datum::Decimal(i128::from_le_bytes(take(bytes))), 16),
