@@ -103,6 +103,52 @@ fn seed_group_by_count() {
     }
 }
 
+/// A counter GROUP BY whose exact SUM's accumulator would overflow (two DECIMAL(38, 0) values
+/// past 128 bits): the row is refused with its position, and COUNT(*), updated before the SUM,
+/// is rolled back, so the group keeps the value of the rows it accepted.
+#[test]
+fn a_counter_row_that_overflows_its_sum_leaves_the_group_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = "9".repeat(38);
+    let text = format!("k,d\n1,{big}\n1,{big}\n1,-1\n");
+    let path = write(&dir, "t.csv", &text);
+    let schema = Schema::builder()
+        .column("k", DataType::BigInt.not_null())
+        .column("d", DataType::decimal(38, 0).unwrap().not_null())
+        .build()
+        .unwrap();
+    for workers in [1, 2] {
+        let env = env(workers, ExecutionMode::Incremental);
+        env.register_csv("T", &path, Some(schema.clone())).unwrap();
+        let result = env
+            .from("T")
+            .group_by([col("k")])
+            .select([col("k"), count_star().alias("n"), col("d").sum().alias("s")])
+            .execute()
+            .unwrap();
+        let (first, last) = (format!("1,1,{big}"), format!("1,2,{}8", "9".repeat(37)));
+        assert_eq!(
+            changelog_text(&result),
+            vec![
+                format!("+I,{first}"),
+                format!("-U,{first}"),
+                format!("+U,{last}")
+            ],
+            "{workers} workers"
+        );
+        let refused: Vec<(u64, String)> = (result.refused().iter())
+            .map(|(_, r)| (r.seq, r.reason.to_string()))
+            .collect();
+        let overflow = "numeric overflow in 'the aggregate's accumulator': \
+                        the result does not fit DECIMAL(38, 0)";
+        assert_eq!(
+            refused,
+            vec![(3, overflow.to_string())],
+            "{workers} workers"
+        );
+    }
+}
+
 /// A GROUP BY on one integer column with only counters (COUNT, exact SUM / AVG), the form
 /// rendered with an `i64` key and columns read in place: a NULL key is a group, a negative
 /// TINYINT keeps its sign, COUNT(v) skips NULLs, a SUM that overflows BIGINT leaves its group

@@ -109,9 +109,9 @@ impl<K, G> Groups<K, G> {
 /// cache miss, few enough that the prefetched groups are still cached when used.
 const AHEAD: usize = 8;
 
-/// Feeds `items` to `f` in order, calling `prefetch` on each [`AHEAD`] items before `f` gets
-/// it, so that the groups it will touch are on their way into cache (a fold's updates, the
-/// changed groups whose rows are emitted: both reach groups in an order the hardware cannot
+/// Feeds `items` to `f` in order, calling `prefetch` on each item [`AHEAD`] items before `f`
+/// gets it, so that the groups it will touch are on their way into cache (a fold's updates and
+/// the changed groups whose rows are emitted both reach groups in an order the hardware cannot
 /// predict).
 pub(super) fn ahead<K, G, U>(
     groups: &mut Groups<K, G>,
