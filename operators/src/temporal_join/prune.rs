@@ -2,6 +2,7 @@
 //! (rule B11).
 
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use differential_dataflow::operators::arrange::Arranged;
@@ -175,10 +176,8 @@ where
                         // with the oldest such version's time (popped oldest first, and the
                         // stable sort keeps a key's first entry first).
                         let mut due: Vec<(K, E)> = Vec::new();
-                        while expiry.peek().is_some_and(|Reverse((time, _))| *time < x) {
-                            let Some(Reverse((time, k))) = expiry.pop() else {
-                                break;
-                            };
+                        while let Some(top) = expiry.peek_mut().filter(|top| top.0 .0 < x) {
+                            let Reverse((time, k)) = PeekMut::pop(top);
                             due.push((k, time));
                         }
                         if due.is_empty() {
