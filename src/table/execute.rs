@@ -1,14 +1,13 @@
-//! Running a plan: sources read by [`crate::run::feed`], the plan rendered on every worker, the
-//! output changes and the refused rows gathered at worker 0 into a [`TableResult`].
+//! Running a plan through the one driver, [`crate::run::execute`]: its sources read in blocks,
+//! the plan rendered on every worker, the output changes and the refused rows gathered at
+//! worker 0 into a [`TableResult`].
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use differential_dataflow::input::InputSession;
-use differential_dataflow::{AsCollection, VecCollection};
+use differential_dataflow::AsCollection;
 use timely::dataflow::operators::vec::Map;
-use timely::dataflow::ProbeHandle;
 
 use crate::csv::Block;
 use crate::csv::RowError;
@@ -18,7 +17,7 @@ use crate::plan::{ProcessingClock, RelExpr};
 use crate::progress::Progress;
 use crate::render::{Collection, ExecutionMode, RenderContext};
 use crate::repr::Row;
-use crate::run::{feed, gather, BlockInput, BlockReader};
+use crate::run::{self, gather, BlockInput, BlockReader, Take};
 use differential_temporal_operators::{Change, RowKind, SysTime};
 
 use super::result::{Gathered, TableResult};
@@ -153,37 +152,26 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             inputs.push(Input::File(file));
         }
     }
-    let args = std::iter::once("dtemporal".to_string()).chain(options.timely_args.iter().cloned());
-    let config = timely::Config::from_args(args).map_err(Error::Usage)?;
-    let threads = crate::tail::threads(&config);
     let files = inputs.iter().filter_map(|i| match i {
         Input::File(f) => Some(f.path()),
         Input::Generated(_) => None,
     });
     let progress = Progress::for_files(files, options.progress);
-    let line = progress.clone();
     let worker_plan = plan.clone();
     let mode = options.mode;
     let idle_timeout = options.idle_timeout_system_times();
-    let block_bytes = options.block_bytes;
     let final_table = options.result == ResultForm::FinalTable;
     // An append-only output never retracts: its final table is every change, nothing to fold.
     let consolidate = final_table && !plan.mode.is_append_only();
-    let guards = timely::execute(config, move |worker| {
-        let mut sessions: Vec<InputSession<SysTime, Change<Row>, isize>> =
-            inputs.iter().map(|_| InputSession::new()).collect();
-        let mut malformed = InputSession::<SysTime, RowError, isize>::new();
-        let probe = ProbeHandle::new();
-        let output = Rc::new(RefCell::new(Vec::new()));
-        let refused = Rc::new(RefCell::new(Vec::new()));
-        let bad_rows = Rc::new(RefCell::new(Vec::new()));
-        let mut failure = None;
-        let mut table_form = false;
-        worker.dataflow::<SysTime, _, _>(|scope| {
+    let finished = run::execute(
+        &options.timely_args,
+        inputs,
+        options.block_bytes,
+        &progress,
+        move |scope, files, malformed, probe| {
             // A table of several files is the concatenation of their changelogs.
             let mut sources = BTreeMap::new();
-            for (name, session) in names.iter().zip(sessions.iter_mut()) {
-                let file: VecCollection<'_, SysTime, Change<Row>> = session.to_collection(scope);
+            for (name, file) in names.iter().zip(files) {
                 let table = match sources.remove(name) {
                     Some(others) => file.concat(others),
                     None => file,
@@ -192,74 +180,53 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             }
             let mut ctx = RenderContext::new(scope, sources, mode);
             ctx.idle_timeout = idle_timeout;
-            let changes = match ctx.render(&worker_plan) {
-                Ok(Collection::Changelog(changes)) => Some(changes),
-                Ok(Collection::Table(rows)) => {
-                    table_form = true;
-                    Some(rows.map(|row| Change::new(0, RowKind::Insert, row)))
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    None
-                }
-            };
-            if let Some(changes) = changes {
-                if final_table {
-                    // The final table is a multiset of rows: a change's time, seq and kind
-                    // only matter as its sign.
-                    table_form = false;
-                    let rows = changes.inner.map(|(change, _, diff)| {
-                        let diff = if change.kind.is_accumulate() {
-                            diff
-                        } else {
-                            -diff
-                        };
-                        (Change::new(0, RowKind::Insert, change.row), 0, diff)
-                    });
-                    gather(rows.as_collection(), &output, consolidate, &probe);
-                } else {
-                    gather(changes, &output, false, &probe);
-                }
-            }
-            let refusals = differential_dataflow::collection::concatenate(scope, ctx.refused);
-            gather(refusals, &refused, false, &probe);
-            gather(malformed.to_collection(scope), &bad_rows, false, &probe);
-        });
-        if let Some(e) = failure {
-            return Err(TableError::Plan {
+            let rendered = ctx.render(&worker_plan).map_err(|e| TableError::Plan {
                 operation: "execute",
                 source: e,
+            })?;
+            let (changes, mut table_form) = match rendered {
+                Collection::Changelog(changes) => (changes, false),
+                Collection::Table(rows) => {
+                    (rows.map(|row| Change::new(0, RowKind::Insert, row)), true)
+                }
+            };
+            let output = Rc::new(RefCell::new(Vec::new()));
+            if final_table {
+                // The final table is a multiset of rows: a change's time, seq and kind only matter
+                // as its sign.
+                table_form = false;
+                let rows = changes.inner.map(|(change, _, diff)| {
+                    let diff = if change.kind.is_accumulate() {
+                        diff
+                    } else {
+                        -diff
+                    };
+                    (Change::new(0, RowKind::Insert, change.row), 0, diff)
+                });
+                gather(rows.as_collection(), &output, consolidate, probe);
+            } else {
+                gather(changes, &output, false, probe);
+            }
+            let refused = Rc::new(RefCell::new(Vec::new()));
+            let refusals = differential_dataflow::collection::concatenate(scope, ctx.refused);
+            gather(refusals, &refused, false, probe);
+            let bad_rows = Rc::new(RefCell::new(Vec::new()));
+            gather(malformed, &bad_rows, false, probe);
+            let take: Take<Gathered> = Box::new(move || Gathered {
+                output: output.take(),
+                table_form,
+                refused: refused.take(),
+                malformed: bad_rows.take(),
+                // Set by the driver's caller below.
+                threads: 0,
             });
-        }
-        let fed = feed(
-            worker,
-            &inputs,
-            &mut sessions,
-            &mut malformed,
-            block_bytes,
-            &probe,
-            &line,
-        );
-        drop(sessions);
-        drop(malformed);
-        while worker.step() {}
-        fed?;
-        Ok((worker.index() == 0).then(|| Gathered {
-            output: output.take(),
-            table_form,
-            refused: refused.take(),
-            malformed: bad_rows.take(),
-            threads,
-        }))
-    })
-    .map_err(Error::Runtime)?;
-    let mut gathered = None;
-    for result in guards.join() {
-        if let Some(g) = result.map_err(Error::Runtime)?? {
-            gathered = Some(g);
-        }
-    }
-    progress.finish();
+            Ok::<_, TableError>(take)
+        },
+    )?;
+    let gathered = finished.map(|f| Gathered {
+        threads: f.threads,
+        ..f.taken
+    });
     Ok(TableResult::new(
         plan.schema.clone(),
         plan.mode.clone(),
