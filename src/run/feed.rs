@@ -180,7 +180,7 @@ pub fn feed<I: BlockInput>(
         malformed.flush();
         worker.step();
         let bound = epoch.saturating_sub(LAG);
-        worker.step_while(|| probe.less_than(&bound));
+        worker.step_or_park_while(None, || probe.less_than(&bound));
     }
     let last = splitters.iter().map(|s| s.blocks_seen()).max().unwrap_or(0);
     for s in sessions.iter_mut() {
@@ -189,7 +189,7 @@ pub fn feed<I: BlockInput>(
     }
     malformed.advance_to(last);
     malformed.flush();
-    worker.step_while(|| probe.less_than(&last));
+    worker.step_or_park_while(None, || probe.less_than(&last));
     Ok(())
 }
 

@@ -231,7 +231,7 @@ where
         );
         drop(sessions);
         drop(malformed);
-        while worker.step() {}
+        while worker.step_or_park(None) {}
         fed?;
         Ok::<_, E>((worker.index() == 0).then(take))
     })

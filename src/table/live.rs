@@ -335,7 +335,7 @@ fn work(
     }
     drop(sessions);
     drop(malformed);
-    while worker.step() {}
+    while worker.step_or_park(None) {}
     apply(fed);
     Ok(())
 }
