@@ -105,11 +105,15 @@ pub(super) fn run_engine(
             let writes = input.map(|r: Record| (r.key, Change::new(r.seq, r.kind, r.row)));
             let merged = merge_engine(writes, engine.clone());
             // Final-table lines are placed by their cells: a merged row has no single source row.
-            let types = types.clone();
-            let output = emit_lines(merged.changelog, emit, move |r: EngineRow| match &types {
-                None => (0, r),
-                Some(types) => (0, text_row(&r, types)),
-            });
+            let mut text = types.clone().map(TextRows::new);
+            let output = emit_lines(
+                merged.changelog,
+                emit,
+                move |r: EngineRow| match &mut text {
+                    None => (0, r),
+                    Some(text) => (0, text.row(&r)),
+                },
+            );
             let schema = input_schema.clone();
             let refused = merged.rejected.map(move |(_, r)| {
                 let ignored = r.kind == RejectKind::Ignored;
@@ -126,24 +130,46 @@ pub(super) fn run_engine(
     )
 }
 
-/// `row`, a row of columns of `types`, as text cells: each datum written as Flink's CSV format
-/// writes its type (an empty cell for NULL).
-fn text_row(row: &Row, types: &[ColumnType]) -> Row {
-    let mut text = String::new();
-    let mut ends = Vec::with_capacity(types.len());
-    for (datum, ty) in row.iter().zip(types) {
-        // Writing to a String cannot fail.
-        let _ = format_datum(datum, &ty.data_type, &mut text);
-        ends.push((text.len(), datum.is_null()));
-    }
-    let mut start = 0;
-    Row::pack(ends.into_iter().map(|(end, null)| {
-        let cell = &text[start..end];
-        start = end;
-        if null {
-            Datum::Null
-        } else {
-            Datum::Str(cell)
+/// Typed rows as text rows: each datum written as Flink's CSV format writes its type (an empty
+/// cell for NULL), through buffers kept from row to row, so a row costs one allocation, its
+/// own (none for a row of up to 24 packed bytes).
+struct TextRows {
+    types: Vec<ColumnType>,
+    /// The cells' text, one after the other.
+    text: String,
+    /// Where each cell's text ends in `text`, and whether the cell is NULL.
+    ends: Vec<(usize, bool)>,
+}
+
+impl TextRows {
+    fn new(types: Vec<ColumnType>) -> TextRows {
+        TextRows {
+            ends: Vec::with_capacity(types.len()),
+            types,
+            text: String::new(),
         }
-    }))
+    }
+
+    /// `row`, a row of columns of the types, as text cells.
+    fn row(&mut self, row: &Row) -> Row {
+        self.text.clear();
+        self.ends.clear();
+        for (datum, ty) in row.iter().zip(&self.types) {
+            // Writing to a String cannot fail.
+            let _ = format_datum(datum, &ty.data_type, &mut self.text);
+            self.ends.push((self.text.len(), datum.is_null()));
+        }
+        // A tag and a length a cell, and its text.
+        let mut cells = Row::with_capacity(2 * self.ends.len() + self.text.len());
+        let mut packer = cells.packer();
+        let mut start = 0;
+        for &(end, null) in &self.ends {
+            packer.push(match null {
+                true => Datum::Null,
+                false => Datum::Str(&self.text[start..end]),
+            });
+            start = end;
+        }
+        cells
+    }
 }

@@ -284,12 +284,12 @@ impl EmitArg {
 fn emit_lines<'s, K, V, F>(
     changelog: VecCollection<'s, SysTime, (K, Change<V>)>,
     emit: EmitArg,
-    row: F,
+    mut row: F,
 ) -> VecCollection<'s, SysTime, OutputLine>
 where
     K: ExchangeData,
     V: ExchangeData,
-    F: Fn(V) -> (Seq, Row) + 'static,
+    F: FnMut(V) -> (Seq, Row) + 'static,
 {
     let mode = match emit {
         EmitArg::Retract => ChangelogMode::Retract,
