@@ -1,5 +1,5 @@
 //! The one driver of every run over files or generated tables: the commands' ([`run`]) and the
-//! plans' of the Table API and `dtemporal sql` ([`crate::table`]), both through [`execute`]:
+//! plans' of the Table API and `dtemporal sql` ([`crate::table`]), both through `execute`:
 //! read the inputs into a dataflow built on every worker, gather what the caller asks for at
 //! worker 0, and hand it back to the process that hosts it.
 //!
@@ -18,7 +18,7 @@
 //! frontier reaches it before closing its inputs: an operator that emits at end of input (a
 //! final-mode temporal join) then does so at that epoch, whatever the worker count.
 //!
-//! Gathering ([`gather`]): output lines and rejected rows are exchanged to global worker 0 (also
+//! Gathering (`gather`): output lines and rejected rows are exchanged to global worker 0 (also
 //! with several processes), then sorted, consolidated and written by the process that hosts it,
 //! on as many threads as it ran workers ([`crate::tail`]).
 
