@@ -16,7 +16,10 @@
 //! blocks beyond the operators' state. At the end of its input every worker advances to the
 //! same *final epoch* (the largest block count of the inputs) and steps until the output
 //! frontier reaches it before closing its inputs: an operator that emits at end of input (a
-//! final-mode temporal join) then does so at that epoch, whatever the worker count.
+//! final-mode temporal join) then does so at that epoch, whatever the worker count. A worker
+//! that waits (for the output frontier, or for the end of the dataflow) parks until a message or
+//! an activation wakes it (timely's `step_or_park`) instead of spinning, so a worker ahead of its
+//! peer leaves the core to it.
 //!
 //! Gathering (`gather`): output lines and rejected rows are exchanged to global worker 0 (also
 //! with several processes), then sorted, consolidated and written by the process that hosts it,
