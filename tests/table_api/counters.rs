@@ -1,6 +1,7 @@
-//! GROUP BY with counter aggregates (COUNT, exact SUM / AVG), the form that reads its columns in
-//! place: NULL and NOT NULL keys and columns, overflow of a total (the row refused, the group
-//! left as it was) and of a result type (the group without a row).
+//! GROUP BY with counter aggregates (COUNT, exact SUM / AVG), the form whose groups keep a few
+//! integer words: NULL and NOT NULL keys and columns, quantities shared between aggregates of
+//! one column, overflow of a total (the row refused, the group left as it was) and of a result
+//! type (the group without a row), and more counters than the compact layout holds.
 
 use differential_temporal::expr::{col, count_star, Expr};
 use differential_temporal::render::ExecutionMode;
@@ -100,5 +101,91 @@ fn integer_key_counters_keep_nulls_signs_and_overflow() {
         );
         // The third row (line 4) took the SUM past BIGINT.
         assert_eq!(refused, [(4, overflow.to_string())], "{workers} workers");
+    }
+}
+
+/// Two DECIMAL(38, s) totals overflowing on the same row: the row is refused with the error of
+/// the first aggregate in the query's order (here the one over the later column), and the
+/// group is left as it was for the next row.
+#[test]
+fn a_row_overflowing_two_totals_is_refused_as_the_first_aggregate() {
+    let (a, b) = ("9".repeat(38), format!("{}.99", "9".repeat(36)));
+    let text = format!("k,a,b\n1,{a},{b}\n1,{a},{b}\n1,-1,\n");
+    let schema = Schema::builder()
+        .column("k", DataType::BigInt.not_null())
+        .column("a", DataType::decimal(38, 0).unwrap().not_null())
+        .column("b", DataType::decimal(38, 2).unwrap().nullable())
+        .build()
+        .unwrap();
+    let overflow = "numeric overflow in 'the aggregate's accumulator': \
+                    the result does not fit DECIMAL(38, 2)";
+    let less = format!("{}8", "9".repeat(37));
+    for workers in [1, 2] {
+        let aggregates = [
+            col("b").sum().alias("sb"),
+            col("a").sum().alias("sa"),
+            count_star().alias("n"),
+        ];
+        let (changelog, refused) = group_by_k(&text, &schema, workers, aggregates);
+        let expected = [
+            format!("+I,1,{b},{a},1"),
+            format!("-U,1,{b},{a},1"),
+            format!("+U,1,{b},{less},2"),
+        ];
+        assert_eq!(changelog, expected, "{workers} workers");
+        assert_eq!(refused, [(3, overflow.to_string())], "{workers} workers");
+    }
+}
+
+/// SUM, AVG and COUNT of one nullable column share its total and count, SUM and AVG of a NOT
+/// NULL DECIMAL share a total and count with the rows, COUNT of a NOT NULL column is the row
+/// count: eight words, the largest compact layout. One more nullable COUNT (nine words) takes
+/// the accumulators' path, with the same values.
+#[test]
+fn counters_sharing_columns_fill_the_compact_layout_and_beyond() {
+    let text = "k,b,a,v,w\n1,,1.50,3,\n1,4,2.25,-2,1\n2,-7,0.10,1,\n1,5,0.75,4,2\n";
+    let schema = Schema::builder()
+        .column("k", DataType::BigInt.not_null())
+        .column("b", DataType::BigInt.nullable())
+        .column("a", DataType::decimal(10, 2).unwrap().not_null())
+        .column("v", DataType::Int.not_null())
+        .column("w", DataType::BigInt.nullable())
+        .build()
+        .unwrap();
+    let aggregates = || {
+        [
+            col("b").sum().alias("sb"),
+            col("b").avg().alias("ab"),
+            col("b").count().alias("nb"),
+            col("a").sum().alias("sa"),
+            col("a").avg().alias("aa"),
+            col("v").count().alias("nv"),
+            col("v").avg().alias("av"),
+            count_star().alias("n"),
+        ]
+    };
+    let expected = [
+        ("+I,1,,,0,1.50,1.500000,1,3,1", ",0"),
+        ("-U,1,,,0,1.50,1.500000,1,3,1", ",0"),
+        ("+U,1,4,4,1,3.75,1.875000,2,0,2", ",1"),
+        ("+I,2,-7,-7,1,0.10,0.100000,1,1,1", ",0"),
+        ("-U,1,4,4,1,3.75,1.875000,2,0,2", ",1"),
+        ("+U,1,9,4,2,4.50,1.500000,3,1,3", ",2"),
+    ];
+    for workers in [1, 2] {
+        let (changelog, refused) = group_by_k(text, &schema, workers, aggregates());
+        let eight: Vec<String> = expected.iter().map(|(row, _)| row.to_string()).collect();
+        assert_eq!(changelog, eight, "{workers} workers");
+        assert!(refused.is_empty(), "{refused:?}");
+        let nine = aggregates()
+            .into_iter()
+            .chain([col("w").count().alias("nw")]);
+        let (changelog, refused) = group_by_k(text, &schema, workers, nine);
+        let nine: Vec<String> = expected
+            .iter()
+            .map(|(row, w)| format!("{row}{w}"))
+            .collect();
+        assert_eq!(changelog, nine, "{workers} workers");
+        assert!(refused.is_empty(), "{refused:?}");
     }
 }
