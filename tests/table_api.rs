@@ -3,11 +3,14 @@
 //! DECIMAL), the versioned products table read as of 10:00 and 13:00, and the versioned rates
 //! view's changelog; each on 1 and 2 workers, and in both modes where they differ.
 
-use differential_temporal::expr::{call, col, count_star, lit, Expr};
+use differential_temporal::expr::{call, col, lit};
 use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
 use differential_temporal::render::ExecutionMode;
 use differential_temporal::repr::{DataType, Schema};
 use differential_temporal::table::{ResultForm, TableEnv, TableResult};
+
+#[path = "table_api/counters.rs"]
+mod counters;
 
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
     let path = dir.path().join(name);
@@ -100,101 +103,6 @@ fn seed_group_by_count() {
 "
             );
         }
-    }
-}
-
-/// `SELECT k, aggregates.. FROM T GROUP BY k` over the CSV `text` read with `schema`, in
-/// incremental mode on `workers` workers: the changelog as text and the refused rows as
-/// `(seq, reason)`.
-fn group_by_k(
-    text: &str,
-    schema: &Schema,
-    workers: usize,
-    aggregates: impl IntoIterator<Item = Expr>,
-) -> (Vec<String>, Vec<(u64, String)>) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(&dir, "t.csv", text);
-    let env = env(workers, ExecutionMode::Incremental);
-    env.register_csv("T", &path, Some(schema.clone())).unwrap();
-    let result = env
-        .from("T")
-        .group_by([col("k")])
-        .select(std::iter::once(col("k")).chain(aggregates))
-        .execute()
-        .unwrap();
-    let refused = (result.refused().iter())
-        .map(|(_, r)| (r.seq, r.reason.to_string()))
-        .collect();
-    (changelog_text(&result), refused)
-}
-
-/// A counter GROUP BY whose exact SUM's accumulator would overflow (two DECIMAL(38, 0) values
-/// past 128 bits): the row is refused with its position, and COUNT(*), updated before the SUM,
-/// is rolled back, so the group keeps the value of the rows it accepted.
-#[test]
-fn a_counter_row_that_overflows_its_sum_leaves_the_group_as_it_was() {
-    let big = "9".repeat(38);
-    let text = format!("k,d\n1,{big}\n1,{big}\n1,-1\n");
-    let schema = Schema::builder()
-        .column("k", DataType::BigInt.not_null())
-        .column("d", DataType::decimal(38, 0).unwrap().not_null())
-        .build()
-        .unwrap();
-    let (first, last) = (format!("1,1,{big}"), format!("1,2,{}8", "9".repeat(37)));
-    let overflow = "numeric overflow in 'the aggregate's accumulator': \
-                    the result does not fit DECIMAL(38, 0)";
-    for workers in [1, 2] {
-        let aggregates = [count_star().alias("n"), col("d").sum().alias("s")];
-        let (changelog, refused) = group_by_k(&text, &schema, workers, aggregates);
-        let expected = [
-            format!("+I,{first}"),
-            format!("-U,{first}"),
-            format!("+U,{last}"),
-        ];
-        assert_eq!(changelog, expected, "{workers} workers");
-        // The second row (line 3) took the accumulator past 128 bits.
-        assert_eq!(refused, [(3, overflow.to_string())], "{workers} workers");
-    }
-}
-
-/// A GROUP BY on one integer column with only counters (COUNT, exact SUM / AVG), the form
-/// rendered with an `i64` key and columns read in place: a NULL key is a group, a negative
-/// TINYINT keeps its sign, COUNT(v) skips NULLs, a SUM that overflows BIGINT leaves its group
-/// without a row (reported refused) until a later row brings it back into range, and an
-/// all-NULL SUM / AVG is NULL.
-#[test]
-fn integer_key_counters_keep_nulls_signs_and_overflow() {
-    let text = "k,v,d\n-3,9223372036854775807,1.50\n,5,2.25\n-3,1,\n-3,-1,0.25\n7,,\n";
-    let schema = Schema::builder()
-        .column("k", DataType::TinyInt.nullable())
-        .column("v", DataType::BigInt.nullable())
-        .column("d", DataType::decimal(10, 2).unwrap().nullable())
-        .build()
-        .unwrap();
-    let overflow = "numeric overflow in 'the aggregate's accumulator': \
-                    the result does not fit BIGINT";
-    for workers in [1, 2] {
-        let aggregates = [
-            count_star().alias("n"),
-            col("v").count().alias("nv"),
-            col("v").sum().alias("sv"),
-            col("d").sum().alias("sd"),
-            col("d").avg().alias("ad"),
-        ];
-        let (changelog, refused) = group_by_k(text, &schema, workers, aggregates);
-        assert_eq!(
-            changelog,
-            [
-                "+I,-3,1,1,9223372036854775807,1.50,1.500000",
-                "+I,,1,1,5,2.25,2.250000",
-                "-D,-3,1,1,9223372036854775807,1.50,1.500000",
-                "+I,-3,3,3,9223372036854775807,1.75,0.875000",
-                "+I,7,1,0,,,",
-            ],
-            "{workers} workers"
-        );
-        // The third row (line 4) took the SUM past BIGINT.
-        assert_eq!(refused, [(4, overflow.to_string())], "{workers} workers");
     }
 }
 

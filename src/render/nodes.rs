@@ -127,10 +127,10 @@ fn render_node<'s>(
             aggregates,
         } => {
             let append_only = input.mode.is_append_only();
-            let integer_key = input.schema.is_integer_key(group);
+            let key = reduce::KeyKind::of(&input.schema, group);
             let input = render(ctx, input)?;
             let (group, aggregates) = (group.clone(), aggregates.clone());
-            reduce::reduce(ctx, input, append_only, group, integer_key, aggregates)
+            reduce::reduce(ctx, input, append_only, group, key, aggregates)
         }
         Node::Distinct { input } => {
             let input = render(ctx, input)?;

@@ -36,7 +36,7 @@ use crate::plan::{
 use crate::repr::{Datum, DatumVec, Row, Ts};
 
 use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
-use super::reduce::{read_columns, reduce, RowFold};
+use super::reduce::{read_columns, reduce, KeyKind, RowFold};
 use super::{split_map, Collection, ExecutionMode, RenderContext};
 
 /// Renders a window aggregation (see the [module docs](self)).
@@ -59,7 +59,7 @@ pub(super) fn render<'s>(
             windowed,
             true,
             w.windowed_group(),
-            false,
+            KeyKind::Columns,
             w.aggregates.clone(),
         ));
     }

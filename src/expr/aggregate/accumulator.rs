@@ -143,30 +143,6 @@ impl Accumulator {
         self.state.apply(agg, args, times, add)
     }
 
-    /// COUNT's update by `signed` counted rows (COUNT(*)'s rows, COUNT(x)'s rows with `x` not
-    /// NULL): [`update`](Self::update) for a caller that has read the row itself. Other
-    /// accumulators are left as they are.
-    #[inline]
-    pub(crate) fn add_count(&mut self, signed: i64) {
-        debug_assert!(matches!(self.state, State::Count(_)), "a COUNT accumulator");
-        if let State::Count(n) = &mut self.state {
-            *n += signed;
-        }
-    }
-
-    /// An exact SUM / AVG's update by `signed` copies of the non-NULL integer or DECIMAL
-    /// `value` (unscaled), as [`update`](Self::update) applies it: `false` when the
-    /// accumulator would overflow, which leaves it as it was (the caller reports
-    /// [`overflow`] of the aggregate's type). Other accumulators are left as they are.
-    #[inline]
-    pub(crate) fn add_exact(&mut self, value: i128, signed: i64) -> bool {
-        debug_assert!(matches!(self.state, State::ExactSum { .. }), "an exact sum");
-        match &mut self.state {
-            State::ExactSum { total, count } => add_exact(total, count, value, signed).is_some(),
-            _ => true,
-        }
-    }
-
     /// Adds the state of `other`, an accumulator of the same aggregate (a window's panes, a
     /// two-phase aggregation).
     pub(super) fn merge(
@@ -235,50 +211,20 @@ impl Accumulator {
         agg: &AggregateExpr,
         packer: &mut RowPacker<'_>,
     ) -> Result<(), EvalError> {
-        let overflow = || overflow(&agg.ty);
         let state = match &self.state {
             State::Distinct(distinct) => &distinct.state,
             state => state,
         };
         let datum = match (&agg.func, state) {
             (_, State::Count(n)) => Datum::Int(*n),
-            (_, State::ExactSum { count, .. } | State::FloatSum { count, .. }) if *count <= 0 => {
-                Datum::Null
+            (func, State::ExactSum { total, count }) => {
+                exact_value(func, &agg.ty, total.get(), *count)?
             }
-            (
-                AggregateFunc::Sum(Numeric::Decimal { precision, .. }),
-                State::ExactSum { total, .. },
-            ) => {
-                if !decimal::fits(total.get(), *precision) {
-                    return Err(overflow());
-                }
-                Datum::Decimal(total.get())
-            }
-            (AggregateFunc::Sum(Numeric::Int(t)), State::ExactSum { total, .. }) => {
-                let v = i64::try_from(total.get()).map_err(|_| overflow())?;
-                Datum::Int(t.check(v).map_err(|_| overflow())?)
-            }
+            (_, State::FloatSum { count, .. }) if *count <= 0 => Datum::Null,
             (AggregateFunc::Sum(Numeric::Float), State::FloatSum { total, .. }) => {
                 Datum::Float(*total as f32 as f64)
             }
             (AggregateFunc::Sum(_), State::FloatSum { total, .. }) => Datum::Float(*total),
-            (
-                AggregateFunc::Avg(Numeric::Decimal {
-                    left,
-                    scale,
-                    precision,
-                    ..
-                }),
-                State::ExactSum { total, count },
-            ) => match decimal::divide(total.get(), *left, *count as i128, 0, *scale) {
-                Some(v) if decimal::fits(v, *precision) => Datum::Decimal(v),
-                _ => return Err(overflow()),
-            },
-            // Java's long division truncates toward zero, as Rust's.
-            (AggregateFunc::Avg(Numeric::Int(t)), State::ExactSum { total, count }) => {
-                let v = i64::try_from(total.get() / *count as i128).map_err(|_| overflow())?;
-                Datum::Int(t.check(v).map_err(|_| overflow())?)
-            }
             (AggregateFunc::Avg(Numeric::Float), State::FloatSum { total, count }) => {
                 Datum::Float((total / *count as f64) as f32 as f64)
             }
@@ -350,19 +296,59 @@ impl Accumulator {
     }
 }
 
-/// Adds `signed` copies of `value` to an exact SUM / AVG's `total` and `count`, or leaves
-/// them as they were and reports the overflow of the accumulator.
+/// The value of an exact SUM / AVG `func` of result type `ty` over `count` values totalling
+/// `total` (unscaled, at the argument's scale): NULL when `count <= 0`, the overflow error of
+/// `ty` when the value does not fit it. Any other function's value is NULL.
+pub(crate) fn exact_value(
+    func: &AggregateFunc,
+    ty: &ColumnType,
+    total: i128,
+    count: i64,
+) -> Result<Datum<'static>, EvalError> {
+    let overflow = || overflow(ty);
+    if count <= 0 {
+        return Ok(Datum::Null);
+    }
+    Ok(match func {
+        AggregateFunc::Sum(Numeric::Decimal { precision, .. }) => {
+            if !decimal::fits(total, *precision) {
+                return Err(overflow());
+            }
+            Datum::Decimal(total)
+        }
+        AggregateFunc::Sum(Numeric::Int(t)) => {
+            let v = i64::try_from(total).map_err(|_| overflow())?;
+            Datum::Int(t.check(v).map_err(|_| overflow())?)
+        }
+        AggregateFunc::Avg(Numeric::Decimal {
+            left,
+            scale,
+            precision,
+            ..
+        }) => match decimal::divide(total, *left, count as i128, 0, *scale) {
+            Some(v) if decimal::fits(v, *precision) => Datum::Decimal(v),
+            _ => return Err(overflow()),
+        },
+        // Java's long division truncates toward zero, as Rust's.
+        AggregateFunc::Avg(Numeric::Int(t)) => {
+            let v = i64::try_from(total / count as i128).map_err(|_| overflow())?;
+            Datum::Int(t.check(v).map_err(|_| overflow())?)
+        }
+        _ => Datum::Null,
+    })
+}
+
+/// `total` plus `signed` copies of `value` (an exact SUM / AVG's total, unscaled), or `None`
+/// when that overflows the accumulator's 128 bits.
 #[inline]
-fn add_exact(total: &mut Wide, count: &mut i64, value: i128, signed: i64) -> Option<()> {
+pub(crate) fn add_exact(total: i128, value: i128, signed: i64) -> Option<i128> {
     // One row added or retracted (the usual update) needs no 128-bit multiply.
     let delta = match signed {
         1 => Some(value),
         -1 => value.checked_neg(),
         _ => value.checked_mul(signed as i128),
     };
-    *total = Wide::new(delta.and_then(|v| total.get().checked_add(v))?);
-    *count += signed;
-    Some(())
+    delta.and_then(|v| total.checked_add(v))
 }
 
 impl State {
@@ -392,7 +378,9 @@ impl State {
                     Datum::Decimal(v) => v,
                     _ => return Ok(()),
                 };
-                add_exact(total, count, value, signed).ok_or_else(|| overflow(ty))?;
+                let sum = add_exact(total.get(), value, signed).ok_or_else(|| overflow(ty))?;
+                *total = Wide::new(sum);
+                *count += signed;
             }
             State::FloatSum { total, count } => {
                 let Datum::Float(v) = first else {

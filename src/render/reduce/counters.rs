@@ -1,128 +1,247 @@
 //! A GROUP BY's aggregates when each is a counter: `COUNT(*)`, `COUNT(x)`, or an exact
 //! `SUM(x)` / `AVG(x)` (over integers or DECIMALs), without DISTINCT or FILTER, `x` a column.
 //!
-//! Their accumulators are Flink's (the same [`Accumulator`]s as [`RowFold`](super::RowFold)'s,
-//! with the same results, NULLs and overflow errors); what differs is how a row reaches them:
-//! the columns they read are read in place from the packed row by their tags
-//! ([`ColumnCursor`]), the others skipped, instead of every leading column being decoded into
-//! datums and each aggregate dispatching on its arguments and FILTER per row.
+//! Their results, NULLs and overflow errors are those of Flink's accumulators (the
+//! [`Accumulator`](crate::expr::Accumulator)s of [`RowFold`](super::RowFold)); what differs is
+//! the group's state and how a row reaches it:
+//!
+//! * **State**: a fixed array of `i64` words ([`CounterFold`]'s `W`), each quantity the
+//!   aggregates need kept once: the group's row count (`COUNT(*)`, and the number of values of
+//!   a NOT NULL column), the number of non-NULL values of a nullable column (`COUNT(x)`, and
+//!   the count of a `SUM(x)` / `AVG(x)` over it), and the exact total of a column (two words,
+//!   an `i128` as an accumulator keeps it), shared by a `SUM(x)` and an `AVG(x)`. So
+//!   `COUNT(*), SUM(x)` over a NOT NULL BIGINT `x` is three words, where one 32-byte
+//!   accumulator per aggregate was 64 bytes and a length.
+//! * **Reading**: the columns the aggregates read are read in place from the packed row by
+//!   their tags ([`ColumnCursor`]), in ascending order, each once; the others are skipped.
 
-use crate::expr::aggregate::overflow_error;
+use crate::expr::aggregate::{add_exact, exact_value, overflow_error};
 use crate::expr::func::Numeric;
-use crate::expr::{Accumulator, AggregateExpr, AggregateFunc, ScalarKind};
-use crate::repr::{ColumnCursor, Number, Row};
+use crate::expr::{AggregateExpr, AggregateFunc, ScalarKind};
+use crate::repr::{ColumnCursor, Datum, Number, Row};
 use differential_temporal_operators::group_aggregate::GroupFold;
 
 use super::keys::OutputKey;
-use super::{accumulators, output_row, Accumulators};
 
-/// What one aggregate reads of a row: `Rows` nothing (`COUNT(*)`), the others a column.
+/// Where one aggregate's value lies in a group's words.
 #[derive(Clone, Copy, Debug)]
-enum Read {
-    /// `COUNT(*)`: every row.
-    Rows,
-    /// `COUNT(x)`: rows whose `x` is not NULL.
-    NonNull(usize),
-    /// An exact `SUM(x)` / `AVG(x)`: `x`'s integer or DECIMAL value, NULL skipped.
-    Exact(usize),
+enum Output {
+    /// `COUNT(*)` / `COUNT(x)`: the count in this word.
+    Count(usize),
+    /// An exact `SUM(x)` / `AVG(x)`: the total in the two words from `total` (low word first),
+    /// the number of values in the word `count`.
+    Exact { total: usize, count: usize },
 }
 
-/// The aggregates of a group as counters (see the [module docs](self)).
-pub(super) struct CounterFold {
+/// A column the aggregates read, and the words a row's value of it moves.
+#[derive(Clone, Copy, Debug)]
+struct ColumnRead {
+    column: usize,
+    /// The word counting the column's non-NULL values (a nullable column's `COUNT(x)`, or the
+    /// count of its `SUM` / `AVG`).
+    non_null: Option<usize>,
+    /// The first of the two words totalling its values (its `SUM` / `AVG`).
+    total: Option<usize>,
+    /// The first aggregate (in the query's order) that reads the total: whose overflow error a
+    /// row overflowing it is refused with.
+    first_sum: usize,
+}
+
+/// The layout of a group's words for a list of counter aggregates (see the
+/// [module docs](self)), made by [`Counters::new`] and used by a [`CounterFold`].
+pub(super) struct Counters {
     aggregates: Vec<AggregateExpr>,
-    /// What each aggregate reads, in aggregate order.
-    reads: Vec<Read>,
+    /// Where each aggregate's value lies, in aggregate order.
+    outputs: Vec<Output>,
+    /// The word counting the group's rows, if an aggregate needs it.
+    rows: Option<usize>,
+    /// The columns read, ascending.
+    reads: Vec<ColumnRead>,
+    /// How many words the quantities take.
+    words: usize,
 }
 
-impl CounterFold {
-    /// The fold of `aggregates`, or `None` when one of them is not a counter.
-    pub(super) fn new(aggregates: &[AggregateExpr]) -> Option<CounterFold> {
-        let mut reads = Vec::with_capacity(aggregates.len());
-        for agg in aggregates {
+impl Counters {
+    /// The layout of `aggregates`, or `None` when one of them is not a counter.
+    pub(super) fn new(aggregates: &[AggregateExpr]) -> Option<Counters> {
+        let mut counters = Counters {
+            aggregates: aggregates.to_vec(),
+            outputs: Vec::with_capacity(aggregates.len()),
+            rows: None,
+            reads: Vec::new(),
+            words: 0,
+        };
+        for (i, agg) in aggregates.iter().enumerate() {
             if agg.distinct || agg.filter.is_some() {
                 return None;
             }
-            let column = match agg.args.as_slice() {
+            // The argument column and whether it may be NULL.
+            let arg = match agg.args.as_slice() {
                 [] => None,
                 [arg] => match arg.kind {
-                    ScalarKind::Column(c) => Some(c),
+                    ScalarKind::Column(c) => Some((c, arg.ty.nullable)),
                     _ => return None,
                 },
                 _ => return None,
             };
             let exact = |n: &Numeric| matches!(n, Numeric::Int(_) | Numeric::Decimal { .. });
-            reads.push(match (&agg.func, column) {
-                (AggregateFunc::CountStar, _) => Read::Rows,
-                (AggregateFunc::Count, Some(c)) => Read::NonNull(c),
-                (AggregateFunc::Sum(n) | AggregateFunc::Avg(n), Some(c)) if exact(n) => {
-                    Read::Exact(c)
+            let output = match (&agg.func, arg) {
+                (AggregateFunc::CountStar, _) => Output::Count(counters.rows_word()),
+                (AggregateFunc::Count, Some(arg)) => Output::Count(counters.count_word(arg)),
+                (AggregateFunc::Sum(n) | AggregateFunc::Avg(n), Some(arg)) if exact(n) => {
+                    Output::Exact {
+                        total: counters.total_words(arg.0, i),
+                        count: counters.count_word(arg),
+                    }
                 }
                 _ => return None,
-            });
+            };
+            counters.outputs.push(output);
         }
-        Some(CounterFold {
-            aggregates: aggregates.to_vec(),
-            reads,
-        })
+        counters.reads.sort_unstable_by_key(|read| read.column);
+        Some(counters)
     }
 
-    /// Applies `signed` copies of the row under `cursor` to `acc`, the accumulator of an
-    /// aggregate that reads it as `read`: `false` when the accumulator would overflow (it is
-    /// then left as it was).
-    #[inline(always)]
-    fn apply(
-        read: Read,
-        acc: &mut Accumulator,
-        cursor: &mut ColumnCursor<'_>,
-        signed: i64,
-    ) -> bool {
-        match read {
-            Read::Rows => acc.add_count(signed),
-            Read::NonNull(c) => {
-                if cursor.number(c) != Number::Null {
-                    acc.add_count(signed);
-                }
+    /// How many words a group's state needs.
+    pub(super) fn words(&self) -> usize {
+        self.words
+    }
+
+    /// The first of `n` new words.
+    fn allocate(&mut self, n: usize) -> usize {
+        self.words += n;
+        self.words - n
+    }
+
+    /// The word counting the group's rows.
+    fn rows_word(&mut self) -> usize {
+        let word = match self.rows {
+            Some(word) => word,
+            None => self.allocate(1),
+        };
+        self.rows = Some(word);
+        word
+    }
+
+    /// How `column` is read, added when it is not read yet.
+    fn read(&mut self, column: usize) -> &mut ColumnRead {
+        let at = match self.reads.iter().position(|r| r.column == column) {
+            Some(at) => at,
+            None => {
+                self.reads.push(ColumnRead {
+                    column,
+                    non_null: None,
+                    total: None,
+                    first_sum: usize::MAX,
+                });
+                self.reads.len() - 1
             }
-            Read::Exact(c) => {
-                return match cursor.number(c) {
-                    Number::Int(v) => acc.add_exact(v as i128, signed),
-                    Number::Decimal(v) => acc.add_exact(v, signed),
-                    // NULL, and (which the plan's types rule out) anything else: skipped, as
-                    // the accumulator skips it.
-                    Number::Null | Number::Other => true,
-                };
-            }
+        };
+        &mut self.reads[at]
+    }
+
+    /// The word counting the non-NULL values of column `column`: the row count when the column
+    /// is NOT NULL (`nullable` false).
+    fn count_word(&mut self, (column, nullable): (usize, bool)) -> usize {
+        if !nullable {
+            return self.rows_word();
         }
-        true
+        if let Some(word) = self.read(column).non_null {
+            return word;
+        }
+        let word = self.allocate(1);
+        self.read(column).non_null = Some(word);
+        word
+    }
+
+    /// The first of the two words totalling column `column`, read by aggregate `aggregate`.
+    fn total_words(&mut self, column: usize, aggregate: usize) -> usize {
+        if let Some(word) = self.read(column).total {
+            return word;
+        }
+        let word = self.allocate(2);
+        let read = self.read(column);
+        (read.total, read.first_sum) = (Some(word), aggregate);
+        word
     }
 }
 
-impl<K: OutputKey> GroupFold<K> for CounterFold {
+/// The aggregates of a group as counters in `W` words (see the [module docs](self)): the state
+/// of a group is `[i64; W]`, of which the [`Counters`]' layout uses the first
+/// [`Counters::words`] (at most `W`).
+pub(super) struct CounterFold<const W: usize> {
+    counters: Counters,
+}
+
+impl<const W: usize> CounterFold<W> {
+    /// The fold of the aggregates laid out by `counters`.
+    ///
+    /// # Panics
+    ///
+    /// When the layout needs more than `W` words.
+    pub(super) fn new(counters: Counters) -> CounterFold<W> {
+        assert!(counters.words <= W, "{} words in {W}", counters.words);
+        CounterFold { counters }
+    }
+}
+
+/// The total in `words[at]` (low) and `words[at + 1]` (high).
+#[inline]
+fn total(words: &[i64], at: usize) -> i128 {
+    ((words[at + 1] as i128) << 64) | (words[at] as u64 as i128)
+}
+
+/// Stores `total` in `words[at]` (low) and `words[at + 1]` (high).
+#[inline]
+fn set_total(words: &mut [i64], at: usize, total: i128) {
+    (words[at], words[at + 1]) = (total as i64, (total >> 64) as i64);
+}
+
+impl<K: OutputKey, const W: usize> GroupFold<K> for CounterFold<W> {
     type Value = Row;
-    type State = Accumulators;
+    type State = [i64; W];
     type Output = Row;
 
-    fn init(&self) -> Self::State {
-        accumulators(&self.aggregates)
+    fn init(&self) -> [i64; W] {
+        [0; W]
     }
 
-    /// Updates every aggregate; when one refuses the row (an overflow of its accumulator),
-    /// those before it are rolled back, so a refused row leaves the group as it was.
+    /// Counts and totals `diff` copies of `row`; when a total would overflow its 128 bits, the
+    /// row is refused with the overflow error of the first aggregate reading that total, and
+    /// the group is left as it was.
     #[inline]
-    fn update(&self, state: &mut Self::State, row: &Row, diff: isize) -> Result<(), String> {
-        let mut cursor = ColumnCursor::new(row);
+    fn update(&self, state: &mut [i64; W], row: &Row, diff: isize) -> Result<(), String> {
+        let Counters { rows, reads, .. } = &self.counters;
         let signed = diff as i64;
-        let accumulators = state.as_mut_slice();
-        for (i, (&read, acc)) in self.reads.iter().zip(accumulators.iter_mut()).enumerate() {
-            if !CounterFold::apply(read, acc, &mut cursor, signed) {
-                let applied = self.reads.iter().zip(accumulators.iter_mut()).take(i);
-                for (&read, acc) in applied {
-                    // Undoing what was just applied cannot overflow.
-                    CounterFold::apply(read, acc, &mut cursor, -signed);
+        let mut words = *state;
+        if let Some(word) = *rows {
+            words[word] += signed;
+        }
+        let mut cursor = ColumnCursor::new(row);
+        let mut refused = usize::MAX;
+        for read in reads {
+            let value = match cursor.number(read.column) {
+                Number::Null => continue,
+                Number::Int(v) => Some(v as i128),
+                Number::Decimal(v) => Some(v),
+                // A COUNT(x) of a column of another type; the plan's types give a SUM / AVG a
+                // number.
+                Number::Other => None,
+            };
+            if let Some(word) = read.non_null {
+                words[word] += signed;
+            }
+            if let (Some(at), Some(value)) = (read.total, value) {
+                match add_exact(total(&words, at), value, signed) {
+                    Some(sum) => set_total(&mut words, at, sum),
+                    None => refused = refused.min(read.first_sum),
                 }
-                return Err(overflow_error(&self.aggregates[i].ty).to_string());
             }
         }
+        if refused != usize::MAX {
+            return Err(overflow_error(&self.counters.aggregates[refused].ty).to_string());
+        }
+        *state = words;
         Ok(())
     }
 
@@ -130,7 +249,27 @@ impl<K: OutputKey> GroupFold<K> for CounterFold {
         true
     }
 
-    fn output(&self, key: &K, state: &Self::State) -> Result<Row, String> {
-        output_row(key, &self.aggregates, state)
+    /// The key, then each aggregate's value, or the overflow error of the first whose value
+    /// does not fit its type.
+    fn output(&self, key: &K, state: &[i64; W]) -> Result<Row, String> {
+        let mut row = Row::new();
+        let mut packer = row.packer();
+        key.pack_key(&mut packer);
+        let Counters {
+            aggregates,
+            outputs,
+            ..
+        } = &self.counters;
+        for (agg, output) in aggregates.iter().zip(outputs) {
+            let datum = match *output {
+                Output::Count(word) => Datum::Int(state[word]),
+                Output::Exact { total: at, count } => {
+                    exact_value(&agg.func, &agg.ty, total(state, at), state[count])
+                        .map_err(|e| e.to_string())?
+                }
+            };
+            packer.push(datum);
+        }
+        Ok(row)
     }
 }

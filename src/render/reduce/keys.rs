@@ -1,23 +1,47 @@
 //! The group keys of a GROUP BY over packed rows, read where they lie in each input row
 //! ([`GroupKey`]), and how a group's key starts its output row ([`OutputKey`]):
 //!
-//! * [`IntGroupKey`]: one integer column (TINYINT .. BIGINT), kept and hashed as an
-//!   `Option<i64>` (NULL is a group, as in SQL's GROUP BY): an 8-byte number compared in a
-//!   register instead of a packed key row, the way the temporal join keys one integer column.
+//! * [`IntGroupKey`]: one integer column (TINYINT .. BIGINT), kept and hashed as an `i64` when
+//!   the column is NOT NULL, else as an `Option<i64>` (NULL is a group, as in SQL's GROUP BY):
+//!   a number compared in a register instead of a packed key row, the way the temporal join
+//!   keys one integer column.
 //! * [`RowGroupKey`]: any columns, hashed and compared as their packed bytes.
 //!
 //! Either way the output row is the same: the packing of an integer is canonical (its
 //! narrowest tag), so a key packed again from its `i64` has the bytes it had in the input.
 
-use std::hash::{BuildHasher, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::marker::PhantomData;
 use std::ops::Range;
 use std::rc::Rc;
 
 use crate::repr::{
-    column_range_span, prefix_len, ColumnCursor, ColumnSpans, Datum, Number, Row, RowPacker, RowRef,
+    column_range_span, prefix_len, ColumnCursor, ColumnSpans, Datum, Number, Row, RowPacker,
+    RowRef, Schema,
 };
 use differential_temporal_operators::group_aggregate::GroupKey;
 use differential_temporal_operators::{Change, Seq};
+
+/// How a GROUP BY's key is kept, from its columns' types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KeyKind {
+    /// One integer column ([`IntGroupKey`]), NULL or not.
+    Int { nullable: bool },
+    /// Any other columns ([`RowGroupKey`]).
+    Columns,
+}
+
+impl KeyKind {
+    /// The kind of the key `group` (column indexes) of rows of `schema`.
+    pub(crate) fn of(schema: &Schema, group: &[usize]) -> KeyKind {
+        match schema.is_integer_key(group) {
+            true => KeyKind::Int {
+                nullable: schema.fields[group[0]].ty.nullable,
+            },
+            false => KeyKind::Columns,
+        }
+    }
+}
 
 /// A group's key as the start of its output row.
 pub(crate) trait OutputKey: 'static {
@@ -37,21 +61,68 @@ impl OutputKey for Option<i64> {
     }
 }
 
-/// The group key of one integer column `column` (see the [module docs](self)): read from each
-/// row by its tag, never decoded into datums or copied into a key row.
-#[derive(Clone)]
-pub(super) struct IntGroupKey {
-    column: usize,
-    hasher: foldhash::fast::RandomState,
+impl OutputKey for i64 {
+    fn pack_key(&self, packer: &mut RowPacker<'_>) {
+        packer.push(Datum::Int(*self));
+    }
 }
 
-impl IntGroupKey {
+/// How [`IntGroupKey`] keeps the value of its column: `i64` for a NOT NULL column (8 bytes a
+/// group), `Option<i64>` for a nullable one (16).
+pub(super) trait IntKey: OutputKey + Copy + Eq + Hash {
+    /// The key of a row whose key column reads `number`, or `None` when the column cannot hold
+    /// it (not an integer, or a NULL in a NOT NULL column).
+    fn of(number: Number) -> Option<Self>;
+}
+
+impl IntKey for i64 {
+    #[inline]
+    fn of(number: Number) -> Option<i64> {
+        match number {
+            Number::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl IntKey for Option<i64> {
+    #[inline]
+    fn of(number: Number) -> Option<Option<i64>> {
+        match number {
+            Number::Int(v) => Some(Some(v)),
+            Number::Null => Some(None),
+            _ => None,
+        }
+    }
+}
+
+/// The group key of one integer column `column` (see the [module docs](self)), kept as a `K`:
+/// read from each row by its tag, never decoded into datums or copied into a key row.
+pub(super) struct IntGroupKey<K> {
+    column: usize,
+    hasher: foldhash::fast::RandomState,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<K> Clone for IntGroupKey<K> {
+    fn clone(&self) -> Self {
+        IntGroupKey {
+            column: self.column,
+            hasher: self.hasher.clone(),
+            key: PhantomData,
+        }
+    }
+}
+
+impl<K: IntKey> IntGroupKey<K> {
     /// The key of column `column`, which the schema types TINYINT .. BIGINT
-    /// ([`Schema::is_integer_key`](crate::repr::Schema::is_integer_key)).
-    pub(super) fn new(column: usize) -> IntGroupKey {
+    /// ([`Schema::is_integer_key`](crate::repr::Schema::is_integer_key)), and NOT NULL when
+    /// `K` is `i64`.
+    pub(super) fn new(column: usize) -> IntGroupKey<K> {
         IntGroupKey {
             column,
             hasher: foldhash::fast::RandomState::default(),
+            key: PhantomData,
         }
     }
 
@@ -59,20 +130,20 @@ impl IntGroupKey {
     ///
     /// # Panics
     ///
-    /// When the column holds neither an integer nor NULL: rows are packed by their schema,
-    /// which types it an integer.
+    /// When the column holds neither an integer nor (in a nullable column) NULL: rows are
+    /// packed by their schema, which types it so.
     #[inline]
-    fn of(&self, row: &Row) -> Option<i64> {
-        match ColumnCursor::new(row).number(self.column) {
-            Number::Int(v) => Some(v),
-            Number::Null => None,
-            other => unreachable!("GROUP BY column {} is an integer: {other:?}", self.column),
+    fn of(&self, row: &Row) -> K {
+        let number = ColumnCursor::new(row).number(self.column);
+        match K::of(number) {
+            Some(key) => key,
+            None => unreachable!("GROUP BY column {} holds {number:?}", self.column),
         }
     }
 }
 
-impl GroupKey<Change<Row>> for IntGroupKey {
-    type Key = Option<i64>;
+impl<K: IntKey> GroupKey<Change<Row>> for IntGroupKey<K> {
+    type Key = K;
     type Value = Row;
 
     fn route(&self, change: &Change<Row>) -> u64 {
@@ -84,15 +155,15 @@ impl GroupKey<Change<Row>> for IntGroupKey {
         self.hasher.hash_one(self.of(&change.row))
     }
 
-    fn hash_key(&self, key: &Option<i64>) -> u64 {
+    fn hash_key(&self, key: &K) -> u64 {
         self.hasher.hash_one(key)
     }
 
-    fn is_key(&self, change: &Change<Row>, key: &Option<i64>) -> bool {
+    fn is_key(&self, change: &Change<Row>, key: &K) -> bool {
         self.of(&change.row) == *key
     }
 
-    fn key(&self, change: &Change<Row>) -> Option<i64> {
+    fn key(&self, change: &Change<Row>) -> K {
         self.of(&change.row)
     }
 

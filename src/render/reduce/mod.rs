@@ -13,8 +13,9 @@
 //!   defined by value order, as the reference interpreter defines it.
 //!
 //! Accumulators read each input row's key columns and the columns the aggregates read where they
-//! lie in the row ([`keys`]); a key of one integer column is kept as an `i64`, and aggregates
-//! that are all counters (COUNT, exact SUM / AVG) read their columns in place ([`counters`]).
+//! lie in the row ([`keys`]); a key of one integer column is kept as an `i64` (an `Option<i64>`
+//! when nullable), and aggregates that are all counters (COUNT, exact SUM / AVG) keep a group's
+//! state in a few `i64` words and read their columns in place ([`counters`]).
 //! Recomputation splits each row into `(group key, values)` first. Either way each group's
 //! output row is the key, then the aggregates.
 
@@ -34,19 +35,20 @@ use differential_temporal_operators::group_aggregate::{
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
-use self::counters::CounterFold;
+use self::counters::{CounterFold, Counters};
 use self::keys::{IntGroupKey, OutputKey, RowGroupKey};
 use super::{split_map, Collection, RenderContext};
 
-/// `GROUP BY group` with `aggregates` over `input` (see the [module docs](self));
-/// `integer_key`: `group` is one integer column
-/// ([`Schema::is_integer_key`](crate::repr::Schema::is_integer_key)).
+pub(crate) use self::keys::KeyKind;
+
+/// `GROUP BY group` with `aggregates` over `input` (see the [module docs](self)); `key` says
+/// whether `group` is one integer column ([`KeyKind::of`]).
 pub(super) fn reduce<'s>(
     ctx: &mut RenderContext<'s>,
     input: Collection<'s>,
     append_only: bool,
     group: Vec<usize>,
-    integer_key: bool,
+    key: KeyKind,
     mut aggregates: Vec<AggregateExpr>,
 ) -> Collection<'s> {
     let order_independent = aggregates.iter().all(|a| a.func.is_order_independent());
@@ -57,16 +59,14 @@ pub(super) fn reduce<'s>(
             Collection::Changelog(c) => c,
             Collection::Table(t) => t.map(|row| Change::new(0, RowKind::Insert, row)),
         };
-        let counters = CounterFold::new(&aggregates);
-        let aggregated = match (integer_key, counters) {
-            (true, Some(fold)) => accumulate(changes, IntGroupKey::new(group[0]), fold),
-            (true, None) => accumulate(
-                changes,
-                IntGroupKey::new(group[0]),
-                RowFold::new(aggregates),
-            ),
-            (false, Some(fold)) => accumulate(changes, RowGroupKey::new(group), fold),
-            (false, None) => accumulate(changes, RowGroupKey::new(group), RowFold::new(aggregates)),
+        let aggregated = match key {
+            KeyKind::Int { nullable: false } => {
+                accumulate::<_, i64>(changes, IntGroupKey::new(group[0]), aggregates)
+            }
+            KeyKind::Int { nullable: true } => {
+                accumulate::<_, Option<i64>>(changes, IntGroupKey::new(group[0]), aggregates)
+            }
+            KeyKind::Columns => accumulate(changes, RowGroupKey::new(group), aggregates),
         };
         ctx.refused.push(aggregated.rejected);
         return Collection::Table(aggregated.table);
@@ -124,17 +124,31 @@ pub(super) fn reduce<'s>(
     Collection::Table(rows)
 }
 
-/// The accumulators of `fold` per key `grouping` over `changes`.
-fn accumulate<'s, G, F>(
+/// The accumulators of `aggregates` per key `grouping` over `changes`: counters in the
+/// smallest of 2, 4 or 8 words that holds them ([`Counters`]), else one [`Accumulator`] per
+/// aggregate ([`RowFold`]).
+fn accumulate<'s, G, K>(
     changes: differential_dataflow::VecCollection<'s, SysTime, Change<Row>>,
     grouping: G,
-    fold: F,
+    aggregates: Vec<AggregateExpr>,
 ) -> Aggregated<'s, Row>
 where
-    G: GroupKey<Change<Row>, Value = Row>,
-    F: GroupFold<G::Key, Value = Row, Output = Row>,
+    G: GroupKey<Change<Row>, Key = K, Value = Row>,
+    K: OutputKey,
 {
-    group_aggregate_by(changes, grouping, fold, "GroupAggregate")
+    let name = "GroupAggregate";
+    match Counters::new(&aggregates) {
+        Some(c) if c.words() <= 2 => {
+            group_aggregate_by(changes, grouping, CounterFold::<2>::new(c), name)
+        }
+        Some(c) if c.words() <= 4 => {
+            group_aggregate_by(changes, grouping, CounterFold::<4>::new(c), name)
+        }
+        Some(c) if c.words() <= 8 => {
+            group_aggregate_by(changes, grouping, CounterFold::<8>::new(c), name)
+        }
+        _ => group_aggregate_by(changes, grouping, RowFold::new(aggregates), name),
+    }
 }
 
 /// A group's accumulators, one per aggregate, inline for up to two.
