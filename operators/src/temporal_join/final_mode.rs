@@ -258,7 +258,7 @@ where
 
                 // 4. Hold a capability only while rows wait: at the earliest epoch still to visit.
                 //    Once the probe side has ended the capability stays at the closing epoch (a
-                //    pruned build arrangement's frontier still moves: its retractions feed back).
+                //    pruned build arrangement's frontier still moves: it still seals retractions).
                 let next = state.hold(frontiers);
                 let held = caps.iter().map(|c| *c.time()).min();
                 match held {

@@ -41,10 +41,13 @@ impl<K, E, P> Default for WaitingRuns<K, E, P> {
 
 impl<K, E: Ord, P> WaitingRuns<K, E, P> {
     /// Adds the rows of one epoch.
-    pub(super) fn push(&mut self, mut run: Vec<Waiting<K, E, P>>) {
+    pub(super) fn push(&mut self, run: Vec<Waiting<K, E, P>>)
+    where
+        E: Clone,
+    {
         if !run.is_empty() {
-            run.sort_unstable_by(|a, b| b.time.cmp(&a.time));
-            self.runs.push(run);
+            self.runs
+                .push(sorted_by_key(run, |r| Reverse(r.time.clone())));
         }
     }
 
@@ -205,10 +208,10 @@ where
         P: ExchangeData,
         R: Fn(&P, &B) -> bool,
     {
-        let mut rows: Vec<(Waiting<K, E, P>, Option<usize>)> =
+        let rows: Vec<(Waiting<K, E, P>, Option<usize>)> =
             ready.into_iter().zip(self.picks).collect();
-        // Stable: equal (seq, kind) rows keep their order, as in the waiting runs.
-        rows.sort_by_key(|(r, _)| (r.change.seq, r.change.kind));
+        // Equal (seq, kind) rows keep their order, as in the waiting runs.
+        let rows = sorted_by_key(rows, |(r, _)| (r.change.seq, r.change.kind));
         let mut out = Vec::with_capacity(rows.len());
         for (row, pick) in rows {
             let version = pick.map(|i| &self.versions[i]);
@@ -226,5 +229,33 @@ where
             }
         }
         out
+    }
+}
+
+/// `rows` sorted by `key`, stably (equal keys keep their order), each row moved once: the
+/// `(key, index)` pairs are sorted, not the rows, which for the firing's rows (a probe change,
+/// its key and time: ~100 bytes as packed rows) is several times fewer bytes moved than sorting
+/// them in place.
+fn sorted_by_key<T, S: Ord>(rows: Vec<T>, key: impl Fn(&T) -> S) -> Vec<T> {
+    let mut order: Vec<(S, usize)> = rows.iter().map(key).zip(0..).collect();
+    order.sort_unstable();
+    let mut slots: Vec<Option<T>> = rows.into_iter().map(Some).collect();
+    (order.into_iter())
+        .map(|(_, i)| slots[i].take().expect("a permutation takes each row once"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sorted_by_key;
+
+    /// Sorting through the index permutation is stable and moves every row.
+    #[test]
+    fn sorted_by_key_is_a_stable_sort() {
+        let rows = vec![(3, 'a'), (1, 'b'), (3, 'c'), (2, 'd'), (1, 'e')];
+        let mut expected = rows.clone();
+        expected.sort_by_key(|r| r.0);
+        assert_eq!(sorted_by_key(rows, |r| r.0), expected);
+        assert_eq!(sorted_by_key(Vec::<(u8, char)>::new(), |r| r.0), vec![]);
     }
 }

@@ -58,6 +58,45 @@ fn pruned_arrangement_holds_a_few_versions_per_key() {
     }
 }
 
+/// Rises retracting more versions than a timely message holds (the pruning hands its
+/// retractions to the batcher in message-sized pieces): 500 keys with versions at times 0, 1 and
+/// 2 in epoch 0 and one at time 10 in epoch 1, a probe row at time 2, then 10 (lateness 0). The
+/// rise at epoch 1 (watermark 2) retracts every key's version 0 at epoch 2, the rise at epoch 2
+/// (watermark 10) its version 1 at epoch 3: 500 retractions at once each time.
+#[test]
+fn rises_retracting_many_versions_prune_them_all() {
+    const KEYS: u64 = 500;
+    let version = |k: u64, t: u64| ((k, Version::row(t, t * KEYS + k, k)), 1);
+    let first = (0..KEYS).flat_map(|k| (0..3).map(move |t| version(k, t)));
+    let versions = vec![first.collect(), (0..KEYS).map(|k| version(k, 10)).collect()];
+    let probe = |seq, t| vec![((0u64, Change::new(seq, RowKind::Insert, t)), 1)];
+    let probes: Vec<Epoch<(u64, Change<u64>)>> = vec![probe(0, 2), probe(1, 10)];
+    for workers in [1, 2] {
+        let out = run_binary(workers, probes.clone(), versions.clone(), |p, b| {
+            let p_wm = watermarks(p, |(_, c): &(u64, Change<u64>)| c.row, |m: &u64| *m, "PWm");
+            let b_wm = watermarks(
+                b.clone(),
+                |(_, v): &(u64, Version<u64, u64>)| v.time,
+                |m: &u64| *m,
+                "BWm",
+            );
+            arrange_versions_pruned(b, p_wm, b_wm, 0, "Pruned")
+                .as_collection(|k, v| (*k, version_of(v)))
+        });
+        let kept = |times: &[u64]| {
+            let mut kept: Vec<_> = (0..KEYS)
+                .flat_map(|k| times.iter().map(move |&t| version(k, t)))
+                .collect();
+            kept.sort();
+            kept
+        };
+        let at = |t| content_at(&out, t);
+        assert_eq!(at(1), kept(&[0, 1, 2, 10]), "{workers} workers");
+        assert_eq!(at(2), kept(&[1, 2, 10]), "{workers} workers");
+        assert_eq!(at(3), kept(&[2, 10]), "{workers} workers");
+    }
+}
+
 /// Allowed lateness of both inputs in the determinism property.
 const LATENESS: u8 = 3;
 
