@@ -7,7 +7,30 @@ use super::{arrange_versions_pruned, residual, temporal_join_final, JoinConfig, 
 use crate::testing::{content_at, run_binary, Epoch};
 use crate::version::version_of;
 use crate::watermark::watermarks;
-use crate::{Change, RowKind, Seq, Version};
+use crate::{Change, RowKind, Seq, SysTime, Version};
+use differential_dataflow::VecCollection;
+
+/// The B11-pruned versions arrangement of `versions` under the watermarks of `probes` and
+/// `versions` (event time = the probe row, the version's time; lateness 0), as a collection.
+fn pruned<'s>(
+    probes: VecCollection<'s, SysTime, (u64, Change<u64>)>,
+    versions: VecCollection<'s, SysTime, (u64, Version<u64, u64>)>,
+) -> VecCollection<'s, SysTime, (u64, Version<u64, u64>)> {
+    let p_wm = watermarks(
+        probes,
+        |(_, c): &(u64, Change<u64>)| c.row,
+        |m: &u64| *m,
+        "PWm",
+    );
+    let b_wm = watermarks(
+        versions.clone(),
+        |(_, v): &(u64, Version<u64, u64>)| v.time,
+        |m: &u64| *m,
+        "BWm",
+    );
+    arrange_versions_pruned(versions, p_wm, b_wm, 0, "Pruned")
+        .as_collection(|k, v| (*k, version_of(v)))
+}
 
 /// 20 keys, one version and one probe row per key and epoch at event time = epoch (lateness 0).
 /// The rise at epoch `s` (watermark `s - 1`) keeps each key's version `s - 2` and retracts the
@@ -33,17 +56,7 @@ fn pruned_arrangement_holds_a_few_versions_per_key() {
         );
     }
     for workers in [1, 2] {
-        let out = run_binary(workers, probes.clone(), versions.clone(), |p, b| {
-            let p_wm = watermarks(p, |(_, c): &(u64, Change<u64>)| c.row, |m: &u64| *m, "PWm");
-            let b_wm = watermarks(
-                b.clone(),
-                |(_, v): &(u64, Version<u64, u64>)| v.time,
-                |m: &u64| *m,
-                "BWm",
-            );
-            arrange_versions_pruned(b, p_wm, b_wm, 0, "Pruned")
-                .as_collection(|k, v| (*k, version_of(v)))
-        });
+        let out = run_binary(workers, probes.clone(), versions.clone(), pruned);
         for t in 3..EPOCHS {
             let mut expected: Vec<_> = (0..KEYS)
                 .flat_map(|k| (t - 3..=t).map(move |e| ((k, Version::row(e, e * KEYS + k, k)), 1)))
@@ -72,17 +85,7 @@ fn rises_retracting_many_versions_prune_them_all() {
     let probe = |seq, t| vec![((0u64, Change::new(seq, RowKind::Insert, t)), 1)];
     let probes: Vec<Epoch<(u64, Change<u64>)>> = vec![probe(0, 2), probe(1, 10)];
     for workers in [1, 2] {
-        let out = run_binary(workers, probes.clone(), versions.clone(), |p, b| {
-            let p_wm = watermarks(p, |(_, c): &(u64, Change<u64>)| c.row, |m: &u64| *m, "PWm");
-            let b_wm = watermarks(
-                b.clone(),
-                |(_, v): &(u64, Version<u64, u64>)| v.time,
-                |m: &u64| *m,
-                "BWm",
-            );
-            arrange_versions_pruned(b, p_wm, b_wm, 0, "Pruned")
-                .as_collection(|k, v| (*k, version_of(v)))
-        });
+        let out = run_binary(workers, probes.clone(), versions.clone(), pruned);
         let kept = |times: &[u64]| {
             let mut kept: Vec<_> = (0..KEYS)
                 .flat_map(|k| times.iter().map(move |&t| version(k, t)))
