@@ -18,7 +18,7 @@
 use crate::expr::aggregate::{add_exact, exact_value, overflow_error};
 use crate::expr::func::Numeric;
 use crate::expr::{AggregateExpr, AggregateFunc, ScalarKind};
-use crate::repr::{ColumnCursor, Datum, Number, Row};
+use crate::repr::{ColumnCursor, Number, Row};
 use differential_temporal_operators::group_aggregate::GroupFold;
 
 use super::keys::OutputKey;
@@ -261,14 +261,13 @@ impl<K: OutputKey, const W: usize> GroupFold<K> for CounterFold<W> {
             ..
         } = &self.counters;
         for (agg, output) in aggregates.iter().zip(outputs) {
-            let datum = match *output {
-                Output::Count(word) => Datum::Int(state[word]),
-                Output::Exact { total: at, count } => {
+            match *output {
+                Output::Count(word) => packer.push_int(state[word]),
+                Output::Exact { total: at, count } => packer.push(
                     exact_value(&agg.func, &agg.ty, total(state, at), state[count])
-                        .map_err(|e| e.to_string())?
-                }
-            };
-            packer.push(datum);
+                        .map_err(|e| e.to_string())?,
+                ),
+            }
         }
         Ok(row)
     }

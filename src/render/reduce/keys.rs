@@ -63,7 +63,7 @@ impl OutputKey for Option<i64> {
 
 impl OutputKey for i64 {
     fn pack_key(&self, packer: &mut RowPacker<'_>) {
-        packer.push(Datum::Int(*self));
+        packer.push_int(*self);
     }
 }
 

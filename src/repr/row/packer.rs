@@ -28,17 +28,7 @@ impl RowPacker<'_> {
         match datum {
             Datum::Null => d.push(NULL),
             Datum::Bool(b) => d.push(if b { TRUE } else { FALSE }),
-            Datum::Int(v) => {
-                if let Ok(v) = i8::try_from(v) {
-                    put(d, INT8, &v.to_le_bytes());
-                } else if let Ok(v) = i16::try_from(v) {
-                    put(d, INT16, &v.to_le_bytes());
-                } else if let Ok(v) = i32::try_from(v) {
-                    put(d, INT32, &v.to_le_bytes());
-                } else {
-                    put(d, INT64, &v.to_le_bytes());
-                }
-            }
+            Datum::Int(v) => put_int(d, v),
             Datum::Float(v) => put(d, FLOAT, &v.to_le_bytes()),
             Datum::Decimal(v) => match i64::try_from(v) {
                 Ok(v) => put(d, DECIMAL64, &v.to_le_bytes()),
@@ -64,6 +54,14 @@ impl RowPacker<'_> {
             Datum::Map(r) => push_nested(d, MAP, r.data),
             Datum::Row(r) => push_nested(d, ROW, r.data),
         }
+    }
+
+    /// Appends the integer `v`, as [`push`](Self::push) appends `Datum::Int(v)`, without
+    /// building and matching a [`Datum`]: for callers that know they hold an integer (a count,
+    /// an integer key), where `push` is a call and a dispatch per datum.
+    #[inline(always)]
+    pub fn push_int(&mut self, v: i64) {
+        put_int(self.data, v);
     }
 
     /// Appends every datum of `datums`.
@@ -113,6 +111,20 @@ impl RowPacker<'_> {
         let len = self.data.len() - start - 4;
         let len = u32::try_from(len).expect("a nested value under 4 GiB");
         self.data[start..start + 4].copy_from_slice(&len.to_le_bytes());
+    }
+}
+
+/// Appends the integer `v` in its narrowest tag (the packing of an integer is canonical).
+#[inline(always)]
+fn put_int(d: &mut Bytes, v: i64) {
+    if let Ok(v) = i8::try_from(v) {
+        put(d, INT8, &v.to_le_bytes());
+    } else if let Ok(v) = i16::try_from(v) {
+        put(d, INT16, &v.to_le_bytes());
+    } else if let Ok(v) = i32::try_from(v) {
+        put(d, INT32, &v.to_le_bytes());
+    } else {
+        put(d, INT64, &v.to_le_bytes());
     }
 }
 

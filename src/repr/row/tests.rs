@@ -98,6 +98,29 @@ fn small_rows_stay_inline_and_large_ones_spill_once() {
     assert_eq!(wide.clone(), wide);
 }
 
+/// `push_int(v)` packs the bytes `push(Datum::Int(v))` does, at every width's edges.
+#[test]
+fn push_int_packs_as_push_does() {
+    let edges = [
+        i8::MIN as i64,
+        i8::MAX as i64,
+        i16::MIN as i64,
+        i16::MAX as i64,
+    ];
+    let edges = edges
+        .into_iter()
+        .chain([i32::MIN as i64, i32::MAX as i64, i64::MIN, i64::MAX]);
+    for v in edges
+        .flat_map(|e| [e.saturating_sub(1), e, e.saturating_add(1)])
+        .chain([0])
+    {
+        let mut by_int = Row::new();
+        by_int.packer().push_int(v);
+        assert_eq!(by_int, Row::pack([Datum::Int(v)]), "{v}");
+        assert_eq!(by_int.iter().collect::<Vec<_>>(), [Datum::Int(v)]);
+    }
+}
+
 #[test]
 fn serde_is_one_byte_string() {
     let row = Row::pack(every_kind());
