@@ -28,8 +28,9 @@ fn purge_freed_memory_soon() {
 /// (`MADV_HUGEPAGE`) on the memory it maps, so every first touch of a 2 MiB region zeroes all of
 /// it, and with freed memory returned after 10 ms (above) a run zeroed the same regions again
 /// and again: the kernel's page clearing was 15-20% of the flights x weather join's samples.
-/// With 4 KiB pages that join takes ~10% less CPU time (task-clock 915-1,002 against
-/// 1,060-1,146 ms, 4 alternating runs) and ~45 MB less peak RSS (174-176 against 203-236 MB).
+/// With 4 KiB pages that join takes ~10% less CPU time (task-clock 921-983 against 993-1,153
+/// ms, 4 alternating runs) and 20-30 MB less peak RSS (175-184 against 199-205 MB); the dedup
+/// of flights by tailnum 30 MB instead of 54-57.
 #[cfg(target_os = "linux")]
 fn no_transparent_huge_pages() {
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
