@@ -217,20 +217,14 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
                 table_form,
                 refused: refused.take(),
                 malformed: bad_rows.take(),
-                // Set by the driver's caller below.
-                threads: 0,
             });
             Ok::<_, TableError>(take)
         },
     )?;
-    let gathered = finished.map(|f| Gathered {
-        threads: f.threads,
-        ..f.taken
-    });
     Ok(TableResult::new(
         plan.schema.clone(),
         plan.mode.clone(),
-        gathered,
+        finished,
     ))
 }
 

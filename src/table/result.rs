@@ -8,6 +8,7 @@ use crate::io::{CsvSink, Tableau};
 use crate::plan::Mode;
 use crate::repr::cast::format_datum;
 use crate::repr::{Datum, Row, Schema};
+use crate::run::Finished;
 use crate::tail::Tail;
 use differential_dataflow::consolidation::consolidate_updates;
 use differential_temporal_operators::keyed_merge::Rejected;
@@ -21,8 +22,6 @@ pub(super) struct Gathered {
     pub(super) table_form: bool,
     pub(super) refused: Vec<(Rejected, SysTime, isize)>,
     pub(super) malformed: Vec<(RowError, SysTime, isize)>,
-    /// The process's worker count: the threads of the run's [`Tail`].
-    pub(super) threads: usize,
 }
 
 /// The result of [`Table::execute`](super::Table::execute).
@@ -38,8 +37,14 @@ pub struct TableResult {
 }
 
 impl TableResult {
-    pub(super) fn new(schema: Schema, mode: Mode, gathered: Option<Gathered>) -> TableResult {
-        let Some(g) = gathered else {
+    /// The result of a run: what worker 0 gathered and the threads its process may use, `None`
+    /// in a process that does not host worker 0 (the result is then not complete).
+    pub(super) fn new(
+        schema: Schema,
+        mode: Mode,
+        gathered: Option<Finished<Gathered>>,
+    ) -> TableResult {
+        let Some(Finished { taken: g, threads }) = gathered else {
             return TableResult {
                 schema,
                 complete: false,
@@ -52,7 +57,7 @@ impl TableResult {
         let mut output = g.output;
         // Sorted on the tail's threads into emission order (time, seq, kind, row), which
         // brings equal updates together: consolidation only merges neighbours.
-        Tail::new(g.threads).sort_unstable_by(&mut output, |a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+        Tail::new(threads).sort_unstable_by(&mut output, |a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
         output.dedup_by(|next, kept| {
             let same = (next.1, &next.0) == (kept.1, &kept.0);
             if same {
@@ -80,7 +85,7 @@ impl TableResult {
             changelog,
             refused,
             malformed,
-            threads: g.threads,
+            threads,
         }
     }
 
