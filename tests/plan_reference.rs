@@ -281,6 +281,7 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             let rank = (threshold % 2 != 0).then_some("rn");
             input.top_n(partition, order, limit, rank).unwrap()
         }
+        20 => merged(flag, threshold),
         _ => {
             let kind = if flag {
                 JoinKind::Left
@@ -347,6 +348,50 @@ fn asof(template: u8, flag: bool, threshold: i64) -> RelExpr {
     probe
         .asof_join(build, key.clone(), key, order, kind)
         .unwrap()
+}
+
+/// The merge engines (issue 11) over the writes of A (append-only) or B (a changelog whose
+/// `-U`/`-D` writes are retractions), keyed by `k` (NULL keys refused): each engine (from
+/// `threshold`) with a variant of its options (`flag`): an integer or timestamp version, deletes
+/// honoured or not, a sequence field, a sequence group, aggregate functions that retract or
+/// refuse retractions (Paimon) or ignore deletes (Fluss).
+fn merged(flag: bool, threshold: i64) -> RelExpr {
+    let input = if flag { scan_b() } else { scan_a() };
+    let variant = threshold.rem_euclid(2) == 0;
+    let options: &[(&str, &str)] = match threshold {
+        -3 => &[
+            ("table.merge-engine", "versioned"),
+            ("table.merge-engine.versioned.ver-column", "v"),
+        ],
+        -2 => &[
+            ("table.merge-engine", "versioned"),
+            ("table.merge-engine.versioned.ver-column", "ts"),
+            ("dtemporal.honor-deletes", "true"),
+        ],
+        -1 => &[("table.merge-engine", "first_row")],
+        0 => &[("merge-engine", "deduplicate"), ("sequence.field", "v")],
+        1 => &[("merge-engine", "first-row")],
+        2 => &[
+            ("merge-engine", "partial-update"),
+            ("fields.v.sequence-group", "s,d"),
+        ],
+        _ if variant => &[
+            ("merge-engine", "aggregation"),
+            ("fields.v.aggregate-function", "sum"),
+            ("fields.d.aggregate-function", "max"),
+            ("fields.s.aggregate-function", "listagg"),
+        ],
+        _ => &[
+            ("table.merge-engine", "aggregation"),
+            ("fields.v.agg", "sum"),
+            ("fields.d.agg", "min"),
+        ],
+    };
+    let options: Vec<(String, String)> = options
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    input.merge_engine(&["k".to_string()], &options).unwrap()
 }
 
 fn scan_b2() -> RelExpr {
@@ -579,6 +624,14 @@ proptest! {
         check(template, flag, threshold, a, b, c)?;
     }
 
+    /// The merge engines of issue 11 (`table.merge-engine`, `merge-engine`).
+    #[test]
+    fn merge_engines_equal_the_reference(
+        (template, flag, threshold, a, b, c) in case(20..21),
+    ) {
+        check(template, flag, threshold, a, b, c)?;
+    }
+
     /// The Top-N of issue 12 (`ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) <= N`).
     #[test]
     fn top_n_equals_the_reference(
@@ -609,7 +662,7 @@ fn every_template_builds_and_runs() {
         })
         .collect();
     let b = vec![(0, Change::new(2, RowKind::Insert, spec(1, "x", 9, 1).row()))];
-    for template in 0..19 {
+    for template in (0..19).chain([20]) {
         check(
             template,
             template % 2 == 0,

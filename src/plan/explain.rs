@@ -76,6 +76,11 @@ impl RelExpr {
                 "key=[{}], keep={keep:?}, order={order:?}",
                 names(key, &input.schema)
             ),
+            Node::MergeEngine { key, engine, input } => format!(
+                "engine={}, key=[{}]",
+                engine.name(),
+                names(key, &input.schema)
+            ),
             Node::TemporalJoin(Join {
                 probe,
                 build,

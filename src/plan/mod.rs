@@ -35,6 +35,7 @@ mod count_window;
 mod equi_join;
 mod explain;
 mod interval_join;
+pub(crate) mod merge;
 pub mod over;
 mod proctime;
 pub mod reference;
@@ -184,6 +185,16 @@ pub enum Node {
         /// By event time or by arrival.
         order: DedupOrder,
     },
+    /// A primary-key table whose writes (its input's changes, in source order) are merged per
+    /// key by a Fluss / Paimon merge engine (see [`RelExpr::merge_engine`]).
+    MergeEngine {
+        /// The writes.
+        input: Box<RelExpr>,
+        /// The primary-key columns.
+        key: Vec<usize>,
+        /// The engine, configured for the input's columns.
+        engine: crate::merge_engine::MergeEngine,
+    },
     /// `probe JOIN build FOR SYSTEM_TIME AS OF probe.rowtime ON keys [AND residual]`: each
     /// probe row joined with the build version valid at its event time (Flink's event-time
     /// temporal join). The build side is a versioned table (primary key and rowtime), keyed by
@@ -309,6 +320,7 @@ impl RelExpr {
             | Node::Reduce { input, .. }
             | Node::Distinct { input }
             | Node::Dedup { input, .. }
+            | Node::MergeEngine { input, .. }
             | Node::Sort { input, .. }
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
@@ -335,6 +347,7 @@ impl RelExpr {
             | Node::Reduce { input, .. }
             | Node::Distinct { input }
             | Node::Dedup { input, .. }
+            | Node::MergeEngine { input, .. }
             | Node::Sort { input, .. }
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => {
@@ -400,6 +413,7 @@ impl RelExpr {
             Node::Reduce { .. } => "Reduce",
             Node::Distinct { .. } => "Distinct",
             Node::Dedup { .. } => "Dedup",
+            Node::MergeEngine { .. } => "MergeEngine",
             Node::TemporalJoin(_) => "TemporalJoin",
             Node::LookupJoin(_) => "LookupJoin",
             Node::Join(join) if join.interval.is_some() => "IntervalJoin",

@@ -20,6 +20,9 @@
 //! * `Distinct`: each row of positive multiplicity once.
 //! * `Dedup`: per key, among the accumulated `+I` rows, the first or last by `(rowtime, seq)`
 //!   (event time) or by `seq` (arrival). Other kinds are refused (rule A14).
+//! * `MergeEngine`: the input's changes as writes, applied one by one in `(system time, seq)`
+//!   order to their key's state by the engine's rule (see the module `merge`); a write with a
+//!   NULL key column is refused.
 //! * `TemporalJoin`: each accumulated probe change joined with the build version of its key
 //!   valid at its rowtime (greatest `(rowtime, seq)` at or before it among the build changes
 //!   so far; `+I`/`+U` are row versions, `-D` a delete version, `-U` ignored), residual checked
@@ -65,6 +68,7 @@ mod correlate;
 mod count_window;
 mod interval;
 mod join_ttl;
+mod merge;
 mod over;
 mod rows;
 mod window;
@@ -266,6 +270,10 @@ fn eval(
                 rows.dedup();
                 rows
             })
+        }
+        Node::MergeEngine { input, key, engine } => {
+            let writes = eval(input, inputs, refused, final_mode)?;
+            merge::merge(writes, &input.schema, key, engine, refused)
         }
         Node::Dedup {
             input,

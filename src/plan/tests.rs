@@ -265,3 +265,45 @@ fn asof_join_explain_schema_and_errors() {
         "AsofJoin: an ASOF join takes as many equality keys on the probe side as on the build side"
     );
 }
+
+#[test]
+fn a_merge_engine_merges_a_tables_writes_and_names_what_it_refuses() {
+    let options = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let key = ["a".to_string()];
+    let versioned = options(&[
+        ("table.merge-engine", "versioned"),
+        ("table.merge-engine.versioned.ver-column", "rate"),
+    ]);
+    let scan = || RelExpr::scan("Rates", rates(false), true);
+    let merged = scan().merge_engine(&key, &versioned).unwrap();
+    assert_eq!(
+        merged.explain(),
+        "MergeEngine(engine=versioned, key=[a]) -> [a STRING NOT NULL, rate BIGINT, ts TIMESTAMP(3) NOT NULL] updating(key=[a]) rowtime=ts
+  Scan(table=[Rates]) -> [a STRING NOT NULL, rate BIGINT, ts TIMESTAMP(3) NOT NULL] updating rowtime=ts
+"
+    );
+    // A first_row table that ignores deletes only inserts.
+    let first = scan()
+        .merge_engine(&key, &options(&[("table.merge-engine", "first_row")]))
+        .unwrap();
+    assert_eq!(first.mode, Mode::AppendOnly);
+    let error = |plan: Result<RelExpr, PlanError>| plan.unwrap_err().to_string();
+    assert_eq!(
+        error(scan().merge_engine(&[], &versioned)),
+        "MergeEngine: the primary key is empty"
+    );
+    assert_eq!(
+        error(scan().merge_engine(&key, &options(&[("merge-engine", "newest")]))),
+        "MergeEngine: unknown merge engine 'newest' for 'merge-engine'; valid choices: deduplicate, first-row, partial-update, aggregation"
+    );
+    let distinct = scan().distinct();
+    assert_eq!(
+        error(distinct.merge_engine(&key, &versioned)),
+        "MergeEngine: a merge engine merges a table's writes in source order, but its input is a Distinct (merge a scanned table, optionally filtered, projected or with computed columns)"
+    );
+}

@@ -35,6 +35,7 @@ mod count_window;
 mod equi_join;
 mod interval_join;
 mod join;
+mod merge;
 mod nodes;
 mod over;
 mod reduce;

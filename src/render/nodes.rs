@@ -11,8 +11,8 @@ use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
 use super::{
-    asof_join, correlate, count_window, equi_join, join, over, reduce, reuse, set_op, sort, split,
-    split_map, window, Collection, RenderContext,
+    asof_join, correlate, count_window, equi_join, join, merge, over, reduce, reuse, set_op, sort,
+    split, split_map, window, Collection, RenderContext,
 };
 
 /// Renders `plan` and its inputs, each subtree once per dataflow (see [`reuse`]).
@@ -173,6 +173,7 @@ fn render_node<'s>(
             ctx.refused.push(merged.rejected.map(|(_, r)| r));
             Collection::Changelog(merged.changelog.map(|(_, ch)| ch))
         }
+        Node::MergeEngine { input, key, engine } => merge::render(ctx, input, key, engine)?,
         Node::TemporalJoin(_) | Node::LookupJoin(_) => join::render(ctx, plan, None)?,
         Node::Join(join) => equi_join::render(ctx, join)?,
         Node::AsofJoin(join) => asof_join::render(ctx, join)?,
