@@ -28,6 +28,9 @@ pub enum Error {
     /// An invalid merge-engine configuration (`dtemporal merge --option ...`).
     #[error("invalid merge-engine options: {0}")]
     MergeOptions(#[from] crate::merge_options::MergeOptionsError),
+    /// A plan a command built cannot be rendered.
+    #[error("{0}")]
+    Plan(#[from] crate::plan::PlanError),
     /// The timely runtime failed to start or a worker failed.
     #[error("timely: {0}")]
     Runtime(String),

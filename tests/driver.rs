@@ -26,10 +26,12 @@ fn identity(text: &[u8], workers: usize, block: usize) -> (Outcome, String, Stri
         errors: Some(errors.to_str().unwrap().to_string()),
         progress: false,
     };
-    let outcome = run(&options, [schema], header, |[input]| Built {
-        output: input.map(|r| OutputLine::row(r.seq, r.row)),
-        rejected: Vec::new(),
-        ignored: Vec::new(),
+    let outcome = run(&options, [schema], header, |[input]| {
+        Ok(Built {
+            output: input.map(|r| OutputLine::row(r.seq, r.row)),
+            rejected: Vec::new(),
+            ignored: Vec::new(),
+        })
     })
     .unwrap();
     let read = |p: &std::path::Path| {
@@ -102,10 +104,12 @@ fn two_inputs_feed_in_epoch_order_and_report_by_input() {
             progress: false,
         };
         let header = vec!["k".to_string(), "v".to_string()];
-        let outcome = run(&options, inputs, header, |[l, r]| Built {
-            output: l.concat(r).map(|r| OutputLine::row(r.seq, r.row)),
-            rejected: Vec::new(),
-            ignored: Vec::new(),
+        let outcome = run(&options, inputs, header, |[l, r]| {
+            Ok(Built {
+                output: l.concat(r).map(|r| OutputLine::row(r.seq, r.row)),
+                rejected: Vec::new(),
+                ignored: Vec::new(),
+            })
         })
         .unwrap();
         let read = |p: std::path::PathBuf| std::fs::read_to_string(p).unwrap();

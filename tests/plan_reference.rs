@@ -351,7 +351,7 @@ fn asof(template: u8, flag: bool, threshold: i64) -> RelExpr {
 }
 
 /// The merge engines (issue 11) over the writes of A (append-only) or B (a changelog whose
-/// `-U`/`-D` writes are retractions), keyed by `k` (NULL keys refused): each engine (from
+/// `-U`/`-D` writes are retractions), keyed by `k` (NULL a key value): each engine (from
 /// `threshold`) with a variant of its options (`flag`): an integer or timestamp version, deletes
 /// honoured or not, a sequence field, a sequence group, aggregate functions that retract or
 /// refuse retractions (Paimon) or ignore deletes (Fluss).

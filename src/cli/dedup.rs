@@ -136,16 +136,18 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
                 (_, DedupOrder::EventTime) => rows.deduplicate(config, time),
                 (_, DedupOrder::Arrival) => rows.deduplicate(config, |_: &TimedRow| ()),
             };
-            let output = emit_lines(merged.changelog, emit, |r: TimedRow| (r.seq, r.row));
+            let output = emit_lines(merged.changelog, emit, |(_, c): (_, Change<TimedRow>)| {
+                (Change::new(c.seq, c.kind, c.row.row), c.row.seq)
+            });
             let schema = input_schema.clone();
             let rejected = merged
                 .rejected
                 .map(move |(_, r)| schema.error(r.seq, None, r.reason));
-            Built {
+            Ok(Built {
                 output,
                 rejected: vec![rejected],
                 ignored: Vec::new(),
-            }
+            })
         },
     )
 }

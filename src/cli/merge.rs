@@ -1,15 +1,19 @@
 //! `dtemporal merge`: a primary-key table whose writes are merged per key by a merge engine
 //! configured with Fluss / Paimon table options (semantics section C).
 
+use std::collections::BTreeMap;
+
 use clap::Args;
 
 use super::{columns, emit_lines, Cli, CommonArgs, EmitArg};
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
-use crate::merge_engine::{merge_engine, MergeEngine, Row as EngineRow};
+use crate::merge_engine::MergeEngine;
 use crate::merge_options::{merge_engine_from_options, parse_option};
 use crate::operators::keyed_merge::RejectKind;
 use crate::operators::Change;
+use crate::plan::RelExpr;
+use crate::render::{ExecutionMode, RenderContext};
 use crate::repr::{format_datum, ColumnType, Datum, Row};
 use crate::run::{self as driver, Built, Outcome};
 use crate::sql::parse_columns;
@@ -86,6 +90,9 @@ pub(super) fn run(cli: &Cli, args: &MergeArgs) -> Result<Outcome, Error> {
 /// Merges the writes of `schema`'s file with `engine` and writes the table's changelog (or
 /// final table) in `emit` form; writes the engine ignores by definition are counted per reason,
 /// the others it refuses are row errors. Shared by `merge` and `dedup` over a changelog.
+///
+/// The run is a plan, `MergeEngine(Scan(writes))`, rendered as `dtemporal sql` and the Table API
+/// render theirs; the command reads the file and writes the lines and the report.
 pub(super) fn run_engine(
     cli: &Cli,
     common: &CommonArgs,
@@ -94,6 +101,10 @@ pub(super) fn run_engine(
     emit: EmitArg,
 ) -> Result<Outcome, Error> {
     let header = emit.header(&schema.columns);
+    let table = crate::repr::Schema::new(schema.fields())
+        .map_err(|e| Error::input(&schema.path, e.to_string()))?;
+    let plan =
+        RelExpr::scan(WRITES, table, schema.op.is_some()).merged_by(schema.key.clone(), engine)?;
     let input_schema = schema.clone();
     // Typed rows are written as Flink writes their types; text rows as they are.
     let types = schema.is_typed().then(|| schema.types.clone());
@@ -102,33 +113,39 @@ pub(super) fn run_engine(
         [schema],
         header,
         move |[input]| {
-            let writes = input.map(|r: Record| (r.key, Change::new(r.seq, r.kind, r.row)));
-            let merged = merge_engine(writes, engine.clone());
+            let scope = input.scope();
+            let writes = input.map(|r: Record| Change::new(r.seq, r.kind, r.row));
+            let sources = BTreeMap::from([(WRITES.to_string(), writes)]);
+            let mut ctx = RenderContext::new(scope, sources, ExecutionMode::Incremental);
+            let merged = ctx.render(&plan)?.into_changelog();
             // Final-table lines are placed by their cells: a merged row has no single source row.
             let mut text = types.clone().map(TextRows::new);
-            let output = emit_lines(
-                merged.changelog,
-                emit,
-                move |r: EngineRow| match &mut text {
-                    None => (0, r),
-                    Some(text) => (0, text.row(&r)),
-                },
-            );
-            let schema = input_schema.clone();
-            let refused = merged.rejected.map(move |(_, r)| {
-                let ignored = r.kind == RejectKind::Ignored;
-                (ignored, schema.error(r.seq, None, r.reason))
+            let output = emit_lines(merged, emit, move |c: Change<Row>| {
+                let cells = match &mut text {
+                    None => c.row,
+                    Some(text) => text.row(&c.row),
+                };
+                (Change::new(c.seq, c.kind, cells), 0)
             });
+            let schema = input_schema.clone();
+            let refused =
+                differential_dataflow::collection::concatenate(scope, ctx.refused).map(move |r| {
+                    let ignored = r.kind == RejectKind::Ignored;
+                    (ignored, schema.error(r.seq, None, r.reason))
+                });
             let ignored = refused.clone().flat_map(|(i, e)| i.then_some(e));
             let rejected = refused.flat_map(|(i, e)| (!i).then_some(e));
-            Built {
+            Ok(Built {
                 output,
                 rejected: vec![rejected],
                 ignored: vec![ignored],
-            }
+            })
         },
     )
 }
+
+/// The name the plan of a merge gives its input.
+const WRITES: &str = "writes";
 
 /// Typed rows as text rows: each datum written as Flink's CSV format writes its type (an empty
 /// cell for NULL), through buffers kept from row to row, so a row costs one allocation, its

@@ -275,39 +275,35 @@ impl EmitArg {
     }
 }
 
-/// The output lines of a changelog `(key, Change<V>)` in form `emit`; `row(v)` gives a row's
-/// cells and its table position (the `seq` its final-table line is sorted by), taking `v` by
-/// value so that its cells move into the line.
+/// The output lines of a changelog in form `emit`; `change(d)` gives a record's change (its
+/// `seq`, kind and cells) and its table position (the `seq` its final-table line is sorted by),
+/// taking `d` by value so that its cells move into the line.
 ///
 /// The final table is the changelog consolidated: `+I`/`+U` rows count `+1`, `-U`/`-D` rows
 /// `-1`, so a row's retraction must give the same position and cells as its insertion.
-fn emit_lines<'s, K, V, F>(
-    changelog: VecCollection<'s, SysTime, (K, Change<V>)>,
+fn emit_lines<'s, D, F>(
+    changelog: VecCollection<'s, SysTime, D>,
     emit: EmitArg,
-    mut row: F,
+    mut change: F,
 ) -> VecCollection<'s, SysTime, OutputLine>
 where
-    K: ExchangeData,
-    V: ExchangeData,
-    F: FnMut(V) -> (Seq, Row) + 'static,
+    D: ExchangeData,
+    F: FnMut(D) -> (Change<Row>, Seq) + 'static,
 {
     let mode = match emit {
         EmitArg::Retract => ChangelogMode::Retract,
         EmitArg::Upsert => ChangelogMode::Upsert,
         EmitArg::Final => {
-            let lines = changelog.map(move |(_, c)| {
-                let (seq, cells) = row(c.row);
-                (c.kind.is_accumulate(), OutputLine::row(seq, cells))
+            let lines = changelog.map(move |d| {
+                let (c, seq) = change(d);
+                (c.kind.is_accumulate(), OutputLine::row(seq, c.row))
             });
             let added = lines.clone().filter(|(a, _)| *a).map(|(_, l)| l);
             let removed = lines.filter(|(a, _)| !*a).map(|(_, l)| l);
             return added.concat(removed.negate());
         }
     };
-    changelog.flat_map(move |(_, c)| {
-        let (_, cells) = row(c.row);
-        OutputLine::change(&Change::new(c.seq, c.kind, cells), mode)
-    })
+    changelog.flat_map(move |d| OutputLine::change(&change(d).0, mode))
 }
 
 /// Splits a comma-separated column list (`a,b`), ignoring spaces around names.

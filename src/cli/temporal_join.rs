@@ -330,11 +330,11 @@ pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> 
                     (out.joined, vec![late, late_builds])
                 }
             };
-            Built {
+            Ok(Built {
                 output: joined_lines(joined, width),
                 rejected,
                 ignored: Vec::new(),
-            }
+            })
         },
     )
 }
@@ -360,11 +360,11 @@ pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Er
                 .retention(state_ttl.map(Retention::epochs))
                 .named("LookupJoin");
             let joined = lookup_join(probe, arranged, config);
-            Built {
+            Ok(Built {
                 output: joined_lines(joined, width),
                 rejected: Vec::new(),
                 ignored: Vec::new(),
-            }
+            })
         },
     )
 }

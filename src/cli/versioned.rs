@@ -77,11 +77,11 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
                     .history()
                     .map(move |(_, h)| history_line(h, time_column)),
             };
-            Built {
+            Ok(Built {
                 output,
                 rejected: Vec::new(),
                 ignored: Vec::new(),
-            }
+            })
         },
     )
 }

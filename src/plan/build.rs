@@ -486,7 +486,11 @@ fn comparable(a: &DataType, b: &DataType) -> bool {
     a == b || (a.is_integer() && b.is_integer()) || (a.is_string() && b.is_string())
 }
 
-fn check_columns(node: &'static str, columns: &[usize], schema: &Schema) -> Result<(), PlanError> {
+pub(super) fn check_columns(
+    node: &'static str,
+    columns: &[usize],
+    schema: &Schema,
+) -> Result<(), PlanError> {
     match columns.iter().find(|&&c| c >= schema.len()) {
         Some(c) => Err(PlanError::invalid(
             node,

@@ -3,7 +3,6 @@
 
 use crate::merge_engine::{Deletes, MergeEngine};
 use crate::merge_options::merge_engine_from_options;
-use crate::repr::{Row, Schema};
 
 use super::{Mode, Node, PlanError, RelExpr};
 
@@ -20,7 +19,9 @@ impl RelExpr {
     /// (its system time, then its `seq`), so the result does not depend on the worker count
     /// or the epochs. Writes the engine does not apply are reported with their `seq` (see
     /// [`RejectKind`](crate::operators::keyed_merge::RejectKind): `Ignored` for those it skips
-    /// by definition, `Invalid` for errors); a write with a NULL key column is `Invalid`.
+    /// by definition, `Invalid` for errors). NULL is a key value, as in deduplication (a table
+    /// declared with a primary key has NOT NULL key columns, so its source refuses NULL key
+    /// cells).
     ///
     /// Errors: an empty or unknown key column, options the engine refuses (an unknown engine
     /// or option, a version column of a type that cannot order...), or an input that is not a
@@ -53,34 +54,48 @@ impl RelExpr {
         key: &[String],
         options: &[(String, String)],
     ) -> Result<RelExpr, PlanError> {
+        let engine = merge_engine_from_options(options, &self.schema, key)
+            .map_err(|e| PlanError::invalid("MergeEngine", e.to_string()))?;
+        let columns = key
+            .iter()
+            .map(|k| self.schema.index_of(k).expect("the engine checked the key"))
+            .collect();
+        self.merged_by(columns, engine)
+    }
+
+    /// This table's writes merged per primary key `key` (column positions) by `engine`,
+    /// configured for this table's columns, as [`merge_engine`](Self::merge_engine) describes.
+    ///
+    /// Errors: an empty key, a key column out of range, an input that is not a table's writes
+    /// in source order.
+    pub(crate) fn merged_by(
+        self,
+        key: Vec<usize>,
+        engine: MergeEngine,
+    ) -> Result<RelExpr, PlanError> {
         let invalid = |reason: String| PlanError::invalid("MergeEngine", reason);
         if key.is_empty() {
             return Err(invalid("the primary key is empty".to_string()));
         }
+        super::build::check_columns("MergeEngine", &key, &self.schema)?;
         if let Some(node) = self.source_order_breaker() {
             return Err(invalid(format!(
                 "a merge engine merges a table's writes in source order, but its input is a {} (merge a scanned table, optionally filtered, projected or with computed columns)",
                 node.kind_name()
             )));
         }
-        let engine = merge_engine_from_options(options, &self.schema, key)
-            .map_err(|e| invalid(e.to_string()))?;
-        let columns: Vec<usize> = key
-            .iter()
-            .map(|k| self.schema.index_of(k).expect("the engine checked the key"))
-            .collect();
         let mut schema = self.schema.clone();
-        schema.primary_key = Some(columns.clone());
+        schema.primary_key = Some(key.clone());
         let mode = match &engine {
             MergeEngine::FirstRow(f) if f.deletes != Deletes::Apply => Mode::AppendOnly,
             _ => Mode::Updating {
-                upsert_key: Some(columns.clone()),
+                upsert_key: Some(key.clone()),
             },
         };
         Ok(RelExpr {
             node: Node::MergeEngine {
                 input: Box::new(self),
-                key: columns,
+                key,
                 engine,
             },
             schema,
@@ -101,16 +116,4 @@ impl RelExpr {
             _ => Some(self),
         }
     }
-}
-
-/// Why a write whose primary key `key` has a NULL column in `row` is refused, naming the first
-/// such column (Flink's primary-key columns are NOT NULL); `None` when no key column is NULL.
-pub(crate) fn null_key_column(schema: &Schema, key: &[usize], row: &Row) -> Option<String> {
-    let column = key
-        .iter()
-        .find(|&&c| row.get(c).is_none_or(|d| d.is_null()))?;
-    Some(format!(
-        "NULL in the primary-key column '{}'",
-        schema.fields[*column].name
-    ))
 }

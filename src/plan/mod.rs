@@ -35,7 +35,7 @@ mod count_window;
 mod equi_join;
 mod explain;
 mod interval_join;
-pub(crate) mod merge;
+mod merge;
 pub mod over;
 mod proctime;
 pub mod reference;

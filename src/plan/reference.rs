@@ -21,8 +21,8 @@
 //! * `Dedup`: per key, among the accumulated `+I` rows, the first or last by `(rowtime, seq)`
 //!   (event time) or by `seq` (arrival). Other kinds are refused (rule A14).
 //! * `MergeEngine`: the input's changes as writes, applied one by one in `(system time, seq)`
-//!   order to their key's state by the engine's rule (see the module `merge`); a write with a
-//!   NULL key column is refused.
+//!   order to their key's state by the engine's rule (see the module `merge`); NULL is a key
+//!   value.
 //! * `TemporalJoin`: each accumulated probe change joined with the build version of its key
 //!   valid at its rowtime (greatest `(rowtime, seq)` at or before it among the build changes
 //!   so far; `+I`/`+U` are row versions, `-D` a delete version, `-U` ignored), residual checked
@@ -273,7 +273,7 @@ fn eval(
         }
         Node::MergeEngine { input, key, engine } => {
             let writes = eval(input, inputs, refused, final_mode)?;
-            merge::merge(writes, &input.schema, key, engine, refused)
+            merge::merge(writes, key, engine, refused)
         }
         Node::Dedup {
             input,

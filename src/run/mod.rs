@@ -99,7 +99,7 @@ type Gathered = (
 /// Runs a command: reads `inputs`, builds the dataflow with `build`, and writes the output
 /// (with `header`) and the error report (see the module docs).
 ///
-/// Errors: bad timely arguments, a file that cannot be read or written, a worker failure.
+/// Errors: bad timely arguments, `build`'s error, a file that cannot be read or written, a worker failure.
 /// Rejected rows are not errors: they are written to the report and counted in the outcome.
 pub fn run<const N: usize, F>(
     options: &RunOptions,
@@ -108,7 +108,10 @@ pub fn run<const N: usize, F>(
     build: F,
 ) -> Result<Outcome, Error>
 where
-    F: for<'s> Fn([VecCollection<'s, SysTime, Record>; N]) -> Built<'s> + Send + Sync + 'static,
+    F: for<'s> Fn([VecCollection<'s, SysTime, Record>; N]) -> Result<Built<'s>, Error>
+        + Send
+        + Sync
+        + 'static,
 {
     let progress = Progress::for_files(inputs.iter().map(|i| i.path.as_str()), options.progress);
     let inputs = Vec::from(inputs);
@@ -121,7 +124,7 @@ where
             let Ok(collections) = <[_; N]>::try_from(collections) else {
                 unreachable!("the driver makes one collection an input");
             };
-            let built = build(collections);
+            let built = build(collections)?;
             let lines = Rc::new(RefCell::new(Vec::new()));
             let refused = Rc::new(RefCell::new(Vec::new()));
             let skipped = Rc::new(RefCell::new(Vec::new()));

@@ -1,8 +1,8 @@
 //! The reference of the merge-engine node: the writes folded one by one, in source order.
 //!
 //! What is checked here is the node's plumbing (writes keyed by their primary key, applied per
-//! key in `(system time, seq)` order whatever the epochs and workers, NULL keys refused, every
-//! change and refusal kept); the engines' rules themselves are checked against their own
+//! key in `(system time, seq)` order whatever the epochs and workers, NULL a key value like
+//! any other, every change and refusal kept); the engines' rules themselves are checked against their own
 //! model, [`crate::merge_engine::reference`], which recomputes each key's row from its whole
 //! history.
 
@@ -10,8 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::merge_engine::{KeyState, MergeEngine};
 use crate::operators::keyed_merge::MergeRule;
-use crate::plan::merge::null_key_column;
-use crate::repr::{DatumVec, Row, Schema};
+use crate::repr::{DatumVec, Row};
 use differential_temporal_operators::Change;
 
 use super::rows::{project, refuse};
@@ -22,7 +21,6 @@ use super::{Refused, Stream};
 /// writes (and writes applied and reported) go to `refused`.
 pub(super) fn merge(
     mut writes: Stream,
-    schema: &Schema,
     key: &[usize],
     engine: &MergeEngine,
     refused: &mut Vec<Refused>,
@@ -32,10 +30,6 @@ pub(super) fn merge(
     let mut states: BTreeMap<Row, Option<KeyState>> = BTreeMap::new();
     let (mut out, mut emitted) = (Vec::new(), Vec::new());
     for (time, write) in writes {
-        if let Some(reason) = null_key_column(schema, key, &write.row) {
-            refused.push(refuse(time, write.seq, reason));
-            continue;
-        }
         let state = states
             .entry(project(&write.row, key, &mut datums))
             .or_default();
