@@ -41,6 +41,30 @@ fn c01_versioned_changelog() {
     assert_eq!(out_err(&args), ("a,b,ts\n1,v3,2000\n".into(), lost));
 }
 
+/// The same table through `dtemporal sql`: a `CREATE TABLE` with the engine's options gives the
+/// command's changelog and final table, and counts the same ignored writes (one data path).
+#[test]
+fn c01_versioned_through_sql_equals_the_command() {
+    let ddl = format!(
+        "CREATE TABLE t (a STRING, b STRING, ts STRING, PRIMARY KEY (a) NOT ENFORCED)
+           WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv',
+                 'table.merge-engine' = 'versioned',
+                 'table.merge-engine.versioned.ver-column' = 'ts',
+                 'fields.ts.type' = 'BIGINT');
+         SELECT * FROM t;",
+        data("c01_versioned_writes.csv")
+    );
+    let lost = below(2, "versioned");
+    for emit in ["retract", "final"] {
+        let sql = out_err(&["sql", "-e", &ddl, "--emit", emit].map(String::from));
+        let mut args = on_input("merge", "c01_versioned_writes.csv", &["--key", "a"]);
+        args.extend(VERSIONED.map(String::from));
+        args.extend(["--emit", emit].map(String::from));
+        assert_eq!(sql, out_err(&args), "--emit {emit}");
+        assert_eq!(sql.1, lost);
+    }
+}
+
 #[test]
 fn c07_deduplicate_with_sequence_field() {
     let input = data("c07_dedup_writes.csv");

@@ -6,6 +6,7 @@ use clap::{Args, ValueEnum};
 use super::{prompt, Cli, CommonArgs, EmitArg, ModeArg};
 use crate::error::Error;
 use crate::io::Tableau;
+use crate::operators::keyed_merge::RejectKind;
 use crate::operators::RowKind;
 use crate::render::ExecutionMode;
 use crate::run::Outcome;
@@ -167,15 +168,31 @@ fn run_script(
     Ok(())
 }
 
-/// Counts and reports a result's malformed and refused rows on standard error.
+/// Counts and reports a result's malformed and refused rows on standard error; rows skipped by
+/// definition (a merge engine's ignored writes) are counted per reason, as the commands count
+/// them, not reported as errors.
 fn report(result: &TableResult, outcome: &mut Outcome) {
     for error in result.malformed() {
         eprintln!("{error}");
     }
+    let mut ignored: Vec<&str> = Vec::new();
     for (_, refused) in result.refused() {
-        eprintln!("row {}: {}", refused.seq, refused.reason);
+        match refused.kind {
+            RejectKind::Ignored => ignored.push(&refused.reason),
+            _ => {
+                eprintln!("row {}: {}", refused.seq, refused.reason);
+                outcome.rejected += 1;
+            }
+        }
     }
-    outcome.rejected += result.malformed().len() + result.refused().len();
+    ignored.sort_unstable();
+    for reason in ignored {
+        match outcome.ignored.iter_mut().find(|(r, _)| r == reason) {
+            Some((_, n)) => *n += 1,
+            None => outcome.ignored.push((reason.to_string(), 1)),
+        }
+    }
+    outcome.rejected += result.malformed().len();
     outcome.lines += result.changelog().len();
 }
 

@@ -36,6 +36,12 @@ const DEBEZIUM_OPTIONS: &[&str] = &["debezium-json.schema-include"];
 /// The formats, by their `'format'` identifier.
 const FORMATS: &[&str] = &["csv", "debezium-json"];
 
+/// Whether `key` is an option of the filesystem connector or of one of its formats (the
+/// options of a table's merge engine are the others).
+pub(super) fn is_connector_option(key: &str) -> bool {
+    OPTIONS.contains(&key) || DEBEZIUM_OPTIONS.contains(&key)
+}
+
 /// Where a filesystem table's rows are and how they are written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Connector {

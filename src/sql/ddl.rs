@@ -4,7 +4,9 @@
 //! registered as generated rows of its physical columns instead ([`datagen`], [`nexmark`]), and
 //! is not a sink.
 //!
-//! The connector's options are [`connector`]'s. A `METADATA` column of a CSV table reads the
+//! The connector's options are [`connector`]'s; a table that declares a merge engine
+//! (`'merge-engine'`, `'table.merge-engine'`) is its writes merged per primary key
+//! ([`merge_engine`]). A `METADATA` column of a CSV table reads the
 //! CSV column of the same name (the metadata key, `FROM '...'`, names where Kafka or Debezium
 //! would take it from; a CSV file has it as a column); of a `debezium-json` table, the event's
 //! metadata of that key.
@@ -19,6 +21,7 @@ use super::create_table::{ColumnKind, CreateTable, Watermark};
 use super::datagen;
 use super::error::SqlError;
 use super::expr::interval_millis;
+use super::merge_engine;
 use super::nexmark;
 use super::types::data_type;
 use crate::io::directory::files_now;
@@ -56,6 +59,7 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
                 other => other,
             });
     }
+    let (t, engine) = &merge_engine::split_options(t);
     let Connector {
         path,
         format,
@@ -66,7 +70,10 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
         // A monitored directory may wait for its first file: its columns are declared.
         let waiting =
             monitor_interval.is_some() && files_now(&path).map_err(|e| at(e.into()))?.is_empty();
-        let declared = |scan| computed::declared_table(env, t, scan);
+        let declared = |scan| {
+            let table = computed::declared_table(env, t, scan)?;
+            merge_engine::merged(t, table, engine)
+        };
         let registered = if waiting {
             env.register_empty_directory(name, &path, &format, physical.clone(), declared)
         } else {

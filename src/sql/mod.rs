@@ -66,6 +66,7 @@ mod expr;
 mod join;
 mod lateral;
 mod materialized;
+mod merge_engine;
 mod mt_continuous;
 mod mt_create;
 mod mt_lifecycle;
