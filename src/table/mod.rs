@@ -190,6 +190,35 @@ impl Table {
         })
     }
 
+    /// This table's rows as writes merged per primary key `key` by the merge engine the table
+    /// options `options` configure (Fluss's `table.merge-engine`, Paimon's `merge-engine`:
+    /// [`RelExpr::merge_engine`] says what the output is and what it refuses, and
+    /// [`merge_options`](crate::merge_options) lists the options). Writes an engine ignores by
+    /// definition are in [`TableResult::refused`] with kind `Ignored`.
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// let (env, _dir) = doc_env();
+    /// // Paimon's aggregation engine: the sum of `b` per `a`.
+    /// let totals = env.from("Orders").merge_engine(
+    ///     ["a"],
+    ///     [("merge-engine", "aggregation"), ("fields.b.aggregate-function", "sum")],
+    /// );
+    /// assert_eq!(totals.execute().unwrap().rows_as_text(), vec!["x,3", "y,3"]);
+    /// ```
+    pub fn merge_engine<'a>(
+        &self,
+        key: impl IntoIterator<Item = &'a str>,
+        options: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Table {
+        let key: Vec<String> = key.into_iter().map(str::to_string).collect();
+        let options: Vec<(String, String)> = options
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        self.then("merge_engine", move |plan| plan.merge_engine(&key, &options))
+    }
+
     /// `SELECT DISTINCT *` (Flink's `distinct`).
     pub fn distinct(&self) -> Table {
         self.then("distinct", |plan| Ok(plan.distinct()))
