@@ -11,6 +11,8 @@ use differential_temporal::table::{ResultForm, TableEnv, TableResult};
 
 #[path = "table_api/counters.rs"]
 mod counters;
+#[path = "table_api/render.rs"]
+mod render;
 
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
     let path = dir.path().join(name);

@@ -134,7 +134,9 @@ pub enum ExecutionMode {
 pub struct RenderContext<'s> {
     /// The dataflow scope the plan is rendered in.
     pub scope: Scope<'s, SysTime>,
-    /// Each scanned table's changelog, by name.
+    /// Each scanned table's changelog, by name: rows of the scan's schema (rendering reads them
+    /// by its types; [`Table::render`](crate::table::Table::render) checks a caller's rows
+    /// first and refuses those that do not fit).
     pub sources: BTreeMap<String, VecCollection<'s, SysTime, Change<Row>>>,
     /// The execution mode.
     pub mode: ExecutionMode,
@@ -146,6 +148,8 @@ pub struct RenderContext<'s> {
     pub idle_timeout: SysTime,
     /// The subtrees rendered so far, each rendered once however often it occurs.
     rendered: reuse::Rendered<'s>,
+    /// The sources whose rows [`check_sources`](Self::check_sources) checked.
+    checked: std::collections::BTreeSet<String>,
 }
 
 impl<'s> RenderContext<'s> {
@@ -162,6 +166,52 @@ impl<'s> RenderContext<'s> {
             refused: Vec::new(),
             idle_timeout: 0,
             rendered: reuse::Rendered::default(),
+            checked: Default::default(),
+        }
+    }
+
+    /// Checks the rows of the sources `plan` scans (each source once per context) against
+    /// the scans' schemas: a row that does not fit its schema ([`Schema::misfit`]), or a
+    /// retraction in a source the scan declares append-only, is refused (kind `Invalid`, with
+    /// its `seq`) instead of reaching operators that read rows by their schema's types. The
+    /// entry for rows packed by a user's own code ([`Table::render`](crate::table::Table::render));
+    /// [`render`](Self::render) alone trusts its sources, as the sources of files and
+    /// generators, packed by their schemas, can be.
+    ///
+    /// [`Schema::misfit`]: crate::repr::Schema::misfit
+    pub(crate) fn check_sources(&mut self, plan: &RelExpr) {
+        let mut scans = Vec::new();
+        plan.visit(&mut |node| {
+            if let crate::plan::Node::Scan { name } = &node.node {
+                scans.push((
+                    name.clone(),
+                    node.schema.clone(),
+                    node.mode.is_append_only(),
+                ));
+            }
+        });
+        for (name, schema, append_only) in scans {
+            if self.checked.contains(&name) {
+                continue;
+            }
+            let Some(changes) = self.sources.remove(&name) else {
+                continue;
+            };
+            let table = name.clone();
+            let (fitting, misfits) = split_map(changes, move |change: Change<Row>| {
+                let reason = match schema.misfit(&change.row) {
+                    Some(reason) => reason,
+                    None if append_only && change.kind != RowKind::Insert => {
+                        format!("a {} row in a table declared append-only", change.kind)
+                    }
+                    None => return Ok(change),
+                };
+                let reason = format!("a row of '{table}' does not fit its schema: {reason}");
+                Err(Rejected::invalid(change.seq, reason))
+            });
+            self.refused.push(misfits);
+            self.sources.insert(name.clone(), fitting);
+            self.checked.insert(name);
         }
     }
 

@@ -5,6 +5,7 @@
 //! them as [`Datum`]s, with the types in a [`Schema`].
 
 pub mod cast;
+mod conform;
 pub mod decimal;
 pub mod row;
 pub mod time;

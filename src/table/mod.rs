@@ -216,7 +216,9 @@ impl Table {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        self.then("merge_engine", move |plan| plan.merge_engine(&key, &options))
+        self.then("merge_engine", move |plan| {
+            plan.merge_engine(&key, &options)
+        })
     }
 
     /// `SELECT DISTINCT *` (Flink's `distinct`).
@@ -361,12 +363,16 @@ impl Table {
 
     /// Renders the table into a dataflow of the caller's (for use inside a user's own timely
     /// program): `ctx` holds the scope and the changelog collection of every table the plan
-    /// scans, by name; refused rows are collected in `ctx.refused`.
+    /// scans, by name; refused rows are collected in `ctx.refused`. The rows of those
+    /// collections are checked against their tables' schemas first: a row that does not fit
+    /// (a NULL in a NOT NULL column, a datum of another type, a retraction in a table
+    /// registered append-only) is refused with its `seq`, never read as its schema's type.
     pub fn render<'s>(
         &self,
         ctx: &mut crate::render::RenderContext<'s>,
     ) -> Result<crate::render::Collection<'s>, TableError> {
         let plan = self.plan.as_ref().map_err(TableError::clone)?;
+        ctx.check_sources(plan);
         ctx.render(plan).map_err(TableError::plan("render"))
     }
 }

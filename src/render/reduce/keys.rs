@@ -131,7 +131,8 @@ impl<K: IntKey> IntGroupKey<K> {
     /// # Panics
     ///
     /// When the column holds neither an integer nor (in a nullable column) NULL: rows are
-    /// packed by their schema, which types it so.
+    /// packed by their schema, which types it so (a caller's own rows are checked against it
+    /// by [`Table::render`](crate::table::Table::render)).
     #[inline]
     fn of(&self, row: &Row) -> K {
         let number = ColumnCursor::new(row).number(self.column);
