@@ -2,7 +2,7 @@
 
 use crate::merge_engine::{merge_engine, MergeEngine};
 use crate::plan::{PlanError, RelExpr};
-use crate::repr::DatumVec;
+use crate::repr::ColumnSpans;
 
 use super::nodes::{project, render as render_input};
 use super::{Collection, RenderContext};
@@ -18,8 +18,8 @@ pub(super) fn render<'s>(
 ) -> Result<Collection<'s>, PlanError> {
     let writes = render_input(ctx, input)?.into_changelog();
     let key = key.to_vec();
-    let mut datums = DatumVec::new();
-    let keyed = writes.map(move |write| (project(&write.row, &key, &mut datums), write));
+    let mut spans = ColumnSpans::new();
+    let keyed = writes.map(move |write| (project(&write.row, &key, &mut spans), write));
     let merged = merge_engine(keyed, engine.clone());
     ctx.refused.push(merged.rejected.map(|(_, r)| r));
     Ok(Collection::Changelog(merged.changelog.map(|(_, ch)| ch)))

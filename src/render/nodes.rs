@@ -5,7 +5,7 @@ use timely::dataflow::operators::ToStream;
 
 use crate::expr::{CompiledExpr, RowArena, ScalarExpr};
 use crate::plan::{stamp, DedupOrder, Node, PlanError, RelExpr};
-use crate::repr::{prefix_len, Datum, DatumVec, Row, Ts};
+use crate::repr::{prefix_len, ColumnSpans, Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
@@ -118,8 +118,8 @@ fn render_node<'s>(
             }
             let input = render(ctx, input)?;
             let columns = columns.clone();
-            let datums = std::cell::RefCell::new(DatumVec::new());
-            input.map_rows(move |row| project(&row, &columns, &mut datums.borrow_mut()))
+            let spans = std::cell::RefCell::new(ColumnSpans::new());
+            input.map_rows(move |row| project(&row, &columns, &mut spans.borrow_mut()))
         }
         Node::Reduce {
             input,
@@ -146,9 +146,9 @@ fn render_node<'s>(
             let changes = render(ctx, input)?.into_changelog();
             let key = key.clone();
             let by_time = *order == DedupOrder::EventTime;
-            let mut datums = DatumVec::new();
+            let mut spans = ColumnSpans::new();
             let keyed = changes.map(move |ch| {
-                let k = project(&ch.row, &key, &mut datums);
+                let k = project(&ch.row, &key, &mut spans);
                 (k, ch)
             });
             let keyed = if by_time {
@@ -258,10 +258,12 @@ fn columns_read(exprs: &[ScalarExpr]) -> usize {
     prefix_len(columns)
 }
 
-/// The columns `columns` of `row`, packed (the row is decoded only up to the last of them).
-pub(super) fn project(row: &Row, columns: &[usize], datums: &mut DatumVec) -> Row {
-    let datums = datums.borrow_prefix(row, prefix_len(columns.iter().copied()));
-    Row::pack(columns.iter().map(|&c| datums[c]))
+/// The columns `columns` of `row`, packed: their encoded bytes copied (the row is walked only
+/// up to the last of them, nothing decoded), one allocation of the result's size at most.
+pub(super) fn project(row: &Row, columns: &[usize], spans: &mut ColumnSpans) -> Row {
+    spans
+        .locate(row, prefix_len(columns.iter().copied()))
+        .project(columns)
 }
 
 /// The event time in `column` of `row`, or `None` if it is NULL.
