@@ -8,16 +8,25 @@ use differential_temporal::table::TableEnv;
 
 use super::{changelog_text, env, last_rows};
 
-/// A table of the writes `csv` with `options` after the connector's.
-fn declare(env: &TableEnv, dir: &std::path::Path, columns: &str, csv: &str, options: &str) {
-    let path = dir.join("writes.csv");
+/// An environment on `workers` workers with the table `prices` of `columns` over the writes
+/// `csv`, with `options` after the connector's (and the directory holding the file).
+fn declare(
+    workers: usize,
+    columns: &str,
+    csv: &str,
+    options: &str,
+) -> (TableEnv, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("writes.csv");
     std::fs::write(&path, csv).unwrap();
     let ddl = format!(
         "CREATE TABLE prices ({columns})
            WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv', {options})",
         path.display()
     );
+    let env = env(workers);
     env.execute_sql(&ddl).unwrap();
+    (env, dir)
 }
 
 /// Fluss's `versioned` engine (case C01 typed): the highest `ts` wins, a lower or NULL version
@@ -27,11 +36,8 @@ fn a_versioned_table() {
     let csv =
         "id,price,ts\n1,10.00,1000\n1,9.00,999\n2,5.50,10\n1,11.50,2000\n2,6.00,\n2,7.25,10\n";
     for workers in [1, 2] {
-        let dir = tempfile::tempdir().unwrap();
-        let env = env(workers);
-        declare(
-            &env,
-            dir.path(),
+        let (env, _dir) = declare(
+            workers,
             "id BIGINT, price DECIMAL(10, 2), ts BIGINT, PRIMARY KEY (id) NOT ENFORCED",
             csv,
             "'table.merge-engine' = 'versioned', 'table.merge-engine.versioned.ver-column' = 'ts'",
@@ -67,11 +73,8 @@ fn a_versioned_table() {
 fn an_aggregation_table_read_by_a_query() {
     let csv = "op,shop,amount,note\n+I,a,5,x\n+I,b,2,y\n+I,a,3,z\n-D,a,5,x\n+I,b,,w\n";
     for workers in [1, 2] {
-        let dir = tempfile::tempdir().unwrap();
-        let env = env(workers);
-        declare(
-            &env,
-            dir.path(),
+        let (env, _dir) = declare(
+            workers,
             "shop STRING, amount BIGINT, note STRING, PRIMARY KEY (shop) NOT ENFORCED",
             csv,
             "'merge-engine' = 'aggregation', 'fields.amount.aggregate-function' = 'sum'",
@@ -91,11 +94,8 @@ fn an_aggregation_table_read_by_a_query() {
 /// the engine does not take are errors at the option choosing the engine.
 #[test]
 fn explain_and_configuration_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let env = env(1);
-    declare(
-        &env,
-        dir.path(),
+    let (env, _dir) = declare(
+        1,
         "id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED",
         "id,v\n1,a\n",
         "'table.merge-engine' = 'first_row'",
