@@ -58,8 +58,11 @@ impl RelExpr {
             .map_err(|e| PlanError::invalid("MergeEngine", e.to_string()))?;
         let columns = key
             .iter()
-            .map(|k| self.schema.index_of(k).expect("the engine checked the key"))
-            .collect();
+            .map(|k| {
+                let unknown = || PlanError::invalid("MergeEngine", format!("no column '{k}'"));
+                self.schema.index_of(k).ok_or_else(unknown)
+            })
+            .collect::<Result<_, _>>()?;
         self.merged_by(columns, engine)
     }
 

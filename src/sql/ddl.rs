@@ -26,6 +26,7 @@ use super::nexmark;
 use super::types::data_type;
 use crate::io::directory::files_now;
 use crate::io::Generated;
+use crate::plan::RelExpr;
 use crate::repr::{Field, Schema};
 use crate::table::TableEnv;
 
@@ -84,6 +85,10 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
             other => other,
         })?;
         env.set_monitor_interval(name, monitor_interval);
+    } else if engine.is_some() {
+        // A sink until its file exists: its merge engine's options are checked all the same.
+        let scan = RelExpr::scan(name, physical.clone(), false);
+        merge_engine::merged(t, scan, engine)?;
     }
     env.register_file_sink(name, &path, &format, physical)
         .map_err(at)

@@ -110,14 +110,23 @@ fn explain_and_configuration_errors() {
         ),
         "{plan}"
     );
+    // Checked whether the table's file exists (a source and a sink) or not (a sink).
     let error = |columns: &str, options: &str| {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("w.csv"), "id,v\n1,a\n").unwrap();
+        let missing = format!(
+            "CREATE TABLE t ({columns}) WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv', {options})",
+            dir.path().join("w.csv").display()
+        )
+        .replace("w.csv", "x.csv");
+        let sink_only = super::env(1).execute_sql(&missing).unwrap_err().to_string();
         let ddl = format!(
             "CREATE TABLE t ({columns}) WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv', {options})",
             dir.path().join("w.csv").display()
         );
-        super::env(1).execute_sql(&ddl).unwrap_err().to_string()
+        let source = super::env(1).execute_sql(&ddl).unwrap_err().to_string();
+        assert_eq!(source, sink_only);
+        source
     };
     assert_eq!(
         error("id BIGINT, v STRING", "'merge-engine' = 'deduplicate'"),

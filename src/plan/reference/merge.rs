@@ -2,9 +2,9 @@
 //!
 //! What is checked here is the node's plumbing (writes keyed by their primary key, applied per
 //! key in `(system time, seq)` order whatever the epochs and workers, NULL a key value like
-//! any other, every change and refusal kept); the engines' rules themselves are checked against their own
-//! model, [`crate::merge_engine::reference`], which recomputes each key's row from its whole
-//! history.
+//! any other, every change and refusal kept); the engines' rules themselves are checked
+//! against their own model, [`crate::merge_engine::reference`], which recomputes each key's
+//! row from its whole history.
 
 use std::collections::BTreeMap;
 
