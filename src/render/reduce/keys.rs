@@ -47,11 +47,20 @@ impl KeyKind {
 pub(crate) trait OutputKey: 'static {
     /// Appends the key's columns.
     fn pack_key(&self, packer: &mut RowPacker<'_>);
+
+    /// The key's one integer column (`None` inside for NULL), or `None` when it is not one:
+    /// an output row of integers then packs it itself (on the stack).
+    fn int(&self) -> Option<Option<i64>>;
 }
 
 impl OutputKey for Row {
     fn pack_key(&self, packer: &mut RowPacker<'_>) {
         packer.extend_by_row(self.as_row_ref());
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<Option<i64>> {
+        None
     }
 }
 
@@ -59,11 +68,21 @@ impl OutputKey for Option<i64> {
     fn pack_key(&self, packer: &mut RowPacker<'_>) {
         packer.push(self.map_or(Datum::Null, Datum::Int));
     }
+
+    #[inline(always)]
+    fn int(&self) -> Option<Option<i64>> {
+        Some(*self)
+    }
 }
 
 impl OutputKey for i64 {
     fn pack_key(&self, packer: &mut RowPacker<'_>) {
         packer.push_int(*self);
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<Option<i64>> {
+        Some(Some(*self))
     }
 }
 
