@@ -116,7 +116,8 @@ impl IntKey for Option<i64> {
 }
 
 /// The group key of one integer column `column` (see the [module docs](self)), kept as a `K`:
-/// read from each row by its tag, never decoded into datums or copied into a key row.
+/// read from each row by its tag, once (the row's [`GroupKey::Probe`]), never decoded into
+/// datums or copied into a key row.
 pub(super) struct IntGroupKey<K> {
     column: usize,
     hasher: foldhash::fast::RandomState,
@@ -163,6 +164,8 @@ impl<K: IntKey> IntGroupKey<K> {
 
 impl<K: IntKey> GroupKey<Change<Row>> for IntGroupKey<K> {
     type Key = K;
+    /// The key, read from the row once.
+    type Probe = K;
     type Value = Row;
 
     fn route(&self, change: &Change<Row>) -> u64 {
@@ -170,20 +173,21 @@ impl<K: IntKey> GroupKey<Change<Row>> for IntGroupKey<K> {
         foldhash::fast::FixedState::default().hash_one(self.of(&change.row))
     }
 
-    fn hash(&self, change: &Change<Row>) -> u64 {
-        self.hasher.hash_one(self.of(&change.row))
+    fn hash(&self, change: &Change<Row>) -> (u64, K) {
+        let key = self.of(&change.row);
+        (self.hasher.hash_one(key), key)
     }
 
     fn hash_key(&self, key: &K) -> u64 {
         self.hasher.hash_one(key)
     }
 
-    fn is_key(&self, change: &Change<Row>, key: &K) -> bool {
-        self.of(&change.row) == *key
+    fn is_key(&self, _: &Change<Row>, probe: K, key: &K) -> bool {
+        probe == *key
     }
 
-    fn key(&self, change: &Change<Row>) -> K {
-        self.of(&change.row)
+    fn key(&self, _: &Change<Row>, probe: K) -> K {
+        probe
     }
 
     fn seq(&self, change: &Change<Row>) -> Seq {
@@ -269,6 +273,8 @@ impl RowGroupKey {
 
 impl GroupKey<Change<Row>> for RowGroupKey {
     type Key = Row;
+    /// Nothing: the key is hashed and compared where it lies in the row.
+    type Probe = ();
     type Value = Row;
 
     fn route(&self, change: &Change<Row>) -> u64 {
@@ -276,15 +282,15 @@ impl GroupKey<Change<Row>> for RowGroupKey {
         self.hash_by(&foldhash::fast::FixedState::default(), &change.row)
     }
 
-    fn hash(&self, change: &Change<Row>) -> u64 {
-        self.hash_by(&self.hasher, &change.row)
+    fn hash(&self, change: &Change<Row>) -> (u64, ()) {
+        (self.hash_by(&self.hasher, &change.row), ())
     }
 
     fn hash_key(&self, key: &Row) -> u64 {
         self.hash_key_by(&self.hasher, key)
     }
 
-    fn is_key(&self, change: &Change<Row>, key: &Row) -> bool {
+    fn is_key(&self, change: &Change<Row>, (): (), key: &Row) -> bool {
         let row = &change.row;
         match &self.columns {
             KeyColumns::Span(columns) => {
@@ -297,7 +303,7 @@ impl GroupKey<Change<Row>> for RowGroupKey {
         }
     }
 
-    fn key(&self, change: &Change<Row>) -> Row {
+    fn key(&self, change: &Change<Row>, (): ()) -> Row {
         let row = &change.row;
         match &self.columns {
             KeyColumns::Span(columns) => {
