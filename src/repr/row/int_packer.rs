@@ -12,7 +12,10 @@ use smallvec::SmallVec;
 use super::{Row, INLINE_BYTES, INT16, INT32, INT64, INT8, NULL};
 
 /// Packs up to [`IntPacker::COLUMNS`] integers and NULLs on the stack, then makes the
-/// [`Row`] (see the [module docs](self)).
+/// [`Row`]: each integer written as a tag and a whole 8-byte word, the length advanced by its
+/// narrowest encoding (the bytes [`RowPacker::push_int`](super::RowPacker::push_int) writes),
+/// and the row moved out of the array once, without the capacity and inline checks a
+/// [`RowPacker`](super::RowPacker) makes at each datum.
 ///
 /// ```
 /// use differential_temporal::repr::{Datum, IntPacker, Row};
