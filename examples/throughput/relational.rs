@@ -58,7 +58,11 @@ pub fn row(k: u64, time_ms: i64, value: u64) -> Row {
 /// [`text`] hash).
 pub fn integers<const N: usize>(row: &Row) -> [u64; N] {
     let mut out = [REFUSED; N];
-    for (slot, datum) in out.iter_mut().zip(row.iter()) {
+    let mut datums = row.iter();
+    for slot in &mut out {
+        let Some(datum) = datums.next() else {
+            break;
+        };
         *slot = match datum {
             Datum::Int(v) => v as u64,
             Datum::Timestamp(ts) => ts.millis as u64,

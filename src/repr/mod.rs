@@ -14,7 +14,7 @@ pub mod types;
 pub use cast::{format_datum, parse_datum, print_datum, CastError};
 pub use row::{
     column_range_span, prefix_len, ColumnCursor, ColumnSpans, Datum, DatumIter, DatumVec,
-    DatumVecBorrow, DecodeError, LocatedRow, Number, Row, RowPacker, RowRef,
+    DatumVecBorrow, DecodeError, IntPacker, LocatedRow, Number, Row, RowPacker, RowRef,
 };
 pub use time::Ts;
 pub use types::{ColumnType, DataType, Field, Rowtime, Schema, SchemaBuilder, SchemaError};

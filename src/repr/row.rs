@@ -570,11 +570,13 @@ fn decode(tag: u8, bytes: &[u8]) -> (Datum<'_>, usize) {
 }
 
 mod cursor;
+mod int_packer;
 mod packer;
 mod project;
 mod validate;
 
 pub use cursor::{ColumnCursor, Number};
+pub use int_packer::IntPacker;
 pub use packer::RowPacker;
 pub use project::{column_range_span, ColumnSpans, LocatedRow};
 use validate::validate;

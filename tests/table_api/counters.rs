@@ -1,7 +1,8 @@
 //! GROUP BY with counter aggregates (COUNT, exact SUM / AVG), the form whose groups keep a few
 //! integer words: NULL and NOT NULL keys and columns, quantities shared between aggregates of
 //! one column, overflow of a total (the row refused, the group left as it was) and of a result
-//! type (the group without a row), and more counters than the compact layout holds.
+//! type (the group without a row), integer rows packed on the stack, and more counters than the
+//! compact layout holds.
 
 use differential_temporal::expr::{col, count_star, Expr};
 use differential_temporal::render::ExecutionMode;
@@ -96,6 +97,44 @@ fn integer_key_counters_keep_nulls_signs_and_overflow() {
                 "-D,-3,1,1,9223372036854775807,1.50,1.500000",
                 "+I,-3,3,3,9223372036854775807,1.75,0.875000",
                 "+I,7,1,0,,,",
+            ],
+            "{workers} workers"
+        );
+        // The third row (line 4) took the SUM past BIGINT.
+        assert_eq!(refused, [(4, overflow.to_string())], "{workers} workers");
+    }
+}
+
+/// A GROUP BY on one integer column whose aggregates are all integers (COUNT(*), SUM and AVG of
+/// a BIGINT), the form whose output rows are packed on the stack: a NULL key, a SUM past BIGINT
+/// (the group without a row until it is back in range), an all-NULL SUM / AVG (NULL), and a
+/// row wider than the inline bytes (nine-byte key, SUM and AVG).
+#[test]
+fn integer_key_integer_counters_keep_nulls_overflow_and_wide_rows() {
+    let text = "k,v\n-3,9223372036854775807\n,5\n-3,1\n-3,-1\n7,\n4294967296,-4294967296\n";
+    let schema = Schema::builder()
+        .column("k", DataType::BigInt.nullable())
+        .column("v", DataType::BigInt.nullable())
+        .build()
+        .unwrap();
+    let overflow = "numeric overflow in 'the aggregate's accumulator': \
+                    the result does not fit BIGINT";
+    for workers in [1, 2] {
+        let aggregates = [
+            count_star().alias("n"),
+            col("v").sum().alias("sv"),
+            col("v").avg().alias("av"),
+        ];
+        let (changelog, refused) = group_by_k(text, &schema, workers, aggregates);
+        assert_eq!(
+            changelog,
+            [
+                "+I,-3,1,9223372036854775807,9223372036854775807",
+                "+I,,1,5,5",
+                "-D,-3,1,9223372036854775807,9223372036854775807",
+                "+I,-3,3,9223372036854775807,3074457345618258602",
+                "+I,7,1,,",
+                "+I,4294967296,1,-4294967296,-4294967296",
             ],
             "{workers} workers"
         );

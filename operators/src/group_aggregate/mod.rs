@@ -94,28 +94,32 @@ pub trait GroupFold<K>: 'static {
 /// row's key columns, say) and copied out only when its group is created, so no stage before
 /// the operator needs to split records into `(key, value)` pairs.
 ///
-/// The hashes must agree: `hash(r) == hash_key(&key(r))`, and `is_key(r, k)` iff `key(r)`
-/// equals `k`. `route` must be the same function on every worker (it picks the worker of a
-/// key); `hash` indexes one worker's groups and may be seeded per instance. A fold that is not
-/// [order independent](GroupFold::order_independent) gets a time's records sorted by `R`'s
-/// order, which must then put each key's records in `seq` order (as `(key, (seq, value))` and
-/// records that start with their `seq` do).
+/// The hashes must agree: with `(h, p) = hash(r)`, `h == hash_key(&key(r, p))`, and
+/// `is_key(r, p, k)` iff `key(r, p)` equals `k`. `route` must be the same function on every
+/// worker (it picks the worker of a key); `hash` indexes one worker's groups and may be seeded
+/// per instance. A fold that is not [order independent](GroupFold::order_independent) gets a
+/// time's records sorted by `R`'s order, which must then put each key's records in `seq` order
+/// (as `(key, (seq, value))` and records that start with their `seq` do).
 pub trait GroupKey<R>: Clone + 'static {
     /// The key a group keeps.
     type Key: 'static;
+    /// What [`hash`](Self::hash) read of a record's key and hands to [`is_key`](Self::is_key)
+    /// and [`key`](Self::key) with it, so that a key that costs a read (an integer column of a
+    /// packed row) is read once: that key, or `()` for a key compared where it lies.
+    type Probe: Copy;
     /// What [`GroupFold::update`] receives of a record.
     type Value;
 
     /// The worker-picking hash of `record`'s key.
     fn route(&self, record: &R) -> u64;
-    /// The index hash of `record`'s key.
-    fn hash(&self, record: &R) -> u64;
+    /// The index hash of `record`'s key, and its probe.
+    fn hash(&self, record: &R) -> (u64, Self::Probe);
     /// The index hash of a stored key.
     fn hash_key(&self, key: &Self::Key) -> u64;
-    /// Whether `record`'s key is `key`.
-    fn is_key(&self, record: &R, key: &Self::Key) -> bool;
-    /// `record`'s key, owned (called when its group is created).
-    fn key(&self, record: &R) -> Self::Key;
+    /// Whether `record`'s key, of probe `probe`, is `key`.
+    fn is_key(&self, record: &R, probe: Self::Probe, key: &Self::Key) -> bool;
+    /// `record`'s key, of probe `probe`, owned (called when its group is created).
+    fn key(&self, record: &R, probe: Self::Probe) -> Self::Key;
     /// The record's position in arrival order.
     fn seq(&self, record: &R) -> Seq;
     /// The multiplicity to fold for `record` arriving with `diff` (a retracting row kind
@@ -154,21 +158,22 @@ impl<K, V> Default for ByKey<K, V> {
 
 impl<K: ExchangeData + Hash, V: 'static> GroupKey<(K, (Seq, V))> for ByKey<K, V> {
     type Key = K;
+    type Probe = ();
     type Value = V;
 
     fn route(&self, (key, _): &(K, (Seq, V))) -> u64 {
         key.hashed()
     }
-    fn hash(&self, (key, _): &(K, (Seq, V))) -> u64 {
-        self.hasher.hash_one(key)
+    fn hash(&self, (key, _): &(K, (Seq, V))) -> (u64, ()) {
+        (self.hasher.hash_one(key), ())
     }
     fn hash_key(&self, key: &K) -> u64 {
         self.hasher.hash_one(key)
     }
-    fn is_key(&self, (key, _): &(K, (Seq, V)), other: &K) -> bool {
+    fn is_key(&self, (key, _): &(K, (Seq, V)), (): (), other: &K) -> bool {
         key == other
     }
-    fn key(&self, (key, _): &(K, (Seq, V))) -> K {
+    fn key(&self, (key, _): &(K, (Seq, V)), (): ()) -> K {
         key.clone()
     }
     fn seq(&self, (_, (seq, _)): &(K, (Seq, V))) -> Seq {
@@ -296,12 +301,13 @@ where
 /// struct Second;
 /// impl GroupKey<(u64, u8, i64)> for Second {
 ///     type Key = u8;
+///     type Probe = ();
 ///     type Value = i64;
 ///     fn route(&self, r: &(u64, u8, i64)) -> u64 { r.1.into() }
-///     fn hash(&self, r: &(u64, u8, i64)) -> u64 { r.1.into() }
+///     fn hash(&self, r: &(u64, u8, i64)) -> (u64, ()) { (r.1.into(), ()) }
 ///     fn hash_key(&self, k: &u8) -> u64 { (*k).into() }
-///     fn is_key(&self, r: &(u64, u8, i64), k: &u8) -> bool { r.1 == *k }
-///     fn key(&self, r: &(u64, u8, i64)) -> u8 { r.1 }
+///     fn is_key(&self, r: &(u64, u8, i64), (): (), k: &u8) -> bool { r.1 == *k }
+///     fn key(&self, r: &(u64, u8, i64), (): ()) -> u8 { r.1 }
 ///     fn seq(&self, r: &(u64, u8, i64)) -> u64 { r.0 }
 ///     fn value<'r>(&self, r: &'r (u64, u8, i64)) -> &'r i64 { &r.2 }
 /// }
@@ -365,15 +371,17 @@ where
                 let mut refusals = rejected_out.session(&rejected_cap);
                 let mut refuse =
                     |seq, reason| refusals.give((Rejected::invalid(seq, reason), time, 1));
+                // Each record's key is read once, here, for its hash and its probe.
                 let hashed = |update: Update<R>| (grouping.hash(&update.0), update);
-                let prefetch = |groups: &Groups<_, _>, (hash, _): &(u64, _)| groups.prefetch(*hash);
+                let prefetch =
+                    |groups: &Groups<_, _>, ((hash, _), _): &((u64, _), _)| groups.prefetch(*hash);
                 let fold_in =
                     |groups: &mut Groups<G::Key, Group<F::State>>,
-                     (hash, (record, _, diff)): (u64, Update<R>)| {
+                     ((hash, probe), (record, _, diff)): ((u64, G::Probe), Update<R>)| {
                         let slot = groups.get_or_insert(
                             hash,
-                            |key| grouping.is_key(&record, key),
-                            || (grouping.key(&record), Group::new(fold.init())),
+                            |key| grouping.is_key(&record, probe, key),
+                            || (grouping.key(&record, probe), Group::new(fold.init())),
                             |key| grouping.hash_key(key),
                         );
                         let (key, group) = groups.get_mut(slot);

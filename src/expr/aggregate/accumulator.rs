@@ -10,7 +10,7 @@ use super::AggregateExpr;
 use super::udaf::{udaf_error, UdafAccumulator};
 use super::AggregateFunc;
 use crate::expr::error::EvalError;
-use crate::expr::func::{decimal, Numeric};
+use crate::expr::func::{decimal, IntType, Numeric};
 
 /// A value ordered as a datum ([`Datum`]'s value order), for MIN/MAX.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -299,43 +299,96 @@ impl Accumulator {
 /// The value of an exact SUM / AVG `func` of result type `ty` over `count` values totalling
 /// `total` (unscaled, at the argument's scale): NULL when `count <= 0`, the overflow error of
 /// `ty` when the value does not fit it. Any other function's value is NULL.
-pub(crate) fn exact_value(
+fn exact_value(
     func: &AggregateFunc,
     ty: &ColumnType,
     total: i128,
     count: i64,
 ) -> Result<Datum<'static>, EvalError> {
-    let overflow = || overflow(ty);
-    if count <= 0 {
-        return Ok(Datum::Null);
+    match Exact::of(func) {
+        Some(exact) => exact.value(total, count).ok_or_else(|| overflow(ty)),
+        None => Ok(Datum::Null),
     }
-    Ok(match func {
-        AggregateFunc::Sum(Numeric::Decimal { precision, .. }) => {
-            if !decimal::fits(total, *precision) {
-                return Err(overflow());
+}
+
+/// An exact SUM / AVG (over integers or DECIMALs): of its [`AggregateFunc`], what its value
+/// needs, in a few bytes, so that a caller computing a value per group (a GROUP BY's counters)
+/// matches on the function once, when the plan is built, not per value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exact {
+    /// SUM of an integer type: that type.
+    IntSum(IntType),
+    /// SUM of a DECIMAL: DECIMAL(`precision`, s), at the argument's scale.
+    DecimalSum { precision: u8 },
+    /// AVG of an integer type: that type (integer division, truncating toward zero).
+    IntAvg(IntType),
+    /// AVG of a DECIMAL at scale `left`: DECIMAL(`precision`, `scale`).
+    DecimalAvg { left: u8, scale: u8, precision: u8 },
+}
+
+impl Exact {
+    /// `func`'s exact form, or `None` when it is not an exact SUM / AVG.
+    pub(crate) fn of(func: &AggregateFunc) -> Option<Exact> {
+        Some(match *func {
+            AggregateFunc::Sum(Numeric::Int(t)) => Exact::IntSum(t),
+            AggregateFunc::Sum(Numeric::Decimal { precision, .. }) => {
+                Exact::DecimalSum { precision }
             }
-            Datum::Decimal(total)
+            AggregateFunc::Avg(Numeric::Int(t)) => Exact::IntAvg(t),
+            AggregateFunc::Avg(Numeric::Decimal {
+                left,
+                scale,
+                precision,
+                ..
+            }) => Exact::DecimalAvg {
+                left,
+                scale,
+                precision,
+            },
+            _ => return None,
+        })
+    }
+
+    /// The value over `count` values totalling `total` (unscaled, at the argument's scale):
+    /// NULL when `count <= 0`, `None` when the value overflows the result type.
+    #[inline(always)]
+    pub(crate) fn value(self, total: i128, count: i64) -> Option<Datum<'static>> {
+        if count <= 0 {
+            return Some(Datum::Null);
         }
-        AggregateFunc::Sum(Numeric::Int(t)) => {
-            let v = i64::try_from(total).map_err(|_| overflow())?;
-            Datum::Int(t.check(v).map_err(|_| overflow())?)
+        let int = |t: IntType, v: i128| {
+            let v = i64::try_from(v).ok()?;
+            t.check(v).ok().map(Datum::Int)
+        };
+        match self {
+            Exact::IntSum(t) => int(t, total),
+            // Java's long division truncates toward zero, as Rust's.
+            Exact::IntAvg(t) => int(t, total / count as i128),
+            Exact::DecimalSum { .. } | Exact::DecimalAvg { .. } => {
+                self.decimal_value(total, count).map(Datum::Decimal)
+            }
         }
-        AggregateFunc::Avg(Numeric::Decimal {
-            left,
-            scale,
-            precision,
-            ..
-        }) => match decimal::divide(total, *left, count as i128, 0, *scale) {
-            Some(v) if decimal::fits(v, *precision) => Datum::Decimal(v),
-            _ => return Err(overflow()),
-        },
-        // Java's long division truncates toward zero, as Rust's.
-        AggregateFunc::Avg(Numeric::Int(t)) => {
-            let v = i64::try_from(total / count as i128).map_err(|_| overflow())?;
-            Datum::Int(t.check(v).map_err(|_| overflow())?)
+    }
+
+    /// Whether the value is an integer (or NULL): a SUM / AVG of integers.
+    pub(crate) fn is_int(self) -> bool {
+        matches!(self, Exact::IntSum(_) | Exact::IntAvg(_))
+    }
+
+    /// [`value`](Self::value) of a DECIMAL SUM / AVG over `count > 0` values: the unscaled
+    /// value, `None` when it overflows (or when `self` is not a DECIMAL one).
+    fn decimal_value(self, total: i128, count: i64) -> Option<i128> {
+        match self {
+            Exact::DecimalSum { precision } => decimal::fits(total, precision).then_some(total),
+            Exact::DecimalAvg {
+                left,
+                scale,
+                precision,
+            } => decimal::divide(total, left, count as i128, 0, scale)
+                .filter(|v| decimal::fits(*v, precision)),
+            Exact::IntSum(_) | Exact::IntAvg(_) => None,
         }
-        _ => Datum::Null,
-    })
+    }
 }
 
 /// `total` plus `signed` copies of `value` (an exact SUM / AVG's total, unscaled), or `None`

@@ -34,7 +34,7 @@ use super::scalar::{ScalarExpr, ScalarKind};
 
 pub(crate) use accumulator::overflow as overflow_error;
 pub use accumulator::Accumulator;
-pub(crate) use accumulator::{add_exact, exact_value};
+pub(crate) use accumulator::{add_exact, Exact};
 pub use udaf::{AggregateUdf, UdafAccumulator};
 
 /// An aggregate function with its argument types resolved.

@@ -14,11 +14,15 @@
 //!   accumulator per aggregate was 64 bytes and a length.
 //! * **Reading**: the columns the aggregates read are read in place from the packed row by
 //!   their tags ([`ColumnCursor`]), in ascending order, each once; the others are skipped.
+//! * **Output**: each exact SUM / AVG's function is matched once, when the plan is built
+//!   ([`Exact`]), and a row of an integer key and integer values (counts, SUM / AVG of
+//!   integers; at most [`IntPacker::COLUMNS`] columns) is packed on the stack and moved into its
+//!   [`Row`] once ([`IntPacker`]): most input rows pack two rows of their group, the one it
+//!   retracts and the one it inserts.
 
-use crate::expr::aggregate::{add_exact, exact_value, overflow_error};
-use crate::expr::func::Numeric;
+use crate::expr::aggregate::{add_exact, overflow_error, Exact};
 use crate::expr::{AggregateExpr, AggregateFunc, ScalarKind};
-use crate::repr::{ColumnCursor, Number, Row};
+use crate::repr::{ColumnCursor, Datum, IntPacker, Number, Row, RowPacker};
 use differential_temporal_operators::group_aggregate::GroupFold;
 
 use super::keys::OutputKey;
@@ -28,9 +32,13 @@ use super::keys::OutputKey;
 enum Output {
     /// `COUNT(*)` / `COUNT(x)`: the count in this word.
     Count(usize),
-    /// An exact `SUM(x)` / `AVG(x)`: the total in the two words from `total` (low word first),
-    /// the number of values in the word `count`.
-    Exact { total: usize, count: usize },
+    /// An exact `SUM(x)` / `AVG(x)` computing `func`: the total in the two words from `total`
+    /// (low word first), the number of values in the word `count`.
+    Exact {
+        func: Exact,
+        total: usize,
+        count: usize,
+    },
 }
 
 /// A column the aggregates read, and the words a row's value of it moves.
@@ -84,16 +92,14 @@ impl Counters {
                 },
                 _ => return None,
             };
-            let exact = |n: &Numeric| matches!(n, Numeric::Int(_) | Numeric::Decimal { .. });
-            let output = match (&agg.func, arg) {
-                (AggregateFunc::CountStar, _) => Output::Count(counters.rows_word()),
-                (AggregateFunc::Count, Some(arg)) => Output::Count(counters.count_word(arg)),
-                (AggregateFunc::Sum(n) | AggregateFunc::Avg(n), Some(arg)) if exact(n) => {
-                    Output::Exact {
-                        total: counters.total_words(arg.0, i),
-                        count: counters.count_word(arg),
-                    }
-                }
+            let output = match (&agg.func, arg, Exact::of(&agg.func)) {
+                (AggregateFunc::CountStar, _, _) => Output::Count(counters.rows_word()),
+                (AggregateFunc::Count, Some(arg), _) => Output::Count(counters.count_word(arg)),
+                (_, Some(arg), Some(func)) => Output::Exact {
+                    func,
+                    total: counters.total_words(arg.0, i),
+                    count: counters.count_word(arg),
+                },
                 _ => return None,
             };
             counters.outputs.push(output);
@@ -171,6 +177,9 @@ impl Counters {
 /// [`Counters::words`] (at most `W`).
 pub(super) struct CounterFold<const W: usize> {
     counters: Counters,
+    /// Whether every aggregate's value is an integer or NULL and a row of them after a key
+    /// column fits an [`IntPacker`].
+    ints: bool,
 }
 
 impl<const W: usize> CounterFold<W> {
@@ -181,7 +190,38 @@ impl<const W: usize> CounterFold<W> {
     /// When the layout needs more than `W` words.
     pub(super) fn new(counters: Counters) -> CounterFold<W> {
         assert!(counters.words <= W, "{} words in {W}", counters.words);
-        CounterFold { counters }
+        let ints = counters.outputs.len() < IntPacker::COLUMNS
+            && counters.outputs.iter().all(|output| match output {
+                Output::Count(_) => true,
+                Output::Exact { func, .. } => func.is_int(),
+            });
+        CounterFold { counters, ints }
+    }
+
+    /// Appends each aggregate's value in group state `state` to `packer`, or returns the
+    /// overflow error of the first whose value does not fit its type.
+    #[inline(always)]
+    fn pack_values(&self, state: &[i64; W], packer: &mut impl Values) -> Result<(), String> {
+        let Counters {
+            aggregates,
+            outputs,
+            ..
+        } = &self.counters;
+        for (agg, output) in aggregates.iter().zip(outputs) {
+            match *output {
+                Output::Count(word) => packer.int(state[word]),
+                Output::Exact {
+                    func,
+                    total: at,
+                    count,
+                } => match func.value(total(state, at), state[count]) {
+                    Some(Datum::Int(v)) => packer.int(v),
+                    Some(datum) => packer.datum(datum),
+                    None => return Err(overflow_error(&agg.ty).to_string()),
+                },
+            }
+        }
+        Ok(())
     }
 }
 
@@ -250,25 +290,62 @@ impl<K: OutputKey, const W: usize> GroupFold<K> for CounterFold<W> {
     }
 
     /// The key, then each aggregate's value, or the overflow error of the first whose value
-    /// does not fit its type.
+    /// does not fit its type. A key of one integer column and values that are all integers
+    /// (counts, SUM / AVG of integers) are packed on the stack ([`IntPacker`]); any other row
+    /// by a [`RowPacker`].
     fn output(&self, key: &K, state: &[i64; W]) -> Result<Row, String> {
-        let mut row = Row::new();
-        let mut packer = row.packer();
-        key.pack_key(&mut packer);
-        let Counters {
-            aggregates,
-            outputs,
-            ..
-        } = &self.counters;
-        for (agg, output) in aggregates.iter().zip(outputs) {
-            match *output {
-                Output::Count(word) => packer.push_int(state[word]),
-                Output::Exact { total: at, count } => packer.push(
-                    exact_value(&agg.func, &agg.ty, total(state, at), state[count])
-                        .map_err(|e| e.to_string())?,
-                ),
+        match key.int() {
+            Some(key) if self.ints => {
+                let mut packer = IntPacker::new();
+                match key {
+                    Some(k) => packer.push_int(k),
+                    None => packer.push_null(),
+                }
+                self.pack_values(state, &mut packer)?;
+                Ok(packer.finish())
+            }
+            _ => {
+                let mut row = Row::new();
+                let mut packer = row.packer();
+                key.pack_key(&mut packer);
+                self.pack_values(state, &mut packer)?;
+                Ok(row)
             }
         }
-        Ok(row)
+    }
+}
+
+/// Where [`CounterFold`] packs a group's values.
+trait Values {
+    /// Appends an integer.
+    fn int(&mut self, v: i64);
+    /// Appends any other value.
+    fn datum(&mut self, datum: Datum<'_>);
+}
+
+impl Values for RowPacker<'_> {
+    #[inline(always)]
+    fn int(&mut self, v: i64) {
+        self.push_int(v);
+    }
+
+    fn datum(&mut self, datum: Datum<'_>) {
+        self.push(datum);
+    }
+}
+
+/// Used only when every value is an integer or NULL (`CounterFold::ints`).
+impl Values for IntPacker {
+    #[inline(always)]
+    fn int(&mut self, v: i64) {
+        self.push_int(v);
+    }
+
+    #[inline(always)]
+    fn datum(&mut self, datum: Datum<'_>) {
+        match datum {
+            Datum::Null => self.push_null(),
+            other => unreachable!("a count or an integer SUM / AVG is {other:?}"),
+        }
     }
 }

@@ -47,11 +47,20 @@ impl KeyKind {
 pub(crate) trait OutputKey: 'static {
     /// Appends the key's columns.
     fn pack_key(&self, packer: &mut RowPacker<'_>);
+
+    /// The key's one integer column (`None` inside for NULL), or `None` when it is not one:
+    /// an output row of integers then packs it itself (on the stack).
+    fn int(&self) -> Option<Option<i64>>;
 }
 
 impl OutputKey for Row {
     fn pack_key(&self, packer: &mut RowPacker<'_>) {
         packer.extend_by_row(self.as_row_ref());
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<Option<i64>> {
+        None
     }
 }
 
@@ -59,11 +68,21 @@ impl OutputKey for Option<i64> {
     fn pack_key(&self, packer: &mut RowPacker<'_>) {
         packer.push(self.map_or(Datum::Null, Datum::Int));
     }
+
+    #[inline(always)]
+    fn int(&self) -> Option<Option<i64>> {
+        Some(*self)
+    }
 }
 
 impl OutputKey for i64 {
     fn pack_key(&self, packer: &mut RowPacker<'_>) {
         packer.push_int(*self);
+    }
+
+    #[inline(always)]
+    fn int(&self) -> Option<Option<i64>> {
+        Some(Some(*self))
     }
 }
 
@@ -97,7 +116,8 @@ impl IntKey for Option<i64> {
 }
 
 /// The group key of one integer column `column` (see the [module docs](self)), kept as a `K`:
-/// read from each row by its tag, never decoded into datums or copied into a key row.
+/// read from each row by its tag, once (the row's [`GroupKey::Probe`]), never decoded into
+/// datums or copied into a key row.
 pub(super) struct IntGroupKey<K> {
     column: usize,
     hasher: foldhash::fast::RandomState,
@@ -145,6 +165,8 @@ impl<K: IntKey> IntGroupKey<K> {
 
 impl<K: IntKey> GroupKey<Change<Row>> for IntGroupKey<K> {
     type Key = K;
+    /// The key, read from the row once.
+    type Probe = K;
     type Value = Row;
 
     fn route(&self, change: &Change<Row>) -> u64 {
@@ -152,20 +174,21 @@ impl<K: IntKey> GroupKey<Change<Row>> for IntGroupKey<K> {
         foldhash::fast::FixedState::default().hash_one(self.of(&change.row))
     }
 
-    fn hash(&self, change: &Change<Row>) -> u64 {
-        self.hasher.hash_one(self.of(&change.row))
+    fn hash(&self, change: &Change<Row>) -> (u64, K) {
+        let key = self.of(&change.row);
+        (self.hasher.hash_one(key), key)
     }
 
     fn hash_key(&self, key: &K) -> u64 {
         self.hasher.hash_one(key)
     }
 
-    fn is_key(&self, change: &Change<Row>, key: &K) -> bool {
-        self.of(&change.row) == *key
+    fn is_key(&self, _: &Change<Row>, probe: K, key: &K) -> bool {
+        probe == *key
     }
 
-    fn key(&self, change: &Change<Row>) -> K {
-        self.of(&change.row)
+    fn key(&self, _: &Change<Row>, probe: K) -> K {
+        probe
     }
 
     fn seq(&self, change: &Change<Row>) -> Seq {
@@ -251,6 +274,8 @@ impl RowGroupKey {
 
 impl GroupKey<Change<Row>> for RowGroupKey {
     type Key = Row;
+    /// Nothing: the key is hashed and compared where it lies in the row.
+    type Probe = ();
     type Value = Row;
 
     fn route(&self, change: &Change<Row>) -> u64 {
@@ -258,15 +283,15 @@ impl GroupKey<Change<Row>> for RowGroupKey {
         self.hash_by(&foldhash::fast::FixedState::default(), &change.row)
     }
 
-    fn hash(&self, change: &Change<Row>) -> u64 {
-        self.hash_by(&self.hasher, &change.row)
+    fn hash(&self, change: &Change<Row>) -> (u64, ()) {
+        (self.hash_by(&self.hasher, &change.row), ())
     }
 
     fn hash_key(&self, key: &Row) -> u64 {
         self.hash_key_by(&self.hasher, key)
     }
 
-    fn is_key(&self, change: &Change<Row>, key: &Row) -> bool {
+    fn is_key(&self, change: &Change<Row>, (): (), key: &Row) -> bool {
         let row = &change.row;
         match &self.columns {
             KeyColumns::Span(columns) => {
@@ -279,7 +304,7 @@ impl GroupKey<Change<Row>> for RowGroupKey {
         }
     }
 
-    fn key(&self, change: &Change<Row>) -> Row {
+    fn key(&self, change: &Change<Row>, (): ()) -> Row {
         let row = &change.row;
         match &self.columns {
             KeyColumns::Span(columns) => {

@@ -380,3 +380,33 @@ fn projection_locates_nested_values_and_long_strings() {
     assert_eq!(located.columns(3..4).to_row(), Row::pack([Datum::Int(-7)]));
     assert_eq!(located.columns(2..2).to_row(), Row::new());
 }
+
+proptest! {
+    /// A row of integers and NULLs packed on the stack has the bytes `Row::pack` gives it, at
+    /// every width (inline or spilled) and at the narrow encodings' bounds.
+    #[test]
+    fn int_packer_packs_as_row_pack(
+        values in proptest::collection::vec(
+            proptest::option::of(prop_oneof![
+                any::<i64>(),
+                -129i64..=128,
+                -32_769i64..=32_768,
+                Just(i32::MIN as i64 - 1),
+                Just(i32::MAX as i64 + 1),
+            ]),
+            0..=IntPacker::COLUMNS,
+        )
+    ) {
+        let mut packer = IntPacker::new();
+        for v in &values {
+            match v {
+                Some(v) => packer.push_int(*v),
+                None => packer.push_null(),
+            }
+        }
+        let row = packer.finish();
+        let expected = Row::pack(values.iter().map(|v| v.map_or(Datum::Null, Datum::Int)));
+        prop_assert_eq!(row.as_bytes(), expected.as_bytes());
+        prop_assert_eq!(row.spilled(), expected.spilled());
+    }
+}
