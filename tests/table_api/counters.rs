@@ -10,6 +10,11 @@ use differential_temporal::repr::{DataType, Schema};
 
 use super::{changelog_text, env, write};
 
+/// The refusal of a row that takes an aggregate's total past the result type `ty`.
+fn overflow_of(ty: &str) -> String {
+    format!("numeric overflow in 'the aggregate's accumulator': the result does not fit {ty}")
+}
+
 /// `SELECT k, aggregates.. FROM T GROUP BY k` over the CSV `text` read with `schema`, in
 /// incremental mode on `workers` workers: the changelog as text and the refused rows as
 /// `(seq, reason)`.
@@ -48,8 +53,7 @@ fn a_counter_row_that_overflows_its_sum_leaves_the_group_as_it_was() {
         .build()
         .unwrap();
     let (first, last) = (format!("1,1,{big}"), format!("1,2,{}8", "9".repeat(37)));
-    let overflow = "numeric overflow in 'the aggregate's accumulator': \
-                    the result does not fit DECIMAL(38, 0)";
+    let overflow = overflow_of("DECIMAL(38, 0)");
     for workers in [1, 2] {
         let aggregates = [count_star().alias("n"), col("d").sum().alias("s")];
         let (changelog, refused) = group_by_k(&text, &schema, workers, aggregates);
@@ -78,8 +82,7 @@ fn integer_key_counters_keep_nulls_signs_and_overflow() {
         .column("d", DataType::decimal(10, 2).unwrap().nullable())
         .build()
         .unwrap();
-    let overflow = "numeric overflow in 'the aggregate's accumulator': \
-                    the result does not fit BIGINT";
+    let overflow = overflow_of("BIGINT");
     for workers in [1, 2] {
         let aggregates = [
             count_star().alias("n"),
@@ -117,8 +120,7 @@ fn integer_key_integer_counters_keep_nulls_overflow_and_wide_rows() {
         .column("v", DataType::BigInt.nullable())
         .build()
         .unwrap();
-    let overflow = "numeric overflow in 'the aggregate's accumulator': \
-                    the result does not fit BIGINT";
+    let overflow = overflow_of("BIGINT");
     for workers in [1, 2] {
         let aggregates = [
             count_star().alias("n"),
@@ -156,8 +158,7 @@ fn a_row_overflowing_two_totals_is_refused_as_the_first_aggregate() {
         .column("b", DataType::decimal(38, 2).unwrap().nullable())
         .build()
         .unwrap();
-    let overflow = "numeric overflow in 'the aggregate's accumulator': \
-                    the result does not fit DECIMAL(38, 2)";
+    let overflow = overflow_of("DECIMAL(38, 2)");
     let less = format!("{}8", "9".repeat(37));
     for workers in [1, 2] {
         let aggregates = [
