@@ -30,6 +30,8 @@ use differential_temporal::repr::Row;
 mod correlate;
 #[path = "plan_reference/count_window.rs"]
 mod count_window;
+#[path = "plan_reference/dedup.rs"]
+mod dedup;
 #[path = "plan_reference/inputs.rs"]
 mod inputs;
 #[path = "plan_reference/interval.rs"]

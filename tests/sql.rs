@@ -2,7 +2,7 @@
 //! under `tests/sql_seed/`), SQL against the Table API (the same plan for each golden query),
 //! the query forms, through `TableEnv::execute_sql` / `sql_query`; the cases of
 //! `../shared/cases` as SQL are in `sql/cases.rs`, those of regular joins and set operations
-//! (issue 13, SQL beside the Table API) in `sql/joins.rs`, regular joins with a state TTL in `sql/join_ttl.rs`, ordering (E05) in `sql/ordering.rs`, merge engines (issue 11) in `sql/merge_engines.rs`, windows (issue 12, E03) in `sql/windows.rs`, a window TVF's rows and window Top-N over them in `sql/window_tvf.rs`,
+//! (issue 13, SQL beside the Table API) in `sql/joins.rs`, regular joins with a state TTL in `sql/join_ttl.rs`, ordering (E05) in `sql/ordering.rs`, merge engines (issue 11) in `sql/merge_engines.rs`, deduplication by rowtime in both modes in `sql/dedup.rs`, windows (issue 12, E03) in `sql/windows.rs`, a window TVF's rows and window Top-N over them in `sql/window_tvf.rs`,
 //! the Nexmark queries over the `nexmark` connector (issue 12) in `sql/nexmark.rs`.
 
 use differential_temporal::expr::{call, col};
@@ -23,6 +23,8 @@ mod connectors;
 mod count_windows;
 #[path = "sql/datagen.rs"]
 mod datagen;
+#[path = "sql/dedup.rs"]
+mod dedup;
 #[path = "sql/functions.rs"]
 mod functions;
 #[path = "sql/interval.rs"]

@@ -281,10 +281,61 @@ impl RelExpr {
                 key,
                 keep,
                 order,
+                state_ttl: None,
             },
             schema,
             mode,
         })
+    }
+
+    /// This final-mode keep-first deduplication by rowtime with idle-state retention of each
+    /// key's "already emitted" flag (Flink's `table.exec.state.ttl` on
+    /// `RowTimeDeduplicateKeepFirstRowFunction`, rule A13): the flag is gone once the watermark
+    /// has passed the emitted row's event time plus `ttl_ms` milliseconds, and the key's next
+    /// row is a first row again (emitted as `+I`, the earlier one not retracted). Measured on
+    /// the watermark, not the wall clock, so the result never depends on the worker count (see
+    /// [`retention`](differential_temporal_operators::retention)). `ttl_ms = 0` is off. It
+    /// applies in final mode only: rendering it in incremental mode is an error.
+    ///
+    /// Errors: `self` is not a keep-first deduplication by event time, or `ttl_ms < 0`.
+    ///
+    /// ```
+    /// use differential_temporal::plan::{DedupOrder, Keep, RelExpr};
+    /// use differential_temporal::repr::{DataType, Schema};
+    ///
+    /// let schema = Schema::builder()
+    ///     .column("id", DataType::STRING.nullable())
+    ///     .column("t", DataType::Timestamp(3).not_null())
+    ///     .rowtime("t", 0)
+    ///     .build()
+    ///     .unwrap();
+    /// let first = RelExpr::scan("events", schema, false)
+    ///     .dedup(vec![0], Keep::First, DedupOrder::EventTime)?
+    ///     .with_dedup_ttl(3_600_000)?;
+    /// assert!(first.explain().contains("state_ttl=3600000ms"));
+    /// # Ok::<(), differential_temporal::plan::PlanError>(())
+    /// ```
+    pub fn with_dedup_ttl(mut self, ttl_ms: i64) -> Result<RelExpr, PlanError> {
+        let invalid = |reason: &str| Err(PlanError::invalid("Dedup", reason));
+        match &mut self.node {
+            Node::Dedup {
+                keep: Keep::First,
+                order: DedupOrder::EventTime,
+                state_ttl,
+                ..
+            } => match ttl_ms {
+                ..0 => return invalid("a state TTL cannot be negative"),
+                0 => *state_ttl = None,
+                ttl => *state_ttl = Some(ttl),
+            },
+            _ => {
+                return invalid(
+                    "a deduplication state TTL applies to keep-first by event time, the one \
+                     that waits for the watermark",
+                )
+            }
+        }
+        Ok(self)
     }
 
     /// The event-time temporal join `self JOIN build FOR SYSTEM_TIME AS OF self.rowtime ON

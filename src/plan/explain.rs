@@ -72,10 +72,15 @@ impl RelExpr {
                 keep,
                 order,
                 input,
-            } => format!(
-                "key=[{}], keep={keep:?}, order={order:?}",
-                names(key, &input.schema)
-            ),
+                state_ttl,
+            } => {
+                let ttl = state_ttl.map(|ms| format!(", state_ttl={ms}ms"));
+                format!(
+                    "key=[{}], keep={keep:?}, order={order:?}{}",
+                    names(key, &input.schema),
+                    ttl.unwrap_or_default()
+                )
+            }
             Node::MergeEngine { key, engine, input } => format!(
                 "engine={}, key=[{}]",
                 engine.name(),

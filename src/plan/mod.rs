@@ -174,7 +174,8 @@ pub enum Node {
     /// `ROW_NUMBER() OVER (PARTITION BY key ORDER BY time ASC|DESC) = 1`: the first or last
     /// row of each key, by the rowtime attribute (`EventTime`, ties by arrival) or by arrival
     /// (`Arrival`, a proctime order). Flink's deduplication; the versioned view when keep-last
-    /// by rowtime.
+    /// by rowtime. In final mode keep-first by rowtime emits each key's row once, when the
+    /// watermark passes it (rule A9, Flink >= 2.1).
     Dedup {
         /// The input (append-only).
         input: Box<RelExpr>,
@@ -184,6 +185,10 @@ pub enum Node {
         keep: Keep,
         /// By event time or by arrival.
         order: DedupOrder,
+        /// Final-mode keep-first by rowtime: how long, in milliseconds of event time measured
+        /// on the watermark, a key's "already emitted" flag is kept (rule A13; `None`: forever).
+        /// See [`RelExpr::with_dedup_ttl`].
+        state_ttl: Option<i64>,
     },
     /// A primary-key table whose writes (its input's changes, in source order) are merged per
     /// key by a Fluss / Paimon merge engine (see [`RelExpr::merge_engine`]).

@@ -19,7 +19,10 @@
 //!   arrival (`seq`) order; groups with no rows have no output row.
 //! * `Distinct`: each row of positive multiplicity once.
 //! * `Dedup`: per key, among the accumulated `+I` rows, the first or last by `(rowtime, seq)`
-//!   (event time) or by `seq` (arrival). Other kinds are refused (rule A14).
+//!   (event time) or by `seq` (arrival). Other kinds are refused (rule A14). Under
+//!   [`evaluate_final`], keep-first by rowtime is the operator's model of rule A9 (each key's
+//!   first row once the watermark passes it, rows behind the watermark refused; with a state
+//!   TTL, rule A13).
 //! * `MergeEngine`: the input's changes as writes, applied one by one in `(system time, seq)`
 //!   order to their key's state by the engine's rule (see the module `merge`); NULL is a key
 //!   value.
@@ -66,6 +69,7 @@ mod asof;
 mod binary;
 mod correlate;
 mod count_window;
+mod dedup;
 mod interval;
 mod join_ttl;
 mod merge;
@@ -76,7 +80,7 @@ mod window;
 use std::collections::BTreeMap;
 
 use crate::expr::{EvalError, RowArena};
-use crate::repr::{Datum, DatumVec, Row, Ts};
+use crate::repr::{Datum, DatumVec, Row};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
 use super::{top_n, DedupOrder, Join, Keep, Node, PlanError, RelExpr};
@@ -117,7 +121,8 @@ pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError>
 }
 
 /// Evaluates `plan` over `inputs` as the final mode renders it: the same as [`evaluate`] but
-/// for window aggregations, which emit a window when the watermark passes it and refuse rows
+/// for keep-first deduplications by rowtime, which emit a key's row when the watermark passes
+/// it and refuse rows behind it (see [`RelExpr::with_dedup_ttl`]), window aggregations, which emit a window when the watermark passes it and refuse rows
 /// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)), window
 /// assignments, which give a window's rows when the watermark passes it and refuse rows for
 /// windows it has passed (see [`WindowAssign`](crate::plan::WindowAssign)), OVER
@@ -280,64 +285,15 @@ fn eval(
             key,
             keep,
             order,
+            state_ttl,
         } => {
             let changes = eval(input, inputs, refused, final_mode)?;
-            let rowtime = input.schema.rowtime.as_ref().map(|r| r.column);
-            let mut admitted = Vec::new();
-            for (time, change) in changes {
-                if change.kind != RowKind::Insert {
-                    refused.push(refuse(time, change.seq, "deduplication takes only +I rows"));
-                    continue;
-                }
-                let rank_time = match (order, rowtime) {
-                    (DedupOrder::EventTime, Some(c)) => match event_time(&change.row, c) {
-                        Some(t) => Some(t),
-                        None => {
-                            refused.push(refuse(time, change.seq, "NULL event time"));
-                            continue;
-                        }
-                    },
-                    _ => None,
-                };
-                admitted.push((time, rank_time, change));
+            let on_watermark =
+                final_mode && (*keep, *order) == (Keep::First, DedupOrder::EventTime);
+            match on_watermark {
+                true => dedup::first_on_watermark(changes, input, key, *state_ttl, refused),
+                false => dedup::dedup(changes, input, key, (*keep, *order), refused),
             }
-            // Rows are applied one by one in arrival order, as the operator applies them: a
-            // key's first row is `+I`, a row that replaces the kept one is `-U old, +U new`
-            // (with the new row's seq), so every intermediate version is in the changelog.
-            admitted.sort_by_key(|(t, _, c)| (*t, c.seq));
-            let mut out = Vec::new();
-            let mut kept: BTreeMap<Row, (Option<Ts>, Seq, Row)> = BTreeMap::new();
-            for (time, rank_time, change) in admitted {
-                let k = project(&change.row, key, &mut datums);
-                match kept.get(&k) {
-                    None => {
-                        out.push((
-                            time,
-                            Change::new(change.seq, RowKind::Insert, change.row.clone()),
-                        ));
-                        kept.insert(k, (rank_time, change.seq, change.row));
-                    }
-                    Some((t, seq, old)) => {
-                        let ord = (rank_time, change.seq).cmp(&(*t, *seq));
-                        let replace = match keep {
-                            Keep::First => ord.is_lt(),
-                            Keep::Last => ord.is_gt(),
-                        };
-                        if replace {
-                            out.push((
-                                time,
-                                Change::new(change.seq, RowKind::UpdateBefore, old.clone()),
-                            ));
-                            out.push((
-                                time,
-                                Change::new(change.seq, RowKind::UpdateAfter, change.row.clone()),
-                            ));
-                            kept.insert(k, (rank_time, change.seq, change.row));
-                        }
-                    }
-                }
-            }
-            out
         }
         Node::TemporalJoin(Join {
             probe,

@@ -99,6 +99,23 @@ fn invalid_plans_are_refused_with_flinks_reasons() {
         .dedup(vec![0], Keep::Last, DedupOrder::EventTime)
         .unwrap_err();
     assert!(err.to_string().contains("append-only"), "{err}");
+    // A state TTL is for keep-first by event time, the deduplication that waits for the
+    // watermark, and is not negative.
+    let last = RelExpr::scan("O", orders(), false)
+        .dedup(vec![0], Keep::Last, DedupOrder::EventTime)
+        .unwrap();
+    let err = last.with_dedup_ttl(1000).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Dedup: a deduplication state TTL applies to keep-first by event time, the one that waits for the watermark"
+    );
+    let first = RelExpr::scan("O", orders(), false)
+        .dedup(vec![0], Keep::First, DedupOrder::EventTime)
+        .unwrap();
+    let err = first.clone().with_dedup_ttl(-1).unwrap_err();
+    assert_eq!(err.to_string(), "Dedup: a state TTL cannot be negative");
+    let explained = first.with_dedup_ttl(0).unwrap().explain();
+    assert!(!explained.contains("state_ttl"), "{explained}");
     // FIRST_VALUE over an updating input has no arrival order.
     let updating = RelExpr::scan("R", rates(true), true);
     let first = bind_aggregate(&col("rate").first_value(), &updating.schema, &registry).unwrap();

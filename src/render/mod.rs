@@ -32,6 +32,7 @@
 mod asof_join;
 mod correlate;
 mod count_window;
+mod dedup;
 mod equi_join;
 mod interval_join;
 mod join;
@@ -51,7 +52,7 @@ use timely::dataflow::operators::OkErr;
 use timely::dataflow::Scope;
 
 use crate::plan::{PlanError, RelExpr};
-use crate::repr::Row;
+use crate::repr::{Row, Ts};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, SysTime};
 
@@ -146,6 +147,10 @@ pub struct RenderContext<'s> {
     /// temporal and interval joins), in system times; `0` (set by [`new`](Self::new)): off.
     /// See [`TableEnv::with_idle_timeout`](crate::table::TableEnv::with_idle_timeout).
     pub idle_timeout: SysTime,
+    /// How the reasons of late rows write event times (`None`, set by [`new`](Self::new): as
+    /// timestamps, `1970-01-01 00:00:00.005`). The commands, whose event times may be written
+    /// as epoch milliseconds, write them as milliseconds. Read by final-mode deduplication.
+    pub late_time_text: Option<fn(&Ts) -> String>,
     /// The subtrees rendered so far, each rendered once however often it occurs.
     rendered: reuse::Rendered<'s>,
     /// The sources whose rows [`check_sources`](Self::check_sources) checked.
@@ -165,6 +170,7 @@ impl<'s> RenderContext<'s> {
             mode,
             refused: Vec::new(),
             idle_timeout: 0,
+            late_time_text: None,
             rendered: reuse::Rendered::default(),
             checked: Default::default(),
         }

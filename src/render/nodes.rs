@@ -4,15 +4,14 @@ use differential_dataflow::AsCollection;
 use timely::dataflow::operators::ToStream;
 
 use crate::expr::{CompiledExpr, RowArena, ScalarExpr};
-use crate::plan::{stamp, DedupOrder, Node, PlanError, RelExpr};
-use crate::repr::{prefix_len, ColumnSpans, Datum, DatumVec, Row, Ts};
-use differential_temporal_operators::dedup::{DedupConfig, Deduplicate};
+use crate::plan::{stamp, Node, PlanError, RelExpr};
+use crate::repr::{column_range_span, prefix_len, ColumnSpans, Datum, DatumVec, Row, RowRef, Ts};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
 use super::{
-    asof_join, correlate, count_window, equi_join, join, merge, over, reduce, reuse, set_op, sort,
-    split, split_map, window, Collection, RenderContext,
+    asof_join, correlate, count_window, dedup, equi_join, join, merge, over, reduce, reuse, set_op,
+    sort, split, window, Collection, RenderContext,
 };
 
 /// Renders `plan` and its inputs, each subtree once per dataflow (see [`reuse`]).
@@ -141,38 +140,8 @@ fn render_node<'s>(
             key,
             keep,
             order,
-        } => {
-            let rowtime = input.schema.rowtime.as_ref().map(|r| r.column);
-            let changes = render(ctx, input)?.into_changelog();
-            let key = key.clone();
-            let by_time = *order == DedupOrder::EventTime;
-            let mut spans = ColumnSpans::new();
-            let keyed = changes.map(move |ch| {
-                let k = project(&ch.row, &key, &mut spans);
-                (k, ch)
-            });
-            let keyed = if by_time {
-                let column = rowtime.expect("the plan checked the rowtime");
-                let (timed, refused) =
-                    split_map(keyed, move |(k, ch)| match event_time(&ch.row, column) {
-                        Some(_) => Ok((k, ch)),
-                        None => Err(null_time(ch.seq)),
-                    });
-                ctx.refused.push(refused);
-                timed
-            } else {
-                keyed
-            };
-            let config = DedupConfig::new(*keep, *order).named("Dedup");
-            let merged = match rowtime {
-                Some(column) if by_time => keyed.deduplicate(config, move |row: &Row| {
-                    event_time(row, column).unwrap_or(NO_TIME)
-                }),
-                _ => keyed.deduplicate(config, |_: &Row| ()),
-            };
-            ctx.refused.push(merged.rejected.map(|(_, r)| r));
-            Collection::Changelog(merged.changelog.map(|(_, ch)| ch))
-        }
+            state_ttl,
+        } => dedup::render(ctx, input, key, (*keep, *order), *state_ttl)?,
         Node::MergeEngine { input, key, engine } => merge::render(ctx, input, key, engine)?,
         Node::TemporalJoin(_) | Node::LookupJoin(_) => join::render(ctx, plan, None)?,
         Node::Join(join) => equi_join::render(ctx, join)?,
@@ -260,10 +229,19 @@ fn columns_read(exprs: &[ScalarExpr]) -> usize {
 
 /// The columns `columns` of `row`, packed: their encoded bytes copied (the row is walked only
 /// up to the last of them, nothing decoded), one allocation of the result's size at most.
+/// Consecutive columns in order (a key of one column, most often) are one slice of the row,
+/// found without recording each column's span.
 pub(super) fn project(row: &Row, columns: &[usize], spans: &mut ColumnSpans) -> Row {
-    spans
-        .locate(row, prefix_len(columns.iter().copied()))
-        .project(columns)
+    let consecutive = columns.windows(2).all(|w| w[1] == w[0] + 1);
+    match (consecutive, columns.first(), columns.last()) {
+        (true, Some(&first), Some(&last)) => {
+            let span = column_range_span(row, first..last + 1);
+            RowRef::from_packed(&row.as_bytes()[span]).to_row()
+        }
+        _ => spans
+            .locate(row, prefix_len(columns.iter().copied()))
+            .project(columns),
+    }
 }
 
 /// The event time in `column` of `row`, or `None` if it is NULL.

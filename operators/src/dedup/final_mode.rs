@@ -43,15 +43,17 @@ where
     E: ExchangeData,
     F: Fn(&V) -> E + 'static,
 {
+    let name = config.name();
     let logic = KeepFirst {
         time_of,
         fired: Watermark::Min,
         slots: HashMap::new(),
         timers: BTreeMap::new(),
         flags: config.retained().cloned().map(Flags::new),
+        config,
     };
     let route = |(k, _): &(K, Change<V>)| k.hashed();
-    let outcomes = drive(rows, vec![watermarks], 0, route, config.name(), logic);
+    let outcomes = drive(rows, vec![watermarks], 0, route, name, logic);
     Merged::from_outcomes(outcomes)
 }
 
@@ -65,6 +67,8 @@ struct KeepFirst<K, V, E, F> {
     timers: BTreeMap<(E, Seq), K>,
     /// With a retention: the emitted flags by the event time from which they are gone.
     flags: Option<Flags<K, E>>,
+    /// How late rows' reasons write event times.
+    config: OnWatermark<E>,
 }
 
 impl<K, V, E, F> EpochLogic<(K, Change<V>), E, Outcome<K, V>> for KeepFirst<K, V, E, F>
@@ -105,7 +109,12 @@ where
             } else if change.kind != RowKind::Insert {
                 Some(Rejected::invalid(seq, not_insert_only(change.kind)))
             } else if w.is_late(&time) {
-                let reason = format!("late row: event time {time:?} is behind the watermark {w}");
+                let mark = match w {
+                    Watermark::At(mark) => self.config.text_of(mark),
+                    other => other.to_string(),
+                };
+                let time = self.config.text_of(&time);
+                let reason = format!("late row: event time {time} is behind the watermark {mark}");
                 Some(Rejected::late(seq, reason))
             } else {
                 None

@@ -142,7 +142,8 @@ impl DedupConfig {
 
 /// How keep-first on the watermark runs
 /// ([`Deduplicate::deduplicate_first_on_watermark`]): the retention of the "already emitted"
-/// flag (off by default) and the dataflow operator's name (default `"DeduplicateOnWatermark"`).
+/// flag (off by default), how a late row's reason writes event times (default: their `Debug`
+/// form) and the dataflow operator's name (default `"DeduplicateOnWatermark"`).
 ///
 /// # Examples
 ///
@@ -155,10 +156,15 @@ impl DedupConfig {
 /// assert_eq!(config.retained().map(|r| r.expiry(&1)), Some(6));
 /// assert_eq!(config.name(), "Dedup");
 /// assert!(OnWatermark::<i64>::new().retained().is_none());
+/// // Late rows' reasons write event times in seconds.
+/// let config = OnWatermark::new().time_text(|t: &i64| format!("{} s", t / 1000));
+/// assert_eq!(config.text_of(&5000), "5 s");
+/// assert_eq!(OnWatermark::<i64>::new().text_of(&5000), "5000");
 /// ```
 #[derive(Clone, Debug)]
 pub struct OnWatermark<E> {
     retention: Option<Retention<E>>,
+    time_text: Option<fn(&E) -> String>,
     name: &'static str,
 }
 
@@ -166,6 +172,7 @@ impl<E> Default for OnWatermark<E> {
     fn default() -> Self {
         OnWatermark {
             retention: None,
+            time_text: None,
             name: "DeduplicateOnWatermark",
         }
     }
@@ -189,6 +196,27 @@ impl<E> OnWatermark<E> {
     /// The same, the dataflow operator named `name`.
     pub fn named(self, name: &'static str) -> Self {
         OnWatermark { name, ..self }
+    }
+
+    /// The same, a late row's reason writing its event time and the watermark with `text`
+    /// (say, epoch milliseconds for times the input wrote as such) instead of their `Debug`
+    /// form.
+    pub fn time_text(self, text: fn(&E) -> String) -> Self {
+        OnWatermark {
+            time_text: Some(text),
+            ..self
+        }
+    }
+
+    /// `time` as a late row's reason writes it.
+    pub fn text_of(&self, time: &E) -> String
+    where
+        E: std::fmt::Debug,
+    {
+        match self.time_text {
+            Some(text) => text(time),
+            None => format!("{time:?}"),
+        }
     }
 
     /// The retention, if any.
