@@ -5,18 +5,23 @@
 //! other orders need an insert-only input and refuse `-U`/`+U`/`-D` rows (rule A14).
 //! `--mode final` is keep-first by event time emitted on the watermark (rule A9, Flink >= 2.1),
 //! with `--state-ttl` on the "already emitted" flag (rule A13, measured on the watermark).
+//!
+//! Every form runs a plan rendered as `dtemporal sql` and the Table API render theirs:
+//! `Dedup(Scan(rows))` over the file's rows stamped with their parsed event time and line, or
+//! for the changelog form `MergeEngine(Scan(writes))`; the command reads the file and writes
+//! the lines and the report.
 
-use super::{
-    columns, emit_lines, lateness_watermarks, merge, Cli, CommonArgs, EmitArg, ModeArg,
-    WatermarkArgs,
-};
+use std::collections::BTreeMap;
+
+use super::{columns, emit_lines, merge, Cli, CommonArgs, EmitArg, ModeArg, WatermarkArgs};
 use crate::csv::{InputSpec, Record, Schema};
 use crate::error::Error;
 use crate::merge_engine::{self, Deletes, MergeEngine};
-use crate::operators::dedup::{DedupConfig, DedupOrder, Deduplicate, Keep, OnWatermark};
-use crate::operators::retention::Retention;
-use crate::operators::Change;
-use crate::row::TimedRow;
+use crate::operators::dedup::{DedupOrder, Keep};
+use crate::operators::{Change, Seq};
+use crate::plan::RelExpr;
+use crate::render::{ExecutionMode, RenderContext};
+use crate::repr::{Datum, Row, Ts};
 use crate::run::{self as driver, Built, Outcome};
 use clap::{Args, ValueEnum};
 
@@ -111,38 +116,51 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
                 .to_string(),
         ));
     }
-    let schema = Schema::open(&spec, 0)?;
+    let mut schema = Schema::open(&spec, 0)?;
     if schema.op.is_some() && order == DedupOrder::Arrival && keep == Keep::Last {
         return normalize(cli, args, schema);
     }
-    let (emit, mode, lateness) = (args.emit, args.watermarks.mode, args.watermarks.lateness);
+    // The plan keys the rows: the reader need not pack their keys too.
+    let key = std::mem::take(&mut schema.key);
+    let plan = plan(
+        &schema,
+        &key,
+        (keep, order),
+        args.watermarks.lateness,
+        retention,
+    )?;
+    let mode = match args.watermarks.mode {
+        ModeArg::Incremental => ExecutionMode::Incremental,
+        ModeArg::Final => ExecutionMode::Final,
+    };
+    let emit = args.emit;
     let header = emit.header(&schema.columns);
-    let config = DedupConfig::new(keep, order);
     let input_schema = schema.clone();
     driver::run(
         &args.common.run_options(cli)?,
-        [schema],
+        [schema.with_stamps()],
         header,
         move |[input]| {
-            let rows = input.map(Record::into_change);
-            let time = |r: &TimedRow| r.time;
-            let merged = match (mode, order) {
-                (ModeArg::Final, _) => {
-                    let row_time = |(_, c): &(_, Change<TimedRow>)| c.row.time;
-                    let marks = lateness_watermarks(rows.clone(), row_time, lateness, "Watermarks");
-                    let config = OnWatermark::new().retention(retention.map(Retention::millis));
-                    rows.deduplicate_first_on_watermark(time, marks, config)
-                }
-                (_, DedupOrder::EventTime) => rows.deduplicate(config, time),
-                (_, DedupOrder::Arrival) => rows.deduplicate(config, |_: &TimedRow| ()),
-            };
-            let output = emit_lines(merged.changelog, emit, |(_, c): (_, Change<TimedRow>)| {
-                (Change::new(c.seq, c.kind, c.row.row), c.row.seq)
+            let scope = input.scope();
+            let rows = input.map(|r: Record| Change::new(r.seq, r.kind, r.row));
+            let sources = BTreeMap::from([(ROWS.to_string(), rows)]);
+            let mut ctx = RenderContext::new(scope, sources, mode);
+            // Event times are read in the forms the time column may hold (epoch milliseconds
+            // among them), so a late row's reason writes them as milliseconds.
+            ctx.late_time_text = Some(|t: &Ts| t.millis.to_string());
+            let kept = ctx.render(&plan)?.into_changelog();
+            // A line is the row's cells without its stamps, placed (under `--emit final`) by
+            // the row's own line: a `-U` carries the line of the row that replaced it.
+            let output = emit_lines(kept, emit, move |mut c: Change<Row>| {
+                let Some(Datum::Int(line)) = c.row.get(1) else {
+                    unreachable!("a stamped row's second column is its line")
+                };
+                c.row.remove_leading(2);
+                (c, line as Seq)
             });
             let schema = input_schema.clone();
-            let rejected = merged
-                .rejected
-                .map(move |(_, r)| schema.error(r.seq, None, r.reason));
+            let rejected = differential_dataflow::collection::concatenate(scope, ctx.refused)
+                .map(move |r| schema.error(r.seq, None, r.reason));
             Ok(Built {
                 output,
                 rejected: vec![rejected],
@@ -150,6 +168,38 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
             })
         },
     )
+}
+
+/// The name the plan of a deduplication gives its input.
+const ROWS: &str = "rows";
+
+/// The plan of a deduplication of `schema`'s stamped rows ([`Schema::with_stamps`]: the stamps
+/// lead, then the cells) by the columns `key` of its cells:
+/// which row by which order, ranked by the stamped event time (`TIMESTAMP(3)`, the rowtime,
+/// its watermark `--lateness` behind the largest; without it, none before the end of input),
+/// and in final mode the emitted flags' `--state-ttl`.
+fn plan(
+    schema: &Schema,
+    key: &[usize],
+    (keep, order): (Keep, DedupOrder),
+    lateness: Option<i64>,
+    state_ttl: Option<i64>,
+) -> Result<RelExpr, Error> {
+    let [time, line] = schema.stamp_fields();
+    let rowtime = time.name.clone();
+    let fields = [time, line].into_iter().chain(schema.fields()).collect();
+    // No `--lateness`: a delay no difference of event times reaches.
+    let table = crate::repr::Schema::new(fields)
+        .and_then(|table| table.with_rowtime(&rowtime, lateness.unwrap_or(i64::MAX)))
+        .map_err(|e| Error::input(&schema.path, e.to_string()))?;
+    // The rows are a table's inserts; the `-U`/`+U`/`-D` rows of a changelog reach the
+    // deduplication, which refuses them (rule A14).
+    let key = key.iter().map(|k| k + 2).collect();
+    let dedup = RelExpr::scan(ROWS, table, false).dedup(key, keep, order)?;
+    Ok(match state_ttl {
+        Some(ttl) => dedup.with_dedup_ttl(ttl)?,
+        None => dedup,
+    })
 }
 
 /// `dtemporal dedup --keep last --order arrival` over a changelog: Flink's `ChangelogNormalize`

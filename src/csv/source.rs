@@ -23,7 +23,7 @@ use crate::error::Error;
 use crate::operators::{Change, RowKind, Seq};
 use crate::repr::cast::parse_datum;
 use crate::repr::time::{parse_event_time, EventTime};
-use crate::repr::{ColumnType, DataType, Datum, Field};
+use crate::repr::{ColumnType, DataType, Datum, Field, Ts};
 use crate::row::{Row, TimedRow};
 
 /// The name of the column that makes an input a changelog.
@@ -67,6 +67,11 @@ pub struct Schema {
     /// The row's column types: nullable STRING (text passed through) unless declared by
     /// [`with_types`](Self::with_types).
     pub types: Vec<ColumnType>,
+    /// Whether each row is led by two more columns before its cells: its parsed event time as
+    /// a `TIMESTAMP(3)` (the epoch without a time column) and its line as a `BIGINT`, for a
+    /// plan that ranks rows by event time and places its output lines by the rows' lines (see
+    /// [`with_stamps`](Self::with_stamps)).
+    pub stamped: bool,
 }
 
 /// One parsed input row.
@@ -137,7 +142,33 @@ impl Schema {
             nullable_key: spec.nullable_key,
             time,
             types,
+            stamped: false,
         })
+    }
+
+    /// The same input, each row stamped with its event time and line (see
+    /// [`stamped`](Self::stamped)): the stamps are packed with the row, in its one allocation.
+    pub fn with_stamps(self) -> Schema {
+        Schema {
+            stamped: true,
+            ..self
+        }
+    }
+
+    /// The columns of the stamps, leading a stamped row, named `$rowtime` and `$line` (with more `$` while a name is
+    /// taken by a column of the file): `TIMESTAMP(3) NOT NULL` and `BIGINT NOT NULL`.
+    pub fn stamp_fields(&self) -> [Field; 2] {
+        let unused = |name: &str| {
+            let mut name = name.to_string();
+            while self.columns.contains(&name) {
+                name.insert(0, '$');
+            }
+            name
+        };
+        [
+            Field::new(unused("$rowtime"), DataType::Timestamp(3).not_null()),
+            Field::new(unused("$line"), DataType::BigInt.not_null()),
+        ]
     }
 
     /// The input with the column types `declared` (e.g. a command's `--schema`): a declared
@@ -305,9 +336,24 @@ impl Schema {
             kind,
             key,
             time,
-            row: scratch.clone(),
+            row: match self.stamped {
+                false => scratch.clone(),
+                true => stamped(scratch, time.unwrap_or_default(), line),
+            },
         })
     }
+}
+
+/// `cells` led by the stamps of a row with event time `time` on `line` (see
+/// [`Schema::stamped`]), in one allocation.
+fn stamped(cells: &Row, time: EventTime, line: u64) -> Row {
+    // The stamps' tags and payloads: an 8-byte time, an integer of up to 8 bytes.
+    let mut row = Row::with_capacity(cells.byte_len() + 18);
+    let mut packer = row.packer();
+    packer.push(Datum::Timestamp(Ts::from_millis(time)));
+    packer.push(Datum::Int(line as i64));
+    packer.extend_by_row(cells.as_row_ref());
+    row
 }
 
 /// Reads the header row of the CSV file at `path` (a leading UTF-8 byte-order mark is skipped).

@@ -232,3 +232,34 @@ fn writes_header_nulls_and_quotes() {
     .unwrap_err();
     assert!(err.to_string().starts_with("/nonexistent/dir/out.csv: "));
 }
+
+#[test]
+fn stamped_rows_lead_with_their_event_time_and_line() {
+    use crate::repr::{DataType, Datum, Row, Ts};
+    let s = schema("t,$line,v", &[], Some("t")).with_stamps();
+    let [time, line] = s.stamp_fields();
+    assert_eq!(
+        (time.name.as_str(), line.name.as_str()),
+        ("$rowtime", "$$line")
+    );
+    assert_eq!(time.ty, DataType::Timestamp(3).not_null());
+    assert_eq!(line.ty, DataType::BigInt.not_null());
+    let rows = parse_all(&s, b"2024-01-01 00:00:01,x,\n5,y,z\n", 1);
+    let stamped: Vec<Row> = rows.into_iter().map(|r| r.unwrap().row).collect();
+    let expected = |millis, line, cells: [Option<&str>; 3]| {
+        let stamps = [Datum::Timestamp(Ts::from_millis(millis)), Datum::Int(line)];
+        let cells = cells.map(|c| c.map_or(Datum::Null, Datum::Str));
+        Row::pack(stamps.into_iter().chain(cells))
+    };
+    assert_eq!(
+        stamped,
+        [
+            expected(
+                1_704_067_201_000,
+                2,
+                [Some("2024-01-01 00:00:01"), Some("x"), None]
+            ),
+            expected(5, 3, [Some("5"), Some("y"), Some("z")]),
+        ]
+    );
+}

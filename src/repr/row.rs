@@ -287,6 +287,30 @@ impl Row {
         self.as_row_ref().get(index)
     }
 
+    /// Drops the first `columns` columns (all of them if the row has fewer), in place: the
+    /// later columns' bytes move to the front of the buffer, nothing is allocated. How a row
+    /// sheds the leading columns a plan carried for its own use.
+    ///
+    /// ```
+    /// use differential_temporal::repr::{Datum, Row};
+    ///
+    /// let mut row = Row::pack([Datum::Int(7), Datum::Str("EUR"), Datum::Null]);
+    /// row.remove_leading(1);
+    /// assert_eq!(row, Row::pack([Datum::Str("EUR"), Datum::Null]));
+    /// row.remove_leading(5);
+    /// assert!(row.is_empty());
+    /// ```
+    pub fn remove_leading(&mut self, columns: usize) {
+        let mut at = 0;
+        for _ in 0..columns {
+            let Some(&tag) = self.data.get(at) else { break };
+            at += 1 + payload_len(tag, &self.data[at + 1..]);
+        }
+        let len = self.data.len();
+        self.data.copy_within(at.., 0);
+        self.data.truncate(len - at);
+    }
+
     /// The packed size in bytes.
     pub fn byte_len(&self) -> usize {
         self.data.len()
