@@ -24,7 +24,7 @@ use differential_temporal::plan::{
     equi_join_schema, DedupOrder, JoinKind, JoinType, Keep, RelExpr, SetOpKind, SortKey,
 };
 use differential_temporal::render::{ExecutionMode, RenderContext};
-use differential_temporal::repr::Row;
+use differential_temporal::repr::{Row, Ts};
 
 #[path = "plan_reference/correlate.rs"]
 mod correlate;
@@ -284,6 +284,19 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             input.top_n(partition, order, limit, rank).unwrap()
         }
         20 => merged(flag, threshold),
+        // The versioned table B (a changelog) read as of 0, 3, .. 18 s: alone, or counted
+        // per `s` (its revisions through a GROUP BY).
+        21 => {
+            let at = Ts::from_millis((threshold + 3) * 3_000);
+            let read = scan_b().as_of(at).unwrap();
+            match flag {
+                true => {
+                    let aggregates = aggs(&read, vec![count_star(), col("v").sum()]);
+                    read.reduce(vec![1], aggregates).unwrap()
+                }
+                false => read,
+            }
+        }
         _ => {
             let kind = if flag {
                 JoinKind::Left
@@ -634,6 +647,14 @@ proptest! {
         check(template, flag, threshold, a, b, c)?;
     }
 
+    /// A versioned table read as of an event time (issue 11: `dtemporal versioned --as-of`).
+    #[test]
+    fn as_of_reads_equal_the_reference(
+        (template, flag, threshold, a, b, c) in case(21..22),
+    ) {
+        check(template, flag, threshold, a, b, c)?;
+    }
+
     /// The Top-N of issue 12 (`ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) <= N`).
     #[test]
     fn top_n_equals_the_reference(
@@ -664,7 +685,7 @@ fn every_template_builds_and_runs() {
         })
         .collect();
     let b = vec![(0, Change::new(2, RowKind::Insert, spec(1, "x", 9, 1).row()))];
-    for template in (0..19).chain([20]) {
+    for template in (0..19).chain([20, 21]) {
         check(
             template,
             template % 2 == 0,

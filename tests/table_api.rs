@@ -6,7 +6,7 @@
 use differential_temporal::expr::{call, col, lit};
 use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
 use differential_temporal::render::ExecutionMode;
-use differential_temporal::repr::{DataType, Schema};
+use differential_temporal::repr::{DataType, Schema, Ts};
 use differential_temporal::table::{ResultForm, TableEnv, TableResult};
 
 #[path = "table_api/counters.rs"]
@@ -272,7 +272,7 @@ const PRODUCTS: &str = "op,update_time,product_id,product_name,price
 
 /// The seed "Versioned Tables" page: the `products` changelog (primary key `product_id`, event
 /// time `update_time`) read as of 10:00 and 13:00, through a temporal join of probe rows at
-/// those times (case A01's form).
+/// those times (case A01's form), and directly with `Table::as_of`.
 #[test]
 fn seed_versioned_products_as_of_10_and_13() {
     let dir = tempfile::tempdir().unwrap();
@@ -334,6 +334,30 @@ fn seed_versioned_products_as_of_10_and_13() {
                     "2024-01-01 19:00:00.000,p_001,,",
                 ],
                 "{workers} workers, {mode:?}"
+            );
+            // The same snapshots read directly (`Table::as_of`); at 19:00 p_001 is deleted.
+            let as_of = |time: &str| {
+                let at = differential_temporal::repr::time::parse_event_time(time).unwrap();
+                let rows = env.from("products").as_of(Ts::from_millis(at));
+                rows.execute().unwrap().rows_as_text()
+            };
+            assert_eq!(
+                as_of("2024-01-01 10:00:00"),
+                [
+                    "2024-01-01 00:01:00.000,p_001,scooter,11.11",
+                    "2024-01-01 00:02:00.000,p_002,basketball,23.11",
+                ]
+            );
+            assert_eq!(
+                as_of("2024-01-01 13:00:00"),
+                [
+                    "2024-01-01 12:00:00.000,p_001,scooter,12.99",
+                    "2024-01-01 12:00:00.000,p_002,basketball,19.99",
+                ]
+            );
+            assert_eq!(
+                as_of("2024-01-01 19:00:00"),
+                ["2024-01-01 12:00:00.000,p_002,basketball,19.99"]
             );
         }
     }

@@ -1,13 +1,19 @@
 //! `dtemporal versioned`: read a versioned table (Flink versioned tables, semantics rules A1-A5)
 //! as of an event time, or as the history of its versions.
 
+use std::collections::BTreeMap;
+
 use clap::{ArgGroup, Args};
 
 use super::{columns, Cli, CommonArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema};
 use crate::error::Error;
 use crate::operators::versioned::{versions_from_changelog, HistoryRow, VersionedTable};
+use crate::operators::{Change, Seq};
+use crate::plan::RelExpr;
+use crate::render::{ExecutionMode, RenderContext};
 use crate::repr::time::{parse_event_time, parse_with_format, EventTime, TimeFormat};
+use crate::repr::{Datum, Ts};
 use crate::row::{text_datum, Row, TextCells, TimedRow};
 use crate::run::{self as driver, Built, Outcome};
 
@@ -58,10 +64,11 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
         time: Some(args.time.clone()),
     };
     let schema = Schema::open(&spec, 0)?;
-    let mut header = schema.columns.clone();
-    if as_of.is_none() {
-        header.extend(["valid_from".to_string(), "valid_to".to_string()]);
+    if let Some(t) = as_of {
+        return run_as_of(cli, args, schema, Ts::from_millis(t));
     }
+    let mut header = schema.columns.clone();
+    header.extend(["valid_from".to_string(), "valid_to".to_string()]);
     let time_column = schema.time.unwrap_or_default();
     driver::run(
         &args.common.run_options(cli)?,
@@ -70,13 +77,9 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
         move |[input]| {
             let changelog = input.map(Record::into_change);
             let versions = versions_from_changelog(changelog, |r: &TimedRow| r.time);
-            let table = VersionedTable::new(versions, "Versions");
-            let output = match as_of {
-                Some(t) => table.as_of(t).map(|(_, r)| OutputLine::row(r.seq, r.row)),
-                None => table
-                    .history()
-                    .map(move |(_, h)| history_line(h, time_column)),
-            };
+            let output = VersionedTable::new(versions, "Versions")
+                .history()
+                .map(move |(_, h)| history_line(h, time_column));
             Ok(Built {
                 output,
                 rejected: Vec::new(),
@@ -85,6 +88,52 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
         },
     )
 }
+
+/// `dtemporal versioned --as-of T`: the plan `AsOf(Scan(rows))` over the file's rows stamped
+/// with their event time and line ([`Schema::with_stamps`]), the stamped time its rowtime and
+/// the key its primary key, rendered as `dtemporal sql` and the Table API render theirs. Each
+/// row valid at `at` is written at its own line's place.
+fn run_as_of(cli: &Cli, args: &VersionedArgs, schema: Schema, at: Ts) -> Result<Outcome, Error> {
+    let [time, line] = schema.stamp_fields();
+    let rowtime = time.name.clone();
+    let fields = [time, line].into_iter().chain(schema.fields()).collect();
+    let mut table = crate::repr::Schema::new(fields)
+        .and_then(|table| table.with_rowtime(&rowtime, 0))
+        .map_err(|e| Error::input(&schema.path, e.to_string()))?;
+    // The reader refuses a NULL key cell (a primary key), so the key is never NULL here.
+    table.primary_key = Some(schema.key.iter().map(|k| k + 2).collect());
+    let plan = RelExpr::scan(ROWS, table, schema.op.is_some()).as_of(at)?;
+    let (input_schema, header) = (schema.clone(), schema.columns.clone());
+    driver::run(
+        &args.common.run_options(cli)?,
+        [schema.with_stamps()],
+        header,
+        move |[input]| {
+            let scope = input.scope();
+            let rows = input.map(|r: Record| Change::new(r.seq, r.kind, r.row));
+            let sources = BTreeMap::from([(ROWS.to_string(), rows)]);
+            let mut ctx = RenderContext::new(scope, sources, ExecutionMode::Incremental);
+            let output = ctx.render(&plan)?.into_table().map(|mut row: Row| {
+                let Some(Datum::Int(line)) = row.get(1) else {
+                    unreachable!("a stamped row's second column is its line")
+                };
+                row.remove_leading(2);
+                OutputLine::row(line as Seq, row)
+            });
+            let schema = input_schema.clone();
+            let rejected = differential_dataflow::collection::concatenate(scope, ctx.refused)
+                .map(move |r| schema.error(r.seq, None, r.reason));
+            Ok(Built {
+                output,
+                rejected: vec![rejected],
+                ignored: Vec::new(),
+            })
+        },
+    )
+}
+
+/// The name the plan of an as-of read gives its input.
+const ROWS: &str = "rows";
 
 /// A history line: the version's cells, then `valid_from` (the time cell as written) and
 /// `valid_to` (in the time cell's format; empty while current).

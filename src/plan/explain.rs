@@ -81,6 +81,7 @@ impl RelExpr {
                     ttl.unwrap_or_default()
                 )
             }
+            Node::AsOf { at, .. } => format!("at={at:?}"),
             Node::MergeEngine { key, engine, input } => format!(
                 "engine={}, key=[{}]",
                 engine.name(),

@@ -28,6 +28,7 @@
 //! println!("{}", plan.explain());
 //! ```
 
+mod as_of;
 mod asof_join;
 mod build;
 mod correlate;
@@ -200,6 +201,15 @@ pub enum Node {
         /// The engine, configured for the input's columns.
         engine: crate::merge_engine::MergeEngine,
     },
+    /// A versioned table read as of the constant event time `at` (rules A1-A5): per key, the
+    /// row of the version with the greatest `(rowtime, seq)` at or before `at`, none if that
+    /// version is a delete (see [`RelExpr::as_of`]).
+    AsOf {
+        /// The versioned table (a primary key and a rowtime attribute).
+        input: Box<RelExpr>,
+        /// The event time read as of.
+        at: crate::repr::Ts,
+    },
     /// `probe JOIN build FOR SYSTEM_TIME AS OF probe.rowtime ON keys [AND residual]`: each
     /// probe row joined with the build version valid at its event time (Flink's event-time
     /// temporal join). The build side is a versioned table (primary key and rowtime), keyed by
@@ -326,6 +336,7 @@ impl RelExpr {
             | Node::Distinct { input }
             | Node::Dedup { input, .. }
             | Node::MergeEngine { input, .. }
+            | Node::AsOf { input, .. }
             | Node::Sort { input, .. }
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
@@ -353,6 +364,7 @@ impl RelExpr {
             | Node::Distinct { input }
             | Node::Dedup { input, .. }
             | Node::MergeEngine { input, .. }
+            | Node::AsOf { input, .. }
             | Node::Sort { input, .. }
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => {
@@ -419,6 +431,7 @@ impl RelExpr {
             Node::Distinct { .. } => "Distinct",
             Node::Dedup { .. } => "Dedup",
             Node::MergeEngine { .. } => "MergeEngine",
+            Node::AsOf { .. } => "AsOf",
             Node::TemporalJoin(_) => "TemporalJoin",
             Node::LookupJoin(_) => "LookupJoin",
             Node::Join(join) if join.interval.is_some() => "IntervalJoin",

@@ -23,6 +23,9 @@
 //!   [`evaluate_final`], keep-first by rowtime is the operator's model of rule A9 (each key's
 //!   first row once the watermark passes it, rows behind the watermark refused; with a state
 //!   TTL, rule A13).
+//! * `AsOf`: per primary key, among the input's changes so far, the version with the greatest
+//!   `(rowtime, seq)` at or before the event time read (`+I`/`+U` rows, `-D` deletes, `-U`
+//!   none); its row, none for a delete.
 //! * `MergeEngine`: the input's changes as writes, applied one by one in `(system time, seq)`
 //!   order to their key's state by the engine's rule (see the module `merge`); NULL is a key
 //!   value.
@@ -65,6 +68,7 @@
 //!   by `(rowtime, seq)`, recomputed at every system time; under [`evaluate_final`], each row
 //!   emitted once when the watermark passes it, rows behind the watermark refused.
 
+mod as_of;
 mod asof;
 mod binary;
 mod correlate;
@@ -275,6 +279,10 @@ fn eval(
                 rows.dedup();
                 rows
             })
+        }
+        Node::AsOf { input, at } => {
+            let changes = eval(input, inputs, refused, final_mode)?;
+            as_of::as_of(&changes, input, *at, refused)
         }
         Node::MergeEngine { input, key, engine } => {
             let writes = eval(input, inputs, refused, final_mode)?;

@@ -29,6 +29,7 @@
 //! mode, a non-insert row into deduplication) are collected with their `seq` and reason in
 //! [`RenderContext::refused`], never silently dropped.
 
+mod as_of;
 mod asof_join;
 mod correlate;
 mod count_window;

@@ -221,6 +221,25 @@ impl Table {
         })
     }
 
+    /// This versioned table (a primary key and a rowtime attribute) read as of the event time
+    /// `at`: per key, the row of its latest version at or before `at`, none if that version is
+    /// a delete (rules A1-A5; see [`RelExpr::as_of`]). The seed's "products as of 10:00".
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::col;
+    /// use differential_temporal::plan::{DedupOrder, Keep};
+    /// use differential_temporal::repr::Ts;
+    /// let (env, _dir) = doc_env();
+    /// let rates = env.from("Rates").deduplicate([col("currency")], Keep::Last, DedupOrder::EventTime);
+    /// let ten = Ts::from_millis(1_704_103_200_000); // 2024-01-01 10:00:00
+    /// let at_ten = rates.as_of(ten).execute().unwrap();
+    /// assert_eq!(at_ten.rows_as_text(), vec!["Euro,114,2024-01-01 09:00:00.000"]);
+    /// ```
+    pub fn as_of(&self, at: crate::repr::Ts) -> Table {
+        self.then("as_of", move |plan| plan.as_of(at))
+    }
+
     /// `SELECT DISTINCT *` (Flink's `distinct`).
     pub fn distinct(&self) -> Table {
         self.then("distinct", |plan| Ok(plan.distinct()))

@@ -1,7 +1,8 @@
 //! Deduplication by rowtime through SQL in both modes (rules A8, A9): keep-first in incremental
-//! mode revises a key's row when an earlier one arrives (`-U`/`+U`); in final mode it is Flink
-//! >= 2.1's insert-only keep-first, each key's row emitted once when the watermark passes it,
-//! rows behind the watermark reported as late. Every CSV record is its own system time.
+//! mode revises a key's row when an earlier one arrives (`-U`/`+U`); in final mode it is the
+//! insert-only keep-first of Flink 2.1 and later, each key's row emitted once when the
+//! watermark passes it, rows behind the watermark reported as late. Every CSV record is its
+//! own system time.
 
 use differential_temporal::render::ExecutionMode;
 

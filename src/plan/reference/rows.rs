@@ -125,7 +125,7 @@ pub(super) fn consolidate(mut rows: Vec<(Row, isize)>) -> Vec<(Row, isize)> {
 }
 
 /// Appends to `out`, at `time`, the changes that turn the rows `before` into `after`.
-fn diff_into(out: &mut Stream, time: SysTime, before: &[Row], after: &[Row]) {
+pub(super) fn diff_into(out: &mut Stream, time: SysTime, before: &[Row], after: &[Row]) {
     let count = |rows: &[Row]| rows.iter().map(|r| (r.clone(), 1)).collect::<Vec<_>>();
     diff_counts_into(
         out,
