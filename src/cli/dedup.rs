@@ -11,17 +11,17 @@
 //! for the changelog form `MergeEngine(Scan(writes))`; the command reads the file and writes
 //! the lines and the report.
 
-use std::collections::BTreeMap;
-
-use super::{columns, emit_lines, merge, Cli, CommonArgs, EmitArg, ModeArg, WatermarkArgs};
-use crate::csv::{InputSpec, Record, Schema};
+use super::{
+    columns, emit_lines, merge, stamped, Cli, CommonArgs, EmitArg, ModeArg, WatermarkArgs,
+};
+use crate::csv::{InputSpec, Schema};
 use crate::error::Error;
 use crate::merge_engine::{self, Deletes, MergeEngine};
 use crate::operators::dedup::{DedupOrder, Keep};
-use crate::operators::{Change, Seq};
+use crate::operators::Change;
 use crate::plan::RelExpr;
-use crate::render::{ExecutionMode, RenderContext};
-use crate::repr::{Datum, Row, Ts};
+use crate::render::ExecutionMode;
+use crate::repr::Row;
 use crate::run::{self as driver, Built, Outcome};
 use clap::{Args, ValueEnum};
 
@@ -122,14 +122,9 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
     }
     // The plan keys the rows: the reader need not pack their keys too.
     let key = std::mem::take(&mut schema.key);
-    let plan = plan(
-        &schema,
-        &key,
-        (keep, order),
-        args.watermarks.lateness,
-        retention,
-    )?;
-    let mode = match args.watermarks.mode {
+    let (lateness, mode) = (args.watermarks.lateness, args.watermarks.mode);
+    let plan = plan(&schema, &key, (keep, order), lateness, retention)?;
+    let mode = match mode {
         ModeArg::Incremental => ExecutionMode::Incremental,
         ModeArg::Final => ExecutionMode::Final,
     };
@@ -141,26 +136,13 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
         [schema.with_stamps()],
         header,
         move |[input]| {
-            let scope = input.scope();
-            let rows = input.map(|r: Record| Change::new(r.seq, r.kind, r.row));
-            let sources = BTreeMap::from([(ROWS.to_string(), rows)]);
-            let mut ctx = RenderContext::new(scope, sources, mode);
-            // Event times are read in the forms the time column may hold (epoch milliseconds
-            // among them), so a late row's reason writes them as milliseconds.
-            ctx.late_time_text = Some(|t: &Ts| t.millis.to_string());
-            let kept = ctx.render(&plan)?.into_changelog();
-            // A line is the row's cells without its stamps, placed (under `--emit final`) by
-            // the row's own line: a `-U` carries the line of the row that replaced it.
-            let output = emit_lines(kept, emit, move |mut c: Change<Row>| {
-                let Some(Datum::Int(line)) = c.row.get(1) else {
-                    unreachable!("a stamped row's second column is its line")
-                };
-                c.row.remove_leading(2);
-                (c, line as Seq)
+            let (kept, rejected) = stamped::render(input, &plan, mode, input_schema.clone())?;
+            // A line is the row's cells, placed (under `--emit final`) by the row's own line:
+            // a `-U` carries the line of the row that replaced it.
+            let output = emit_lines(kept.into_changelog(), emit, |mut c: Change<Row>| {
+                let line = stamped::unstamp(&mut c.row);
+                (c, line)
             });
-            let schema = input_schema.clone();
-            let rejected = differential_dataflow::collection::concatenate(scope, ctx.refused)
-                .map(move |r| schema.error(r.seq, None, r.reason));
             Ok(Built {
                 output,
                 rejected: vec![rejected],
@@ -170,14 +152,10 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
     )
 }
 
-/// The name the plan of a deduplication gives its input.
-const ROWS: &str = "rows";
-
-/// The plan of a deduplication of `schema`'s stamped rows ([`Schema::with_stamps`]: the stamps
-/// lead, then the cells) by the columns `key` of its cells:
-/// which row by which order, ranked by the stamped event time (`TIMESTAMP(3)`, the rowtime,
-/// its watermark `--lateness` behind the largest; without it, none before the end of input),
-/// and in final mode the emitted flags' `--state-ttl`.
+/// The plan of a deduplication of `schema`'s stamped rows by the cell columns `key`: which
+/// row by which order, ranked by the stamped event time (the rowtime, its watermark
+/// `--lateness` behind the largest; without it, none before the end of input), and in final
+/// mode the emitted flags' `--state-ttl`.
 fn plan(
     schema: &Schema,
     key: &[usize],
@@ -185,17 +163,11 @@ fn plan(
     lateness: Option<i64>,
     state_ttl: Option<i64>,
 ) -> Result<RelExpr, Error> {
-    let [time, line] = schema.stamp_fields();
-    let rowtime = time.name.clone();
-    let fields = [time, line].into_iter().chain(schema.fields()).collect();
-    // No `--lateness`: a delay no difference of event times reaches.
-    let table = crate::repr::Schema::new(fields)
-        .and_then(|table| table.with_rowtime(&rowtime, lateness.unwrap_or(i64::MAX)))
-        .map_err(|e| Error::input(&schema.path, e.to_string()))?;
-    // The rows are a table's inserts; the `-U`/`+U`/`-D` rows of a changelog reach the
-    // deduplication, which refuses them (rule A14).
-    let key = key.iter().map(|k| k + 2).collect();
-    let dedup = RelExpr::scan(ROWS, table, false).dedup(key, keep, order)?;
+    // No `--lateness`: a delay no difference of event times reaches. The rows are a table's
+    // inserts; the `-U`/`+U`/`-D` rows of a changelog reach the deduplication, which refuses
+    // them (rule A14).
+    let scan = stamped::scan(schema, false, lateness.unwrap_or(i64::MAX), None)?;
+    let dedup = scan.dedup(stamped::columns(key), keep, order)?;
     Ok(match state_ttl {
         Some(ttl) => dedup.with_dedup_ttl(ttl)?,
         None => dedup,

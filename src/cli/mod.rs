@@ -10,6 +10,7 @@ mod merge;
 mod prompt;
 mod serve;
 mod sql;
+mod stamped;
 mod temporal_join;
 mod validate;
 mod versioned;

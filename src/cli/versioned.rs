@@ -1,19 +1,15 @@
 //! `dtemporal versioned`: read a versioned table (Flink versioned tables, semantics rules A1-A5)
 //! as of an event time, or as the history of its versions.
 
-use std::collections::BTreeMap;
-
 use clap::{ArgGroup, Args};
 
-use super::{columns, Cli, CommonArgs};
+use super::{columns, stamped, Cli, CommonArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema};
 use crate::error::Error;
 use crate::operators::versioned::{versions_from_changelog, HistoryRow, VersionedTable};
-use crate::operators::{Change, Seq};
-use crate::plan::RelExpr;
-use crate::render::{ExecutionMode, RenderContext};
+use crate::render::ExecutionMode;
 use crate::repr::time::{parse_event_time, parse_with_format, EventTime, TimeFormat};
-use crate::repr::{Datum, Ts};
+use crate::repr::Ts;
 use crate::row::{text_datum, Row, TextCells, TimedRow};
 use crate::run::{self as driver, Built, Outcome};
 
@@ -94,35 +90,21 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
 /// the key its primary key, rendered as `dtemporal sql` and the Table API render theirs. Each
 /// row valid at `at` is written at its own line's place.
 fn run_as_of(cli: &Cli, args: &VersionedArgs, schema: Schema, at: Ts) -> Result<Outcome, Error> {
-    let [time, line] = schema.stamp_fields();
-    let rowtime = time.name.clone();
-    let fields = [time, line].into_iter().chain(schema.fields()).collect();
-    let mut table = crate::repr::Schema::new(fields)
-        .and_then(|table| table.with_rowtime(&rowtime, 0))
-        .map_err(|e| Error::input(&schema.path, e.to_string()))?;
     // The reader refuses a NULL key cell (a primary key), so the key is never NULL here.
-    table.primary_key = Some(schema.key.iter().map(|k| k + 2).collect());
-    let plan = RelExpr::scan(ROWS, table, schema.op.is_some()).as_of(at)?;
+    let changelog = schema.op.is_some();
+    let plan = stamped::scan(&schema, changelog, 0, Some(&schema.key))?.as_of(at)?;
     let (input_schema, header) = (schema.clone(), schema.columns.clone());
     driver::run(
         &args.common.run_options(cli)?,
         [schema.with_stamps()],
         header,
         move |[input]| {
-            let scope = input.scope();
-            let rows = input.map(|r: Record| Change::new(r.seq, r.kind, r.row));
-            let sources = BTreeMap::from([(ROWS.to_string(), rows)]);
-            let mut ctx = RenderContext::new(scope, sources, ExecutionMode::Incremental);
-            let output = ctx.render(&plan)?.into_table().map(|mut row: Row| {
-                let Some(Datum::Int(line)) = row.get(1) else {
-                    unreachable!("a stamped row's second column is its line")
-                };
-                row.remove_leading(2);
-                OutputLine::row(line as Seq, row)
+            let mode = ExecutionMode::Incremental;
+            let (table, rejected) = stamped::render(input, &plan, mode, input_schema.clone())?;
+            let output = table.into_table().map(|mut row: Row| {
+                let line = stamped::unstamp(&mut row);
+                OutputLine::row(line, row)
             });
-            let schema = input_schema.clone();
-            let rejected = differential_dataflow::collection::concatenate(scope, ctx.refused)
-                .map(move |r| schema.error(r.seq, None, r.reason));
             Ok(Built {
                 output,
                 rejected: vec![rejected],
@@ -131,9 +113,6 @@ fn run_as_of(cli: &Cli, args: &VersionedArgs, schema: Schema, at: Ts) -> Result<
         },
     )
 }
-
-/// The name the plan of an as-of read gives its input.
-const ROWS: &str = "rows";
 
 /// A history line: the version's cells, then `valid_from` (the time cell as written) and
 /// `valid_to` (in the time cell's format; empty while current).
