@@ -100,22 +100,37 @@ pub(super) fn first_on_watermark(
         .expect("the plan checked the rowtime")
         .column;
     let delay = watermark_delay_ms(&input.schema, column);
+    // The model's epochs are the system times that hold rows and those right after them (where
+    // the watermark their rows raise is in force), in order: its epoch `i` is `times[i]`; the
+    // input ends at the system time after the last row's, the epoch after the last.
     let mut datums = DatumVec::new();
-    let mut epochs: Vec<Vec<(Row, Change<Row>)>> = Vec::new();
+    let mut by_time: BTreeMap<SysTime, Vec<(Row, Change<Row>)>> = BTreeMap::new();
     for (time, change) in changes {
+        by_time.entry(time + 1).or_default();
         if event_time(&change.row, column).is_none() {
             refused.push(refuse(time, change.seq, "NULL event time"));
             continue;
         }
-        let at = usize::try_from(time).expect("a test's system time");
-        if epochs.len() <= at {
-            epochs.resize_with(at + 1, Vec::new);
-        }
-        epochs[at].push((project(&change.row, key, &mut datums), change));
+        let keyed = (project(&change.row, key, &mut datums), change);
+        by_time.entry(time).or_default().push(keyed);
     }
-    for epoch in &mut epochs {
-        epoch.sort_by_key(|(_, c)| c.seq);
+    while by_time
+        .last_key_value()
+        .is_some_and(|(_, rows)| rows.is_empty())
+    {
+        by_time.pop_last();
     }
+    let times: Vec<SysTime> = by_time.keys().copied().collect();
+    let epochs: Vec<Vec<(Row, Change<Row>)>> = (by_time.into_values())
+        .map(|mut epoch| {
+            epoch.sort_by_key(|(_, c)| c.seq);
+            epoch
+        })
+        .collect();
+    let time_of_epoch = |i: SysTime| {
+        let last = times.last().map_or(0, |t| t + 1);
+        times.get(i as usize).copied().unwrap_or(last)
+    };
     let shift = |t: &Ts, ms: i64| Ts {
         millis: t.millis.saturating_add(ms),
         ..*t
@@ -127,10 +142,10 @@ pub(super) fn first_on_watermark(
         |max: &Ts| shift(max, -delay),
         retention.as_ref(),
     );
-    for ((_, rejected), time, _) in expected.rejected {
-        refused.push(refuse(time, rejected.seq, rejected.reason));
+    for ((_, rejected), epoch, _) in expected.rejected {
+        refused.push(refuse(time_of_epoch(epoch), rejected.seq, rejected.reason));
     }
     (expected.changelog.into_iter())
-        .map(|((_, change), time, _)| (time as SysTime, change))
+        .map(|((_, change), epoch, _)| (time_of_epoch(epoch), change))
         .collect()
 }
