@@ -1,5 +1,6 @@
 //! `dtemporal versioned`: read a versioned table (Flink versioned tables, semantics rules A1-A5)
-//! as of an event time, or as the history of its versions.
+//! as of an event time, or as the history of its versions. `--as-of` runs the plan
+//! `AsOf(Scan(rows))`; `--history` builds its dataflow from the versioned table's operator.
 
 use clap::{ArgGroup, Args};
 

@@ -155,8 +155,9 @@ impl Schema {
         }
     }
 
-    /// The columns of the stamps, leading a stamped row, named `$rowtime` and `$line` (with more `$` while a name is
-    /// taken by a column of the file): `TIMESTAMP(3) NOT NULL` and `BIGINT NOT NULL`.
+    /// The columns of the stamps, leading a stamped row, named `$rowtime` and `$line` (with
+    /// more `$` while a name is taken by a column of the file): `TIMESTAMP(3) NOT NULL` and
+    /// `BIGINT NOT NULL`.
     pub fn stamp_fields(&self) -> [Field; 2] {
         let unused = |name: &str| {
             let mut name = name.to_string();
