@@ -25,7 +25,7 @@
 //!   TTL, rule A13).
 //! * `AsOf`: per primary key, among the input's changes so far, the version with the greatest
 //!   `(rowtime, seq)` at or before the event time read (`+I`/`+U` rows, `-D` deletes, `-U`
-//!   none); its row, none for a delete.
+//!   none); its row, none for a delete (the versioned table's sequential model).
 //! * `MergeEngine`: the input's changes as writes, applied one by one in `(system time, seq)`
 //!   order to their key's state by the engine's rule (see the module `merge`); NULL is a key
 //!   value.

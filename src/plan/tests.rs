@@ -116,6 +116,29 @@ fn invalid_plans_are_refused_with_flinks_reasons() {
     assert_eq!(err.to_string(), "Dedup: a state TTL cannot be negative");
     let explained = first.with_dedup_ttl(0).unwrap().explain();
     assert!(!explained.contains("state_ttl"), "{explained}");
+    // Reading as of a time needs a versioned table: a primary key and a rowtime.
+    let at = crate::repr::Ts::from_millis(0);
+    let err = RelExpr::scan("O", orders(), false).as_of(at).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "AsOf: reading a table as of an event time needs a versioned table, but it has no primary key"
+    );
+    let keyed = Schema {
+        rowtime: None,
+        ..rates(true)
+    };
+    let err = RelExpr::scan("R", keyed, true).as_of(at).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "AsOf: reading a table as of an event time needs a versioned table, but it has no rowtime attribute"
+    );
+    let read = RelExpr::scan("R", rates(true), true).as_of(at).unwrap();
+    assert_eq!(read.schema, rates(true));
+    assert!(
+        read.mode.upsert_key().is_some_and(|k| k == [0]),
+        "{:?}",
+        read.mode
+    );
     // FIRST_VALUE over an updating input has no arrival order.
     let updating = RelExpr::scan("R", rates(true), true);
     let first = bind_aggregate(&col("rate").first_value(), &updating.schema, &registry).unwrap();
