@@ -42,6 +42,8 @@ mod join_ttl;
 mod over;
 #[path = "plan_reference/reuse.rs"]
 mod reuse;
+#[path = "plan_reference/temporal_ttl.rs"]
+mod temporal_ttl;
 #[path = "plan_reference/window.rs"]
 mod window;
 

@@ -25,7 +25,7 @@ use differential_temporal::operators::keyed_merge::RejectKind;
 use differential_temporal::operators::temporal_join::{
     arrange_probe, late_versions, temporal_join, temporal_join_final, JoinConfig, JoinKind, Joined,
 };
-use differential_temporal::operators::watermark::watermarks;
+use differential_temporal::operators::watermark::{watermarks, TimeText};
 use differential_temporal::operators::{
     arrange_versions, Change, RowKind, Seq, SysTime, Version, VersionedTable,
 };
@@ -120,8 +120,15 @@ pub fn measure(op: Op, workers: usize, shape: Shape) -> Run {
                     );
                     // Late build versions are reported, as the command line and the Table
                     // API's final mode do (none is late here).
-                    let late_builds =
-                        late_versions(build.clone(), p_wm.clone(), b_wm.clone(), 0, "Late");
+                    let marks = (p_wm.clone(), b_wm.clone());
+                    let late_builds = late_versions(
+                        build.clone(),
+                        marks.0,
+                        marks.1,
+                        0,
+                        TimeText::default(),
+                        "Late",
+                    );
                     sink.observe(late_builds, |(_, r)| [REFUSED, r.seq]);
                     let build = arrange_versions(build, "Build");
                     let time = |p: &(i64, u64)| p.0;

@@ -63,6 +63,63 @@ impl<E: std::fmt::Debug> std::fmt::Display for Watermark<E> {
     }
 }
 
+/// How a report of a late row writes event times and watermarks: by default their `Debug`
+/// form, or with a caller's function (say, epoch milliseconds for times an input wrote as
+/// such).
+///
+/// # Examples
+///
+/// ```
+/// use differential_temporal_operators::watermark::{TimeText, Watermark};
+///
+/// let seconds = TimeText::with(|t: &i64| format!("{} s", t / 1000));
+/// assert_eq!(seconds.time(&5000), "5 s");
+/// assert_eq!(seconds.mark(&Watermark::At(7000)), "7 s");
+/// assert_eq!(seconds.mark(&Watermark::Min), "-infinity");
+/// assert_eq!(TimeText::<i64>::default().time(&5000), "5000");
+/// ```
+#[derive(Debug)]
+pub struct TimeText<E>(Option<fn(&E) -> String>);
+
+impl<E> Clone for TimeText<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E> Copy for TimeText<E> {}
+
+impl<E> Default for TimeText<E> {
+    fn default() -> Self {
+        TimeText(None)
+    }
+}
+
+impl<E> TimeText<E> {
+    /// Times written by `text`.
+    pub fn with(text: fn(&E) -> String) -> Self {
+        TimeText(Some(text))
+    }
+}
+
+impl<E: std::fmt::Debug> TimeText<E> {
+    /// The text of the event time `time`.
+    pub fn time(&self, time: &E) -> String {
+        match self.0 {
+            Some(text) => text(time),
+            None => format!("{time:?}"),
+        }
+    }
+
+    /// The text of the watermark `mark`: its time's, or `-infinity` / `+infinity`.
+    pub fn mark(&self, mark: &Watermark<E>) -> String {
+        match mark {
+            Watermark::At(time) => self.time(time),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl<E: Ord> Watermark<E> {
     /// `true` iff a row with event time `time` arriving under this watermark is late
     /// (`time < W`).

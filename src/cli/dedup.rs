@@ -136,7 +136,7 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
         [schema.with_stamps()],
         header,
         move |[input]| {
-            let (kept, rejected) = stamped::render(input, &plan, mode, input_schema.clone())?;
+            let (kept, rejected) = stamped::render_file(input, input_schema.clone(), &plan, mode)?;
             // A line is the row's cells, placed (under `--emit final`) by the row's own line:
             // a `-U` carries the line of the row that replaced it.
             let output = emit_lines(kept.into_changelog(), emit, |mut c: Change<Row>| {
@@ -166,10 +166,16 @@ fn plan(
     // No `--lateness`: a delay no difference of event times reaches. The rows are a table's
     // inserts; the `-U`/`+U`/`-D` rows of a changelog reach the deduplication, which refuses
     // them (rule A14).
-    let scan = stamped::scan(schema, false, lateness.unwrap_or(i64::MAX), None)?;
+    let scan = stamped::scan(
+        stamped::ROWS,
+        schema,
+        false,
+        lateness.unwrap_or(i64::MAX),
+        None,
+    )?;
     let dedup = scan.dedup(stamped::columns(key), keep, order)?;
     Ok(match state_ttl {
-        Some(ttl) => dedup.with_dedup_ttl(ttl)?,
+        Some(ttl) => dedup.with_event_time_ttl(ttl)?,
         None => dedup,
     })
 }

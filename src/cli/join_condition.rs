@@ -21,12 +21,16 @@
 //!
 //! Columns are named as in the output header (build columns with their suffix, e.g.
 //! `currency0`). A comparison compares numbers when both sides parse as numbers, else text; a
-//! NULL (empty) cell compares false with anything, as in SQL.
+//! NULL (empty) cell compares false with anything, as in SQL. The join plan takes the condition
+//! as a scalar expression ([`Condition::expr`]): the comparisons, each a function of this
+//! module's (not SQL's comparison, which would compare text cells as text), under an `AND`.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use crate::error::Error;
-use crate::row::{text_datum, Row, TextCells};
+use crate::expr::{ScalarExpr, ScalarFunc, ScalarKind, ScalarUdf};
+use crate::repr::{DataType, Datum};
 
 /// The parsed `--on` list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,25 +92,6 @@ impl JoinKeys {
         }
         Ok(keys)
     }
-
-    /// The probe row's key in the build key's layout: `probe_key` (the cells of the probe
-    /// columns) with the constants inserted at their positions.
-    pub(super) fn probe_key(&self, probe_key: Row) -> Row {
-        if self.constants.is_empty() {
-            return probe_key;
-        }
-        let mut key = Row::new();
-        let mut packer = key.packer();
-        let mut probe = probe_key.cells();
-        let mut constants = self.constants.iter().peekable();
-        for at in 0..self.build.len() {
-            match constants.next_if(|(c, _)| *c == at) {
-                Some((_, text)) => packer.push(text_datum(Some(text))),
-                None => packer.push(text_datum(probe.next().flatten())),
-            }
-        }
-        key
-    }
 }
 
 /// `list` split at the commas outside `'...'`, each part trimmed. Errors: an unclosed `'`.
@@ -152,6 +137,31 @@ enum Op {
 }
 
 impl Op {
+    /// The name of the comparison's function in a plan.
+    fn name(self) -> &'static str {
+        match self {
+            Op::Eq => "cell_eq",
+            Op::Ne => "cell_ne",
+            Op::Lt => "cell_lt",
+            Op::Le => "cell_le",
+            Op::Gt => "cell_gt",
+            Op::Ge => "cell_ge",
+        }
+    }
+
+    /// Whether the cells `l` and `r` compare so: as numbers when both parse as numbers, else
+    /// as text; never when one is NULL.
+    fn compares(self, l: Datum, r: Datum) -> bool {
+        let (Datum::Str(l), Datum::Str(r)) = (l, r) else {
+            return false;
+        };
+        let order = match (l.trim().parse::<f64>(), r.trim().parse::<f64>()) {
+            (Ok(a), Ok(b)) => a.partial_cmp(&b),
+            _ => Some(l.cmp(r)),
+        };
+        order.is_some_and(|o| self.holds(o))
+    }
+
     fn holds(self, o: Ordering) -> bool {
         match self {
             Op::Eq => o.is_eq(),
@@ -294,31 +304,53 @@ impl Condition {
         }
     }
 
-    /// `true` iff every comparison holds for this probe row and build row.
-    pub(super) fn holds(&self, probe: &Row, build: &Row) -> bool {
-        fn value<'a>(o: &'a Operand, probe: &'a Row, build: &'a Row) -> Option<&'a str> {
-            match o {
-                Operand::Probe(i) => probe.cell(*i),
-                Operand::Build(i) => build.cell(*i),
-                Operand::Literal(s) => Some(s),
-            }
+    /// The condition over a joined row whose probe column `i` is at `probe_at(i)` and build
+    /// column `i` at `build_at(i)`: TRUE iff every comparison holds.
+    pub(super) fn expr(
+        &self,
+        probe_at: impl Fn(usize) -> usize,
+        build_at: impl Fn(usize) -> usize,
+    ) -> ScalarExpr {
+        let text = DataType::STRING;
+        let operand = |o: &Operand| match o {
+            Operand::Probe(i) => ScalarExpr::column(probe_at(*i), text.clone().nullable()),
+            Operand::Build(i) => ScalarExpr::column(build_at(*i), text.clone().nullable()),
+            Operand::Literal(s) => ScalarExpr::literal(Datum::Str(s), text.clone().not_null()),
+        };
+        let comparisons = (self.all.iter())
+            .map(|(l, op, r)| {
+                let op = *op;
+                let udf = ScalarUdf::new(
+                    op.name(),
+                    vec![text.clone(), text.clone()],
+                    DataType::Boolean.not_null(),
+                    move |args, _| Ok(Datum::Bool(op.compares(args[0], args[1]))),
+                );
+                ScalarExpr {
+                    kind: ScalarKind::Udf {
+                        udf: Arc::new(udf),
+                        args: vec![operand(l), operand(r)],
+                    },
+                    ty: DataType::Boolean.not_null(),
+                }
+            })
+            .collect();
+        ScalarExpr {
+            kind: ScalarKind::Call {
+                func: ScalarFunc::And,
+                args: comparisons,
+                text: "--where".into(),
+            },
+            ty: DataType::Boolean.not_null(),
         }
-        self.all.iter().all(|(l, op, r)| {
-            let (Some(l), Some(r)) = (value(l, probe, build), value(r, probe, build)) else {
-                return false;
-            };
-            let order = match (l.trim().parse::<f64>(), r.trim().parse::<f64>()) {
-                (Ok(a), Ok(b)) => a.partial_cmp(&b),
-                _ => Some(l.cmp(r)),
-            };
-            order.is_some_and(|o| op.holds(o))
-        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::{Condition, JoinKeys};
+    use crate::expr::RowArena;
+    use crate::repr::Datum;
     use crate::row::{pack_cells, Row};
 
     #[test]
@@ -332,10 +364,6 @@ mod tests {
                 build: names(&["id", "kind", "currency"]),
                 constants: vec![(1, "a, b".to_string())],
             }
-        );
-        assert_eq!(
-            keys.probe_key(pack_cells([Some("7"), None])),
-            pack_cells([Some("7"), Some("a, b"), None])
         );
     }
 
@@ -380,9 +408,16 @@ mod tests {
         pack_cells(cells.iter().map(|c| (!c.is_empty()).then_some(*c)))
     }
 
+    /// The condition on a probe row and a build row, through its expression over the joined
+    /// row (here the probe row, then the build row).
     fn check(expr: &str, probe: &[&str], build: &[&str]) -> bool {
         let c = Condition::parse(expr, &header(), 3).expect("parses");
-        c.holds(&row(probe), &row(build))
+        let e = c.expr(|i| i, |i| 3 + i);
+        let (probe, build) = (row(probe), row(build));
+        let joined: Vec<Datum> = probe.iter().chain(build.iter()).collect();
+        let arena = RowArena::new();
+        assert_eq!(e.compile().eval(&joined, &arena), e.eval(&joined, &arena));
+        e.eval(&joined, &arena) == Ok(Datum::Bool(true))
     }
 
     #[test]

@@ -16,11 +16,10 @@ mod validate;
 mod versioned;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
-use differential_dataflow::{Data, ExchangeData, VecCollection};
+use differential_dataflow::{ExchangeData, VecCollection};
 
 use crate::csv::OutputLine;
 use crate::error::Error;
-use crate::operators::watermark::{no_watermark, watermarks, Watermark};
 use crate::operators::{Change, ChangelogMode, Seq, SysTime};
 use crate::row::Row;
 use crate::run::{Outcome, RunOptions};
@@ -239,24 +238,6 @@ impl WatermarkArgs {
     }
 }
 
-/// The watermarks of `data` under `--lateness MS`: the largest event time `time_of` so far
-/// minus `ms` (milliseconds), or no watermark before the end of input without `--lateness`.
-fn lateness_watermarks<'s, D, T>(
-    data: VecCollection<'s, SysTime, D>,
-    time_of: T,
-    lateness: Option<i64>,
-    name: &str,
-) -> VecCollection<'s, SysTime, Watermark<i64>>
-where
-    D: Data,
-    T: Fn(&D) -> i64 + 'static,
-{
-    match lateness {
-        Some(ms) => watermarks(data, time_of, move |max: &i64| max.saturating_sub(ms), name),
-        None => no_watermark(data, name),
-    }
-}
-
 /// What a command writes from the changelog it computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EmitArg {
@@ -304,7 +285,7 @@ where
             return added.concat(removed.negate());
         }
     };
-    changelog.flat_map(move |d| OutputLine::change(&change(d).0, mode))
+    changelog.flat_map(move |d| OutputLine::change(change(d).0, mode))
 }
 
 /// Splits a comma-separated column list (`a,b`), ignoring spaces around names.

@@ -1,7 +1,10 @@
-//! The plans of the commands that read stamped rows (`dedup`, `versioned --as-of`): each file
-//! row led by its parsed event time and its line ([`Schema::with_stamps`]), the time the plan's
-//! rowtime, the line where the row's output line is placed. One scan, one rendering, one way
-//! back to the row's cells.
+//! The plans of the commands that read stamped rows (`dedup`, `versioned --as-of`,
+//! `temporal-join`, `lookup-join`): each file row led by its parsed event time and its line
+//! ([`Schema::with_stamps`]), the time the plan's rowtime, the line where the row's output line
+//! is placed. One scan per file, one rendering, one way back to the row's cells.
+//!
+//! The plan's `seq` of a row of file `i` among `n` is `line * n + i`: unique over the files,
+//! ordered by line within each, and the file of a row the plan refuses is known from it.
 
 use std::collections::BTreeMap;
 
@@ -14,21 +17,27 @@ use crate::plan::RelExpr;
 use crate::render::{Collection, ExecutionMode, RenderContext};
 use crate::repr::{Datum, Row, Ts};
 
-/// The name the plans give their input.
-const ROWS: &str = "rows";
+/// The name of a one-file plan's scan.
+pub(super) const ROWS: &str = "rows";
 
 /// How many columns lead a stamped row before its cells.
 const STAMPS: usize = 2;
 
-/// The positions, in a stamped row, of the cell columns `columns`.
-pub(super) fn columns(columns: &[usize]) -> Vec<usize> {
-    columns.iter().map(|c| c + STAMPS).collect()
+/// The position, in a stamped row, of the cell column `column`.
+pub(super) fn column(column: usize) -> usize {
+    column + STAMPS
 }
 
-/// The scan of `schema`'s stamped rows, a changelog or (`changelog` false) a table's inserts:
-/// the stamps, then the cells, the stamped time its rowtime with the watermark `delay_ms`
-/// behind the largest, the cell columns `primary_key` its primary key if given.
+/// The positions, in a stamped row, of the cell columns `columns`.
+pub(super) fn columns(columns: &[usize]) -> Vec<usize> {
+    columns.iter().copied().map(column).collect()
+}
+
+/// The scan `name` of `schema`'s stamped rows, a changelog or (`changelog` false) a table's
+/// inserts: the stamps, then the cells, the stamped time its rowtime with the watermark
+/// `delay_ms` behind the largest, the cell columns `primary_key` its primary key if given.
 pub(super) fn scan(
+    name: &str,
     schema: &Schema,
     changelog: bool,
     delay_ms: i64,
@@ -41,27 +50,49 @@ pub(super) fn scan(
         .and_then(|table| table.with_rowtime(&rowtime, delay_ms))
         .map_err(|e| Error::input(&schema.path, e.to_string()))?;
     table.primary_key = primary_key.map(columns);
-    Ok(RelExpr::scan(ROWS, table, changelog))
+    Ok(RelExpr::scan(name, table, changelog))
 }
 
-/// Renders `plan` (over [`scan`]) in `mode` on the stamped records `input` of `schema`'s file:
-/// the plan's output, and the rows it refused as row errors of the file. Late rows' reasons
-/// write event times as epoch milliseconds, the form the commands' time columns may hold.
-pub(super) fn render<'s>(
-    input: VecCollection<'s, SysTime, Record>,
+/// Renders `plan` (over the [`scan`]s `names`) in `mode` on the stamped records `inputs` of
+/// the files `schemas`: the plan's output, and the rows it refused as row errors of their
+/// files. Late rows' reasons write event times as epoch milliseconds, the form the commands'
+/// time columns may hold, and a late build version's reason names its key.
+pub(super) fn render<'s, const N: usize>(
+    inputs: [VecCollection<'s, SysTime, Record>; N],
+    names: [&str; N],
+    schemas: [Schema; N],
     plan: &RelExpr,
     mode: ExecutionMode,
-    schema: Schema,
 ) -> Result<(Collection<'s>, VecCollection<'s, SysTime, RowError>), Error> {
-    let scope = input.scope();
-    let rows = input.map(|r: Record| Change::new(r.seq, r.kind, r.row));
-    let sources = BTreeMap::from([(ROWS.to_string(), rows)]);
+    let scope = inputs[0].scope();
+    let files = N as Seq;
+    let sources = (inputs.into_iter().zip(names).enumerate())
+        .map(|(i, (input, name))| {
+            let rows =
+                input.map(move |r: Record| Change::new(r.seq * files + i as Seq, r.kind, r.row));
+            (name.to_string(), rows)
+        })
+        .collect::<BTreeMap<_, _>>();
     let mut ctx = RenderContext::new(scope, sources, mode);
     ctx.late_time_text = Some(|t: &Ts| t.millis.to_string());
+    ctx.late_build_key = true;
     let output = ctx.render(plan)?;
-    let refused = differential_dataflow::collection::concatenate(scope, ctx.refused)
-        .map(move |r| schema.error(r.seq, None, r.reason));
+    let refused =
+        differential_dataflow::collection::concatenate(scope, ctx.refused).map(move |r| {
+            let schema = &schemas[(r.seq % files) as usize];
+            schema.error(r.seq / files, None, r.reason)
+        });
     Ok((output, refused))
+}
+
+/// [`render`] of a one-file plan, its scan named [`ROWS`].
+pub(super) fn render_file<'s>(
+    input: VecCollection<'s, SysTime, Record>,
+    schema: Schema,
+    plan: &RelExpr,
+    mode: ExecutionMode,
+) -> Result<(Collection<'s>, VecCollection<'s, SysTime, RowError>), Error> {
+    render([input], [ROWS], [schema], plan, mode)
 }
 
 /// The line of the stamped `row`, whose stamps are removed (in place): the row's cells stay.

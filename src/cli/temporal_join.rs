@@ -7,23 +7,28 @@
 //! probe row's position. In `--mode incremental` the lines are the joined changes themselves
 //! (no `to_changelog` pass), consolidated over system time by the driver: what is written is the
 //! join of all input, so it equals `--mode final` whenever no probe row is late.
+//!
+//! Both run the relational plan `Project(TemporalJoin | LookupJoin)` over the two files'
+//! stamped scans (see [`stamped`]), rendered as `dtemporal sql` renders its joins: `--on`'s
+//! constants are constant key columns of the probe side, `--where` is the join's residual, and
+//! `--state-ttl` its retention.
 
 use clap::Args;
-use differential_dataflow::VecCollection;
 
 use super::join_condition::{Condition, JoinKeys};
-use super::{lateness_watermarks, Cli, CommonArgs, ModeArg, WatermarkArgs};
+use super::{stamped, Cli, CommonArgs, ModeArg, WatermarkArgs};
 use crate::csv::{InputSpec, OutputLine, Record, Schema, OP_COLUMN};
 use crate::error::Error;
-use crate::operators::retention::Retention;
-use crate::operators::temporal_join::{
-    arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
-    temporal_join_final, JoinConfig, JoinKind, Joined,
-};
-use crate::operators::versioned::versions_from_changelog;
-use crate::operators::{arrange_versions, Change, ChangelogMode, RowKind, SysTime, Version};
-use crate::row::{Row, TextCells, TimedRow};
+use crate::expr::ScalarExpr;
+use crate::operators::{ChangelogMode, RowKind};
+use crate::plan::{JoinKind, RelExpr};
+use crate::render::ExecutionMode;
+use crate::repr::{DataType, Datum};
 use crate::run::{self as driver, Built, Outcome};
+
+/// The names of the plan's scans of the two files.
+const PROBE: &str = "probe";
+const BUILD: &str = "build";
 
 /// The example shown by `dtemporal temporal-join --help`.
 pub(super) const EXAMPLE: &str = "\
@@ -137,13 +142,12 @@ pub struct LookupJoinArgs {
     pub common: CommonArgs,
 }
 
-/// The resolved inputs of a join: schemas, output header, the build side's width, the join
-/// keys and the `--where` condition.
+/// The resolved inputs of a join: schemas, output header, the join keys and the `--where`
+/// condition.
 struct Resolved {
     probe: Schema,
     build: Schema,
     header: Vec<String>,
-    build_width: usize,
     keys: JoinKeys,
     condition: Option<Condition>,
 }
@@ -182,12 +186,10 @@ impl JoinInputs {
             Some(expr) => Some(Condition::parse(expr, &header, probe.columns.len())?),
             None => None,
         };
-        let build_width = build.columns.len();
         Ok(Resolved {
             probe,
             build,
             header,
-            build_width,
             keys,
             condition,
         })
@@ -202,169 +204,141 @@ impl JoinInputs {
     }
 }
 
-type Keyed<V> = (Row, V);
-
-/// The probe rows as keyed changes, the constant keys of `--on` inserted into each key.
-fn probe_changes<'s>(
-    input: VecCollection<'s, SysTime, Record>,
-    keys: &JoinKeys,
-) -> VecCollection<'s, SysTime, Keyed<Change<TimedRow>>> {
-    let keys = keys.clone();
-    input.map(move |r| {
-        let (key, change) = r.into_change();
-        (keys.probe_key(key), change)
-    })
+impl Resolved {
+    /// The join plan over the stamped rows of both files (see [`stamped`]): the probe scan
+    /// (a changelog if the file has an `op` column) joined with the build scan (a versioned
+    /// table keyed by the build columns of `--on`, a changelog unless `append_only`), their
+    /// rowtimes the stamped times with the watermark `delay_ms` behind; the constants of `--on`
+    /// appended to each probe row as key columns, the `--where` condition the residual, the
+    /// `--state-ttl` (milliseconds of event time for the temporal join, epochs for the lookup
+    /// join) its retention, and the output the probe's cells, then the build's.
+    fn plan(
+        &self,
+        temporal: bool,
+        kind: JoinKind,
+        append_only: bool,
+        (delay_ms, state_ttl): (i64, Option<u64>),
+    ) -> Result<RelExpr, Error> {
+        let probe_changelog = self.probe.op.is_some();
+        let build_changelog = self.build.op.is_some() && !append_only;
+        let mut probe = stamped::scan(PROBE, &self.probe, probe_changelog, delay_ms, None)?;
+        let build_key = stamped::columns(&self.build.key);
+        let build = stamped::scan(
+            BUILD,
+            &self.build,
+            build_changelog,
+            delay_ms,
+            Some(&self.build.key),
+        )?;
+        // The probe key in the build key's order, a constant an appended column.
+        let (probe_width, build_width) = (probe.schema.len(), build.schema.len());
+        let mut probe_columns = stamped::columns(&self.probe.key).into_iter();
+        let mut probe_key = Vec::new();
+        let mut constants = Vec::new();
+        for at in 0..build_key.len() {
+            match self.keys.constants.iter().find(|(c, _)| *c == at) {
+                Some((_, text)) => {
+                    probe_key.push(probe_width + constants.len());
+                    let value = ScalarExpr::literal(Datum::Str(text), DataType::STRING.not_null());
+                    constants.push((value, unused_name(&probe.schema, at)));
+                }
+                None => probe_key.push(probe_columns.next().expect("a probe column per pair")),
+            }
+        }
+        if !constants.is_empty() {
+            probe = probe.map(constants)?;
+        }
+        let build_at = probe.schema.len();
+        let residual = (self.condition.as_ref())
+            .map(|c| c.expr(stamped::column, |i| build_at + stamped::column(i)));
+        let join = match temporal {
+            true => probe
+                .temporal_join(build, probe_key, build_key, kind, residual)?
+                .with_event_time_ttl(state_ttl.unwrap_or(0) as i64)?,
+            false => probe
+                .lookup_join(build, probe_key, build_key, kind, residual)?
+                .with_state_ttl(state_ttl.unwrap_or(0))?,
+        };
+        let cells = stamped::column(0);
+        let output = (cells..probe_width).chain(build_at + cells..build_at + build_width);
+        Ok(join.project(output.collect(), None)?)
+    }
 }
 
-/// The residual predicate of the joins: the `--where` condition, or always `true`.
-fn residual(condition: &Option<Condition>) -> impl Fn(&TimedRow, &TimedRow) -> bool + 'static {
-    let condition = condition.clone();
-    move |p: &TimedRow, b: &TimedRow| condition.as_ref().is_none_or(|c| c.holds(&p.row, &b.row))
+/// A name for the constant key column `at` that no column of `schema` has.
+fn unused_name(schema: &crate::repr::Schema, at: usize) -> String {
+    let mut name = format!("$key{at}");
+    while schema.fields.iter().any(|f| f.name == name) {
+        name.insert(0, '$');
+    }
+    name
 }
 
-/// The build side's versions, keyed and ordered by the build event time (every row a version
-/// with `--build-append-only`).
-fn build_versions<'s>(
-    input: VecCollection<'s, SysTime, Record>,
+/// Runs the join `plan` of `r`'s files in `mode`, writing each joined change as a line: `op`,
+/// the probe cells, the build cells (empty when padded), at its probe row's place.
+fn run_plan(
+    cli: &Cli,
+    common: &CommonArgs,
+    mut r: Resolved,
+    plan: RelExpr,
+    mode: ExecutionMode,
     append_only: bool,
-) -> VecCollection<'s, SysTime, Keyed<Version<i64, TimedRow>>> {
-    let changes = input.map(move |r| {
-        let (key, mut change) = r.into_change();
-        if append_only {
-            change.kind = RowKind::Insert;
-        }
-        (key, change)
-    });
-    versions_from_changelog(changes, |r: &TimedRow| r.time)
-}
-
-/// The output lines of joined changes: `op`, probe cells, build cells (or empty cells).
-fn joined_lines<'s>(
-    joined: VecCollection<'s, SysTime, Keyed<Joined<TimedRow, TimedRow>>>,
-    build_width: usize,
-) -> VecCollection<'s, SysTime, OutputLine> {
-    joined.flat_map(move |(_, c)| {
-        let (probe, build) = &c.row;
-        let mode = ChangelogMode::Retract;
-        match build {
-            Some(b) => OutputLine::change_of(c.seq, c.kind, mode, &[&probe.row, &b.row], 0),
-            None => OutputLine::change_of(c.seq, c.kind, mode, &[&probe.row], build_width),
-        }
-    })
+) -> Result<Outcome, Error> {
+    // The plan keys the rows: the reader need not pack their keys too.
+    r.probe.key.clear();
+    r.build.key.clear();
+    let schemas = [r.probe.clone(), r.build.clone()];
+    driver::run(
+        &common.run_options(cli)?,
+        [r.probe.with_stamps(), r.build.with_stamps()],
+        r.header,
+        move |[probe, build]| {
+            let build = match append_only {
+                true => build.map(|r| Record {
+                    kind: RowKind::Insert,
+                    ..r
+                }),
+                false => build,
+            };
+            let inputs = [probe, build];
+            let (joined, rejected) =
+                stamped::render(inputs, [PROBE, BUILD], schemas.clone(), &plan, mode)?;
+            let mode = ChangelogMode::Retract;
+            let output = (joined.into_changelog()).flat_map(move |c| OutputLine::change(c, mode));
+            Ok(Built {
+                output,
+                rejected: vec![rejected],
+                ignored: Vec::new(),
+            })
+        },
+    )
 }
 
 /// Runs `dtemporal temporal-join`.
 pub(super) fn run(cli: &Cli, args: &TemporalJoinArgs) -> Result<Outcome, Error> {
     let inputs = &args.inputs;
     let r = inputs.resolve(Some(&args.probe_time), Some(&args.build_time))?;
-    let (keys, condition) = (r.keys.clone(), r.condition.clone());
-    let (mode, lateness) = (args.watermarks.mode, args.watermarks.lateness);
-    let (kind, retention) = (inputs.kind(), args.watermarks.retention()?);
+    let watermarks = &args.watermarks;
+    let retention = watermarks.retention()?;
+    // No `--lateness`: a delay no difference of event times reaches (no watermark before the
+    // end of input).
+    let delay = watermarks.lateness.unwrap_or(i64::MAX);
     let append_only = inputs.build_append_only;
-    let (probe_schema, build_schema, width) = (r.probe.clone(), r.build.clone(), r.build_width);
-    driver::run(
-        &args.common.run_options(cli)?,
-        [r.probe, r.build],
-        r.header,
-        move |[probe, build]| {
-            let probe = probe_changes(probe, &keys);
-            let versions = build_versions(build, append_only);
-            let residual = residual(&condition);
-            let (joined, rejected) = match mode {
-                ModeArg::Incremental => {
-                    let probe = arrange_probe(probe, |r: &TimedRow| r.time, "Probe");
-                    let arranged = arrange_versions(versions, "Build");
-                    let joined = temporal_join(
-                        probe,
-                        arranged,
-                        JoinConfig::new(kind)
-                            .residual(residual)
-                            .named("TemporalJoin"),
-                    );
-                    (joined, Vec::new())
-                }
-                ModeArg::Final => {
-                    let probe_time = |(_, c): &Keyed<Change<TimedRow>>| c.row.time;
-                    let probe_marks =
-                        lateness_watermarks(probe.clone(), probe_time, lateness, "ProbeWatermarks");
-                    let build_time = |(_, v): &Keyed<Version<i64, TimedRow>>| v.time;
-                    let build_marks = lateness_watermarks(
-                        versions.clone(),
-                        build_time,
-                        lateness,
-                        "BuildWatermarks",
-                    );
-                    // Kept for later probe rows but reported (rule B10).
-                    let schema = build_schema.clone();
-                    let late_builds = late_versions(
-                        versions.clone(),
-                        probe_marks.clone(),
-                        build_marks.clone(),
-                        0,
-                        "LateBuildVersions",
-                    )
-                    .map(move |(key, r)| {
-                        let key: Vec<&str> = key.cells().map(Option::unwrap_or_default).collect();
-                        let reason = format!("key {}: {}", key.join(","), r.reason);
-                        schema.error(r.seq, None, reason)
-                    });
-                    // Bounded by the watermarks (rule B11).
-                    let arranged = arrange_versions_pruned(
-                        versions,
-                        probe_marks.clone(),
-                        build_marks.clone(),
-                        0,
-                        "Build",
-                    );
-                    let time = |r: &TimedRow| r.time;
-                    let config = JoinConfig::new(kind)
-                        .residual(residual)
-                        .retention(retention.map(Retention::millis))
-                        .named("TemporalJoinFinal");
-                    let marks = (probe_marks, build_marks);
-                    let out = temporal_join_final(probe, time, arranged, marks, config);
-                    let schema = probe_schema.clone();
-                    let late = out
-                        .late
-                        .map(move |(_, r)| schema.error(r.seq, None, r.reason));
-                    (out.joined, vec![late, late_builds])
-                }
-            };
-            Ok(Built {
-                output: joined_lines(joined, width),
-                rejected,
-                ignored: Vec::new(),
-            })
-        },
-    )
+    let ttl = retention.map(|ms| ms as u64);
+    let plan = r.plan(true, inputs.kind(), append_only, (delay, ttl))?;
+    let mode = match watermarks.mode {
+        ModeArg::Incremental => ExecutionMode::Incremental,
+        ModeArg::Final => ExecutionMode::Final,
+    };
+    run_plan(cli, &args.common, r, plan, mode, append_only)
 }
 
 /// Runs `dtemporal lookup-join`.
 pub(super) fn run_lookup(cli: &Cli, args: &LookupJoinArgs) -> Result<Outcome, Error> {
     let inputs = &args.inputs;
     let r = inputs.resolve(None, args.build_time.as_deref())?;
-    let (kind, append_only, width) = (inputs.kind(), inputs.build_append_only, r.build_width);
-    let (keys, condition) = (r.keys.clone(), r.condition.clone());
-    let state_ttl = args.state_ttl.filter(|epochs| *epochs > 0);
-    driver::run(
-        &args.common.run_options(cli)?,
-        [r.probe, r.build],
-        r.header,
-        move |[probe, build]| {
-            let probe = probe_changes(probe, &keys);
-            let versions = build_versions(build, append_only);
-            let arranged = arrange_versions(versions, "Build");
-            let residual = residual(&condition);
-            let config = JoinConfig::new(kind)
-                .residual(residual)
-                .retention(state_ttl.map(Retention::epochs))
-                .named("LookupJoin");
-            let joined = lookup_join(probe, arranged, config);
-            Ok(Built {
-                output: joined_lines(joined, width),
-                rejected: Vec::new(),
-                ignored: Vec::new(),
-            })
-        },
-    )
+    let append_only = inputs.build_append_only;
+    let plan = r.plan(false, inputs.kind(), append_only, (0, args.state_ttl))?;
+    let mode = ExecutionMode::Incremental;
+    run_plan(cli, &args.common, r, plan, mode, append_only)
 }

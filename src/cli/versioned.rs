@@ -93,7 +93,7 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
 fn run_as_of(cli: &Cli, args: &VersionedArgs, schema: Schema, at: Ts) -> Result<Outcome, Error> {
     // The reader refuses a NULL key cell (a primary key), so the key is never NULL here.
     let changelog = schema.op.is_some();
-    let plan = stamped::scan(&schema, changelog, 0, Some(&schema.key))?.as_of(at)?;
+    let plan = stamped::scan(stamped::ROWS, &schema, changelog, 0, Some(&schema.key))?.as_of(at)?;
     let (input_schema, header) = (schema.clone(), schema.columns.clone());
     driver::run(
         &args.common.run_options(cli)?,
@@ -101,7 +101,7 @@ fn run_as_of(cli: &Cli, args: &VersionedArgs, schema: Schema, at: Ts) -> Result<
         header,
         move |[input]| {
             let mode = ExecutionMode::Incremental;
-            let (table, rejected) = stamped::render(input, &plan, mode, input_schema.clone())?;
+            let (table, rejected) = stamped::render_file(input, input_schema.clone(), &plan, mode)?;
             let output = table.into_table().map(|mut row: Row| {
                 let line = stamped::unstamp(&mut row);
                 OutputLine::row(line, row)

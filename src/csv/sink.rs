@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::operators::{Change, ChangelogMode, RowKind, Seq};
-use crate::repr::Datum;
 use crate::row::{Row, TextCells};
 use crate::tail::Tail;
 
@@ -25,14 +24,18 @@ pub struct OutputLine {
     pub seq: Seq,
     /// Secondary sort key: the row kind's position in `+I, -U, +U, -D` (0 for table rows).
     pub rank: u8,
-    /// The text cells written.
+    /// A changelog line's `op` cell, written before its cells (`None`: a table line).
+    pub op: Option<RowKind>,
+    /// The text cells written (after the `op` cell).
     pub cells: Row,
 }
 
+/// Within one output every line has an `op` or none, and a changelog line's `op` follows from
+/// its rank: the cells decide the rest.
 impl Ord for OutputLine {
     fn cmp(&self, other: &Self) -> Ordering {
-        (self.seq, self.rank)
-            .cmp(&(other.seq, other.rank))
+        (self.seq, self.rank, self.op)
+            .cmp(&(other.seq, other.rank, other.op))
             .then_with(|| self.cells.cmp_cells(&other.cells))
     }
 }
@@ -44,35 +47,15 @@ impl PartialOrd for OutputLine {
 }
 
 impl OutputLine {
-    /// A changelog line `op, row...` for `change` as shown in `mode`; `None` if the mode drops
-    /// it (a `-U` in upsert mode).
-    pub fn change(change: &Change<Row>, mode: ChangelogMode) -> Option<Self> {
-        Self::change_of(change.seq, change.kind, mode, &[&change.row], 0)
-    }
-
-    /// A changelog line `op`, the cells of each of `parts`, then `nulls` NULL cells (a joined
-    /// row without copying its sides first), as [`change`](Self::change) shows it.
-    pub fn change_of(
-        seq: Seq,
-        kind: RowKind,
-        mode: ChangelogMode,
-        parts: &[&Row],
-        nulls: usize,
-    ) -> Option<Self> {
-        let shown = mode.render(kind)?;
-        // The `op` cell (a tag, a length and two characters), the parts, a tag per NULL.
-        let size = 4 + parts.iter().map(|p| p.byte_len()).sum::<usize>() + nulls;
-        let mut cells = Row::with_capacity(size);
-        let mut packer = cells.packer();
-        packer.push(Datum::Str(shown.as_str()));
-        for part in parts {
-            packer.extend_by_row(part.as_row_ref());
-        }
-        packer.extend(std::iter::repeat_n(Datum::Null, nulls));
+    /// A changelog line for `change` as shown in `mode`: its `op`, then its row's cells (the row
+    /// moved, not copied); `None` if the mode drops it (a `-U` in upsert mode).
+    pub fn change(change: Change<Row>, mode: ChangelogMode) -> Option<Self> {
+        let op = mode.render(change.kind)?;
         Some(OutputLine {
-            seq,
-            rank: kind as u8,
-            cells,
+            seq: change.seq,
+            rank: change.kind as u8,
+            op: Some(op),
+            cells: change.row,
         })
     }
 
@@ -82,13 +65,20 @@ impl OutputLine {
         OutputLine {
             seq,
             rank: 0,
+            op: None,
             cells,
         }
     }
+
+    /// The line's leading `op` cell, if any, and its cells: what [`write_csv`] writes of it.
+    pub fn record(&self) -> (Option<&'static str>, &Row) {
+        (self.op.map(RowKind::as_str), &self.cells)
+    }
 }
 
-/// Writes `header` and then the cells of `rows` (each row's [`Row`] by `cells`) as CSV to `path`
-/// (`None`: standard output), encoded on the threads of `tail` in the rows' order.
+/// Writes `header` and then the cells of `rows` (each row's leading cell, if any, and its
+/// [`Row`] by `record`) as CSV to `path` (`None`: standard output), encoded on the threads of
+/// `tail` in the rows' order.
 ///
 /// A closed standard output (the reader went away, as `dtemporal ... | head` does) ends the
 /// writing quietly: the reader asked for no more, so it is not an error.
@@ -97,7 +87,7 @@ pub fn write_csv<T: Sync>(
     header: &[String],
     tail: &Tail,
     rows: &[T],
-    cells: impl Fn(&T) -> &Row + Sync,
+    record: impl Fn(&T) -> (Option<&'static str>, &Row) + Sync,
 ) -> Result<(), Error> {
     let mut writer = open_output(path)?;
     let written = (|| -> Result<(), io::Error> {
@@ -106,7 +96,9 @@ pub fn write_csv<T: Sync>(
             .into_inner()
             .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))?;
         tail.write_encoded(rows, &mut out, |row, csv, _| {
-            csv.write_record(cells(row).cells().map(Option::unwrap_or_default))
+            let (first, cells) = record(row);
+            let cells = cells.cells().map(Option::unwrap_or_default);
+            csv.write_record(first.into_iter().chain(cells))
                 .map_err(into_io)
         })?;
         out.flush()

@@ -23,6 +23,7 @@ use crate::error::Error;
 use crate::operators::{Change, RowKind, Seq};
 use crate::repr::cast::parse_datum;
 use crate::repr::time::{parse_event_time, EventTime};
+use crate::repr::types::MAX_LENGTH;
 use crate::repr::{ColumnType, DataType, Datum, Field, Ts};
 use crate::row::{Row, TimedRow};
 
@@ -228,7 +229,10 @@ impl Schema {
                 format!("NULL in a NOT NULL column of type {}", ty.data_type),
             )),
             None => Ok(Datum::Null),
-            Some(text) if ty.data_type == DataType::STRING => Ok(Datum::Str(text)),
+            // A match, not `==`: the derived comparison of two types is a call per cell.
+            Some(text) if matches!(ty.data_type, DataType::Varchar(MAX_LENGTH)) => {
+                Ok(Datum::Str(text))
+            }
             Some(text) => parse_datum(text, &ty.data_type, bytes)
                 .map_err(|e| self.error(line, Some(at), e.to_string())),
         }

@@ -177,12 +177,12 @@ fn output_lines_sort_in_emission_order() {
     let insert = Change::new(2, RowKind::Insert, row.clone());
     let mut lines: Vec<_> = [&after, &before, &insert]
         .into_iter()
-        .filter_map(|c| OutputLine::change(c, ChangelogMode::Retract))
+        .filter_map(|c| OutputLine::change(c.clone(), ChangelogMode::Retract))
         .collect();
     lines.sort();
-    let ops: Vec<_> = lines.iter().map(|l| l.cells.cell(0).unwrap()).collect();
+    let ops: Vec<_> = lines.iter().map(|l| l.record().0.unwrap()).collect();
     assert_eq!(ops, vec!["+I", "-U", "+U"]);
-    assert_eq!(OutputLine::change(&before, ChangelogMode::Upsert), None);
+    assert_eq!(OutputLine::change(before, ChangelogMode::Upsert), None);
 }
 
 #[test]
@@ -209,13 +209,13 @@ fn writes_header_nulls_and_quotes() {
     let path = dir.path().join("out.csv");
     let header = ["op".to_string(), "a".to_string(), "b".to_string()];
     let rows = [
-        cells(&["+I", "x, y", ""]),
-        cells(&["-D", "two\nlines", "\"q\""]),
+        (Some("+I"), cells(&["x, y", ""])),
+        (Some("-D"), cells(&["two\nlines", "\"q\""])),
     ];
     // The same bytes on one thread and on two.
     for threads in [1, 2] {
         let tail = crate::tail::Tail::new(threads);
-        write_csv(path.to_str(), &header, &tail, &rows, |r| r).unwrap();
+        write_csv(path.to_str(), &header, &tail, &rows, |(op, r)| (*op, r)).unwrap();
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "op,a,b\n+I,\"x, y\",\n-D,\"two\nlines\",\"\"\"q\"\"\"\n"
@@ -227,7 +227,7 @@ fn writes_header_nulls_and_quotes() {
         &header,
         &tail,
         &rows,
-        |r| r,
+        |(op, r)| (*op, r),
     )
     .unwrap_err();
     assert!(err.to_string().starts_with("/nonexistent/dir/out.csv: "));

@@ -288,16 +288,20 @@ impl RelExpr {
         })
     }
 
-    /// This final-mode keep-first deduplication by rowtime with idle-state retention of each
-    /// key's "already emitted" flag (Flink's `table.exec.state.ttl` on
-    /// `RowTimeDeduplicateKeepFirstRowFunction`, rule A13): the flag is gone once the watermark
-    /// has passed the emitted row's event time plus `ttl_ms` milliseconds, and the key's next
-    /// row is a first row again (emitted as `+I`, the earlier one not retracted). Measured on
-    /// the watermark, not the wall clock, so the result never depends on the worker count (see
-    /// [`retention`](differential_temporal_operators::retention)). `ttl_ms = 0` is off. It
-    /// applies in final mode only: rendering it in incremental mode is an error.
+    /// This plan with idle-state retention measured in event time on the watermark (Flink's
+    /// `table.exec.state.ttl`), in final mode; `ttl_ms = 0` is off. Measured on the watermark,
+    /// not the wall clock, so the result never depends on the worker count (see
+    /// [`retention`](differential_temporal_operators::retention)); rendering it in incremental
+    /// mode is an error. It applies to:
+    /// * a keep-first deduplication by rowtime (`RowTimeDeduplicateKeepFirstRowFunction`, rule
+    ///   A13): a key's "already emitted" flag is gone once the watermark has passed the emitted
+    ///   row's event time plus `ttl_ms`, and the key's next row is a first row again (emitted as
+    ///   `+I`, the earlier one not retracted);
+    /// * an event-time temporal join (rule B13): a key that no probe row and no build version
+    ///   touched within `ttl_ms` of event time before the combined watermark is forgotten, its
+    ///   versions no longer found by later probe rows (a LEFT join pads them).
     ///
-    /// Errors: `self` is not a keep-first deduplication by event time, or `ttl_ms < 0`.
+    /// Errors: `self` is neither of those, or `ttl_ms < 0`.
     ///
     /// ```
     /// use differential_temporal::plan::{DedupOrder, Keep, RelExpr};
@@ -311,27 +315,31 @@ impl RelExpr {
     ///     .unwrap();
     /// let first = RelExpr::scan("events", schema, false)
     ///     .dedup(vec![0], Keep::First, DedupOrder::EventTime)?
-    ///     .with_dedup_ttl(3_600_000)?;
+    ///     .with_event_time_ttl(3_600_000)?;
     /// assert!(first.explain().contains("state_ttl=3600000ms"));
     /// # Ok::<(), differential_temporal::plan::PlanError>(())
     /// ```
-    pub fn with_dedup_ttl(mut self, ttl_ms: i64) -> Result<RelExpr, PlanError> {
-        let invalid = |reason: &str| Err(PlanError::invalid("Dedup", reason));
+    pub fn with_event_time_ttl(mut self, ttl_ms: i64) -> Result<RelExpr, PlanError> {
+        let node = self.kind_name();
+        let invalid = |reason: &str| Err(PlanError::invalid(node, reason));
+        let ttl = match ttl_ms {
+            ..0 => return invalid("a state TTL cannot be negative"),
+            0 => None,
+            ttl => Some(ttl),
+        };
         match &mut self.node {
             Node::Dedup {
                 keep: Keep::First,
                 order: DedupOrder::EventTime,
                 state_ttl,
                 ..
-            } => match ttl_ms {
-                ..0 => return invalid("a state TTL cannot be negative"),
-                0 => *state_ttl = None,
-                ttl => *state_ttl = Some(ttl),
-            },
+            } => *state_ttl = ttl,
+            Node::TemporalJoin(join) => join.state_ttl = ttl.map(|ms| ms as u64),
             _ => {
                 return invalid(
-                    "a deduplication state TTL applies to keep-first by event time, the one \
-                     that waits for the watermark",
+                    "an event-time state TTL applies to a keep-first deduplication by event time \
+                     and to an event-time temporal join, the operators that wait for the \
+                     watermark",
                 )
             }
         }
@@ -480,6 +488,7 @@ fn join(
         build_key,
         kind,
         residual,
+        state_ttl: None,
     };
     let node = if node == "TemporalJoin" {
         Node::TemporalJoin(join)

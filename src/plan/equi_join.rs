@@ -155,17 +155,26 @@ impl RelExpr {
     /// (a join with [`IntervalBounds`]) keeps its plan: as in Flink, its state is bounded by
     /// the watermark, not by the TTL.
     ///
-    /// Errors: `self` is not a regular join.
+    /// On a lookup join the same TTL, in system times, is its idle-state retention (rule B17):
+    /// a key that no probe row and no build change touched for `ttl` system times is
+    /// forgotten, a probe row then finding only the build changes that arrived since (see
+    /// [`lookup_join`](differential_temporal_operators::temporal_join::lookup_join)).
+    ///
+    /// Errors: `self` is not a regular join or a lookup join.
     pub fn with_state_ttl(mut self, ttl: SysTime) -> Result<RelExpr, PlanError> {
-        let Node::Join(join) = &mut self.node else {
-            let reason = format!(
-                "a state TTL applies to a regular join, not to {}",
-                self.kind_name()
-            );
-            return Err(PlanError::invalid("Join", reason));
-        };
-        if join.interval.is_none() {
-            join.state_ttl = (ttl > 0).then_some(ttl);
+        let ttl = (ttl > 0).then_some(ttl);
+        match &mut self.node {
+            Node::Join(join) if join.interval.is_none() => join.state_ttl = ttl,
+            Node::Join(_) => {}
+            Node::LookupJoin(join) => join.state_ttl = ttl,
+            _ => {
+                let reason = format!(
+                    "a state TTL in system times applies to a regular join or a lookup join, \
+                     not to {}",
+                    self.kind_name()
+                );
+                return Err(PlanError::invalid("Join", reason));
+            }
         }
         Ok(self)
     }

@@ -94,6 +94,7 @@ impl RelExpr {
                 build_key,
                 kind,
                 residual,
+                state_ttl,
             })
             | Node::LookupJoin(Join {
                 probe,
@@ -102,6 +103,7 @@ impl RelExpr {
                 build_key,
                 kind,
                 residual,
+                state_ttl,
             }) => {
                 let keys: Vec<String> = probe_key
                     .iter()
@@ -117,6 +119,12 @@ impl RelExpr {
                 if let Some(r) = residual {
                     write!(args, ", residual=[{}]", expr_text(r, &self.schema)).expect("a String");
                 }
+                match (state_ttl, &self.node) {
+                    (Some(ms), Node::TemporalJoin(_)) => write!(args, ", state_ttl={ms}ms"),
+                    (Some(ttl), _) => write!(args, ", stateTtl={ttl} system times"),
+                    (None, _) => Ok(()),
+                }
+                .expect("a String");
                 args
             }
             Node::Join(join) => {

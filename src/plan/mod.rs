@@ -188,7 +188,7 @@ pub enum Node {
         order: DedupOrder,
         /// Final-mode keep-first by rowtime: how long, in milliseconds of event time measured
         /// on the watermark, a key's "already emitted" flag is kept (rule A13; `None`: forever).
-        /// See [`RelExpr::with_dedup_ttl`].
+        /// See [`RelExpr::with_event_time_ttl`].
         state_ttl: Option<i64>,
     },
     /// A primary-key table whose writes (its input's changes, in source order) are merged per
@@ -293,6 +293,11 @@ pub struct Join {
     pub kind: JoinKind,
     /// A condition on the chosen version or row, over the output columns.
     pub residual: Option<ScalarExpr>,
+    /// Idle-state retention (Flink's `table.exec.state.ttl`; `None`: state is kept forever):
+    /// of a `TemporalJoin`, in milliseconds of event time measured on the combined watermark,
+    /// final mode only (rule B13, see [`RelExpr::with_event_time_ttl`]); of a `LookupJoin`, in
+    /// system times (rule B17, see [`RelExpr::with_state_ttl`]).
+    pub state_ttl: Option<u64>,
 }
 
 /// A plan that cannot be built: the node, and what is wrong.

@@ -34,8 +34,10 @@
 //!   so far; `+I`/`+U` are row versions, `-D` a delete version, `-U` ignored), residual checked
 //!   on that version only; INNER drops a probe row without match, LEFT pads it with NULLs. A
 //!   NULL key never matches.
-//! * `LookupJoin`: each probe change joined, at its system time, with the latest (by `seq`)
-//!   build change of its key at that system time; never revised.
+//!   Under [`evaluate_final`] with a state TTL, the join's own model over the watermarks.
+//! * `LookupJoin`: each probe change joined, at its system time, with the latest (by rowtime,
+//!   then `seq`) build change of its key at that system time, within the state TTL if any;
+//!   never revised.
 //! * `Join`: the join of the two accumulated tables, pair by pair (equal keys free of NULLs, the
 //!   residual TRUE), a kept side's rows without a match padded with NULLs. With a state TTL,
 //!   Flink's streaming join over state whose rows expire after the TTL in system times,
@@ -79,6 +81,7 @@ mod join_ttl;
 mod merge;
 mod over;
 mod rows;
+mod temporal;
 mod window;
 
 use std::collections::BTreeMap;
@@ -87,10 +90,9 @@ use crate::expr::{EvalError, RowArena};
 use crate::repr::{Datum, DatumVec, Row};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
-use super::{top_n, DedupOrder, Join, Keep, Node, PlanError, RelExpr};
+use super::{top_n, DedupOrder, Keep, Node, PlanError, RelExpr};
 use rows::{
-    as_table_stream, consolidate, diff_counts_into, event_time, has_null, joined_row, project,
-    refuse, times,
+    as_table_stream, consolidate, diff_counts_into, event_time, has_null, project, refuse, times,
 };
 
 /// Changes with their system times, sorted by `(system time, seq)`.
@@ -126,7 +128,7 @@ pub fn evaluate(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, PlanError>
 
 /// Evaluates `plan` over `inputs` as the final mode renders it: the same as [`evaluate`] but
 /// for keep-first deduplications by rowtime, which emit a key's row when the watermark passes
-/// it and refuse rows behind it (see [`RelExpr::with_dedup_ttl`]), window aggregations, which emit a window when the watermark passes it and refuse rows
+/// it and refuse rows behind it (see [`RelExpr::with_event_time_ttl`]), window aggregations, which emit a window when the watermark passes it and refuse rows
 /// beyond the allowed lateness (see [`WindowAgg`](crate::plan::WindowAgg)), window
 /// assignments, which give a window's rows when the watermark passes it and refuse rows for
 /// windows it has passed (see [`WindowAssign`](crate::plan::WindowAssign)), OVER
@@ -303,122 +305,20 @@ fn eval(
                 false => dedup::dedup(changes, input, key, (*keep, *order), refused),
             }
         }
-        Node::TemporalJoin(Join {
-            probe,
-            build,
-            probe_key,
-            build_key,
-            kind,
-            residual,
-        }) => {
-            let probe_changes = eval(probe, inputs, refused, final_mode)?;
-            let build_changes = eval(build, inputs, refused, final_mode)?;
-            let probe_time = probe.schema.rowtime.as_ref().map(|r| r.column);
-            let build_time = build.schema.rowtime.as_ref().map(|r| r.column);
-            let build_width = build.schema.len();
-            // Build rows with a key but no event time cannot be versions: refused.
-            for (time, b) in &build_changes {
-                let key = project(&b.row, build_key, &mut datums);
-                if !has_null(&key) && build_time.and_then(|c| event_time(&b.row, c)).is_none() {
-                    refused.push(refuse(*time, b.seq, "NULL event time"));
+        Node::TemporalJoin(join) => {
+            let probe = eval(&join.probe, inputs, refused, final_mode)?;
+            let build = eval(&join.build, inputs, refused, final_mode)?;
+            match (join.state_ttl, final_mode) {
+                (Some(ttl), true) => {
+                    temporal::temporal_join_final(join, ttl, &probe, &build, refused)
                 }
+                _ => temporal::temporal_join(join, &probe, &build, refused),
             }
-            let mut out = Vec::new();
-            let all_times = times(probe_changes.iter().chain(&build_changes).map(|(t, _)| *t));
-            let mut previous = Vec::new();
-            for at in all_times {
-                let mut now = Vec::new();
-                for (time, change) in probe_changes.iter().filter(|(t, _)| *t <= at) {
-                    // A NULL key never matches (and is not checked for its time).
-                    let k = project(&change.row, probe_key, &mut datums);
-                    let version = if has_null(&k) {
-                        None
-                    } else {
-                        let Some(t) = probe_time.and_then(|c| event_time(&change.row, c)) else {
-                            if at == *time {
-                                refused.push(refuse(*time, change.seq, "NULL event time"));
-                            }
-                            continue;
-                        };
-                        build_changes
-                            .iter()
-                            .filter(|(bt, b)| {
-                                *bt <= at
-                                    && b.kind != RowKind::UpdateBefore
-                                    && project(&b.row, build_key, &mut DatumVec::new()) == k
-                            })
-                            .filter_map(|(_, b)| {
-                                let vt = build_time.and_then(|c| event_time(&b.row, c))?;
-                                (vt <= t).then_some(((vt, b.seq), b))
-                            })
-                            .max_by(|a, b| a.0.cmp(&b.0))
-                            .and_then(|(_, b)| (b.kind != RowKind::Delete).then_some(&b.row))
-                    };
-                    let joined = joined_row(
-                        &change.row,
-                        version,
-                        build_width,
-                        *kind,
-                        residual.as_ref(),
-                        &mut arena,
-                    );
-                    match joined {
-                        Ok(Some(row)) => now.push((row, change.kind.sign())),
-                        Ok(None) => {}
-                        Err(e) => {
-                            if at == *time {
-                                refused.push(refuse(*time, change.seq, e.to_string()));
-                            }
-                        }
-                    }
-                }
-                let now = consolidate(now);
-                diff_counts_into(&mut out, at, &previous, &now);
-                previous = now;
-            }
-            out
         }
-        Node::LookupJoin(Join {
-            probe,
-            build,
-            probe_key,
-            build_key,
-            kind,
-            residual,
-        }) => {
-            let probe_changes = eval(probe, inputs, refused, final_mode)?;
-            let build_changes = eval(build, inputs, refused, final_mode)?;
-            let build_width = build.schema.len();
-            let mut out = Vec::new();
-            for (time, change) in &probe_changes {
-                let k = project(&change.row, probe_key, &mut datums);
-                let version = if has_null(&k) {
-                    None
-                } else {
-                    build_changes
-                        .iter()
-                        .filter(|(bt, b)| {
-                            bt <= time
-                                && b.kind != RowKind::UpdateBefore
-                                && project(&b.row, build_key, &mut DatumVec::new()) == k
-                        })
-                        .max_by_key(|(_, b)| b.seq)
-                        .and_then(|(_, b)| (b.kind != RowKind::Delete).then_some(&b.row))
-                };
-                match joined_row(
-                    &change.row,
-                    version,
-                    build_width,
-                    *kind,
-                    residual.as_ref(),
-                    &mut arena,
-                ) {
-                    Ok(Some(row)) => out.push((*time, Change::new(change.seq, change.kind, row))),
-                    Ok(None) => {}
-                    Err(e) => refused.push(refuse(*time, change.seq, e.to_string())),
-                }
-            }
-            out
+        Node::LookupJoin(join) => {
+            let probe = eval(&join.probe, inputs, refused, final_mode)?;
+            let build = eval(&join.build, inputs, refused, final_mode)?;
+            temporal::lookup_join(join, &probe, &build, refused)
         }
         Node::Join(join) => {
             let left = eval(&join.left, inputs, refused, final_mode)?;

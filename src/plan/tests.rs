@@ -99,22 +99,22 @@ fn invalid_plans_are_refused_with_flinks_reasons() {
         .dedup(vec![0], Keep::Last, DedupOrder::EventTime)
         .unwrap_err();
     assert!(err.to_string().contains("append-only"), "{err}");
-    // A state TTL is for keep-first by event time, the deduplication that waits for the
-    // watermark, and is not negative.
+    // An event-time state TTL is for the operators that wait for the watermark (keep-first by
+    // event time, the temporal join), and is not negative.
     let last = RelExpr::scan("O", orders(), false)
         .dedup(vec![0], Keep::Last, DedupOrder::EventTime)
         .unwrap();
-    let err = last.with_dedup_ttl(1000).unwrap_err();
+    let err = last.with_event_time_ttl(1000).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "Dedup: a deduplication state TTL applies to keep-first by event time, the one that waits for the watermark"
+        "Dedup: an event-time state TTL applies to a keep-first deduplication by event time and to an event-time temporal join, the operators that wait for the watermark"
     );
     let first = RelExpr::scan("O", orders(), false)
         .dedup(vec![0], Keep::First, DedupOrder::EventTime)
         .unwrap();
-    let err = first.clone().with_dedup_ttl(-1).unwrap_err();
+    let err = first.clone().with_event_time_ttl(-1).unwrap_err();
     assert_eq!(err.to_string(), "Dedup: a state TTL cannot be negative");
-    let explained = first.with_dedup_ttl(0).unwrap().explain();
+    let explained = first.with_event_time_ttl(0).unwrap().explain();
     assert!(!explained.contains("state_ttl"), "{explained}");
     // Reading as of a time needs a versioned table: a primary key and a rowtime.
     let at = crate::repr::Ts::from_millis(0);

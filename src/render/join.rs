@@ -13,14 +13,16 @@ use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 
 use crate::expr::{CompiledExpr, RowArena};
 use crate::plan::{Join, JoinKind, Node, PlanError, RelExpr};
-use crate::repr::{prefix_len, ColumnSpans, Datum, DatumVec, Row, Rowtime, Ts};
+use crate::repr::cast::format_datum;
+use crate::repr::{prefix_len, ColumnSpans, DataType, Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::keyed_merge::Rejected;
+use differential_temporal_operators::retention::Retention;
 use differential_temporal_operators::temporal_join::{
     arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
-    temporal_join_final, FinalJoin, JoinConfig, JoinKey,
+    temporal_join_final, FinalJoin, JoinConfig, JoinKey, Joined,
 };
 use differential_temporal_operators::versioned::version_of_change;
-use differential_temporal_operators::watermark::watermarks;
+use differential_temporal_operators::watermark::{watermarks, TimeText};
 use differential_temporal_operators::{arrange_versions, Change, Seq, SysTime, Version};
 
 use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
@@ -34,12 +36,26 @@ trait JoinKeyOf: ExchangeData + Hashable + JoinKey {
     /// The key of a row whose key columns are not NULL; `None` if a column does not hold the
     /// datum the key type reads (the schema rules it out; a row breaking it is refused).
     fn of(datums: &[Datum], key: &[usize]) -> Option<Self>;
+
+    /// The key as a report writes it: its columns' values (of `types`), comma-separated.
+    fn text(&self, types: &[DataType]) -> String;
 }
 
 /// Any key: the key columns packed.
 impl JoinKeyOf for Row {
     fn of(datums: &[Datum], key: &[usize]) -> Option<Row> {
         Some(Row::pack(key.iter().map(|&c| datums[c])))
+    }
+
+    fn text(&self, types: &[DataType]) -> String {
+        let mut text = String::new();
+        for (i, (datum, ty)) in self.iter().zip(types).enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            format_datum(datum, ty, &mut text).expect("a String");
+        }
+        text
     }
 }
 
@@ -51,10 +67,16 @@ impl JoinKeyOf for i64 {
             _ => None,
         }
     }
+
+    fn text(&self, _: &[DataType]) -> String {
+        self.to_string()
+    }
 }
 
 /// Renders a `TemporalJoin` or `LookupJoin` node; with `projection`, the columns of the joined
 /// row to output (a `Project` over the join, fused so that each output row is packed once).
+///
+/// Errors: a temporal join's state TTL in incremental mode (it is measured on the watermark).
 pub(super) fn render<'s>(
     ctx: &mut RenderContext<'s>,
     plan: &RelExpr,
@@ -65,6 +87,12 @@ pub(super) fn render<'s>(
         Node::LookupJoin(join) => (join, false),
         _ => unreachable!("join::render is called on joins only"),
     };
+    if temporal && join.state_ttl.is_some() && ctx.mode == ExecutionMode::Incremental {
+        return Err(PlanError::invalid(
+            "TemporalJoin",
+            "a temporal join's state TTL is measured on the watermark: it needs the final mode",
+        ));
+    }
     let Join {
         probe,
         build,
@@ -73,11 +101,13 @@ pub(super) fn render<'s>(
         ..
     } = join;
     let output = Output::new([probe.schema.len(), build.schema.len()], projection);
-    let times = match (&probe.schema.rowtime, &build.schema.rowtime) {
-        (Some(p), Some(b)) if temporal => Some((p.clone(), b.clone())),
-        _ if temporal => unreachable!("the plan checked both rowtimes"),
-        _ => None,
+    let rowtime = |schema: &crate::repr::Schema| schema.rowtime.as_ref().map(|r| r.column);
+    let times = Times {
+        probe: rowtime(&probe.schema).filter(|_| temporal),
+        build: rowtime(&build.schema),
     };
+    let timed = times.probe.is_some() && times.build.is_some();
+    assert!(!temporal || timed, "the plan checked both rowtimes");
     let probe_changes = render_node(ctx, probe)?.into_changelog();
     let build_changes = render_node(ctx, build)?.into_changelog();
     let inputs = (probe_changes, build_changes);
@@ -91,29 +121,28 @@ pub(super) fn render<'s>(
 
 type Changes<'s> = VecCollection<'s, SysTime, Change<Row>>;
 
-/// The join of the probe and build `inputs` on keys of type `K`, its output rows `output`;
-/// `times` the rowtime attributes of an event-time join (`None`: a lookup join).
+/// The rowtime columns a join reads: the probe's (an event-time join only) and the build's
+/// (orders the versions; a lookup join's build side may have none).
+#[derive(Clone, Copy)]
+struct Times {
+    probe: Option<usize>,
+    build: Option<usize>,
+}
+
+/// The join of the probe and build `inputs` on keys of type `K`, its output rows `output`.
 fn join_keyed<'s, K: JoinKeyOf>(
     ctx: &mut RenderContext<'s>,
     join: &Join,
     (probe_changes, build_changes): (Changes<'s>, Changes<'s>),
-    times: Option<(Rowtime, Rowtime)>,
+    times: Times,
     output: Output,
 ) -> Changes<'s> {
-    let Join {
-        probe_key,
-        build_key,
-        kind,
-        residual,
-        ..
-    } = join;
-    let kind = *kind;
-    let probe_time = times.as_ref().map(|(p, _)| p.column);
+    let kind = join.kind;
     let (probe_keyed, null_keyed): (Keyed<'s, K>, _) = key_rows(
         ctx,
         probe_changes,
-        probe_key.clone(),
-        probe_time,
+        join.probe_key.clone(),
+        times.probe,
         |k, _, ch| Ok((k, ch)),
     );
     let padded =
@@ -127,96 +156,39 @@ fn join_keyed<'s, K: JoinKeyOf>(
             }
             JoinKind::Inner => None,
         };
-    let build_key = build_key.clone();
-    let residual = residual_fn(residual.as_ref().map(|r| r.compile()));
-
-    let joined_changes = if let Some((pt, bt)) = times {
-        let p_col = pt.column;
-        // The build rows' versions, each stamped with the time read while keying it (a `-U`
-        // makes none; it goes with the NULL-keyed rows, which never match).
-        let (versions, _never_matched): (Versions<'s, K, Ts>, _) = key_rows(
-            ctx,
-            build_changes,
-            build_key,
-            Some(bt.column),
-            |k, t, ch| version_of_change(ch, t.unwrap_or(NO_TIME)).map(|v| (k, v)),
-        );
-        match ctx.mode {
-            ExecutionMode::Incremental => {
-                let probe = arrange_probe(
-                    probe_keyed,
-                    move |row: &Row| time_of(row, p_col),
-                    "TemporalJoin: probe",
-                );
-                let build = arrange_versions(versions, "TemporalJoin: versions");
-                temporal_join(
-                    probe,
-                    build,
-                    JoinConfig::new(kind)
-                        .residual(residual)
-                        .named("TemporalJoin"),
-                )
-            }
-            ExecutionMode::Final => {
-                let (p_delay, b_delay) = (pt.delay_ms, bt.delay_ms);
-                let probe_marks = watermarks(
-                    probe_keyed.clone(),
-                    move |(_, ch): &(K, Change<Row>)| time_of(&ch.row, p_col),
-                    move |max: &Ts| minus_millis(*max, p_delay),
-                    "TemporalJoin: probe watermark",
-                );
-                let build_marks = watermarks(
-                    versions.clone(),
-                    |(_, v): &(K, differential_temporal_operators::Version<Ts, Row>)| v.time,
-                    move |max: &Ts| minus_millis(*max, b_delay),
-                    "TemporalJoin: build watermark",
-                );
-                // A build version behind the combined watermark is stored and used for later
-                // probe rows, but the rows already emitted are not revised: it is reported (the
-                // CLI's rule, issue 15).
-                let late_builds = late_versions(
-                    versions.clone(),
-                    probe_marks.clone(),
-                    build_marks.clone(),
-                    ctx.idle_timeout,
-                    "TemporalJoin: late versions",
-                );
-                // Versions no probe row can choose any more are dropped as the watermarks rise
-                // (rule B11): a changelog's records all have diff +1, so no version behind the
-                // watermark is ever retracted, the pruning's precondition.
-                let build = arrange_versions_pruned(
-                    versions,
-                    probe_marks.clone(),
-                    build_marks.clone(),
-                    ctx.idle_timeout,
-                    "TemporalJoin: versions",
-                );
-                let FinalJoin { joined, late } = temporal_join_final(
-                    probe_keyed,
-                    move |row: &Row| time_of(row, p_col),
-                    build,
-                    (probe_marks, build_marks),
-                    JoinConfig::new(kind)
-                        .residual(residual)
-                        .idle_timeout(ctx.idle_timeout)
-                        .named("TemporalJoin"),
-                );
-                ctx.refused.push(late.map(|(_, r)| r));
-                ctx.refused.push(late_builds.map(|(_, r)| r));
-                joined
-            }
+    // The build rows' versions, each stamped with the time read while keying it (the epoch
+    // without a build rowtime, so that a lookup join's versions go by arrival; a `-U` makes
+    // none: it goes with the NULL-keyed rows, which never match).
+    let (versions, _never_matched): (Versions<'s, K, Ts>, _) = key_rows(
+        ctx,
+        build_changes,
+        join.build_key.clone(),
+        times.build,
+        |k, t, ch| version_of_change(ch, t.unwrap_or(NO_TIME)).map(|v| (k, v)),
+    );
+    let residual = join.residual.as_ref().map(|r| r.compile());
+    let joined_changes = match (times.probe, ctx.mode) {
+        (Some(p_col), ExecutionMode::Incremental) => {
+            let probe = arrange_probe(
+                probe_keyed,
+                move |row: &Row| time_of(row, p_col),
+                "TemporalJoin: probe",
+            );
+            let build = arrange_versions(versions, "TemporalJoin: versions");
+            let config = JoinConfig::new(kind).residual(residual_fn(residual));
+            temporal_join(probe, build, config.named("TemporalJoin"))
         }
-    } else {
-        let (versions, _never_matched): (Versions<'s, K, ()>, _) =
-            key_rows(ctx, build_changes, build_key, None, |k, _, ch| {
-                version_of_change(ch, ()).map(|v| (k, v))
-            });
-        let build = arrange_versions(versions, "LookupJoin: versions");
-        lookup_join(
-            probe_keyed,
-            build,
-            JoinConfig::new(kind).residual(residual).named("LookupJoin"),
-        )
+        (Some(_), ExecutionMode::Final) => {
+            let config = JoinConfig::new(kind).residual(residual_fn(residual));
+            temporal_join_final_mode(ctx, join, (probe_keyed, versions), config)
+        }
+        (None, _) => {
+            let build = arrange_versions(versions, "LookupJoin: versions");
+            let config = (JoinConfig::new(kind).residual(residual_fn(residual)))
+                .retention(join.state_ttl.map(Retention::epochs))
+                .named("LookupJoin");
+            lookup_join(probe_keyed, build, config)
+        }
     };
     let mut spans = [ColumnSpans::new(), ColumnSpans::new()];
     let mut out = joined_changes.map(move |(_, ch)| {
@@ -228,6 +200,89 @@ fn join_keyed<'s, K: JoinKeyOf>(
         out = out.concat(padded);
     }
     out
+}
+
+/// The final-mode event-time join (rules B9-B13) of the keyed probe rows and build versions:
+/// probe rows fire when the combined watermark passes them (late ones refused), build versions
+/// behind it are kept but reported with their key, versions no probe row can choose any more
+/// are pruned, and a state TTL forgets idle keys on the watermark.
+fn temporal_join_final_mode<'s, K: JoinKeyOf, R: Fn(&Row, &Row) -> bool + 'static>(
+    ctx: &mut RenderContext<'s>,
+    join: &Join,
+    (probe_keyed, versions): (Keyed<'s, K>, Versions<'s, K, Ts>),
+    config: JoinConfig<R, Ts>,
+) -> VecCollection<'s, SysTime, (K, Joined<Row, Row>)> {
+    let rowtime = |schema: &crate::repr::Schema| {
+        let rowtime = schema.rowtime.as_ref();
+        rowtime
+            .map(|r| (r.column, r.delay_ms))
+            .expect("the plan checked both rowtimes")
+    };
+    let ((p_col, p_delay), (_, b_delay)) =
+        (rowtime(&join.probe.schema), rowtime(&join.build.schema));
+    let probe_marks = watermarks(
+        probe_keyed.clone(),
+        move |(_, ch): &(K, Change<Row>)| time_of(&ch.row, p_col),
+        move |max: &Ts| plus_millis(*max, -p_delay),
+        "TemporalJoin: probe watermark",
+    );
+    let build_marks = watermarks(
+        versions.clone(),
+        |(_, v): &(K, Version<Ts, Row>)| v.time,
+        move |max: &Ts| plus_millis(*max, -b_delay),
+        "TemporalJoin: build watermark",
+    );
+    let time_text = ctx.late_time_text.map(TimeText::with).unwrap_or_default();
+    // A build version behind the combined watermark is stored and used for later probe rows,
+    // but the rows already emitted are not revised: it is reported (issue 15), with its key if
+    // asked.
+    let key_types: Vec<DataType> = (join.build_key.iter())
+        .map(|&c| join.build.schema.fields[c].ty.data_type.clone())
+        .collect();
+    let name_key = ctx.late_build_key;
+    let late_builds = late_versions(
+        versions.clone(),
+        probe_marks.clone(),
+        build_marks.clone(),
+        ctx.idle_timeout,
+        time_text,
+        "TemporalJoin: late versions",
+    )
+    .map(move |(key, mut r)| {
+        if name_key {
+            r.reason = format!("key {}: {}", key.text(&key_types), r.reason).into();
+        }
+        r
+    });
+    // Versions no probe row can choose any more are dropped as the watermarks rise (rule
+    // B11): a changelog's records all have diff +1, so no version behind the watermark is ever
+    // retracted, the pruning's precondition.
+    let build = arrange_versions_pruned(
+        versions,
+        probe_marks.clone(),
+        build_marks.clone(),
+        ctx.idle_timeout,
+        "TemporalJoin: versions",
+    );
+    let retention = (join.state_ttl)
+        .map(|ms| Retention::new(move |t: &Ts| plus_millis(*t, ms.min(i64::MAX as u64) as i64)));
+    let mut config = config
+        .retention(retention)
+        .idle_timeout(ctx.idle_timeout)
+        .named("TemporalJoin");
+    if let Some(text) = ctx.late_time_text {
+        config = config.time_text(text);
+    }
+    let FinalJoin { joined, late } = temporal_join_final(
+        probe_keyed,
+        move |row: &Row| time_of(row, p_col),
+        build,
+        (probe_marks, build_marks),
+        config,
+    );
+    ctx.refused.push(late.map(|(_, r)| r));
+    ctx.refused.push(late_builds);
+    joined
 }
 
 /// A packed key is a NULL join key iff one of its columns is NULL (the operators' rule; keys
@@ -295,10 +350,10 @@ fn time_of(row: &Row, column: usize) -> Ts {
     event_time(row, column).unwrap_or(NO_TIME)
 }
 
-/// `ts - millis`, saturating at the smallest timestamp.
-fn minus_millis(ts: Ts, millis: i64) -> Ts {
+/// `ts + millis`, saturating at the smallest and greatest timestamps.
+fn plus_millis(ts: Ts, millis: i64) -> Ts {
     Ts {
-        millis: ts.millis.saturating_sub(millis),
+        millis: ts.millis.saturating_add(millis),
         nanos_of_milli: ts.nanos_of_milli,
     }
 }
@@ -306,14 +361,15 @@ fn minus_millis(ts: Ts, millis: i64) -> Ts {
 /// How a joined row is output: the probe row, then the build row or NULLs for its columns,
 /// or only the `projection` of that. The output columns are precompiled into runs of
 /// consecutive columns of one input row, so each output row is packed once, by copying the
-/// runs' encoded bytes (a run covering a whole input row copies it without locating its
-/// columns; no datum is decoded and encoded again).
+/// runs' encoded bytes (a run reaching an input row's last column copies the rest of the row
+/// from its first column on, locating only the columns before it; no datum is decoded and
+/// encoded again).
 #[derive(Clone)]
 struct Output {
     /// The runs, in output order.
     runs: Vec<OutputRun>,
-    /// Per input row (probe, build): how many leading columns the partial runs read (`0`: the
-    /// row is copied whole or not at all, and never located).
+    /// Per input row (probe, build): how many leading columns must be located to find the
+    /// runs' bytes (`0`: the row is copied whole or not at all, and never located).
     located: [usize; 2],
 }
 
@@ -323,8 +379,8 @@ struct Output {
 struct OutputRun {
     side: usize,
     columns: std::ops::Range<usize>,
-    /// `columns` are all of that row's columns.
-    whole: bool,
+    /// `columns` run to that row's last column.
+    to_end: bool,
 }
 
 impl Output {
@@ -343,16 +399,18 @@ impl Output {
                 _ => runs.push(OutputRun {
                     side,
                     columns: column..column + 1,
-                    whole: false,
+                    to_end: false,
                 }),
             }
         }
         let mut located = [0; 2];
         for run in &mut runs {
-            run.whole = run.columns == (0..widths[run.side]);
-            if !run.whole {
-                located[run.side] = located[run.side].max(run.columns.end);
-            }
+            run.to_end = run.columns.end == widths[run.side];
+            let needed = match run.to_end {
+                true => run.columns.start,
+                false => run.columns.end,
+            };
+            located[run.side] = located[run.side].max(needed);
         }
         Output { runs, located }
     }
@@ -365,12 +423,13 @@ impl Output {
             probe_spans.locate(probe, self.located[0]),
             build_spans.locate(build.unwrap_or(probe), build.map_or(0, |_| self.located[1])),
         ];
-        let rows = [Some(probe), build];
         // The bytes of `run`, or `None` for a padded build run.
         let bytes = |run: &OutputRun| {
-            let row = rows[run.side]?;
-            Some(match run.whole {
-                true => row.as_row_ref(),
+            if run.side == 1 && build.is_none() {
+                return None;
+            }
+            Some(match run.to_end {
+                true => located[run.side].suffix(run.columns.start),
                 false => located[run.side].columns(run.columns.clone()),
             })
         };
@@ -427,10 +486,10 @@ mod tests {
         let probe = Row::pack([Datum::Int(7), Datum::Str("EUR"), Datum::Int(-3)]);
         let build = Row::pack([Datum::Str("EUR"), Datum::Null, Datum::Int(1 << 40)]);
         let mut spans = [ColumnSpans::new(), ColumnSpans::new()];
-        let run = |side, columns, whole| OutputRun {
+        let run = |side, columns, to_end| OutputRun {
             side,
             columns,
-            whole,
+            to_end,
         };
 
         let all = Output::new([3, 3], None);
@@ -444,21 +503,21 @@ mod tests {
         // `select(k, ts, payload, rate)` of the throughput report: the whole probe row, then
         // the build row's last column.
         let select = Output::new([3, 3], Some(&[0, 1, 2, 5]));
-        assert_eq!(select.runs, vec![run(0, 0..3, true), run(1, 2..3, false)]);
-        assert_eq!(select.located, [0, 3]);
+        assert_eq!(select.runs, vec![run(0, 0..3, true), run(1, 2..3, true)]);
+        assert_eq!(select.located, [0, 2]);
         let expected = Row::pack(probe.iter().chain([Datum::Int(1 << 40)]));
         assert_eq!(select.row(&probe, Some(&build), &mut spans), expected);
 
         // Reordered and repeated columns, a run spanning both rows' boundary kept apart.
         let mixed = Output::new([3, 3], Some(&[4, 5, 1, 2, 3, 1]));
         let runs = vec![
-            run(1, 1..3, false),
-            run(0, 1..3, false),
+            run(1, 1..3, true),
+            run(0, 1..3, true),
             run(1, 0..1, false),
             run(0, 1..2, false),
         ];
         assert_eq!(mixed.runs, runs);
-        assert_eq!(mixed.located, [3, 3]);
+        assert_eq!(mixed.located, [2, 1]);
         let datums = [
             Datum::Null,
             Datum::Int(1 << 40),
@@ -474,5 +533,15 @@ mod tests {
         let padded = [Datum::Null, Datum::Null, Datum::Str("EUR"), Datum::Int(-3)];
         let padded = Row::pack(padded.into_iter().chain([Datum::Null, Datum::Str("EUR")]));
         assert_eq!(mixed.row(&probe, None, &mut spans), padded);
+
+        // The commands' output: each row's cells without its two leading stamps, the rest of
+        // each row copied from its third column on.
+        let cells = Output::new([3, 3], Some(&[1, 2, 4, 5]));
+        assert_eq!(cells.runs, vec![run(0, 1..3, true), run(1, 1..3, true)]);
+        assert_eq!(cells.located, [1, 1]);
+        let expected = Row::pack(probe.iter().skip(1).chain(build.iter().skip(1)));
+        assert_eq!(cells.row(&probe, Some(&build), &mut spans), expected);
+        let padded = Row::pack(probe.iter().skip(1).chain([Datum::Null; 2]));
+        assert_eq!(cells.row(&probe, None, &mut spans), padded);
     }
 }

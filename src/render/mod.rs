@@ -150,8 +150,14 @@ pub struct RenderContext<'s> {
     pub idle_timeout: SysTime,
     /// How the reasons of late rows write event times (`None`, set by [`new`](Self::new): as
     /// timestamps, `1970-01-01 00:00:00.005`). The commands, whose event times may be written
-    /// as epoch milliseconds, write them as milliseconds. Read by final-mode deduplication.
+    /// as epoch milliseconds, write them as milliseconds. Read by final-mode deduplication and
+    /// the final-mode temporal join.
     pub late_time_text: Option<fn(&Ts) -> String>,
+    /// Whether the reason of a late build version of a final-mode temporal join names the
+    /// version's key first (`key EUR: late build version: ...`, the form of `dtemporal
+    /// temporal-join`); `false` (set by [`new`](Self::new)): the reason alone, the row named
+    /// by its `seq`.
+    pub late_build_key: bool,
     /// The subtrees rendered so far, each rendered once however often it occurs.
     rendered: reuse::Rendered<'s>,
     /// The sources whose rows [`check_sources`](Self::check_sources) checked.
@@ -172,6 +178,7 @@ impl<'s> RenderContext<'s> {
             refused: Vec::new(),
             idle_timeout: 0,
             late_time_text: None,
+            late_build_key: false,
             rendered: reuse::Rendered::default(),
             checked: Default::default(),
         }

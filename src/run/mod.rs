@@ -156,9 +156,13 @@ where
             _ => ignored.push((reason, 1)),
         }
     }
-    write_csv(options.output.as_deref(), &header, &tail, &lines, |l| {
-        &l.cells
-    })?;
+    write_csv(
+        options.output.as_deref(),
+        &header,
+        &tail,
+        &lines,
+        OutputLine::record,
+    )?;
     write_report(options.errors.as_deref(), &refused)?;
     Ok(Outcome {
         lines: lines.len(),

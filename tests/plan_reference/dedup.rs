@@ -28,7 +28,7 @@ fn dedup_plan(form: u8, by_s: bool, delay_s: i64, ttl_s: i64, grouped: bool) -> 
     };
     let mut dedup = scan(delay_s).dedup(key, keep, order).unwrap();
     if form == 0 {
-        dedup = dedup.with_dedup_ttl(ttl_s * 1000).unwrap();
+        dedup = dedup.with_event_time_ttl(ttl_s * 1000).unwrap();
     }
     if !grouped {
         return dedup;

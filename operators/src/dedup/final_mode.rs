@@ -109,11 +109,8 @@ where
             } else if change.kind != RowKind::Insert {
                 Some(Rejected::invalid(seq, not_insert_only(change.kind)))
             } else if w.is_late(&time) {
-                let mark = match w {
-                    Watermark::At(mark) => self.config.text_of(mark),
-                    other => other.to_string(),
-                };
-                let time = self.config.text_of(&time);
+                let mark = self.config.time_text.mark(w);
+                let time = self.config.time_text.time(&time);
                 let reason = format!("late row: event time {time} is behind the watermark {mark}");
                 Some(Rejected::late(seq, reason))
             } else {

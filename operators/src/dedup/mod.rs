@@ -77,7 +77,7 @@ pub use rules::DedupRule;
 
 use crate::keyed_merge::{keyed_merge, Merged};
 use crate::retention::Retention;
-use crate::watermark::Watermark;
+use crate::watermark::{TimeText, Watermark};
 use crate::{Change, SysTime};
 
 /// Which row of each key deduplication keeps.
@@ -164,7 +164,7 @@ impl DedupConfig {
 #[derive(Clone, Debug)]
 pub struct OnWatermark<E> {
     retention: Option<Retention<E>>,
-    time_text: Option<fn(&E) -> String>,
+    time_text: TimeText<E>,
     name: &'static str,
 }
 
@@ -172,7 +172,7 @@ impl<E> Default for OnWatermark<E> {
     fn default() -> Self {
         OnWatermark {
             retention: None,
-            time_text: None,
+            time_text: TimeText::default(),
             name: "DeduplicateOnWatermark",
         }
     }
@@ -203,7 +203,7 @@ impl<E> OnWatermark<E> {
     /// form.
     pub fn time_text(self, text: fn(&E) -> String) -> Self {
         OnWatermark {
-            time_text: Some(text),
+            time_text: TimeText::with(text),
             ..self
         }
     }
@@ -213,10 +213,7 @@ impl<E> OnWatermark<E> {
     where
         E: std::fmt::Debug,
     {
-        match self.time_text {
-            Some(text) => text(time),
-            None => format!("{time:?}"),
-        }
+        self.time_text.time(time)
     }
 
     /// The retention, if any.

@@ -4,6 +4,7 @@ use std::convert::Infallible;
 
 use super::JoinKind;
 use crate::retention::Retention;
+use crate::watermark::TimeText;
 use crate::SysTime;
 
 /// How a temporal join joins: INNER or LEFT, the residual predicate, the idle-state retention
@@ -38,6 +39,7 @@ pub struct JoinConfig<R = Always, T = Infallible> {
     residual: R,
     retention: Option<Retention<T>>,
     idle_timeout: SysTime,
+    time_text: TimeText<T>,
     name: &'static str,
 }
 
@@ -73,6 +75,7 @@ impl<T> JoinConfig<Always, T> {
             residual: Always,
             retention: None,
             idle_timeout: 0,
+            time_text: TimeText::default(),
             name: "",
         }
     }
@@ -91,6 +94,7 @@ impl<R, T> JoinConfig<R, T> {
             residual,
             retention: self.retention,
             idle_timeout: self.idle_timeout,
+            time_text: self.time_text,
             name: self.name,
         }
     }
@@ -118,6 +122,22 @@ impl<R, T> JoinConfig<R, T> {
             idle_timeout: timeout,
             ..self
         }
+    }
+
+    /// The same join, the reasons of late probe rows of
+    /// [`temporal_join_final`](super::temporal_join_final) writing event times and watermarks
+    /// with `text` instead of their `Debug` form (give the same to
+    /// [`late_versions`](super::late_versions)).
+    pub fn time_text(self, text: fn(&T) -> String) -> Self {
+        JoinConfig {
+            time_text: TimeText::with(text),
+            ..self
+        }
+    }
+
+    /// How late rows' reasons write event times.
+    pub fn time_texts(&self) -> TimeText<T> {
+        self.time_text
     }
 
     /// The idle-source timeout in system times (`0`: off).

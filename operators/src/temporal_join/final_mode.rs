@@ -22,7 +22,7 @@ use crate::keyed_merge::Rejected;
 use crate::retention::Retention;
 use crate::version::cursor::VersionBatch;
 use crate::version::VersionTrace;
-use crate::watermark::Watermark;
+use crate::watermark::{TimeText, Watermark};
 use crate::{Change, SysTime};
 
 /// The outputs of [`temporal_join_final`].
@@ -180,7 +180,7 @@ where
     T: Fn(&P) -> E + 'static,
     R: Residual<P, B>,
 {
-    let idle_timeout = config.idle_timed_out();
+    let (idle_timeout, time_text) = (config.idle_timed_out(), config.time_texts());
     let (kind, residual, retention, name) = config.into_parts("TemporalJoinFinal");
     type Update<K, P, E> = (In<K, P, E>, SysTime, isize);
     let probe =
@@ -200,6 +200,7 @@ where
         kind,
         residual,
         probe_time,
+        time_text,
     };
 
     type Outcomes<K, P, B> = CapacityContainerBuilder<Vec<(Outcome<K, P, B>, SysTime, isize)>>;
@@ -285,11 +286,13 @@ where
 /// One output of the operator: a joined row, or a late probe row.
 type Outcome<K, P, B> = (K, Result<Joined<P, B>, Rejected>);
 
-/// What the join does with a probe row: its event time, INNER or LEFT, the residual predicate.
-struct Join<T, R> {
+/// What the join does with a probe row: its event time, INNER or LEFT, the residual predicate,
+/// and how a late row's reason writes event times.
+struct Join<T, R, E> {
     kind: JoinKind,
     residual: R,
     probe_time: T,
+    time_text: TimeText<E>,
 }
 
 /// A probe row of an epoch not yet visited.
@@ -386,7 +389,7 @@ where
     fn visit<T, R>(
         &mut self,
         now: SysTime,
-        join: &Join<T, R>,
+        join: &Join<T, R, E>,
         mut emit: impl FnMut(Outcome<K, P, B>, isize),
     ) where
         T: Fn(&P) -> E,
@@ -415,8 +418,9 @@ where
         for Arrival { key, change, diff } in arrivals {
             let time = (join.probe_time)(&change.row);
             if w.is_late(&time) {
+                let (time, mark) = (join.time_text.time(&time), join.time_text.mark(&w));
                 let reason =
-                    format!("late probe row: event time {time:?} is behind the watermark {w}");
+                    format!("late probe row: event time {time} is behind the watermark {mark}");
                 let seq = change.seq;
                 emit((key, Err(Rejected::late(seq, reason))), diff);
             } else {
@@ -435,7 +439,7 @@ where
     }
 
     /// Every input has ended: the remaining rows fire at `W = Max`, reading every version.
-    fn close<T, R>(&mut self, join: &Join<T, R>, mut emit: impl FnMut(Outcome<K, P, B>, isize))
+    fn close<T, R>(&mut self, join: &Join<T, R, E>, mut emit: impl FnMut(Outcome<K, P, B>, isize))
     where
         R: Fn(&P, &B) -> bool,
     {
@@ -450,7 +454,7 @@ where
         &mut self,
         w: &Watermark<E>,
         seen: SysTime,
-        join: &Join<T, R>,
+        join: &Join<T, R, E>,
     ) -> Vec<Fired<K, P, B>>
     where
         R: Fn(&P, &B) -> bool,

@@ -150,6 +150,10 @@ impl<K: ExchangeData> IdleEpochs<K> {
     ) {
         insertions(batch, |time, k, _| {
             self.received.entry(time).or_default().push(k.clone());
+            // A received version touches its key: no compaction may merge its time with later
+            // ones before the touch is applied (a probe row that finds its key expired must
+            // still tell it from the versions received since).
+            self.first_touch = Some(self.first_touch.map_or(time, |first| first.min(time)));
         });
     }
 

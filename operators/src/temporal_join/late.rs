@@ -9,7 +9,7 @@ use timely::dataflow::operators::{CapabilitySet, Operator};
 
 use super::marks::{combined, Mark};
 use crate::keyed_merge::Rejected;
-use crate::watermark::Watermark;
+use crate::watermark::{TimeText, Watermark};
 use crate::{Seq, SysTime, Version};
 
 /// The operator's input: a build version's key, time and seq, or a watermark record.
@@ -32,8 +32,9 @@ enum In<K, E> {
 /// revised)`.
 ///
 /// Inputs: the versions the join's build arrangement is made of, the same two watermark
-/// collections the join takes and the join's idle timeout in system times
-/// ([`JoinConfig::idle_timeout`](super::JoinConfig::idle_timeout); `0`: off). Whether a version is late depends on how rows are grouped into
+/// collections the join takes, the join's idle timeout in system times
+/// ([`JoinConfig::idle_timeout`](super::JoinConfig::idle_timeout); `0`: off) and how the
+/// reasons write event times ([`JoinConfig::time_texts`](super::JoinConfig::time_texts)). Whether a version is late depends on how rows are grouped into
 /// epochs and on input order, never on the number of workers. Cost: one comparison per version;
 /// state: the versions of epochs not yet complete.
 ///
@@ -42,7 +43,7 @@ enum In<K, E> {
 /// ```
 /// use differential_temporal_operators::temporal_join::late_versions;
 /// use differential_temporal_operators::testing::run_binary;
-/// use differential_temporal_operators::watermark::watermarks;
+/// use differential_temporal_operators::watermark::{watermarks, TimeText};
 /// use differential_temporal_operators::{Change, RowKind, Version};
 ///
 /// // Epoch 0: an order at 10, a rate at 15; epoch 1: a rate at 5, behind min(10, 15) = 10.
@@ -54,7 +55,7 @@ enum In<K, E> {
 /// let out = run_binary(2, orders, rates, |o, r| {
 ///     let o_wm = watermarks(o, |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
 ///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, char>)| v.time, |m: &i64| *m, "RWm");
-///     late_versions(r, o_wm, r_wm, 0, "Late").map(|(k, r)| (k, r.seq, r.reason.into_owned()))
+///     late_versions(r, o_wm, r_wm, 0, TimeText::default(), "Late").map(|(k, r)| (k, r.seq, r.reason.into_owned()))
 /// });
 /// let reason = "late build version: event time 5 is behind the watermark 10 \
 ///               (kept for later probe rows; earlier results are not revised)";
@@ -65,6 +66,7 @@ pub fn late_versions<'s, K, E, B>(
     probe_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
     build_watermarks: VecCollection<'s, SysTime, Watermark<E>>,
     idle_timeout: SysTime,
+    time_text: TimeText<E>,
     name: &str,
 ) -> VecCollection<'s, SysTime, (K, Rejected)>
 where
@@ -115,9 +117,10 @@ where
                     let mut session = output.session(&cap);
                     for (k, time, seq) in versions {
                         if w.is_late(&time) {
+                            let (time, mark) = (time_text.time(&time), time_text.mark(&w));
                             let reason = format!(
-                                "late build version: event time {time:?} is behind the \
-                                 watermark {w} (kept for later probe rows; earlier results \
+                                "late build version: event time {time} is behind the \
+                                 watermark {mark} (kept for later probe rows; earlier results \
                                  are not revised)"
                             );
                             session.give(((k, Rejected::late(seq, reason)), now, 1));

@@ -117,10 +117,6 @@ where
                         }
                     }
                 });
-                if probe_frontier.is_empty() {
-                    // No probe row will come: no access matters any more.
-                    idle = None;
-                }
                 trace.advance_upper(&mut ack);
 
                 // 2. Join the probe rows of every time both inputs have passed.
@@ -153,6 +149,11 @@ where
                             session.give(((k, row), now, diff));
                         }
                     }
+                }
+
+                if probe_frontier.is_empty() && pending.is_empty() {
+                    // No probe row will come and none waits: no access matters any more.
+                    idle = None;
                 }
 
                 // 3. Capabilities and compaction only for the earliest unprocessed time, and

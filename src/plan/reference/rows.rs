@@ -44,16 +44,7 @@ pub(super) fn joined_row(
     residual: Option<&crate::expr::ScalarExpr>,
     arena: &mut RowArena,
 ) -> Result<Option<Row>, EvalError> {
-    let joined = |build: Option<&Row>| {
-        let mut row = Row::new();
-        let mut packer = row.packer();
-        packer.extend_by_row(probe.as_row_ref());
-        match build {
-            Some(b) => packer.extend_by_row(b.as_row_ref()),
-            None => packer.extend(std::iter::repeat_n(Datum::Null, build_width)),
-        }
-        row
-    };
+    let joined = |build: Option<&Row>| pad(probe, build, build_width);
     let matched = match (version, residual) {
         (Some(b), Some(r)) => {
             let candidate = joined(Some(b));
@@ -160,4 +151,16 @@ pub(super) fn diff_counts_into(
             out.push((time, Change::new(time, kind, row.clone())));
         }
     }
+}
+
+/// The probe row, then the build row or `build_width` NULLs.
+pub(super) fn pad(probe: &Row, build: Option<&Row>, build_width: usize) -> Row {
+    let mut row = Row::new();
+    let mut packer = row.packer();
+    packer.extend_by_row(probe.as_row_ref());
+    match build {
+        Some(b) => packer.extend_by_row(b.as_row_ref()),
+        None => packer.extend(std::iter::repeat_n(Datum::Null, build_width)),
+    }
+    row
 }

@@ -102,6 +102,20 @@ impl<'a> LocatedRow<'a> {
         }
     }
 
+    /// The columns from `from` to the row's end as one packed slice: only the first `from`
+    /// columns need be located (none for the whole row).
+    ///
+    /// # Panics
+    ///
+    /// When fewer than `from` columns were located.
+    pub fn suffix(&self, from: usize) -> RowRef<'a> {
+        let start = match from {
+            0 => 0,
+            n => self.spans[n - 1].end,
+        };
+        RowRef::from_packed(&self.bytes[start..])
+    }
+
     /// The row of `columns`, in that order (a column may repeat): at most one allocation, of
     /// the projected row's exact size.
     ///

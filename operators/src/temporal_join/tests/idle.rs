@@ -6,7 +6,7 @@ use crate::temporal_join::{
     arrange_versions_pruned, late_versions, temporal_join_final, JoinConfig, JoinKind, Joined,
 };
 use crate::testing::{run_binary, Epoch, Updates};
-use crate::watermark::watermarks;
+use crate::watermark::{watermarks, TimeText};
 use crate::{Change, RowKind, Seq, SysTime, Version};
 
 type Out = (char, Joined<i64, char>);
@@ -30,7 +30,14 @@ fn run(workers: usize, timeout: SysTime) -> (Updates<Out>, Updates<Seq>) {
         );
         let b_time = |(_, v): &(char, Version<i64, char>)| v.time;
         let b_wm = watermarks(b.clone(), b_time, |m| *m, "BWm");
-        let late_builds = late_versions(b.clone(), p_wm.clone(), b_wm.clone(), timeout, "Late");
+        let late_builds = late_versions(
+            b.clone(),
+            p_wm.clone(),
+            b_wm.clone(),
+            timeout,
+            TimeText::default(),
+            "Late",
+        );
         let build = arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), timeout, "Build");
         let config = JoinConfig::new(JoinKind::Inner).idle_timeout(timeout);
         let j = temporal_join_final(p, |t: &i64| *t, build, (p_wm, b_wm), config);
