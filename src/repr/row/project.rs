@@ -105,6 +105,16 @@ impl<'a> LocatedRow<'a> {
     /// The columns from `from` to the row's end as one packed slice: only the first `from`
     /// columns need be located (none for the whole row).
     ///
+    /// ```
+    /// use differential_temporal::repr::{ColumnSpans, Datum, Row};
+    ///
+    /// let row = Row::pack([Datum::Int(7), Datum::Str("EUR"), Datum::Null]);
+    /// let mut spans = ColumnSpans::new();
+    /// let rest = spans.locate(&row, 1).suffix(1);
+    /// assert_eq!(rest.as_bytes(), Row::pack([Datum::Str("EUR"), Datum::Null]).as_bytes());
+    /// assert_eq!(spans.locate(&row, 0).suffix(0).as_bytes(), row.as_bytes());
+    /// ```
+    ///
     /// # Panics
     ///
     /// When fewer than `from` columns were located.
