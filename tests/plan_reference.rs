@@ -286,16 +286,19 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
             input.top_n(partition, order, limit, rank).unwrap()
         }
         20 => merged(flag, threshold),
-        // A versioned table read as of 0, 3, .. 18 s: B (a changelog) or, for odd thresholds,
-        // B's inserts as an append-only table (every row a version); alone, or counted per `s`
-        // (its revisions through a GROUP BY).
+        // A versioned table read as of 0, 3, .. 12 s, or its history (thresholds 2 and 3): B (a
+        // changelog) or, for odd thresholds, B's inserts as an append-only table (every row a
+        // version); alone, or counted per `s` (its revisions through a GROUP BY).
         21 => {
             let at = Ts::from_millis((threshold + 3) * 3_000);
             let versions = match threshold.rem_euclid(2) {
                 0 => scan_b(),
                 _ => RelExpr::scan("B2", schema_b(), false),
             };
-            let read = versions.as_of(at).unwrap();
+            let read = match threshold >= 2 {
+                true => versions.history().unwrap(),
+                false => versions.as_of(at).unwrap(),
+            };
             match flag {
                 true => {
                     let aggregates = aggs(&read, vec![count_star(), col("v").sum()]);

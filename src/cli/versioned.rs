@@ -1,17 +1,17 @@
 //! `dtemporal versioned`: read a versioned table (Flink versioned tables, semantics rules A1-A5)
-//! as of an event time, or as the history of its versions. `--as-of` runs the plan
-//! `AsOf(Scan(rows))`; `--history` builds its dataflow from the versioned table's operator.
+//! as of an event time, or as the history of its versions: the plans `AsOf(Scan(rows))` and
+//! `History(Scan(rows))`.
 
 use clap::{ArgGroup, Args};
 
 use super::{columns, stamped, Cli, CommonArgs};
-use crate::csv::{InputSpec, OutputLine, Record, Schema};
+use crate::csv::{InputSpec, OutputLine, Schema};
 use crate::error::Error;
-use crate::operators::versioned::{versions_from_changelog, HistoryRow, VersionedTable};
+use crate::operators::Seq;
 use crate::render::ExecutionMode;
-use crate::repr::time::{parse_event_time, parse_with_format, EventTime, TimeFormat};
-use crate::repr::Ts;
-use crate::row::{text_datum, Row, TextCells, TimedRow};
+use crate::repr::time::{parse_event_time, parse_with_format, TimeFormat};
+use crate::repr::{Datum, DatumVec, Ts};
+use crate::row::{text_datum, Row};
 use crate::run::{self as driver, Built, Outcome};
 
 /// The example shown by `dtemporal versioned --help`.
@@ -64,22 +64,35 @@ pub(super) fn run(cli: &Cli, args: &VersionedArgs) -> Result<Outcome, Error> {
     if let Some(t) = as_of {
         return run_as_of(cli, args, schema, Ts::from_millis(t));
     }
+    run_history(cli, args, schema)
+}
+
+/// `dtemporal versioned --history`: the plan `History(Scan(rows))` over the file's stamped rows
+/// (as [`run_as_of`]'s), each row version with its `valid_to` written at its own line's place
+/// (see [`history_line`]).
+fn run_history(cli: &Cli, args: &VersionedArgs, schema: Schema) -> Result<Outcome, Error> {
+    let changelog = schema.op.is_some();
+    let scan = stamped::scan(stamped::ROWS, &schema, changelog, 0, Some(&schema.key))?;
+    let plan = scan.history()?;
     let mut header = schema.columns.clone();
     header.extend(["valid_from".to_string(), "valid_to".to_string()]);
-    let time_column = schema.time.unwrap_or_default();
+    let time_column = schema.time.expect("versioned names its time column");
+    let input_schema = schema.clone();
     driver::run(
         &args.common.run_options(cli)?,
-        [schema],
+        [schema.with_stamps()],
         header,
         move |[input]| {
-            let changelog = input.map(Record::into_change);
-            let versions = versions_from_changelog(changelog, |r: &TimedRow| r.time);
-            let output = VersionedTable::new(versions, "Versions")
-                .history()
-                .map(move |(_, h)| history_line(h, time_column));
+            let mode = ExecutionMode::Incremental;
+            let (table, rejected) = stamped::render_file(input, input_schema.clone(), &plan, mode)?;
+            let mut datums = DatumVec::new();
+            let output = table.into_table().map(move |mut row: Row| {
+                let line = stamped::unstamp(&mut row);
+                history_line(line, &row, time_column, &mut datums)
+            });
             Ok(Built {
                 output,
-                rejected: Vec::new(),
+                rejected: vec![rejected],
                 ignored: Vec::new(),
             })
         },
@@ -115,21 +128,31 @@ fn run_as_of(cli: &Cli, args: &VersionedArgs, schema: Schema, at: Ts) -> Result<
     )
 }
 
-/// A history line: the version's cells, then `valid_from` (the time cell as written) and
-/// `valid_to` (in the time cell's format; empty while current).
-fn history_line(h: HistoryRow<EventTime, TimedRow>, time_column: usize) -> OutputLine {
-    let row = &h.row.row;
-    let from = row.cell(time_column);
+/// A history line of the row of `line`: the version's cells, then `valid_from` (the time
+/// cell as written) and `valid_to` (in the time cell's format; empty while current). `row` is
+/// the history row: the version's cells, then its `valid_to` timestamp (NULL while current).
+fn history_line(line: Seq, row: &Row, time_column: usize, datums: &mut DatumVec) -> OutputLine {
+    let datums = datums.borrow_with(row);
+    let (valid_to, cells) = datums
+        .split_last()
+        .expect("a history row ends with valid_to");
+    let from = match cells[time_column] {
+        Datum::Str(text) => Some(text),
+        _ => None,
+    };
     let format = from
         .and_then(|t| parse_with_format(t).ok())
         .map_or(TimeFormat::Millis, |(_, f)| f);
-    let to = h.valid_to.map(|t| format.render(t));
+    let to = match valid_to {
+        Datum::Timestamp(t) => Some(format.render(t.millis)),
+        _ => None,
+    };
     // The cells, then two text cells (a tag and a length each; NULL takes less).
     let texts = [from, to.as_deref()].map(|t| 2 + t.map_or(0, str::len));
-    let mut cells = Row::with_capacity(row.byte_len() + texts.iter().sum::<usize>());
-    let mut packer = cells.packer();
-    packer.extend_by_row(row.as_row_ref());
+    let mut out = Row::with_capacity(row.byte_len() + texts.iter().sum::<usize>());
+    let mut packer = out.packer();
+    packer.extend(cells.iter().copied());
     packer.push(text_datum(from));
     packer.push(text_datum(to.as_deref()));
-    OutputLine::row(h.seq, cells)
+    OutputLine::row(line, out)
 }

@@ -1,6 +1,7 @@
-//! Reading a versioned table as of a constant event time: [`RelExpr::as_of`].
+//! Reading a versioned table: as of a constant event time ([`RelExpr::as_of`]) or as the
+//! history of its versions ([`RelExpr::history`]).
 
-use crate::repr::Ts;
+use crate::repr::{Field, Schema, Ts};
 
 use super::{Mode, Node, PlanError, RelExpr};
 
@@ -35,18 +36,7 @@ impl RelExpr {
     /// # Ok::<(), differential_temporal::plan::PlanError>(())
     /// ```
     pub fn as_of(self, at: Ts) -> Result<RelExpr, PlanError> {
-        let Some(key) = self.schema.primary_key.clone() else {
-            return Err(PlanError::invalid(
-                "AsOf",
-                "reading a table as of an event time needs a versioned table, but it has no primary key",
-            ));
-        };
-        if self.schema.rowtime.is_none() {
-            return Err(PlanError::invalid(
-                "AsOf",
-                "reading a table as of an event time needs a versioned table, but it has no rowtime attribute",
-            ));
-        }
+        let key = self.versioned_key("AsOf", "reading a table as of an event time")?;
         let schema = self.schema.clone();
         Ok(RelExpr {
             node: Node::AsOf {
@@ -58,5 +48,70 @@ impl RelExpr {
                 upsert_key: Some(key),
             },
         })
+    }
+
+    /// The history of the versioned table `self` (semantics rule A2): every version that is a
+    /// row (not a delete), once, with the event time at which it stops being valid appended as
+    /// a column `valid_to` (the key's next version's rowtime, a delete included, exclusive;
+    /// NULL while it is current). The version's own rowtime column is its `valid_from`. Versions
+    /// are made as [`as_of`](Self::as_of) makes them (`-U` none, a NULL rowtime refused). The
+    /// output is updating, without a key: a later version closes the row before it (`-U` of
+    /// the open row, `+U` of it closed), an earlier one arriving late splits an interval.
+    ///
+    /// Errors: `self` has no primary key or no rowtime attribute.
+    ///
+    /// ```
+    /// use differential_temporal::plan::RelExpr;
+    /// use differential_temporal::repr::{DataType, Schema};
+    ///
+    /// let rates = Schema::builder()
+    ///     .column("currency", DataType::STRING.not_null())
+    ///     .column("rate", DataType::BigInt.nullable())
+    ///     .column("update_time", DataType::Timestamp(3).not_null())
+    ///     .primary_key(["currency"])
+    ///     .rowtime("update_time", 0)
+    ///     .build()
+    ///     .unwrap();
+    /// let history = RelExpr::scan("rates", rates, true).history()?;
+    /// assert_eq!(history.schema.fields[3].name, "valid_to");
+    /// assert!(history.schema.fields[3].ty.nullable);
+    /// # Ok::<(), differential_temporal::plan::PlanError>(())
+    /// ```
+    pub fn history(self) -> Result<RelExpr, PlanError> {
+        self.versioned_key("History", "the history of a table")?;
+        let rowtime = self.schema.rowtime.as_ref().expect("checked").column;
+        let mut fields = self.schema.fields.clone();
+        let mut name = "valid_to".to_string();
+        while fields.iter().any(|f| f.name == name) {
+            name.insert(0, '$');
+        }
+        let ty = fields[rowtime].ty.data_type.clone().nullable();
+        fields.push(Field::new(name, ty));
+        let schema = Schema::new(fields).expect("the appended name is unused");
+        Ok(RelExpr {
+            node: Node::History {
+                input: Box::new(self),
+            },
+            schema,
+            mode: Mode::Updating { upsert_key: None },
+        })
+    }
+
+    /// The primary key of `self` as a versioned table (a primary key and a rowtime attribute),
+    /// for the `node` doing `what`.
+    fn versioned_key(&self, node: &'static str, what: &str) -> Result<Vec<usize>, PlanError> {
+        let Some(key) = self.schema.primary_key.clone() else {
+            return Err(PlanError::invalid(
+                node,
+                format!("{what} needs a versioned table, but it has no primary key"),
+            ));
+        };
+        if self.schema.rowtime.is_none() {
+            return Err(PlanError::invalid(
+                node,
+                format!("{what} needs a versioned table, but it has no rowtime attribute"),
+            ));
+        }
+        Ok(key)
     }
 }

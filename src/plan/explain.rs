@@ -82,6 +82,7 @@ impl RelExpr {
                 )
             }
             Node::AsOf { at, .. } => format!("at={at:?}"),
+            Node::History { .. } => String::new(),
             Node::MergeEngine { key, engine, input } => format!(
                 "engine={}, key=[{}]",
                 engine.name(),

@@ -210,6 +210,12 @@ pub enum Node {
         /// The event time read as of.
         at: crate::repr::Ts,
     },
+    /// The history of a versioned table (rule A2): each row version with the event time it
+    /// stops being valid appended (`valid_to`, NULL while current; see [`RelExpr::history`]).
+    History {
+        /// The versioned table (a primary key and a rowtime attribute).
+        input: Box<RelExpr>,
+    },
     /// `probe JOIN build FOR SYSTEM_TIME AS OF probe.rowtime ON keys [AND residual]`: each
     /// probe row joined with the build version valid at its event time (Flink's event-time
     /// temporal join). The build side is a versioned table (primary key and rowtime), keyed by
@@ -342,6 +348,7 @@ impl RelExpr {
             | Node::Dedup { input, .. }
             | Node::MergeEngine { input, .. }
             | Node::AsOf { input, .. }
+            | Node::History { input }
             | Node::Sort { input, .. }
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => vec![&join.probe, &join.build],
@@ -370,6 +377,7 @@ impl RelExpr {
             | Node::Dedup { input, .. }
             | Node::MergeEngine { input, .. }
             | Node::AsOf { input, .. }
+            | Node::History { input }
             | Node::Sort { input, .. }
             | Node::Sink { input, .. } => vec![input],
             Node::TemporalJoin(join) | Node::LookupJoin(join) => {
@@ -437,6 +445,7 @@ impl RelExpr {
             Node::Dedup { .. } => "Dedup",
             Node::MergeEngine { .. } => "MergeEngine",
             Node::AsOf { .. } => "AsOf",
+            Node::History { .. } => "History",
             Node::TemporalJoin(_) => "TemporalJoin",
             Node::LookupJoin(_) => "LookupJoin",
             Node::Join(join) if join.interval.is_some() => "IntervalJoin",

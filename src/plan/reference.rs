@@ -26,6 +26,8 @@
 //! * `AsOf`: per primary key, among the input's changes so far, the version with the greatest
 //!   `(rowtime, seq)` at or before the event time read (`+I`/`+U` rows, `-D` deletes, `-U`
 //!   none); its row, none for a delete (the versioned table's sequential model).
+//! * `History`: every row version among the input's changes so far, its `valid_to` (the key's
+//!   next version's rowtime, NULL while current) appended (the same model's history).
 //! * `MergeEngine`: the input's changes as writes, applied one by one in `(system time, seq)`
 //!   order to their key's state by the engine's rule (see the module `merge`); NULL is a key
 //!   value.
@@ -285,6 +287,10 @@ fn eval(
         Node::AsOf { input, at } => {
             let changes = eval(input, inputs, refused, final_mode)?;
             as_of::as_of(&changes, input, *at, refused)
+        }
+        Node::History { input } => {
+            let changes = eval(input, inputs, refused, final_mode)?;
+            as_of::history(&changes, input, refused)
         }
         Node::MergeEngine { input, key, engine } => {
             let writes = eval(input, inputs, refused, final_mode)?;

@@ -144,6 +144,7 @@ fn render_node<'s>(
         } => dedup::render(ctx, input, key, (*keep, *order), *state_ttl)?,
         Node::MergeEngine { input, key, engine } => merge::render(ctx, input, key, engine)?,
         Node::AsOf { input, at } => as_of::render(ctx, input, *at)?,
+        Node::History { input } => as_of::history(ctx, input)?,
         Node::TemporalJoin(_) | Node::LookupJoin(_) => join::render(ctx, plan, None)?,
         Node::Join(join) => equi_join::render(ctx, join)?,
         Node::AsofJoin(join) => asof_join::render(ctx, join)?,

@@ -240,6 +240,29 @@ impl Table {
         self.then("as_of", move |plan| plan.as_of(at))
     }
 
+    /// The history of this versioned table (a primary key and a rowtime attribute): every
+    /// version that is a row, with the event time it stops being valid appended as `valid_to`
+    /// (NULL while current; rule A2, see [`RelExpr::history`]).
+    ///
+    /// ```
+    /// # use differential_temporal::table::doc_env;
+    /// use differential_temporal::expr::col;
+    /// use differential_temporal::plan::{DedupOrder, Keep};
+    /// let (env, _dir) = doc_env();
+    /// let rates = env.from("Rates").deduplicate([col("currency")], Keep::Last, DedupOrder::EventTime);
+    /// let history = rates.history().execute().unwrap();
+    /// assert_eq!(
+    ///     history.rows_as_text(),
+    ///     vec![
+    ///         "Euro,114,2024-01-01 09:00:00.000,2024-01-01 10:30:00.000",
+    ///         "Euro,116,2024-01-01 10:30:00.000,", // NULL: current
+    ///     ]
+    /// );
+    /// ```
+    pub fn history(&self) -> Table {
+        self.then("history", |plan| plan.history())
+    }
+
     /// `SELECT DISTINCT *` (Flink's `distinct`).
     pub fn distinct(&self) -> Table {
         self.then("distinct", |plan| Ok(plan.distinct()))

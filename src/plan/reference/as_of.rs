@@ -1,11 +1,12 @@
-//! The reference of the as-of node: at each system time, the versions of every change so far
-//! read as of the event time by the versioned table's own sequential model
-//! ([`operator::Reference`], rules A2-A4).
+//! The reference of the as-of and history nodes: at each system time, the versions of every
+//! change so far read as of the event time or as their history by the versioned table's own
+//! sequential model ([`operator::Reference`], rules A2-A4).
 
 use crate::plan::RelExpr;
-use crate::repr::{DatumVec, Row, Ts};
+use crate::repr::{Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::versioned::reference as operator;
 use differential_temporal_operators::versioned::version_of_change;
+use differential_temporal_operators::{SysTime, Version};
 
 use super::rows::{diff_into, event_time, project, refuse, times};
 use super::{Refused, Stream};
@@ -20,6 +21,32 @@ pub(super) fn as_of(
     at: Ts,
     refused: &mut Vec<Refused>,
 ) -> Stream {
+    read(changes, input, refused, |table| {
+        table.as_of(&at).into_iter().map(|(_, r)| r).collect()
+    })
+}
+
+/// The history of the versioned table `input` (its changes `changes`): at each system time,
+/// every row version so far with its `valid_to` appended (NULL while current), as a stream of
+/// the differences.
+pub(super) fn history(changes: &Stream, input: &RelExpr, refused: &mut Vec<Refused>) -> Stream {
+    read(changes, input, refused, |table| {
+        let rows = table.history().into_iter().map(|(_, h)| {
+            let valid_to = h.valid_to.map_or(Datum::Null, Datum::Timestamp);
+            Row::pack(h.row.iter().chain([valid_to]))
+        });
+        rows.collect()
+    })
+}
+
+/// The table `read` gives of the versions of `changes` so far, at each system time, as a
+/// stream of the differences; changes whose rowtime is NULL are refused.
+fn read(
+    changes: &Stream,
+    input: &RelExpr,
+    refused: &mut Vec<Refused>,
+    read: impl Fn(&operator::Reference<Row, Ts, Row>) -> Vec<Row>,
+) -> Stream {
     let key = input
         .schema
         .primary_key
@@ -27,7 +54,7 @@ pub(super) fn as_of(
         .expect("the plan checked the key");
     let column = input.schema.rowtime.as_ref().expect("checked").column;
     let mut datums = DatumVec::new();
-    let mut versions = Vec::new();
+    let mut versions: Vec<(SysTime, (Row, Version<Ts, Row>))> = Vec::new();
     for (time, change) in changes {
         let Some(rowtime) = event_time(&change.row, column) else {
             refused.push(refuse(*time, change.seq, "NULL event time"));
@@ -42,7 +69,7 @@ pub(super) fn as_of(
     for now in times(changes.iter().map(|(t, _)| *t)) {
         let so_far = (versions.iter()).filter(|(t, _)| *t <= now);
         let table = operator::Reference::new(so_far.map(|(_, v)| (v.clone(), 1)));
-        let mut rows: Vec<Row> = table.as_of(&at).into_iter().map(|(_, r)| r).collect();
+        let mut rows = read(&table);
         rows.sort();
         diff_into(&mut out, now, &previous, &rows);
         previous = rows;
