@@ -22,7 +22,7 @@ use crate::operators::Change;
 use crate::plan::RelExpr;
 use crate::render::ExecutionMode;
 use crate::repr::Row;
-use crate::run::{self as driver, Built, Outcome};
+use crate::run::Outcome;
 use clap::{Args, ValueEnum};
 
 /// The example shown by `dtemporal dedup --help`.
@@ -130,26 +130,15 @@ pub(super) fn run(cli: &Cli, args: &DedupArgs) -> Result<Outcome, Error> {
     };
     let emit = args.emit;
     let header = emit.header(&schema.columns);
-    let input_schema = schema.clone();
-    driver::run(
-        &args.common.run_options(cli)?,
-        [schema.with_stamps()],
-        header,
-        move |[input]| {
-            let (kept, rejected) = stamped::render_file(input, input_schema.clone(), &plan, mode)?;
-            // A line is the row's cells, placed (under `--emit final`) by the row's own line:
-            // a `-U` carries the line of the row that replaced it.
-            let output = emit_lines(kept.into_changelog(), emit, |mut c: Change<Row>| {
-                let line = stamped::unstamp(&mut c.row);
-                (c, line)
-            });
-            Ok(Built {
-                output,
-                rejected: vec![rejected],
-                ignored: Vec::new(),
-            })
-        },
-    )
+    let options = args.common.run_options(cli)?;
+    stamped::run_file(&options, schema, header, (plan, mode), move |kept| {
+        // A line is the row's cells, placed (under `--emit final`) by the row's own line: a
+        // `-U` carries the line of the row that replaced it.
+        emit_lines(kept.into_changelog(), emit, |mut c: Change<Row>| {
+            let line = stamped::unstamp(&mut c.row);
+            (c, line)
+        })
+    })
 }
 
 /// The plan of a deduplication of `schema`'s stamped rows by the cell columns `key`: which

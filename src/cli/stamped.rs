@@ -10,12 +10,13 @@ use std::collections::BTreeMap;
 
 use differential_dataflow::VecCollection;
 
-use crate::csv::{Record, RowError, Schema};
+use crate::csv::{OutputLine, Record, RowError, Schema};
 use crate::error::Error;
 use crate::operators::{Change, Seq, SysTime};
 use crate::plan::RelExpr;
 use crate::render::{Collection, ExecutionMode, RenderContext};
 use crate::repr::{Datum, Row, Ts};
+use crate::run::{self as driver, Built, Outcome, RunOptions};
 
 /// The name of a one-file plan's scan.
 pub(super) const ROWS: &str = "rows";
@@ -85,14 +86,28 @@ pub(super) fn render<'s, const N: usize>(
     Ok((output, refused))
 }
 
-/// [`render`] of a one-file plan, its scan named [`ROWS`].
-pub(super) fn render_file<'s>(
-    input: VecCollection<'s, SysTime, Record>,
+/// Runs the one-file `plan` (its scan named [`ROWS`]) in `mode` over `schema`'s stamped rows,
+/// writing under `header` the lines `lines` makes of its output; the rows it refused are row
+/// errors of the file.
+pub(super) fn run_file<L>(
+    options: &RunOptions,
     schema: Schema,
-    plan: &RelExpr,
-    mode: ExecutionMode,
-) -> Result<(Collection<'s>, VecCollection<'s, SysTime, RowError>), Error> {
-    render([input], [ROWS], [schema], plan, mode)
+    header: Vec<String>,
+    (plan, mode): (RelExpr, ExecutionMode),
+    lines: L,
+) -> Result<Outcome, Error>
+where
+    L: for<'s> Fn(Collection<'s>) -> VecCollection<'s, SysTime, OutputLine> + Send + Sync + 'static,
+{
+    let input_schema = schema.clone();
+    driver::run(options, [schema.with_stamps()], header, move |[input]| {
+        let (output, rejected) = render([input], [ROWS], [input_schema.clone()], &plan, mode)?;
+        Ok(Built {
+            output: lines(output),
+            rejected: vec![rejected],
+            ignored: Vec::new(),
+        })
+    })
 }
 
 /// The line of the stamped `row`, whose stamps are removed (in place): the row's cells stay.

@@ -12,7 +12,7 @@ use crate::render::ExecutionMode;
 use crate::repr::time::{parse_event_time, parse_with_format, TimeFormat};
 use crate::repr::{Datum, DatumVec, Ts};
 use crate::row::{text_datum, Row};
-use crate::run::{self as driver, Built, Outcome};
+use crate::run::Outcome;
 
 /// The example shown by `dtemporal versioned --help`.
 pub(super) const EXAMPLE: &str = "\
@@ -77,23 +77,17 @@ fn run_history(cli: &Cli, args: &VersionedArgs, schema: Schema) -> Result<Outcom
     let mut header = schema.columns.clone();
     header.extend(["valid_from".to_string(), "valid_to".to_string()]);
     let time_column = schema.time.expect("versioned names its time column");
-    let input_schema = schema.clone();
-    driver::run(
+    let plan = (plan, ExecutionMode::Incremental);
+    stamped::run_file(
         &args.common.run_options(cli)?,
-        [schema.with_stamps()],
+        schema,
         header,
-        move |[input]| {
-            let mode = ExecutionMode::Incremental;
-            let (table, rejected) = stamped::render_file(input, input_schema.clone(), &plan, mode)?;
+        plan,
+        move |table| {
             let mut datums = DatumVec::new();
-            let output = table.into_table().map(move |mut row: Row| {
+            table.into_table().map(move |mut row: Row| {
                 let line = stamped::unstamp(&mut row);
                 history_line(line, &row, time_column, &mut datums)
-            });
-            Ok(Built {
-                output,
-                rejected: vec![rejected],
-                ignored: Vec::new(),
             })
         },
     )
@@ -107,22 +101,17 @@ fn run_as_of(cli: &Cli, args: &VersionedArgs, schema: Schema, at: Ts) -> Result<
     // The reader refuses a NULL key cell (a primary key), so the key is never NULL here.
     let changelog = schema.op.is_some();
     let plan = stamped::scan(stamped::ROWS, &schema, changelog, 0, Some(&schema.key))?.as_of(at)?;
-    let (input_schema, header) = (schema.clone(), schema.columns.clone());
-    driver::run(
+    let header = schema.columns.clone();
+    let plan = (plan, ExecutionMode::Incremental);
+    stamped::run_file(
         &args.common.run_options(cli)?,
-        [schema.with_stamps()],
+        schema,
         header,
-        move |[input]| {
-            let mode = ExecutionMode::Incremental;
-            let (table, rejected) = stamped::render_file(input, input_schema.clone(), &plan, mode)?;
-            let output = table.into_table().map(|mut row: Row| {
+        plan,
+        |table| {
+            table.into_table().map(|mut row: Row| {
                 let line = stamped::unstamp(&mut row);
                 OutputLine::row(line, row)
-            });
-            Ok(Built {
-                output,
-                rejected: vec![rejected],
-                ignored: Vec::new(),
             })
         },
     )
