@@ -488,6 +488,28 @@ const CASES: &[Case] = &[
                  1 finding(s) in 3 row(s)\n",
     },
     Case {
+        name: "validate on 2 workers: keys checked apart, findings still in file order",
+        files: &[(
+            "in.csv",
+            b"op,id,v\n+I,a,1\n+I,b,1\n-U,a,1\n-U,b,2\n+U,b,3\n+I,c,1\n-D,c,1\n-D,c,1\n",
+        )],
+        via: Via::Cli(&["-w", "2", "validate", "--input", "in.csv", "--key", "id"]),
+        code: 1,
+        stderr: &[],
+        stdout: "in.csv:4: key=\"a\": -U not followed by +U (the input ends first)\n\
+                 in.csv:5: key=\"b\": -U retracts a row other than the live one of line 3: column \"v\" is \"2\", the live row has \"1\"\n\
+                 in.csv:9: key=\"c\": -D of a key with no live row\n\
+                 3 finding(s) in 8 row(s)\n",
+    },
+    Case {
+        name: "validate in a cluster run is a usage error: its findings go to standard output",
+        files: &[("in.csv", b"op,id,v\n")],
+        via: Via::Cli(&["-n", "2", "validate", "--input", "in.csv", "--key", "id"]),
+        code: 2,
+        stderr: &["dtemporal: error: validate writes its findings to standard output: run it in one process (-w N for more workers)\n"],
+        stdout: "",
+    },
+    Case {
         name: "validate: a missing key column is a usage error",
         files: &[("in.csv", b"op,id,v\n")],
         via: Via::Cli(&["validate", "--input", "in.csv", "--key", "ID"]),

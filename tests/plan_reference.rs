@@ -309,6 +309,25 @@ fn plan(template: u8, flag: bool, threshold: i64) -> RelExpr {
                 false => read,
             }
         }
+        // A changelog checked per key (`dtemporal validate`): C (retractions by value, not by
+        // key; as C2 one change per system time, so a `-U` waits for its `+U` across system
+        // times), A (inserts only) or B, by k, s or (k, s), a retract or (flag) an upsert
+        // changelog, ts compared or not.
+        22 => {
+            let input = match threshold {
+                -1 => RelExpr::scan("C2", schema_c(), true),
+                t if t < 0 => scan_c(),
+                0 => scan_a(),
+                _ => scan_b(),
+            };
+            let key: &[&str] = [&["k"][..], &["s"], &["k", "s"]][threshold.rem_euclid(3) as usize];
+            let key: Vec<String> = key.iter().map(|k| k.to_string()).collect();
+            let uncompared = match threshold % 2 == 0 {
+                true => vec!["ts".to_string()],
+                false => vec![],
+            };
+            input.check_changelog(&key, &uncompared, flag).unwrap()
+        }
         _ => {
             let kind = if flag {
                 JoinKind::Left
@@ -483,6 +502,11 @@ fn check(
                 .filter(|(_, ch)| ch.kind == RowKind::Insert)
                 .cloned()
                 .collect(),
+            "C2" => c
+                .iter()
+                .enumerate()
+                .map(|(i, (_, ch))| (i as SysTime, ch.clone()))
+                .collect(),
             _ => c.clone(),
         };
         inputs.insert(name.to_string(), stream);
@@ -616,6 +640,15 @@ proptest! {
         check(template, flag, threshold, a, b, c)?;
     }
 
+    /// The changelog check of issue 11 (`dtemporal validate`): the findings at every system
+    /// time, a `-U` waiting for its `+U` among them until its key's next change.
+    #[test]
+    fn changelog_checks_equal_the_reference(
+        (template, flag, threshold, a, b, c) in case(22..23),
+    ) {
+        check(template, flag, threshold, a, b, c)?;
+    }
+
     /// The Top-N of issue 12 (`ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) <= N`).
     #[test]
     fn top_n_equals_the_reference(
@@ -646,7 +679,7 @@ fn every_template_builds_and_runs() {
         })
         .collect();
     let b = vec![(0, Change::new(2, RowKind::Insert, spec(1, "x", 9, 1).row()))];
-    for template in (0..19).chain([20, 21]) {
+    for template in (0..19).chain([20, 21, 22]) {
         check(
             template,
             template % 2 == 0,

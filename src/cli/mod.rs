@@ -315,7 +315,7 @@ where
         Command::Sql(a) => (&a.common, sql::run(&cli, a)),
         Command::Serve(a) => return serve::run(&cli, a),
         Command::Validate(a) => {
-            return validate::run(a).unwrap_or_else(|e| {
+            return validate::run(&cli, a).unwrap_or_else(|e| {
                 eprintln!("dtemporal: error: {e}");
                 2
             })

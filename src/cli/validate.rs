@@ -1,9 +1,9 @@
 //! `dtemporal validate`: check that a changelog CSV is consistent per key, in file order.
 //!
-//! A sequential checker (no dataflow): it reads the file through the crate's CSV layer (so a
-//! malformed row is reported exactly as the other commands report it) and keeps one state per
-//! key: absent, live (with the row and the line that made it live), or retracted by a `-U` that
-//! still waits for its `+U`. Keys are forgotten when they become absent, so memory holds the live
+//! A front end of the plan [`RelExpr::check_changelog`] (its rules, and the findings' texts,
+//! are [`Problem`](crate::plan::Problem)'s): the file's rows, read as every command reads them
+//! (so a malformed row is reported exactly as the other commands report it), are a changelog
+//! scanned in source order and checked per key on the run's workers; memory holds the live
 //! keys only.
 //!
 //! Rules of a retract changelog (Flink `ChangelogMode.all()`, the default):
@@ -18,19 +18,26 @@
 //! are upserts accepted for any key; a `-U` row is a finding, and so is a `-D` of an absent key.
 //!
 //! Findings are written one per line, `FILE:LINE: key=KEY: problem`, sorted by line (a `-U`
-//! missing its `+U` is reported on the `-U`'s line), then a summary line. Exit 0 when there is
-//! no finding, 1 otherwise, 2 on a usage or I/O error.
+//! missing its `+U` is reported on the `-U`'s line, after the `-U`'s own finding), malformed
+//! rows among them by their line, then a summary line. Exit 0 when there is no finding, 1
+//! otherwise, 2 on a usage or I/O error.
 
-use std::collections::HashMap;
+use std::cell::RefCell;
 use std::io::Write;
+use std::rc::Rc;
 
 use clap::Args;
 
-use super::columns;
+use super::{columns, timely_args, Cli};
 use crate::csv::{InputSpec, Record, RowError, Schema};
 use crate::error::Error;
-use crate::operators::RowKind;
-use crate::row::{Row, TextCells};
+use crate::operators::{Change, SysTime};
+use crate::plan::RelExpr;
+use crate::progress::Progress;
+use crate::render::{ExecutionMode, RenderContext};
+use crate::repr::{format_datum, DataType, Datum, Row};
+use crate::run::{self, at_time_zero, expand, gather, Finished, Take};
+use crate::tail::Tail;
 
 /// The example shown by `dtemporal validate --help`.
 pub(super) const EXAMPLE: &str = "\
@@ -58,18 +65,14 @@ pub struct ValidateArgs {
     /// Read an upsert changelog (+I, +U, -D; no -U): +I and +U replace any row of their key.
     #[arg(long)]
     pub upsert: bool,
+    /// No progress line on standard error (one is drawn only when it is a terminal and the
+    /// input is 32 MiB or more).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
-/// What the checker knows of one key that is not absent.
-enum KeyState {
-    /// The key has `row`, made live on `line`.
-    Live { line: u64, row: Row },
-    /// A `-U` on `line` retracted the key's row; its `+U` must come next.
-    Retracted { line: u64 },
-}
-
-/// One inconsistency: its line and text (without the file name).
-type Finding = (u64, String);
+/// The name of the plan's scan of the file.
+const CHANGES: &str = "changes";
 
 /// The result of checking a file.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -80,204 +83,133 @@ struct Report {
     rows: u64,
 }
 
-/// The per-key checker (see the module docs).
-struct Checker {
-    upsert: bool,
-    /// Position of the event-time column in the row, excluded from row comparison.
-    time: Option<usize>,
-    /// Column names of the row (without `op`), for messages.
-    columns: Vec<String>,
-    state: HashMap<Row, KeyState>,
-    findings: Vec<Finding>,
-}
+/// What worker 0 gathers: the findings, the malformed rows, and one `()` per row read.
+type Gathered = (
+    Vec<(Row, SysTime, isize)>,
+    Vec<(RowError, SysTime, isize)>,
+    Vec<((), SysTime, isize)>,
+);
 
-impl Checker {
-    /// Checks one well-formed record against its key's state and updates the state.
-    fn record(&mut self, r: Record) {
-        let (at, kind) = (r.seq, r.kind);
-        let key = render_key(&r.key);
-        let mut problems: Vec<Finding> = Vec::new();
-        let previous = self.state.remove(&r.key);
-        // A `-U` whose key changes again with anything but `+U` is missing its `+U`.
-        let awaited = match &previous {
-            Some(KeyState::Retracted { line }) => {
-                if kind != RowKind::UpdateAfter {
-                    problems.push((
-                        *line,
-                        format!(
-                            "-U not followed by +U (the key's next change is {kind} on line {at})"
-                        ),
-                    ));
-                }
-                true
-            }
-            _ => false,
-        };
-        let live = match previous {
-            Some(KeyState::Live { line, row }) => Some((line, row)),
-            _ => None,
-        };
-        let mut problem = |text: String| problems.push((at, text));
-        let next = match kind {
-            RowKind::Insert | RowKind::UpdateAfter if self.upsert => Some(r.row),
-            RowKind::UpdateBefore if self.upsert => {
-                problem("-U in an upsert changelog (--upsert)".into());
-                None
-            }
-            RowKind::Insert => {
-                if let Some((line, _)) = &live {
-                    problem(format!(
-                        "+I of a key that is live (its row was inserted on line {line})"
-                    ));
-                }
-                Some(r.row)
-            }
-            RowKind::UpdateAfter => {
-                match &live {
-                    Some((line, _)) => problem(format!(
-                        "+U without a preceding -U (the key is live since line {line})"
-                    )),
-                    None if !awaited => {
-                        problem("+U without a preceding -U (the key is absent)".into())
-                    }
-                    None => {}
-                }
-                Some(r.row)
-            }
-            RowKind::UpdateBefore | RowKind::Delete => {
-                match &live {
-                    None => problem(format!("{kind} of a key with no live row")),
-                    Some((line, row)) if !self.upsert => {
-                        if let Some(diff) = self.difference(row, &r.row) {
-                            problem(format!(
-                                "{kind} retracts a row other than the live one of line {line}: {diff}"
-                            ));
-                        }
-                    }
-                    Some(_) => {}
-                }
-                None
-            }
-        };
-        let state = match (next, kind) {
-            (Some(row), _) => Some(KeyState::Live { line: at, row }),
-            // An upsert changelog's `-U` changes nothing.
-            (None, RowKind::UpdateBefore) if self.upsert => {
-                live.map(|(line, row)| KeyState::Live { line, row })
-            }
-            (None, RowKind::UpdateBefore) => Some(KeyState::Retracted { line: at }),
-            (None, _) => None,
-        };
-        if let Some(state) = state {
-            self.state.insert(r.key, state);
-        }
-        self.findings.extend(
-            problems
-                .into_iter()
-                .map(|(line, p)| (line, format!("key={key}: {p}"))),
-        );
-    }
-
-    /// The first column (other than the event time) where `retracted` differs from `live`.
-    fn difference(&self, live: &Row, retracted: &Row) -> Option<String> {
-        let cell = |c: Option<&str>| c.map_or("NULL".to_string(), |s| format!("{s:?}"));
-        live.cells()
-            .zip(retracted.cells())
-            .enumerate()
-            .filter(|&(i, _)| Some(i) != self.time)
-            .find(|(_, (l, r))| l != r)
-            .map(|(i, (l, r))| {
-                format!(
-                    "column {:?} is {}, the live row has {}",
-                    self.columns[i],
-                    cell(r),
-                    cell(l)
-                )
-            })
-    }
-
-    /// Reports every `-U` still waiting for its `+U` at the end of the input.
-    fn finish(&mut self) {
-        for (key, state) in &self.state {
-            if let KeyState::Retracted { line } = state {
-                self.findings.push((
-                    *line,
-                    format!(
-                        "key={}: -U not followed by +U (the input ends first)",
-                        render_key(key)
-                    ),
-                ));
-            }
-        }
-    }
-}
-
-/// A key as shown in a finding: its cell quoted, or its cells in parentheses.
-fn render_key(key: &Row) -> String {
-    let cells: Vec<String> = key
-        .cells()
-        .map(|k| format!("{:?}", k.unwrap_or_default()))
+/// Checks the changelog `args.input` (see the module docs) on the workers `timely_args` asks
+/// for, reading it in blocks of `block_bytes`; neither changes the result. `None` in a process
+/// that does not host worker 0.
+///
+/// Errors: the file cannot be read, has no header, or lacks a named column; bad timely
+/// arguments; a worker failure.
+fn check(
+    args: &ValidateArgs,
+    timely_args: &[String],
+    block_bytes: usize,
+) -> Result<Option<Report>, Error> {
+    let key = columns(&args.key);
+    let spec = InputSpec {
+        path: args.input.clone(),
+        nullable_key: false,
+        key: key.clone(),
+        time: args.time.clone(),
+    };
+    let schema = Schema::open(&spec, 0)?;
+    let table = crate::repr::Schema::new(schema.fields())
+        .map_err(|e| Error::input(&schema.path, e.to_string()))?;
+    let uncompared = Vec::from_iter(args.time.clone());
+    let plan =
+        RelExpr::scan(CHANGES, table, true).check_changelog(&key, &uncompared, args.upsert)?;
+    let key_types: Vec<DataType> = (plan.schema.fields[..key.len()].iter())
+        .map(|f| f.ty.data_type.clone())
         .collect();
-    match cells.as_slice() {
+    let path = schema.path.clone();
+    let progress = Progress::for_files([path.as_str()], !args.quiet);
+    let finished = run::execute(
+        timely_args,
+        vec![schema],
+        block_bytes,
+        &progress,
+        move |scope, inputs, malformed, probe| {
+            let Ok([input]) = <[_; 1]>::try_from(inputs) else {
+                unreachable!("the driver makes one collection an input");
+            };
+            let read = input
+                .clone()
+                .map(|_| ())
+                .concat(malformed.clone().map(|_| ()));
+            let changes = input.map(|r: Record| Change::new(r.seq, r.kind, r.row));
+            let sources = [(CHANGES.to_string(), changes)].into();
+            let mut ctx = RenderContext::new(scope, sources, ExecutionMode::Incremental);
+            let findings = ctx.render(&plan)?.into_table();
+            let found = Rc::new(RefCell::new(Vec::new()));
+            let bad = Rc::new(RefCell::new(Vec::new()));
+            let rows = Rc::new(RefCell::new(Vec::new()));
+            gather(at_time_zero(findings), &found, true, probe);
+            gather(at_time_zero(malformed), &bad, false, probe);
+            gather(at_time_zero(read), &rows, true, probe);
+            let take: Take<Gathered> = Box::new(move || (found.take(), bad.take(), rows.take()));
+            Ok::<_, Error>(take)
+        },
+    )?;
+    let Some(Finished {
+        taken: (found, bad, read),
+        threads,
+    }) = finished
+    else {
+        return Ok(None);
+    };
+    let tail = Tail::new(threads);
+    let mut lines: Vec<(u64, bool, String)> = expand(&tail, bad, "malformed row")?
+        .into_iter()
+        .map(|e| (e.line, false, e.to_string()))
+        .collect();
+    for finding in expand(&tail, found, "finding")? {
+        let datums: Vec<Datum> = finding.iter().collect();
+        let (key, rest) = datums.split_at(key_types.len());
+        let [Datum::Int(line), Datum::Bool(follow_up), Datum::Str(problem)] = rest else {
+            unreachable!("a finding is its key, seq, follow_up and problem")
+        };
+        let key = key_text(key, &key_types);
+        let text = format!("{path}:{line}: key={key}: {problem}");
+        lines.push((*line as u64, *follow_up, text));
+    }
+    lines.sort_by_key(|(line, follow_up, _)| (*line, *follow_up));
+    let rows = read.iter().map(|(_, _, n)| *n as u64).sum();
+    Ok(Some(Report {
+        findings: lines.into_iter().map(|(_, _, text)| text).collect(),
+        rows,
+    }))
+}
+
+/// A key as shown in a finding: its value quoted, or its values in parentheses.
+fn key_text(key: &[Datum], types: &[DataType]) -> String {
+    let values: Vec<String> = key
+        .iter()
+        .zip(types)
+        .map(|(&d, ty)| {
+            let mut text = String::new();
+            if !d.is_null() {
+                format_datum(d, ty, &mut text).expect("a String takes any text");
+            }
+            format!("{text:?}")
+        })
+        .collect();
+    match values.as_slice() {
         [one] => one.clone(),
         many => format!("({})", many.join(", ")),
     }
 }
 
-/// Checks the changelog `args.input` (see the module docs); reads it in blocks of
-/// `block_bytes`, which does not change the result.
-///
-/// Errors: the file cannot be read, has no header, or lacks a named column.
-fn check(args: &ValidateArgs, block_bytes: usize) -> Result<Report, Error> {
-    let spec = InputSpec {
-        path: args.input.clone(),
-        nullable_key: false,
-        key: columns(&args.key),
-        time: args.time.clone(),
-    };
-    let schema = Schema::open(&spec, 0)?;
-    let mut checker = Checker {
-        upsert: args.upsert,
-        time: schema.time,
-        columns: schema.columns.clone(),
-        state: HashMap::new(),
-        findings: Vec::new(),
-    };
-    let mut malformed: Vec<RowError> = Vec::new();
-    let mut rows = 0;
-    let mut blocks = schema.blocks(block_bytes)?;
-    while let Some(block) = blocks
-        .next_owned(|_| true)
-        .map_err(|e| Error::io(&schema.path, e))?
-    {
-        schema.parse_block(&block, |row| {
-            rows += 1;
-            match row {
-                Ok(record) => checker.record(record),
-                Err(error) => malformed.push(error),
-            }
-        });
-    }
-    checker.finish();
-    let mut lines: Vec<(u64, String)> = checker
-        .findings
-        .into_iter()
-        .map(|(line, text)| (line, format!("{}:{line}: {text}", schema.path)))
-        .chain(malformed.into_iter().map(|e| (e.line, e.to_string())))
-        .collect();
-    // Stable: the findings of one line keep the order they were found in.
-    lines.sort_by_key(|(line, _)| *line);
-    Ok(Report {
-        findings: lines.into_iter().map(|(_, text)| text).collect(),
-        rows,
-    })
-}
-
 /// Runs `dtemporal validate`: writes the findings and the summary to standard output and
 /// returns the exit code (0 clean, 1 findings); a closed standard output ends the report
 /// quietly.
-pub(super) fn run(args: &ValidateArgs) -> Result<i32, Error> {
-    let report = check(args, 1 << 16)?;
+///
+/// Errors: as [`check`]'s, and a cluster run (`-n` > 1), whose processes would share standard
+/// output with timely's connection messages.
+pub(super) fn run(cli: &Cli, args: &ValidateArgs) -> Result<i32, Error> {
+    if cli.processes > 1 {
+        return Err(Error::Usage(
+            "validate writes its findings to standard output: run it in one process (-w N for more workers)".into(),
+        ));
+    }
+    let Some(report) = check(args, &timely_args(cli), 1 << 16)? else {
+        return Ok(0);
+    };
     let mut text: String = report.findings.iter().map(|f| format!("{f}\n")).collect();
     text.push_str(&format!(
         "{} finding(s) in {} row(s)\n",

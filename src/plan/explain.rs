@@ -83,6 +83,12 @@ impl RelExpr {
             }
             Node::AsOf { at, .. } => format!("at={at:?}"),
             Node::History { .. } => String::new(),
+            Node::CheckChangelog(c) => format!(
+                "key=[{}], uncompared=[{}], upsert={}",
+                names(&c.key, &c.input.schema),
+                names(&c.uncompared, &c.input.schema),
+                c.upsert
+            ),
             Node::MergeEngine { key, engine, input } => format!(
                 "engine={}, key=[{}]",
                 engine.name(),

@@ -109,7 +109,7 @@ impl RelExpr {
     /// The first node below (or at) this one, on the way to its source, whose changes do not
     /// keep the source's order (`seq`) and kinds; `None` for a chain of per-row nodes over a
     /// scan or literal rows.
-    fn source_order_breaker(&self) -> Option<&RelExpr> {
+    pub(super) fn source_order_breaker(&self) -> Option<&RelExpr> {
         match &self.node {
             Node::Scan { .. } | Node::Values { .. } => None,
             Node::Map { input, .. }

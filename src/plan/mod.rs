@@ -31,6 +31,7 @@
 mod as_of;
 mod asof_join;
 mod build;
+mod check;
 mod correlate;
 mod count_window;
 mod equi_join;
@@ -55,6 +56,7 @@ use crate::repr::{Row, Schema};
 pub use asof_join::{order_value, AsofJoin, AsofMatch, AsofOrder, Tolerance};
 pub(crate) use asof_join::{within, Seek};
 pub use build::join_schema;
+pub use check::{ChangelogCheck, Problem};
 pub use correlate::{left_condition_error, unnest_columns, Correlate, Expansion};
 pub use count_window::CountWindowAgg;
 pub use differential_temporal_operators::dedup::{DedupOrder, Keep};
@@ -210,6 +212,9 @@ pub enum Node {
         /// The event time read as of.
         at: crate::repr::Ts,
     },
+    /// A changelog's consistency per key, as a table of findings (see
+    /// [`RelExpr::check_changelog`]).
+    CheckChangelog(ChangelogCheck),
     /// The history of a versioned table (rule A2): each row version with the event time it
     /// stops being valid appended (`valid_to`, NULL while current; see [`RelExpr::history`]).
     History {
@@ -355,6 +360,7 @@ impl RelExpr {
             Node::Join(join) => vec![&join.left, &join.right],
             Node::AsofJoin(join) => vec![&join.probe, &join.build],
             Node::Correlate(c) => vec![&c.input],
+            Node::CheckChangelog(c) => vec![&c.input],
             Node::SetOp { left, right, .. } => vec![left, right],
             Node::WindowAgg(w) => vec![&w.input],
             Node::WindowAssign(a) => vec![&a.input],
@@ -386,6 +392,7 @@ impl RelExpr {
             Node::Join(join) => vec![&mut join.left, &mut join.right],
             Node::AsofJoin(join) => vec![&mut join.probe, &mut join.build],
             Node::Correlate(c) => vec![&mut c.input],
+            Node::CheckChangelog(c) => vec![&mut c.input],
             Node::SetOp { left, right, .. } => vec![left, right],
             Node::WindowAgg(w) => vec![&mut w.input],
             Node::WindowAssign(a) => vec![&mut a.input],
@@ -446,6 +453,7 @@ impl RelExpr {
             Node::MergeEngine { .. } => "MergeEngine",
             Node::AsOf { .. } => "AsOf",
             Node::History { .. } => "History",
+            Node::CheckChangelog(_) => "CheckChangelog",
             Node::TemporalJoin(_) => "TemporalJoin",
             Node::LookupJoin(_) => "LookupJoin",
             Node::Join(join) if join.interval.is_some() => "IntervalJoin",

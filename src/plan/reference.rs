@@ -28,6 +28,9 @@
 //!   none); its row, none for a delete (the versioned table's sequential model).
 //! * `History`: every row version among the input's changes so far, its `valid_to` (the key's
 //!   next version's rowtime, NULL while current) appended (the same model's history).
+//! * `CheckChangelog`: at every system time, the changes so far read one by one in
+//!   `(system time, seq)` order by the sequential per-key checker (see the module `check`);
+//!   a `-U` still waiting for its `+U` at the end is a finding.
 //! * `MergeEngine`: the input's changes as writes, applied one by one in `(system time, seq)`
 //!   order to their key's state by the engine's rule (see the module `merge`); NULL is a key
 //!   value.
@@ -75,6 +78,7 @@
 mod as_of;
 mod asof;
 mod binary;
+mod check;
 mod correlate;
 mod count_window;
 mod dedup;
@@ -291,6 +295,11 @@ fn eval(
         Node::History { input } => {
             let changes = eval(input, inputs, refused, final_mode)?;
             as_of::history(&changes, input, refused)
+        }
+        Node::CheckChangelog(c) => {
+            let mut changes = eval(&c.input, inputs, refused, final_mode)?;
+            changes.sort_by_key(|(time, change)| (*time, change.seq));
+            check::check(&changes, c)
         }
         Node::MergeEngine { input, key, engine } => {
             let writes = eval(input, inputs, refused, final_mode)?;

@@ -347,3 +347,38 @@ fn a_merge_engine_merges_a_tables_writes_and_names_what_it_refuses() {
         "MergeEngine: a merge engine merges a table's writes in source order, but its input is a Distinct (merge a scanned table, optionally filtered, projected or with computed columns)"
     );
 }
+
+#[test]
+fn a_changelog_check_is_a_table_of_findings_and_names_what_it_cannot_check() {
+    let names = |n: &[&str]| -> Vec<String> { n.iter().map(|s| s.to_string()).collect() };
+    let scan = || RelExpr::scan("Rates", rates(false), true);
+    let checked = scan()
+        .check_changelog(&names(&["a"]), &names(&["ts"]), false)
+        .unwrap();
+    assert_eq!(
+        checked.explain(),
+        "CheckChangelog(key=[a], uncompared=[ts], upsert=false) -> [a STRING NOT NULL, seq BIGINT NOT NULL, follow_up BOOLEAN NOT NULL, problem STRING NOT NULL] updating
+  Scan(table=[Rates]) -> [a STRING NOT NULL, rate BIGINT, ts TIMESTAMP(3) NOT NULL] updating rowtime=ts
+"
+    );
+    // A key column named like an appended column keeps its name; the appended one gets a `$`.
+    let renamed = scan().project(vec![0], Some(names(&["seq"]))).unwrap();
+    let checked = renamed
+        .check_changelog(&names(&["seq"]), &[], true)
+        .unwrap();
+    let columns: Vec<&str> = checked.schema.names().collect();
+    assert_eq!(columns, ["seq", "$seq", "follow_up", "problem"]);
+    let error = |plan: Result<RelExpr, PlanError>| plan.unwrap_err().to_string();
+    assert_eq!(
+        error(scan().check_changelog(&[], &[], false)),
+        "CheckChangelog: the key is empty"
+    );
+    assert_eq!(
+        error(scan().check_changelog(&names(&["b"]), &[], false)),
+        "CheckChangelog: no column 'b'"
+    );
+    assert_eq!(
+        error(scan().distinct().check_changelog(&names(&["a"]), &[], false)),
+        "CheckChangelog: a changelog is checked in source order, but its input is a Distinct (check a scanned table, optionally filtered, projected or with computed columns)"
+    );
+}

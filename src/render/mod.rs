@@ -31,6 +31,7 @@
 
 mod as_of;
 mod asof_join;
+mod check;
 mod correlate;
 mod count_window;
 mod dedup;

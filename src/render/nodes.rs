@@ -10,8 +10,8 @@ use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
 use super::{
-    as_of, asof_join, correlate, count_window, dedup, equi_join, join, merge, over, reduce, reuse,
-    set_op, sort, split, window, Collection, RenderContext,
+    as_of, asof_join, check, correlate, count_window, dedup, equi_join, join, merge, over, reduce,
+    reuse, set_op, sort, split, window, Collection, RenderContext,
 };
 
 /// Renders `plan` and its inputs, each subtree once per dataflow (see [`reuse`]).
@@ -145,6 +145,7 @@ fn render_node<'s>(
         Node::MergeEngine { input, key, engine } => merge::render(ctx, input, key, engine)?,
         Node::AsOf { input, at } => as_of::render(ctx, input, *at)?,
         Node::History { input } => as_of::history(ctx, input)?,
+        Node::CheckChangelog(c) => check::render(ctx, c)?,
         Node::TemporalJoin(_) | Node::LookupJoin(_) => join::render(ctx, plan, None)?,
         Node::Join(join) => equi_join::render(ctx, join)?,
         Node::AsofJoin(join) => asof_join::render(ctx, join)?,

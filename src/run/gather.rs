@@ -107,7 +107,7 @@ const FOLD_BATCH: usize = 1 << 12;
 
 /// The updates of `collection` at time 0: what is gathered of a command's output, whose
 /// lines are placed by their source position, not by the system time they were emitted at.
-pub(super) fn at_time_zero<'s, D: ExchangeData>(
+pub(crate) fn at_time_zero<'s, D: ExchangeData>(
     collection: VecCollection<'s, SysTime, D>,
 ) -> VecCollection<'s, SysTime, D> {
     collection.inner.map(|(d, _, r)| (d, 0, r)).as_collection()
@@ -115,7 +115,7 @@ pub(super) fn at_time_zero<'s, D: ExchangeData>(
 
 /// Consolidates gathered updates into a sorted list, one entry per unit of count (sorted on
 /// the threads of `tail` first, so consolidation only merges neighbours).
-pub(super) fn expand<D: Ord + Clone + Send>(
+pub(crate) fn expand<D: Ord + Clone + Send>(
     tail: &Tail,
     mut updates: Vec<(D, SysTime, isize)>,
     what: &str,

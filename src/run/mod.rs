@@ -43,8 +43,7 @@ use crate::tail::Tail;
 
 pub(crate) use self::feed::enter_rows;
 pub use self::feed::{feed, BlockInput, BlockReader};
-pub(crate) use self::gather::gather;
-use self::gather::{at_time_zero, expand};
+pub(crate) use self::gather::{at_time_zero, expand, gather};
 
 /// How many epochs a worker may feed ahead of the output frontier.
 pub const LAG: u64 = 8;
