@@ -30,6 +30,13 @@ pub struct ChangelogCheck {
 /// One inconsistency of a changelog: what a change (or the end of input) shows of its key.
 /// Its [`Display`](std::fmt::Display) is the text `dtemporal validate` writes after the key,
 /// positions written as lines (a CSV source's `seq` is the line a row starts on).
+///
+/// A retract changelog (Flink's `ChangelogMode.all()`) is consistent per key when its changes
+/// follow one another as a table's would: `+I` needs an absent key; `-U` and `-D` retract the
+/// key's live row (the same values in every compared column); a `-U` is followed by a `+U` as
+/// its key's next change, and a `+U` follows a `-U`. An upsert changelog (Flink's
+/// `ChangelogMode.upsert()`) has no `-U`, and its `+I`/`+U` replace any row of their key; a
+/// `-D` still needs a live row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Problem {
     /// `+I` of a key that is live since the change `since`.
@@ -157,7 +164,7 @@ impl ChangelogCheck {
 
 impl RelExpr {
     /// The consistency of this changelog per key `key` (column names), as a table of
-    /// findings (see the [module docs](self)): per problem one row of the key's columns, `seq`
+    /// findings (the rules are [`Problem`]'s): per problem one row of the key's columns, `seq`
     /// (`BIGINT`, the change the finding is about: for a CSV source its line), `follow_up`
     /// (`BOOLEAN`, TRUE for a `-U` reported on its key's next change, which sorts after the
     /// `-U`'s own finding) and `problem` (`STRING`, [`Problem`]'s text); a name already taken
