@@ -12,6 +12,7 @@ mod debezium;
 pub(crate) mod directory;
 mod generated;
 pub mod nexmark;
+pub mod postgres;
 mod sink;
 mod source;
 pub mod tableau;

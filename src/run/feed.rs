@@ -63,6 +63,15 @@ impl BlockReader for crate::io::DatagenBlocks {
     }
 }
 
+impl BlockReader for crate::io::postgres::SnapshotBlocks {
+    fn next_owned(&mut self, _owns: &dyn Fn(u64) -> bool) -> std::io::Result<Option<Block>> {
+        Ok(crate::io::postgres::SnapshotBlocks::next_block(self))
+    }
+    fn blocks_seen(&self) -> u64 {
+        crate::io::postgres::SnapshotBlocks::blocks_seen(self)
+    }
+}
+
 impl BlockInput for Schema {
     type Record = Record;
     fn path(&self) -> &str {

@@ -18,14 +18,15 @@
 //!   Such a directory may be empty when the table is declared (its columns are).
 //!
 //! Any other option is an error listing the valid ones for the table's format. The `datagen`
-//! connector's options are [`super::datagen`]'s, the `nexmark` connector's [`super::nexmark`]'s.
+//! connector's options are [`super::datagen`]'s, the `nexmark` connector's [`super::nexmark`]'s,
+//! the `postgres-cdc` connector's [`super::postgres_cdc`]'s.
 
 use super::create_table::{ColumnKind, CreateTable, TableOption};
 use super::error::SqlError;
 use crate::io::{DebeziumMetadata, DebeziumOptions, Format};
 
 /// The connectors, by their `'connector'` identifier.
-pub(super) const CONNECTORS: &str = "'datagen', 'filesystem', 'nexmark'";
+pub(super) const CONNECTORS: &str = "'datagen', 'filesystem', 'nexmark', 'postgres-cdc'";
 
 /// The options of every filesystem table.
 const OPTIONS: &[&str] = &["connector", "format", "path", "source.monitor-interval"];
@@ -78,8 +79,12 @@ pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
             ),
         )
     };
-    let connector = get("connector")
-        .ok_or_else(|| needs("connector", "'filesystem', 'datagen' or 'nexmark'"))?;
+    let connector = get("connector").ok_or_else(|| {
+        needs(
+            "connector",
+            "'filesystem', 'datagen', 'nexmark' or 'postgres-cdc'",
+        )
+    })?;
     if connector.value != "filesystem" {
         return Err(factory(connector, CONNECTORS));
     }

@@ -23,6 +23,7 @@ use super::error::SqlError;
 use super::expr::interval_millis;
 use super::merge_engine;
 use super::nexmark;
+use super::postgres_cdc;
 use super::types::data_type;
 use crate::io::directory::files_now;
 use crate::io::Generated;
@@ -55,6 +56,16 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
         };
         return env
             .register_generated(name, source, |scan| computed::declared_table(env, t, scan))
+            .map_err(|e| match e {
+                SqlError::Table(e) => at(e),
+                other => other,
+            });
+    }
+    if generator == Some("postgres-cdc") {
+        let physical = physical_schema(t)?;
+        let source = postgres_cdc::postgres_cdc(t, &physical)?;
+        return env
+            .register_postgres(source, |scan| computed::declared_table(env, t, scan))
             .map_err(|e| match e {
                 SqlError::Table(e) => at(e),
                 other => other,

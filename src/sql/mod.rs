@@ -76,6 +76,7 @@ mod nexmark;
 mod order;
 mod over;
 mod parse;
+mod postgres_cdc;
 mod query;
 mod scope;
 mod set_op;

@@ -145,14 +145,25 @@ pub(super) fn create(
     let refresh = resolve_refresh(env, t)?;
     let plan = env.binder().query(&t.query)?;
     let schema = infer_schema(&plan.schema, t)?;
-    if refresh.mode == RefreshMode::Full {
-        // A FULL refresh is a batch query: it cannot read an unbounded generated table.
-        for scan in plan.scans() {
-            if let Some(generated) = env.source(scan).ok().and_then(|s| s.generated) {
-                generated.check_bounded().map_err(|m| {
-                    SqlError::at(t.name.span, format!("a FULL refresh is a batch query: {m}"))
-                })?;
-            }
+    for source in plan
+        .scans()
+        .into_iter()
+        .filter_map(|scan| env.source(scan).ok())
+    {
+        let at = |m: String| SqlError::at(t.name.span, m);
+        match (refresh.mode, source.generated, source.postgres) {
+            // A FULL refresh is a batch query: it cannot read an unbounded table.
+            (RefreshMode::Full, Some(generated), _) => generated
+                .check_bounded()
+                .map_err(|m| at(format!("a FULL refresh is a batch query: {m}")))?,
+            (RefreshMode::Full, _, Some(postgres)) => postgres
+                .check_bounded()
+                .map_err(|m| at(format!("a FULL refresh is a batch query: {m}")))?,
+            (RefreshMode::Continuous, _, Some(postgres)) => return Err(at(format!(
+                "a CONTINUOUS materialized table cannot read the postgres-cdc table '{}' yet: the connector reads a table's snapshot ('scan.startup.mode' = 'snapshot'), which a FULL refresh reads",
+                postgres.name
+            ))),
+            _ => {}
         }
     }
     let (warehouse, text) = match (env.warehouse(), refresh.mode, text) {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::expr::{AggregateUdf, Expr, FunctionRegistry, ScalarUdf};
+use crate::io::postgres::{PostgresSource, StartupMode};
 use crate::io::{Format, Generated, TypedSource};
 use crate::materialized::{Clock, MaterializedTableConfig, SystemClock};
 use crate::plan::{ProcessingClock, RelExpr};
@@ -33,6 +34,9 @@ pub struct TableSource {
     /// `Some` for a `'connector' = 'datagen'` or `'nexmark'` table: its rows are generated
     /// (`path` is then its name and `format` is unused).
     pub generated: Option<Generated>,
+    /// `Some` for a `'connector' = 'postgres-cdc'` table: its rows are read from the server
+    /// (`path` is then its name and `format` is unused).
+    pub postgres: Option<Arc<PostgresSource>>,
 }
 
 /// A temporal table function (Flink's `Table.createTemporalTableFunction(time, key)`): an
@@ -300,6 +304,7 @@ impl TableEnv {
             changelog: files[0].is_changelog(),
             format: format.clone(),
             generated: None,
+            postgres: None,
         };
         let plan = table(RelExpr::scan(name, source.schema.clone(), source.changelog))?;
         Ok(self.register(name, Registered::Source(source, plan))?)
@@ -326,6 +331,7 @@ impl TableEnv {
             changelog: matches!(format, Format::DebeziumJson(_)),
             format: format.clone(),
             generated: None,
+            postgres: None,
         };
         let plan = table(RelExpr::scan(name, source.schema.clone(), source.changelog))?;
         Ok(self.register(name, Registered::Source(source, plan))?)
@@ -367,9 +373,36 @@ impl TableEnv {
             changelog: false,
             format: Format::Csv,
             generated: Some(generated),
+            postgres: None,
         };
         let plan = table(RelExpr::scan(name, source.schema.clone(), false))?;
         Ok(self.register(name, Registered::Source(source, plan))?)
+    }
+
+    /// Registers `name` as a table read from a PostgreSQL server (the `postgres-cdc`
+    /// connector, [`crate::io::postgres`]); `table` turns its scan into the declared table
+    /// (computed columns), as for [`register_generated`](Self::register_generated). The server
+    /// is contacted when a query reads it.
+    ///
+    /// Errors: the name is taken, or `table`'s.
+    pub fn register_postgres<E: From<TableError>>(
+        &self,
+        source: PostgresSource,
+        table: impl FnOnce(RelExpr) -> Result<RelExpr, E>,
+    ) -> Result<(), E> {
+        let name = source.name.clone();
+        let changelog = source.options.startup != StartupMode::Snapshot;
+        let scan = RelExpr::scan(&name, source.schema.clone(), changelog);
+        let source = TableSource {
+            path: name.clone(),
+            schema: source.schema.clone(),
+            changelog,
+            format: Format::Csv,
+            generated: None,
+            postgres: Some(Arc::new(source)),
+        };
+        let plan = table(scan)?;
+        Ok(self.register(&name, Registered::Source(source, plan))?)
     }
 
     /// Registers `name` as a table whose rows come from the caller's own dataflow (Flink's
@@ -471,6 +504,7 @@ impl TableEnv {
             changelog: false,
             format: format.clone(),
             generated: None,
+            postgres: None,
         };
         state.sinks.insert(name.to_string(), sink);
         Ok(())
@@ -502,6 +536,7 @@ impl TableEnv {
                     changelog: false,
                     format: Format::Csv,
                     generated: None,
+                    postgres: None,
                 })
             }
             Some(Registered::Collection(..)) => Err(TableError::Invalid(format!(

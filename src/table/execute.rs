@@ -12,6 +12,7 @@ use timely::dataflow::operators::vec::Map;
 use crate::csv::Block;
 use crate::csv::RowError;
 use crate::error::Error;
+use crate::io::postgres::Snapshot;
 use crate::io::{Generated, TypedSource};
 use crate::plan::{ProcessingClock, RelExpr};
 use crate::progress::Progress;
@@ -145,6 +146,12 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             inputs.push(Input::Generated(generated.with_block_rows(block_rows)));
             continue;
         }
+        if let Some(postgres) = source.postgres {
+            postgres.check_bounded().map_err(TableError::Invalid)?;
+            names.push(name.to_string());
+            inputs.push(Input::Postgres(postgres.snapshot()?));
+            continue;
+        }
         let (files, _) =
             TypedSource::open_table(&source.path, Some(source.schema.clone()), &source.format)?;
         for file in files {
@@ -154,7 +161,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     }
     let files = inputs.iter().filter_map(|i| match i {
         Input::File(f) => Some(f.path()),
-        Input::Generated(_) => None,
+        Input::Generated(_) | Input::Postgres(_) => None,
     });
     let progress = Progress::for_files(files, options.progress);
     let worker_plan = plan.clone();
@@ -231,10 +238,11 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
 /// The size a generated row counts for when a run's `block_bytes` is cut into rows.
 const GENERATED_ROW_BYTES: usize = 64;
 
-/// One input of a run: a file of a table, or a generated table.
+/// One input of a run: a file of a table, a generated table, or a PostgreSQL table's snapshot.
 enum Input {
     File(TypedSource),
     Generated(Generated),
+    Postgres(Snapshot),
 }
 
 impl BlockInput for Input {
@@ -243,12 +251,14 @@ impl BlockInput for Input {
         match self {
             Input::File(f) => f.path(),
             Input::Generated(g) => g.path(),
+            Input::Postgres(p) => p.path(),
         }
     }
     fn blocks(&self, block_bytes: usize) -> Result<Box<dyn BlockReader>, Error> {
         match self {
             Input::File(f) => BlockInput::blocks(f, block_bytes),
             Input::Generated(g) => g.blocks(block_bytes),
+            Input::Postgres(p) => Ok(Box::new(p.blocks())),
         }
     }
     fn parse_block(
@@ -260,6 +270,7 @@ impl BlockInput for Input {
         match self {
             Input::File(f) => BlockInput::parse_block(f, block, worker, out),
             Input::Generated(g) => g.parse_block(block, worker, out),
+            Input::Postgres(p) => p.block_rows(block, worker, out),
         }
     }
 }

@@ -1,0 +1,73 @@
+//! The `WITH (..)` options of a `'connector' = 'postgres-cdc'` table (Flink CDC's names),
+//! validated into a [`PostgresSource`] ([`crate::io::postgres`] reads it).
+//!
+//! Errors are at the option, the column or the table's name: an unknown option (with the
+//! closest valid name), a missing required option, a value the connector refuses, a
+//! `METADATA` column whose key is not one of [`METADATA_KEYS`] or whose type does not hold it.
+//! The server is not contacted here: a query reading the table connects and checks the table.
+
+use super::create_table::{ColumnKind, CreateTable};
+use super::error::SqlError;
+use crate::io::postgres::{ColumnSource, PostgresOptions, PostgresSource, METADATA_KEYS, OPTIONS};
+use crate::repr::Schema;
+
+/// The postgres-cdc table `t` declares, with `physical` its physical and metadata columns.
+pub(super) fn postgres_cdc(t: &CreateTable, physical: &Schema) -> Result<PostgresSource, SqlError> {
+    if let Some(bad) = t
+        .options
+        .iter()
+        .find(|o| !OPTIONS.contains(&o.key.as_str()))
+    {
+        return Err(SqlError::at(
+            bad.span,
+            super::connector::unsupported("postgres-cdc", bad, OPTIONS),
+        ));
+    }
+    let pairs: Vec<(String, String)> = t
+        .options
+        .iter()
+        .map(|o| (o.key.clone(), o.value.clone()))
+        .collect();
+    let options = PostgresOptions::from_options(&pairs).map_err(|e| {
+        let span = (e.key.as_ref())
+            .and_then(|k| t.options.iter().find(|o| &o.key == k))
+            .map_or(t.name.span, |o| o.span);
+        let message = match e.key {
+            Some(_) => e.message,
+            None => format!("table '{}': {}", t.name.value, e.message),
+        };
+        SqlError::at(span, message)
+    })?;
+    let mut columns = Vec::new();
+    for column in &t.columns {
+        match &column.kind {
+            ColumnKind::Physical { .. } => columns.push(ColumnSource::Physical),
+            ColumnKind::Metadata { key, .. } => {
+                let key = key.as_deref().unwrap_or(&column.name.value);
+                let field = &physical.fields[columns.len()];
+                let ty = &field.ty.data_type;
+                let fits = match key {
+                    "op_ts" => ty.is_timestamp(),
+                    _ => ty.is_string(),
+                };
+                if !METADATA_KEYS.contains(&key) || !fits {
+                    return Err(SqlError::at(
+                        column.name.span,
+                        format!(
+                            "Invalid metadata key '{key}' of type {ty} in column '{}' of a postgres-cdc table; the available keys are 'op_ts' (TIMESTAMP_LTZ(3)), 'database_name', 'schema_name', 'table_name' (STRING)",
+                            column.name.value
+                        ),
+                    ));
+                }
+                columns.push(ColumnSource::Metadata(key.to_string()));
+            }
+            ColumnKind::Computed(_) => {}
+        }
+    }
+    Ok(PostgresSource {
+        name: t.name.value.clone(),
+        options,
+        schema: physical.clone(),
+        columns,
+    })
+}
