@@ -13,6 +13,9 @@ use differential_temporal::sql::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
 use postgres::{Client, NoTls};
 
+#[path = "postgres_cdc/stream.rs"]
+mod stream;
+
 /// The server's connection line, or `None` (with a message) when there is none to test against.
 fn server() -> Option<String> {
     match std::env::var("DTEMPORAL_POSTGRES") {
