@@ -116,7 +116,7 @@ fn unknown_options_and_fields() {
         .unwrap_err();
     assert_eq!(
         kafka.to_string(),
-        "SQL validation error at line 1, column 30: Could not find any factory for identifier 'kafka' ('connector'); the available ones are 'datagen', 'filesystem', 'nexmark'"
+        "SQL validation error at line 1, column 30: Could not find any factory for identifier 'kafka' ('connector'); the available ones are 'datagen', 'filesystem', 'nexmark', 'postgres-cdc'"
     );
 }
 
