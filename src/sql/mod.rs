@@ -71,6 +71,7 @@ mod mt_continuous;
 mod mt_create;
 mod mt_lifecycle;
 mod mt_positions;
+mod mt_postgres;
 mod mt_refresh;
 mod nexmark;
 mod order;

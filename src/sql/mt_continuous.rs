@@ -14,11 +14,15 @@
 //! - a filesystem table without it (or a materialized table) is read once, in the first round;
 //! - a `datagen` table gives each round its next `rows-per-second * interval` rows, up to its
 //!   `number-of-rows` or forever (an unbounded one); a `nexmark` table likewise, the rows of
-//!   its kind among `first-event.rate * interval` events, up to its `events.num` or forever.
+//!   its kind among `first-event.rate * interval` events, up to its `events.num` or forever;
+//! - a `postgres-cdc` table gives each round the transactions committed since the last (the
+//!   first round of `'initial'` its snapshot too), through a file of the materialized table's
+//!   own ([`super::mt_postgres`]).
 //!
 //! **Positions and resume**: each snapshot's manifest records the input its rounds read
 //! (`rounds`: their number; `file:<table>:<path>`: the round that read a file; per generated
-//! table `rows:<table>` the rows made and `round-rows:<table>` the rows a round takes; in
+//! table `rows:<table>` the rows made and `round-rows:<table>` the rows a round takes; per
+//! postgres-cdc table `lsn:<table>` the LSN its rounds read to, its rounds' files as `file:`; in
 //! these keys a table name's `%` and `:` are written `%25` and `%3A`, so that the first `:`
 //! after the table ends it, whatever the name holds). A run
 //! that starts (the first, after `RESUME`, after a crash or a stop) reads those rounds again,
@@ -35,6 +39,7 @@ use std::time::{Duration, Instant};
 use super::error::SqlError;
 use super::mt_create::identifier;
 use super::mt_positions::Positions;
+use super::mt_postgres::PostgresFeed;
 use super::mt_refresh::{partition_columns, partition_text, write_rows};
 use crate::io::{Generated, TypedSource};
 use crate::materialized::{sleep_until, RefreshMode, RefreshStatus, SystemClock};
@@ -56,14 +61,17 @@ pub(super) enum Feed {
     Monitored(FileTable),
     /// A generated table (datagen, nexmark).
     Rows(Generated),
+    /// A postgres-cdc table: each round's changes written to a file of the materialized
+    /// table's own, then read.
+    Postgres(Box<PostgresFeed>),
 }
 
 /// A filesystem table's path, schema, format and whether it is a changelog.
 pub(super) struct FileTable {
     pub(super) path: String,
-    schema: crate::repr::Schema,
-    format: crate::io::Format,
-    changelog: bool,
+    pub(super) schema: crate::repr::Schema,
+    pub(super) format: crate::io::Format,
+    pub(super) changelog: bool,
 }
 
 impl TableEnv {
@@ -137,9 +145,10 @@ impl TableEnv {
             .plan()
             .map_err(|e| TableError::Invalid(e.to_string()))?
             .clone();
+        let dir = warehouse.table_dir(table);
         let mut feeds = BTreeMap::new();
         for name in plan.scans() {
-            feeds.insert(name.to_string(), self.feed(name)?);
+            feeds.insert(name.to_string(), self.feed(name, &dir)?);
         }
         let interval = feeds
             .keys()
@@ -147,7 +156,6 @@ impl TableEnv {
             .min()
             .unwrap_or(DEFAULT_INTERVAL);
         let workers = crate::table::live::workers(&self.options().timely_args)?;
-        let dir = warehouse.table_dir(table);
         let mut positions = Positions::read(&current(&dir)?.input_positions, &feeds, interval);
         let options = self.options();
         let tables = feeds.keys().cloned().collect();
@@ -186,6 +194,7 @@ impl TableEnv {
             if unpublished && last_publish.is_none_or(due) {
                 let first = last_publish.is_none();
                 let record = publish(self, table, &run, &positions, first)?;
+                positions.confirm(&feeds)?;
                 published(&record);
                 last_publish = Some(Instant::now());
                 unpublished = false;
@@ -196,9 +205,15 @@ impl TableEnv {
         Ok(run.close()?)
     }
 
-    /// How a live run reads the table `name`.
-    fn feed(&self, name: &str) -> Result<Feed, SqlError> {
+    /// How a live run of the materialized table in `dir` reads the table `name`.
+    fn feed(&self, name: &str, dir: &std::path::Path) -> Result<Feed, SqlError> {
         let source = self.source(name)?;
+        if let Some(postgres) = &source.postgres {
+            let files =
+                (dir.join(crate::warehouse::INPUT_DIR)).join(super::mt_positions::escape(name));
+            let feed = PostgresFeed::new(postgres.clone(), &files)?;
+            return Ok(Feed::Postgres(Box::new(feed)));
+        }
         let spec = |source: crate::table::TableSource| FileTable {
             path: source.path,
             schema: source.schema,

@@ -159,10 +159,6 @@ pub(super) fn create(
             (RefreshMode::Full, _, Some(postgres)) => postgres
                 .check_bounded()
                 .map_err(|m| at(format!("a FULL refresh is a batch query: {m}")))?,
-            (RefreshMode::Continuous, _, Some(postgres)) => return Err(at(format!(
-                "a CONTINUOUS materialized table cannot read the postgres-cdc table '{}' yet: the connector reads a table's snapshot ('scan.startup.mode' = 'snapshot'), which a FULL refresh reads",
-                postgres.name
-            ))),
             _ => {}
         }
     }

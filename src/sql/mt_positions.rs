@@ -1,7 +1,8 @@
 //! The input positions of a CONTINUOUS refresh ([`super::mt_continuous`]): what its rounds
 //! have read, as a snapshot's manifest records them (`rounds`: their number;
 //! `file:<table>:<path>`: the round that read a file; per generated table `rows:<table>` the
-//! rows made and `round-rows:<table>` the rows a round takes), the input of a published round
+//! rows made and `round-rows:<table>` the rows a round takes; per postgres-cdc table `lsn:<table>`
+//! the LSN its rounds read to), the input of a published round
 //! read again, and the input of the next round. In the keys a table name's `%` and `:` are
 //! written `%25` and `%3A`, so that the first `:` after the table ends it, whatever a quoted
 //! name holds.
@@ -23,6 +24,8 @@ pub(super) struct Positions {
     files: BTreeMap<String, BTreeMap<String, u64>>,
     /// Per generated table, rows made and rows a round takes.
     rows: BTreeMap<String, (u64, u64)>,
+    /// Per postgres-cdc table, the LSN its rounds read to.
+    lsn: BTreeMap<String, u64>,
 }
 
 impl Positions {
@@ -37,11 +40,15 @@ impl Positions {
             rounds: recorded.get("rounds").copied().unwrap_or(0),
             files: BTreeMap::new(),
             rows: BTreeMap::new(),
+            lsn: BTreeMap::new(),
         };
         for (key, &value) in recorded {
             if let Some((table, path)) = key.strip_prefix("file:").and_then(|k| k.split_once(':')) {
                 let files = positions.files.entry(unescape(table)).or_default();
                 files.insert(path.to_string(), value);
+            }
+            if let Some(table) = key.strip_prefix("lsn:") {
+                positions.lsn.insert(unescape(table), value);
             }
         }
         for (name, feed) in feeds {
@@ -70,6 +77,9 @@ impl Positions {
             recorded.insert(rows_key("rows", table), *made);
             recorded.insert(rows_key("round-rows", table), *per_round);
         }
+        for (table, lsn) in &self.lsn {
+            recorded.insert(rows_key("lsn", table), *lsn);
+        }
         recorded
     }
 
@@ -81,8 +91,13 @@ impl Positions {
     ) -> Result<Vec<RoundInput>, SqlError> {
         let mut inputs = Vec::new();
         for (table, feed) in feeds {
-            match feed {
-                Feed::Once(spec) | Feed::Monitored(spec) => {
+            let spec = match feed {
+                Feed::Once(spec) | Feed::Monitored(spec) => Some(spec),
+                Feed::Postgres(postgres) => Some(&postgres.files),
+                Feed::Rows(_) => None,
+            };
+            match (feed, spec) {
+                (_, Some(spec)) => {
                     let files: Vec<String> = self
                         .files
                         .get(table)
@@ -102,7 +117,7 @@ impl Positions {
                         inputs.push(open(table, spec, &files)?);
                     }
                 }
-                Feed::Rows(source) => {
+                (Feed::Rows(source), _) => {
                     let (made, per_round) = self.rows[table];
                     let from = round.saturating_mul(per_round);
                     if from < made {
@@ -110,6 +125,7 @@ impl Positions {
                         inputs.push(RoundInput::Rows(table.clone(), source.clone(), from..to));
                     }
                 }
+                (_, None) => unreachable!("a feed without files makes rows"),
             }
         }
         Ok(inputs)
@@ -141,6 +157,18 @@ impl Positions {
                     inputs.push(open(table, spec, &new)?);
                     read.extend(new.into_iter().map(|f| (f, round)));
                 }
+                Feed::Postgres(postgres) => {
+                    let read = self.files.entry(table.clone()).or_default();
+                    let resume = self.lsn.get(table).copied();
+                    let (file, read_to) = postgres.next(round, resume, !read.is_empty())?;
+                    if let Some(lsn) = read_to {
+                        self.lsn.insert(table.clone(), lsn);
+                    }
+                    if let Some(file) = file {
+                        inputs.push(open(table, &postgres.files, std::slice::from_ref(&file))?);
+                        read.insert(file, round);
+                    }
+                }
                 Feed::Rows(source) => {
                     let (made, per_round) = self.rows.get_mut(table).expect("read() saw it");
                     let to = made.saturating_add(*per_round).min(source.rows());
@@ -156,15 +184,28 @@ impl Positions {
         }
         Ok(inputs)
     }
+
+    /// Advances each postgres-cdc table's replication slot to the LSN its rounds read to, once
+    /// a snapshot recording it is published.
+    ///
+    /// Errors: a server refuses.
+    pub(super) fn confirm(&self, feeds: &BTreeMap<String, Feed>) -> Result<(), SqlError> {
+        for (table, feed) in feeds {
+            if let (Feed::Postgres(postgres), Some(&lsn)) = (feed, self.lsn.get(table)) {
+                postgres.confirm(lsn)?;
+            }
+        }
+        Ok(())
+    }
 }
 
-/// The position key `<what>:<table>` of a generated table.
+/// The position key `<what>:<table>` of a generated or postgres-cdc table.
 fn rows_key(what: &str, table: &str) -> String {
     format!("{what}:{}", escape(table))
 }
 
 /// `table` with `%` and `:` written `%25` and `%3A`: it holds no `:`.
-fn escape(table: &str) -> String {
+pub(super) fn escape(table: &str) -> String {
     table.replace('%', "%25").replace(':', "%3A")
 }
 
@@ -194,6 +235,7 @@ mod tests {
                 ("my".to_string(), read(&[("orders:/d:x/c.csv", 1)])),
             ]),
             rows: BTreeMap::new(),
+            lsn: BTreeMap::new(),
         };
         let recorded = positions.record();
         let keys: Vec<&str> = recorded.keys().map(String::as_str).collect();

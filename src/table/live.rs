@@ -6,8 +6,10 @@
 //! Rounds: the caller (the driver) pushes a round, a list of [`RoundInput`]s, with
 //! [`LiveRun::push_round`]; round `r` is entered at system time `r`. Of a round's files, block
 //! `i` (counted over the round's files in order) is read by worker `i % peers`; a file's record
-//! on line `l` has `seq = l * files + position`, its file's position among the round's files
-//! of its table (as a bounded run numbers a directory's files). Of a round's generated rows
+//! on line `l` has `seq = r * 2^32 + l * files + position`, its file's position among the
+//! round's files of its table (as a bounded run numbers a directory's files, after the round's
+//! number: `seq` grows with the rounds, so that arrival order decides between rows of equal
+//! event time across rounds as within one, rule A4). Of a round's generated rows
 //! `from..to`, row `i` is made by worker `i % peers` with `seq = i`.
 //!
 //! Result: worker 0 keeps the plan's result as a table (each row with its multiplicity),
@@ -312,7 +314,7 @@ fn work(
         };
         for round in &todo {
             feed_round(
-                round,
+                (fed, round),
                 (index, peers),
                 block_bytes,
                 &mut sessions,
@@ -340,9 +342,12 @@ fn work(
     Ok(())
 }
 
-/// Enters `round`'s rows of this worker (see the [module docs](self)).
+/// The bits of a file record's `seq` below its round number (see the [module docs](self)).
+const ROUND_SEQ_SHIFT: u32 = 32;
+
+/// Enters round `number`'s rows of this worker (see the [module docs](self)).
 fn feed_round(
-    round: &[RoundInput],
+    (number, round): (u64, &[RoundInput]),
     worker: (u64, u64),
     block_bytes: usize,
     sessions: &mut BTreeMap<String, InputSession<SysTime, Change<Row>, isize>>,
@@ -366,8 +371,14 @@ fn feed_round(
                         .next_owned(&owns)
                         .map_err(|e| Error::io(file.path(), e).to_string())?
                     {
+                        let first = number << ROUND_SEQ_SHIFT;
                         enter_rows(session, malformed, |out| {
-                            BlockInput::parse_block(file, &block, worker, out)
+                            BlockInput::parse_block(file, &block, worker, &mut |record| {
+                                out(record.map(|mut c| {
+                                    c.seq += first;
+                                    c
+                                }))
+                            })
                         });
                     }
                     dealt += blocks.blocks_seen();

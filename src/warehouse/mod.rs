@@ -31,7 +31,7 @@ pub use catalog::{
     Catalog, CatalogStatement, MaterializedTableEntry, RefreshRecord, RefreshTrigger,
     CATALOG_VERSION,
 };
-pub use snapshot::{current, recover, DataFile, Manifest, SnapshotWriter, POINTER};
+pub use snapshot::{current, recover, DataFile, Manifest, SnapshotWriter, INPUT_DIR, POINTER};
 pub use test_pause::{PAUSE_STAGES, TEST_REFRESH_PAUSE};
 
 /// An open warehouse directory. Cheap to clone.

@@ -27,6 +27,11 @@ use crate::repr::{Row, Schema};
 /// The pointer file's name.
 pub const POINTER: &str = "CURRENT";
 
+/// The directory, in a table's data directory, of the input its refresh keeps for itself (a
+/// CONTINUOUS refresh's copy of a postgres-cdc table's changes, which its snapshots' input
+/// positions name): kept as the snapshots come and go, removed with the table.
+pub const INPUT_DIR: &str = "input";
+
 /// What one published snapshot holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -236,7 +241,8 @@ impl SnapshotWriter {
 
 /// Removes from the table's data directory everything that neither the current manifest nor
 /// the one before it names: temporary files and directories of an interrupted refresh, older
-/// snapshots and manifests. A directory without a pointer is left alone (nothing published).
+/// snapshots and manifests. A directory without a pointer is left alone (nothing published);
+/// the [`INPUT_DIR`] is kept.
 ///
 /// Errors: those of [`current`], or a file that cannot be removed.
 pub fn recover(table_dir: &Path) -> Result<(), Error> {
@@ -245,6 +251,7 @@ pub fn recover(table_dir: &Path) -> Result<(), Error> {
     }
     let manifest = current(table_dir)?;
     let mut keep = vec![
+        INPUT_DIR.to_string(),
         POINTER.to_string(),
         manifest_name(manifest.snapshot_id),
         snapshot_dir_name(manifest.snapshot_id),

@@ -168,6 +168,11 @@ impl Snapshot {
         self.rows.len() as u64
     }
 
+    /// The rows, in snapshot order.
+    pub fn rows(&self) -> &[Result<Change<Row>, RowError>] {
+        &self.rows
+    }
+
     /// Whether the table was empty.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()

@@ -91,6 +91,8 @@ pub struct ChangeStream {
     /// Rows of the slot's output read since its confirmed point: a peek starts there again,
     /// so the next one skips them.
     peeked: i64,
+    /// The slot's confirmed point.
+    confirmed: u64,
     /// The `seq` of the next change.
     seq: Seq,
     header: Vec<String>,
@@ -172,6 +174,15 @@ impl PostgresSource {
                 )
                 .map_err(fail)?;
         }
+        let confirmed: String = client
+            .query_one(
+                "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1",
+                &[&slot],
+            )
+            .map_err(fail)?
+            .get(0);
+        let confirmed = parse_lsn(&confirmed)
+            .ok_or_else(|| self.error(format!("slot '{slot}' is at {confirmed}, not an LSN")))?;
         let (snapshot, seen) = match read_snapshot {
             true => {
                 let (snapshot, seen) = self.read_snapshot(&mut client, &columns)?;
@@ -188,6 +199,7 @@ impl PostgresSource {
             seen,
             read_to: after.unwrap_or(0),
             peeked: 0,
+            confirmed,
             seq: snapshot.as_ref().map_or(0, Snapshot::len),
             header: self.schema.names().map(str::to_string).collect(),
         };
@@ -334,19 +346,32 @@ impl ChangeStream {
     }
 
     /// Advances the slot to `lsn`: the server may forget the changes before it, and a stream
-    /// opened later starts there.
+    /// opened later starts there. An LSN at or before the slot's confirmed point changes
+    /// nothing.
     ///
     /// Errors: the server refuses (an LSN beyond what was written).
     pub fn confirm(&mut self, lsn: u64) -> Result<(), Error> {
-        let lsn = format!("{:X}/{:X}", lsn >> 32, lsn & 0xffff_ffff);
+        if lsn <= self.confirmed {
+            return Ok(());
+        }
+        let text = format!("{:X}/{:X}", lsn >> 32, lsn & 0xffff_ffff);
         self.client
             .execute(
                 "SELECT pg_replication_slot_advance($1, $2::text::pg_lsn)",
-                &[&self.slot, &lsn],
+                &[&self.slot, &text],
             )
             .map_err(|e| self.source.error(source_text(&e)))?;
+        self.confirmed = lsn;
         // The next peek starts at the new confirmed point.
         self.peeked = 0;
         Ok(())
     }
+}
+
+/// An LSN's text form `X/Y` (two hexadecimal halves) as a number.
+fn parse_lsn(text: &str) -> Option<u64> {
+    let (high, low) = text.split_once('/')?;
+    let high = u64::from_str_radix(high, 16).ok()?;
+    let low = u64::from_str_radix(low, 16).ok()?;
+    Some(high << 32 | low)
 }

@@ -1,0 +1,194 @@
+//! CONTINUOUS materialized tables over a live postgres-cdc table: a temporal join of a file of
+//! orders against rates changed in transactions while the refresh runs equals the same join
+//! over a changelog file of the same changes; a refresh stopped and started again, with
+//! changes in between, ends equal to the table, nothing lost or applied twice.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use differential_temporal::table::TableEnv;
+
+use super::{server, setup, with_options};
+
+/// A fresh rates table `name` (REPLICA IDENTITY FULL) with Euro, Yen and USD at 09:00, and no
+/// slot or publication of that name left from an earlier run.
+fn fresh_rates(line: &str, name: &str) {
+    setup(
+        line,
+        &format!(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '{name}';
+             DROP PUBLICATION IF EXISTS {name};
+             DROP TABLE IF EXISTS {name};
+             CREATE TABLE {name} (currency text PRIMARY KEY, rate integer, update_time timestamp(3));
+             ALTER TABLE {name} REPLICA IDENTITY FULL;
+             INSERT INTO {name} VALUES ('Euro', 114, '2024-01-01 09:00:00'),
+               ('Yen', 102, '2024-01-01 09:00:00'), ('USD', 1, '2024-01-01 09:00:00');"
+        ),
+    );
+}
+
+/// The seed's orders, and `rates` declared over `with`.
+fn tables(rates_with: &str) -> String {
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
+    format!(
+        "CREATE TABLE orders (order_time TIMESTAMP(3), amount INT, currency STRING,
+           WATERMARK FOR order_time AS order_time)
+         WITH ('connector' = 'filesystem', 'path' = '{seed}/orders.csv', 'format' = 'csv');
+         CREATE TABLE rates (currency STRING, rate INT, update_time TIMESTAMP(3),
+           PRIMARY KEY (currency) NOT ENFORCED, WATERMARK FOR update_time AS update_time)
+         WITH ({rates_with});"
+    )
+}
+
+const JOIN: &str = "SELECT o.order_time, o.amount, o.currency, r.rate
+                    FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
+                    ON o.currency = r.currency";
+
+/// The rows of `table`, sorted.
+fn rows(env: &TableEnv, table: &str) -> Vec<String> {
+    let result = env
+        .sql_query(&format!("SELECT * FROM {table}"))
+        .unwrap()
+        .execute()
+        .unwrap();
+    let mut rows = result.rows_as_text();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_continuous_join_follows_rates_changed_in_transactions() {
+    let Some(line) = server() else { return };
+    let name = "pgcdc_live_rates";
+    fresh_rates(&line, name);
+    let warehouse = tempfile::tempdir().unwrap();
+    let env = TableEnv::new()
+        .with_workers(2)
+        .with_warehouse(warehouse.path())
+        .unwrap();
+    let with = format!(
+        "{}, 'table-name' = '{name}', 'slot.name' = '{name}'",
+        with_options(&line)
+    );
+    env.execute_sql(&tables(&with)).unwrap();
+    env.execute_sql(&format!(
+        "CREATE MATERIALIZED TABLE joined FRESHNESS = INTERVAL '1' SECOND
+           REFRESH_MODE = CONTINUOUS AS {JOIN}"
+    ))
+    .unwrap();
+    // Each published snapshot lets the next transaction happen; the last one stops the run.
+    let transactions = [
+        // Euro is revised from 10:00 on: the orders at 10:15 and 10:52 see 119.
+        "UPDATE pgcdc_live_rates SET rate = 119, update_time = '2024-01-01 10:00:00' WHERE currency = 'Euro'",
+        // One transaction: a new rate, and Yen's row deleted (its version ends).
+        "BEGIN; INSERT INTO pgcdc_live_rates VALUES ('US Dollar', 2, '2024-01-01 10:00:00');
+         DELETE FROM pgcdc_live_rates WHERE currency = 'Yen'; COMMIT;",
+    ];
+    let stop = AtomicBool::new(false);
+    let mut published = 0;
+    env.run_continuous_refresh("joined", &stop, |_| {
+        match transactions.get(published) {
+            Some(sql) => setup(&line, sql),
+            None => stop.store(true, Ordering::SeqCst),
+        }
+        published += 1;
+    })
+    .unwrap();
+    assert_eq!(
+        published, 3,
+        "the snapshot's round and one round per transaction"
+    );
+    let live = rows(&env, "joined");
+    // The same join over a changelog file of the same changes.
+    let dir = tempfile::tempdir().unwrap();
+    let changes = dir.path().join("rates.csv");
+    std::fs::write(
+        &changes,
+        "op,currency,rate,update_time\n\
+         +I,Euro,114,2024-01-01 09:00:00\n\
+         +I,USD,1,2024-01-01 09:00:00\n\
+         +I,Yen,102,2024-01-01 09:00:00\n\
+         -U,Euro,114,2024-01-01 09:00:00\n\
+         +U,Euro,119,2024-01-01 10:00:00\n\
+         +I,US Dollar,2,2024-01-01 10:00:00\n\
+         -D,Yen,102,2024-01-01 09:00:00\n",
+    )
+    .unwrap();
+    let file_env = TableEnv::new().with_workers(2);
+    let file = format!(
+        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'csv'",
+        changes.display()
+    );
+    file_env.execute_sql(&tables(&file)).unwrap();
+    let mut from_file = file_env
+        .sql_query(JOIN)
+        .unwrap()
+        .execute()
+        .unwrap()
+        .rows_as_text();
+    from_file.sort();
+    assert_eq!(live, from_file);
+    assert_eq!(
+        live,
+        [
+            "2024-01-01 10:15:00.000,2,Euro,119",
+            "2024-01-01 10:30:00.000,1,US Dollar,2",
+            "2024-01-01 10:52:00.000,3,Euro,119",
+            "2024-01-01 11:04:00.000,5,US Dollar,2",
+        ]
+    );
+}
+
+#[test]
+fn a_refresh_started_again_ends_equal_to_the_table() {
+    let Some(line) = server() else { return };
+    let name = "pgcdc_restart";
+    fresh_rates(&line, name);
+    let warehouse = tempfile::tempdir().unwrap();
+    let env = TableEnv::new().with_warehouse(warehouse.path()).unwrap();
+    let with = format!(
+        "{}, 'table-name' = '{name}', 'slot.name' = '{name}'",
+        with_options(&line)
+    );
+    env.execute_sql(&tables(&with)).unwrap();
+    env.execute_sql(
+        "CREATE MATERIALIZED TABLE copy FRESHNESS = INTERVAL '1' SECOND
+           REFRESH_MODE = CONTINUOUS AS SELECT currency, rate, update_time FROM rates",
+    )
+    .unwrap();
+    // First run: the snapshot, then one transaction; stopped after publishing it.
+    let stop = AtomicBool::new(false);
+    let mut published = 0;
+    env.run_continuous_refresh("copy", &stop, |_| {
+        if published == 0 {
+            setup(
+                &line,
+                &format!("UPDATE {name} SET rate = rate + 1 WHERE currency = 'Euro'"),
+            );
+        } else {
+            stop.store(true, Ordering::SeqCst);
+        }
+        published += 1;
+    })
+    .unwrap();
+    // While no refresh runs: more transactions.
+    setup(
+        &line,
+        &format!(
+            "BEGIN; UPDATE {name} SET rate = rate + 10; DELETE FROM {name} WHERE currency = 'USD'; COMMIT;
+             INSERT INTO {name} VALUES ('Pounds', 108, '2024-01-01 11:49:00');"
+        ),
+    );
+    // Second run: the published rounds replayed from their files, then the slot's changes
+    // after them; stopped after its first snapshot.
+    let stop = AtomicBool::new(false);
+    env.run_continuous_refresh("copy", &stop, |_| stop.store(true, Ordering::SeqCst))
+        .unwrap();
+    assert_eq!(
+        rows(&env, "copy"),
+        [
+            "Euro,125,2024-01-01 09:00:00.000",
+            "Pounds,108,2024-01-01 11:49:00.000",
+            "Yen,112,2024-01-01 09:00:00.000",
+        ]
+    );
+}
