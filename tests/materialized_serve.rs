@@ -3,7 +3,8 @@
 //! publishing a snapshot (readers keep the previous snapshot and do not wait for the paused
 //! refresh's lock; a restart recovers and publishes
 //! the batch answer), catalog changes made by `dtemporal sql --warehouse` while it runs, and a
-//! CONTINUOUS table over a monitored directory killed while publishing and resumed.
+//! CONTINUOUS table over a monitored directory, or over a live postgres-cdc table (against the
+//! test server, see `tests/postgres_cdc.rs`), killed while publishing and resumed.
 //!
 //! The kill points are the test hook `DTEMPORAL_TEST_REFRESH_PAUSE` (the refresh waits at a
 //! stage while a file exists), not timing; the schedule is fixed with `--clock-start`. Every
@@ -20,6 +21,9 @@ use differential_temporal::materialized::ManualClock;
 use differential_temporal::table::tempfile_dir::Dir;
 use differential_temporal::table::TableEnv;
 use differential_temporal::warehouse::{current, Warehouse, PAUSE_STAGES, TEST_REFRESH_PAUSE};
+
+mod common;
+use common::{postgres_server, postgres_setup, postgres_with_options};
 
 /// Keys and rows of the source (rows per key: `ROWS / KEYS`).
 const KEYS: u64 = 500;
@@ -521,4 +525,96 @@ fn a_continuous_table_killed_after_writing_its_data_files_resumes() {
 #[test]
 fn a_continuous_table_killed_after_publishing_its_pointer_resumes() {
     continuous_killed_at("published");
+}
+
+/// A CONTINUOUS copy of a live postgres-cdc table, killed (SIGKILL) at `stage` of publishing
+/// the snapshot of a transaction made while it was stopped, and served again: it ends equal to
+/// the table, each change applied once (the transaction's round is read again from the slot,
+/// which only a published snapshot advances, or replayed from its file once published).
+fn postgres_continuous_killed_at(stage: &str) {
+    let Some(line) = postgres_server() else {
+        return;
+    };
+    let table = format!("pgcdc_serve_{stage}");
+    postgres_setup(
+        &line,
+        &format!(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '{table}';
+             DROP PUBLICATION IF EXISTS {table};
+             DROP TABLE IF EXISTS {table};
+             CREATE TABLE {table} (id integer PRIMARY KEY, v integer);
+             ALTER TABLE {table} REPLICA IDENTITY FULL;
+             INSERT INTO {table} SELECT i, 1 FROM generate_series(1, 100) AS i;"
+        ),
+    );
+    let dir = Dir::new();
+    sql(
+        &dir,
+        &format!(
+            "CREATE TABLE src (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED)
+               WITH ({}, 'table-name' = '{table}', 'slot.name' = '{table}');
+             CREATE MATERIALIZED TABLE copy FRESHNESS = INTERVAL '1' SECOND
+               REFRESH_MODE = CONTINUOUS AS SELECT id, v FROM src",
+            postgres_with_options(&line)
+        ),
+    );
+    let contents = |v: &dyn Fn(u64) -> Option<u64>| -> Vec<String> {
+        let mut rows: Vec<String> = (1..=100)
+            .filter_map(|id| v(id).map(|v| format!("{id},{v}")))
+            .collect();
+        rows.sort();
+        rows
+    };
+    let serve = Serve::start(&dir, &["-w", "2"], &[]);
+    wait_for_rows(&dir, &contents(&|_| Some(1)), &serve);
+    serve.stop();
+    // While stopped: one transaction changes every row and deletes ten.
+    postgres_setup(
+        &line,
+        &format!(
+            "BEGIN; UPDATE {table} SET v = v + id; DELETE FROM {table} WHERE id % 10 = 0; COMMIT;"
+        ),
+    );
+    let after = contents(&|id| (id % 10 != 0).then_some(1 + id));
+    let pause = dir.path("pause");
+    let hook = [(TEST_REFRESH_PAUSE, format!("{stage}={pause}"))];
+    let mut serve = Serve::start(&dir, &["-w", "2"], &hook);
+    wait_for_file(&pause, &serve);
+    serve.child.kill().unwrap();
+    assert!(!serve.wait());
+    std::fs::remove_file(&pause).unwrap();
+    let serve = Serve::start(&dir, &["-w", "2"], &[]);
+    wait_for_rows(&dir, &after, &serve);
+    serve.stop();
+    let mut copy = rows(&dir, "SELECT * FROM copy");
+    copy.sort();
+    assert_eq!(copy, after, "{stage}");
+}
+
+/// Waits (bounded) until `copy` holds `expected` (sorted rows).
+fn wait_for_rows(dir: &Dir, expected: &[String], serve: &Serve) {
+    let started = Instant::now();
+    loop {
+        let mut now = rows(dir, "SELECT * FROM copy");
+        now.sort();
+        if now == expected {
+            return;
+        }
+        assert!(
+            started.elapsed() < TIMEOUT,
+            "copy never became the table; stderr: {}",
+            serve.stderr.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_continuous_copy_of_postgres_killed_before_publishing_resumes() {
+    postgres_continuous_killed_at("written");
+}
+
+#[test]
+fn a_continuous_copy_of_postgres_killed_after_publishing_resumes() {
+    postgres_continuous_killed_at("published");
 }

@@ -6,61 +6,21 @@
 //! Each test owns its tables (`pgcdc_<test>_...`), created afresh, so the tests run in parallel.
 //! The option errors that need no server are in `option_errors_need_no_server`.
 
-use std::io::Write;
 use std::process::Command;
 
 use differential_temporal::sql::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
-use postgres::{Client, NoTls};
+
+mod common;
+use common::{
+    postgres_server as server, postgres_setup as setup, postgres_value as value,
+    postgres_with_options as with_options,
+};
 
 #[path = "postgres_cdc/continuous.rs"]
 mod continuous;
 #[path = "postgres_cdc/stream.rs"]
 mod stream;
-
-/// The server's connection line, or `None` (with a message) when there is none to test against.
-fn server() -> Option<String> {
-    match std::env::var("DTEMPORAL_POSTGRES") {
-        Ok(line) => Some(line),
-        Err(_) if std::env::var_os("DTEMPORAL_REQUIRE_POSTGRES").is_some() => panic!(
-            "DTEMPORAL_REQUIRE_POSTGRES is set but DTEMPORAL_POSTGRES is not: start a server with scripts/postgres.sh"
-        ),
-        Err(_) => {
-            // Straight to the process's standard error: the harness shows a passing test's
-            // `eprintln!` only with --nocapture, and a skip must be seen.
-            let _ = std::io::stderr().write_all(
-                b"SKIPPED: no PostgreSQL server to test against (run `scripts/postgres.sh start DIR` and set DTEMPORAL_POSTGRES to the line it prints)\n",
-            );
-            None
-        }
-    }
-}
-
-/// The value of `key` in the connection line `line` (`key=value` pairs).
-fn value(line: &str, key: &str) -> String {
-    line.split_whitespace()
-        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
-        .unwrap_or_else(|| panic!("no {key} in {line:?}"))
-        .to_string()
-}
-
-/// The `WITH` options reaching the server of `line`, without the table.
-fn with_options(line: &str) -> String {
-    format!(
-        "'connector' = 'postgres-cdc', 'hostname' = '{}', 'port' = '{}', 'username' = '{}', 'password' = '{}', 'database-name' = '{}'",
-        value(line, "host"),
-        value(line, "port"),
-        value(line, "user"),
-        value(line, "password"),
-        value(line, "dbname")
-    )
-}
-
-/// Runs `sql` on the server of `line` (the tests' setup).
-fn setup(line: &str, sql: &str) {
-    let mut client = Client::connect(line, NoTls).expect("connect to the test server");
-    client.batch_execute(sql).expect("the setup statements");
-}
 
 /// The result of the script's last statement, a query, on `workers` workers.
 fn query(workers: usize, script: &str) -> TableResult {

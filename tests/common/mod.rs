@@ -5,6 +5,7 @@
 
 use std::ffi::OsStr;
 use std::fmt::Debug;
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -166,4 +167,50 @@ pub fn free_ports(n: usize) -> String {
         .iter()
         .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
         .collect()
+}
+
+/// The PostgreSQL server of the postgres-cdc tests (`scripts/postgres.sh` starts one): its
+/// connection line from `DTEMPORAL_POSTGRES`, or `None` (with a message) when there is none to test against.
+pub fn postgres_server() -> Option<String> {
+    match std::env::var("DTEMPORAL_POSTGRES") {
+        Ok(line) => Some(line),
+        Err(_) if std::env::var_os("DTEMPORAL_REQUIRE_POSTGRES").is_some() => panic!(
+            "DTEMPORAL_REQUIRE_POSTGRES is set but DTEMPORAL_POSTGRES is not: start a server with scripts/postgres.sh"
+        ),
+        Err(_) => {
+            // Straight to the process's standard error: the harness shows a passing test's
+            // `eprintln!` only with --nocapture, and a skip must be seen.
+            let _ = std::io::stderr().write_all(
+                b"SKIPPED: no PostgreSQL server to test against (run `scripts/postgres.sh start DIR` and set DTEMPORAL_POSTGRES to the line it prints)\n",
+            );
+            None
+        }
+    }
+}
+
+/// The value of `key` in the connection line `line` (`key=value` pairs).
+pub fn postgres_value(line: &str, key: &str) -> String {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key} in {line:?}"))
+        .to_string()
+}
+
+/// The `WITH` options reaching the server of `line`, without the table.
+pub fn postgres_with_options(line: &str) -> String {
+    format!(
+        "'connector' = 'postgres-cdc', 'hostname' = '{}', 'port' = '{}', 'username' = '{}', 'password' = '{}', 'database-name' = '{}'",
+        postgres_value(line, "host"),
+        postgres_value(line, "port"),
+        postgres_value(line, "user"),
+        postgres_value(line, "password"),
+        postgres_value(line, "dbname")
+    )
+}
+
+/// Runs `sql` on the server of `line` (the tests' setup).
+pub fn postgres_setup(line: &str, sql: &str) {
+    let mut client =
+        postgres::Client::connect(line, postgres::NoTls).expect("connect to the test server");
+    client.batch_execute(sql).expect("the setup statements");
 }

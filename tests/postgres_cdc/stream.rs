@@ -267,9 +267,25 @@ fn what_the_stream_cannot_read_is_a_clear_error() {
         error(source.open_stream(None)),
         "table 'pgcdc_stream_bad' (postgres-cdc): replication slot 'pgcdc_stream_bad' exists, and reading the table from its snapshot ('initial') needs a new slot (an old one may hold changes the snapshot has): drop it with SELECT pg_drop_replication_slot('pgcdc_stream_bad'), or name another 'slot.name'"
     );
+    // Resuming needs the slot: without it the changes after the position are gone.
+    setup(&line, &format!("INSERT INTO {table} VALUES (1, 'a', 1)"));
+    let read_to = {
+        let (_, mut other) = source.open_stream(Some(1)).unwrap();
+        assert_eq!(other.next_batch(10).unwrap().len(), 1);
+        other.read_to()
+    };
     setup(&line, &format!("TRUNCATE {table};"));
     assert_eq!(
         error(stream.next_batch(10)),
         "table 'pgcdc_stream_bad' (postgres-cdc): public.pgcdc_stream_bad was truncated: a TRUNCATE carries no rows to retract"
+    );
+    setup(
+        &line,
+        &format!("SELECT pg_drop_replication_slot('{table}') FROM pg_replication_slots WHERE slot_name = '{table}' AND NOT active"),
+    );
+    let gone = error(source.open_stream(Some(read_to)));
+    assert!(
+        gone.starts_with("table 'pgcdc_stream_bad' (postgres-cdc): replication slot 'pgcdc_stream_bad' is gone, so the changes after "),
+        "{gone}"
     );
 }

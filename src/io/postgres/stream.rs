@@ -111,8 +111,9 @@ impl PostgresSource {
     ///
     /// Errors: no `slot.name`; the connection, table or column errors of
     /// [`snapshot`](Self::snapshot); a table whose replica identity is not FULL; an existing
-    /// slot when `'initial'` must read the snapshot (the slot may hold older changes); the
-    /// server refuses the publication or the slot (`wal_level` not `logical`, no privilege).
+    /// slot when `'initial'` must read the snapshot (the slot may hold older changes); no
+    /// slot when resuming (the changes after `after` are gone); the server refuses the
+    /// publication or the slot (`wal_level` not `logical`, no privilege).
     pub fn open_stream(
         &self,
         after: Option<u64>,
@@ -160,6 +161,12 @@ impl PostgresSource {
             )
             .map_err(fail)?
             .is_empty();
+        if let (Some(lsn), false) = (after, exists) {
+            return Err(self.error(format!(
+                "replication slot '{slot}' is gone, so the changes after {} cannot be read: refresh from scratch (drop and create the materialized table)",
+                lsn_text(lsn)
+            )));
+        }
         let read_snapshot = after.is_none() && o.startup == StartupMode::Initial;
         if read_snapshot && exists {
             return Err(self.error(format!(
@@ -354,7 +361,7 @@ impl ChangeStream {
         if lsn <= self.confirmed {
             return Ok(());
         }
-        let text = format!("{:X}/{:X}", lsn >> 32, lsn & 0xffff_ffff);
+        let text = lsn_text(lsn);
         self.client
             .execute(
                 "SELECT pg_replication_slot_advance($1, $2::text::pg_lsn)",
@@ -366,6 +373,11 @@ impl ChangeStream {
         self.peeked = 0;
         Ok(())
     }
+}
+
+/// An LSN as Postgres writes it: `X/Y`, its two halves in hexadecimal.
+fn lsn_text(lsn: u64) -> String {
+    format!("{:X}/{:X}", lsn >> 32, lsn & 0xffff_ffff)
 }
 
 /// An LSN's text form `X/Y` (two hexadecimal halves) as a number.
