@@ -23,7 +23,7 @@ use differential_temporal::table::TableEnv;
 use differential_temporal::warehouse::{current, Warehouse, PAUSE_STAGES, TEST_REFRESH_PAUSE};
 
 mod common;
-use common::{postgres_server, postgres_setup, postgres_with_options};
+use common::{postgres_fresh_table, postgres_server, postgres_setup, postgres_with_options};
 
 /// Keys and rows of the source (rows per key: `ROWS / KEYS`).
 const KEYS: u64 = 500;
@@ -536,16 +536,10 @@ fn postgres_continuous_killed_at(stage: &str) {
         return;
     };
     let table = format!("pgcdc_serve_{stage}");
+    postgres_fresh_table(&line, &table, "id integer PRIMARY KEY, v integer", true);
     postgres_setup(
         &line,
-        &format!(
-            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '{table}';
-             DROP PUBLICATION IF EXISTS {table};
-             DROP TABLE IF EXISTS {table};
-             CREATE TABLE {table} (id integer PRIMARY KEY, v integer);
-             ALTER TABLE {table} REPLICA IDENTITY FULL;
-             INSERT INTO {table} SELECT i, 1 FROM generate_series(1, 100) AS i;"
-        ),
+        &format!("INSERT INTO {table} SELECT i, 1 FROM generate_series(1, 100) AS i;"),
     );
     let dir = Dir::new();
     sql(

@@ -13,8 +13,8 @@ use differential_temporal::table::{TableEnv, TableResult};
 
 mod common;
 use common::{
-    postgres_server as server, postgres_setup as setup, postgres_value as value,
-    postgres_with_options as with_options,
+    postgres_fresh_table as fresh_table, postgres_server as server, postgres_setup as setup,
+    postgres_value as value, postgres_with_options as with_options,
 };
 
 #[path = "postgres_cdc/continuous.rs"]

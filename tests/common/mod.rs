@@ -214,3 +214,20 @@ pub fn postgres_setup(line: &str, sql: &str) {
         postgres::Client::connect(line, postgres::NoTls).expect("connect to the test server");
     client.batch_execute(sql).expect("the setup statements");
 }
+
+/// Creates the table `name` as `columns` declare it (`REPLICA IDENTITY FULL` when `full`)
+/// on the server of `line`, with no replication slot or publication of that name left from
+/// an earlier run (the postgres-cdc tests name their slots after their tables).
+pub fn postgres_fresh_table(line: &str, name: &str, columns: &str, full: bool) {
+    let identity = if full { "FULL" } else { "DEFAULT" };
+    postgres_setup(
+        line,
+        &format!(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '{name}';
+             DROP PUBLICATION IF EXISTS {name};
+             DROP TABLE IF EXISTS {name};
+             CREATE TABLE {name} ({columns});
+             ALTER TABLE {name} REPLICA IDENTITY {identity};"
+        ),
+    );
+}

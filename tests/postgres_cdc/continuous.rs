@@ -7,20 +7,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use differential_temporal::table::TableEnv;
 
-use super::{server, setup, with_options};
+use super::{fresh_table, server, setup, with_options};
 
 /// A fresh rates table `name` (REPLICA IDENTITY FULL) with Euro, Yen and USD at 09:00, and no
 /// slot or publication of that name left from an earlier run.
 fn fresh_rates(line: &str, name: &str) {
+    let columns = "currency text PRIMARY KEY, rate integer, update_time timestamp(3)";
+    fresh_table(line, name, columns, true);
     setup(
         line,
         &format!(
-            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '{name}';
-             DROP PUBLICATION IF EXISTS {name};
-             DROP TABLE IF EXISTS {name};
-             CREATE TABLE {name} (currency text PRIMARY KEY, rate integer, update_time timestamp(3));
-             ALTER TABLE {name} REPLICA IDENTITY FULL;
-             INSERT INTO {name} VALUES ('Euro', 114, '2024-01-01 09:00:00'),
+            "INSERT INTO {name} VALUES ('Euro', 114, '2024-01-01 09:00:00'),
                ('Yen', 102, '2024-01-01 09:00:00'), ('USD', 1, '2024-01-01 09:00:00');"
         ),
     );

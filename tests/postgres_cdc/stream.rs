@@ -50,20 +50,11 @@ fn source(line: &str, table: &str, slot: &str, mode: &str) -> PostgresSource {
     }
 }
 
-/// A fresh table `name` with REPLICA IDENTITY FULL (unless `full` is false), and no slot or
-/// publication of that name left from an earlier run.
+/// A fresh table `name` (id, name, amount) with REPLICA IDENTITY FULL (unless `full` is
+/// false), and no slot or publication of that name left from an earlier run.
 fn fresh_table(line: &str, name: &str, full: bool) {
-    let identity = if full { "FULL" } else { "DEFAULT" };
-    setup(
-        line,
-        &format!(
-            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '{name}';
-             DROP PUBLICATION IF EXISTS {name};
-             DROP TABLE IF EXISTS {name};
-             CREATE TABLE {name} (id integer PRIMARY KEY, name text, amount numeric(10, 2));
-             ALTER TABLE {name} REPLICA IDENTITY {identity};"
-        ),
-    );
+    let columns = "id integer PRIMARY KEY, name text, amount numeric(10, 2)";
+    super::fresh_table(line, name, columns, full);
 }
 
 /// Every transaction the stream has, read until a read brings nothing new.
