@@ -240,7 +240,7 @@ fn option_errors_need_no_server() {
     };
     assert_eq!(
         error(", 'slot.nam' = 's'"),
-        "SQL validation error at line 1, column 166: Unsupported option 'slot.nam' for connector 'postgres-cdc' (did you mean 'slot.name'?); supported options: connector, hostname, port, username, password, database-name, schema-name, table-name, slot.name, decoding.plugin.name, scan.startup.mode"
+        "SQL validation error at line 1, column 166: Unsupported option 'slot.nam' for connector 'postgres-cdc' (did you mean 'slot.name'?); supported options: connector, hostname, port, username, password, database-name, schema-name, table-name, slot.name, decoding.plugin.name, scan.startup.mode, changelog-mode"
     );
     assert_eq!(
         error(""),
@@ -257,6 +257,14 @@ fn option_errors_need_no_server() {
     assert_eq!(
         error(", 'slot.name' = 's', 'port' = 'five'"),
         "SQL validation error at line 1, column 185: 'port' must be a port number (1-65535), not 'five'"
+    );
+    assert_eq!(
+        error(", 'slot.name' = 's', 'changelog-mode' = 'retract'"),
+        "SQL validation error at line 1, column 185: Unsupported 'changelog-mode' 'retract'; the supported modes are 'all', 'upsert'"
+    );
+    assert_eq!(
+        error(", 'slot.name' = 's', 'changelog-mode' = 'upsert'"),
+        "SQL validation error at line 1, column 14: table 't' is read as an upsert changelog ('changelog-mode' = 'upsert'), whose updates and deletes are by key: it needs a PRIMARY KEY"
     );
     let metadata = TableEnv::new()
         .execute_sql(&format!(

@@ -64,8 +64,10 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
     if generator == Some("postgres-cdc") {
         let physical = physical_schema(t)?;
         let source = postgres_cdc::postgres_cdc(t, &physical)?;
+        let normalized = |scan| postgres_cdc::normalized(&source, scan);
+        let declared = |scan| computed::declared_table(env, t, normalized(scan)?);
         return env
-            .register_postgres(source, |scan| computed::declared_table(env, t, scan))
+            .register_postgres(source.clone(), declared)
             .map_err(|e| match e {
                 SqlError::Table(e) => at(e),
                 other => other,

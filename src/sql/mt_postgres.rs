@@ -43,9 +43,19 @@ impl PostgresFeed {
     pub(super) fn new(source: Arc<PostgresSource>, dir: &Path) -> Result<PostgresFeed, SqlError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| TableError::from(crate::error::Error::io(dir.display().to_string(), e)))?;
+        // An upsert changelog's deletes are by key: their other values are NULL.
+        let mut schema = source.schema.clone();
+        if source.options.upsert {
+            let key = schema.primary_key.clone().unwrap_or_default();
+            for (i, field) in schema.fields.iter_mut().enumerate() {
+                if !key.contains(&i) {
+                    field.ty.nullable = true;
+                }
+            }
+        }
         let files = FileTable {
             path: dir.display().to_string(),
-            schema: source.schema.clone(),
+            schema,
             format: crate::io::Format::Csv,
             changelog: source.options.startup != StartupMode::Snapshot,
         };

@@ -3,12 +3,18 @@
 //!
 //! Errors are at the option, the column or the table's name: an unknown option (with the
 //! closest valid name), a missing required option, a value the connector refuses, a
-//! `METADATA` column whose key is not one of [`METADATA_KEYS`] or whose type does not hold it.
+//! `METADATA` column whose key is not one of [`METADATA_KEYS`] or whose type does not hold it,
+//! an upsert changelog (`'changelog-mode' = 'upsert'`) without a primary key.
+//!
+//! An upsert changelog is normalized by its primary key ([`normalized`]: Flink's
+//! `ChangelogNormalize`, rule A12), so that the table is a retract changelog like any other.
 //! The server is not contacted here: a query reading the table connects and checks the table.
 
 use super::create_table::{ColumnKind, CreateTable};
 use super::error::SqlError;
 use crate::io::postgres::{ColumnSource, PostgresOptions, PostgresSource, METADATA_KEYS, OPTIONS};
+use crate::merge_engine::{Deduplicate, Deletes, MergeEngine};
+use crate::plan::RelExpr;
 use crate::repr::Schema;
 
 /// The postgres-cdc table `t` declares, with `physical` its physical and metadata columns.
@@ -64,10 +70,40 @@ pub(super) fn postgres_cdc(t: &CreateTable, physical: &Schema) -> Result<Postgre
             ColumnKind::Computed(_) => {}
         }
     }
+    if options.upsert && physical.primary_key.is_none() {
+        return Err(SqlError::at(
+            t.name.span,
+            format!(
+                "table '{}' is read as an upsert changelog ('changelog-mode' = 'upsert'), whose updates and deletes are by key: it needs a PRIMARY KEY",
+                t.name.value
+            ),
+        ));
+    }
     Ok(PostgresSource {
         name: t.name.value.clone(),
         options,
         schema: physical.clone(),
         columns,
     })
+}
+
+/// The scan of `source` as the table it declares: an upsert changelog normalized by its
+/// primary key (each `+I`/`+U` an upsert, each `-D` a delete by key, retracting the stored
+/// row: rule A12), anything else as it is.
+pub(super) fn normalized(source: &PostgresSource, scan: RelExpr) -> Result<RelExpr, SqlError> {
+    let Some(key) = source
+        .schema
+        .primary_key
+        .clone()
+        .filter(|_| source.options.upsert)
+    else {
+        return Ok(scan);
+    };
+    let engine = MergeEngine::Deduplicate(Deduplicate {
+        sequence: Vec::new(),
+        deletes: Deletes::Apply,
+    });
+    // A scan in source order, keyed by its declared primary key: nothing to refuse.
+    scan.merged_by(key, engine)
+        .map_err(|e| SqlError::from(crate::table::TableError::Invalid(e.to_string())))
 }

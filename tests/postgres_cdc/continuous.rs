@@ -189,3 +189,47 @@ fn a_refresh_started_again_ends_equal_to_the_table() {
         ]
     );
 }
+
+/// A CONTINUOUS copy of a table of the default replica identity, read as an upsert changelog
+/// normalized by its primary key, ends equal to the table after updates and deletes.
+#[test]
+fn an_upsert_changelog_is_normalized_by_its_key() {
+    let Some(line) = server() else { return };
+    let name = "pgcdc_upsert_copy";
+    let columns = "currency text PRIMARY KEY, rate integer NOT NULL, update_time timestamp(3)";
+    fresh_table(&line, name, columns, false);
+    setup(
+        &line,
+        &format!("INSERT INTO {name} VALUES ('Euro', 114, '2024-01-01 09:00:00'), ('Yen', 102, '2024-01-01 09:00:00');"),
+    );
+    let warehouse = tempfile::tempdir().unwrap();
+    let env = TableEnv::new().with_warehouse(warehouse.path()).unwrap();
+    env.execute_sql(&format!(
+        "CREATE TABLE rates (currency STRING NOT NULL, rate INT NOT NULL, update_time TIMESTAMP(3),
+           PRIMARY KEY (currency) NOT ENFORCED)
+         WITH ({}, 'table-name' = '{name}', 'slot.name' = '{name}', 'changelog-mode' = 'upsert');
+         CREATE MATERIALIZED TABLE copy FRESHNESS = INTERVAL '1' SECOND
+           REFRESH_MODE = CONTINUOUS AS SELECT currency, rate FROM rates",
+        with_options(&line)
+    ))
+    .unwrap();
+    let stop = AtomicBool::new(false);
+    let mut published = 0;
+    env.run_continuous_refresh("copy", &stop, |_| {
+        if published == 0 {
+            setup(
+                &line,
+                &format!(
+                    "UPDATE {name} SET rate = 119 WHERE currency = 'Euro';
+                     DELETE FROM {name} WHERE currency = 'Yen';
+                     INSERT INTO {name} VALUES ('USD', 1, NULL);"
+                ),
+            );
+        } else {
+            stop.store(true, Ordering::SeqCst);
+        }
+        published += 1;
+    })
+    .unwrap();
+    assert_eq!(rows(&env, "copy"), ["Euro,119", "USD,1"]);
+}

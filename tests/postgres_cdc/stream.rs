@@ -246,7 +246,7 @@ fn what_the_stream_cannot_read_is_a_clear_error() {
     }
     assert_eq!(
         error(source.open_stream(None)),
-        "table 'pgcdc_stream_bad' (postgres-cdc): public.pgcdc_stream_bad does not have REPLICA IDENTITY FULL, so its updates and deletes do not carry the old row: ALTER TABLE public.pgcdc_stream_bad REPLICA IDENTITY FULL"
+        "table 'pgcdc_stream_bad' (postgres-cdc): public.pgcdc_stream_bad does not have REPLICA IDENTITY FULL, so its updates and deletes do not carry the old row: ALTER TABLE public.pgcdc_stream_bad REPLICA IDENTITY FULL, or read it as an upsert changelog ('changelog-mode' = 'upsert')"
     );
     setup(
         &line,
@@ -278,5 +278,40 @@ fn what_the_stream_cannot_read_is_a_clear_error() {
     assert!(
         gone.starts_with("table 'pgcdc_stream_bad' (postgres-cdc): replication slot 'pgcdc_stream_bad' is gone, so the changes after "),
         "{gone}"
+    );
+}
+
+/// An upsert changelog (`'changelog-mode' = 'upsert'`) reads a table of the default replica
+/// identity: an UPDATE is a `+U` of the new row alone, a DELETE a `-D` of the key, its other
+/// values NULL (even in a NOT NULL column: the delete is by key).
+#[test]
+fn an_upsert_changelog_reads_the_default_identity() {
+    let Some(line) = server() else { return };
+    let table = "pgcdc_upsert";
+    fresh_table(&line, table, false);
+    setup(
+        &line,
+        &format!("INSERT INTO {table} VALUES (1, 'a', 1.50);"),
+    );
+    let mut source = source(&line, table, table, "initial");
+    source.options.upsert = true;
+    source.schema.fields[1].ty.nullable = false;
+    let (snapshot, mut stream) = source.open_stream(None).unwrap();
+    assert_eq!(snapshot.unwrap().len(), 1);
+    setup(
+        &line,
+        &format!(
+            "UPDATE {table} SET amount = 2.25 WHERE id = 1;
+             DELETE FROM {table} WHERE id = 1;"
+        ),
+    );
+    let kinds: Vec<Vec<String>> = drain(&mut stream).iter().map(text).collect();
+    assert_eq!(
+        kinds,
+        // One transaction: a multi-statement query runs in one.
+        [vec![
+            "+U Int(1) Str(\"a\") Decimal(225)",
+            "-D Int(1) Null Null"
+        ]]
     );
 }

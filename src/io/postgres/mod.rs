@@ -5,17 +5,17 @@
 //! `'scan.startup.mode' = 'snapshot'`, Flink CDC's snapshot-only mode, which SQL queries read),
 //! and its **change stream** from a logical-replication slot ([`PostgresSource::open_stream`],
 //! the `'initial'` mode's snapshot and changes, each committed transaction in exactly one of
-//! them, or `'latest-offset'`'s changes), which the library offers and SQL does not read yet
-//! (issue 16: a CONTINUOUS materialized table over it is next).
+//! them, or `'latest-offset'`'s changes), which a CONTINUOUS materialized table reads (a batch
+//! query refuses it as unbounded).
 //!
 //! Columns: each declared physical column reads the Postgres column of its name, whose type must
 //! be one the connector reads as the declared type ([`PostgresType`]); a `METADATA` column
 //! reads Flink CDC's metadata (`database_name`, `schema_name`, `table_name`, and `op_ts`, which
 //! is 0, the epoch, for a snapshot row as in Flink CDC, else the transaction's commit time).
 //! Values are read in Postgres's text form (the session's time zone UTC, bytes in hex) and
-//! read as the declared type ([`PostgresType::datum`]: the one text-to-datum cast), so a value the declared type cannot hold (an out-of-range integer,
-//! `infinity`) is a row error `SCHEMA.TABLE:ROW:COLUMN: ...` naming the snapshot row, never a
-//! lost row.
+//! read as the declared type ([`PostgresType::datum`]: the one text-to-datum cast), so a value
+//! the declared type cannot hold (an out-of-range integer, `infinity`) is a row error
+//! `SCHEMA.TABLE:ROW:COLUMN: ...` naming the row (its `seq`), never a lost row.
 
 mod options;
 pub mod pgoutput;
@@ -144,7 +144,7 @@ impl PostgresSource {
             .iter()
             .map(|r| (r.get(0), r.get(1), r.get(2)))
             .collect();
-        let mut select = Vec::new();
+        let mut read = Vec::new();
         for (field, source) in self.schema.fields.iter().zip(&self.columns) {
             if source != &ColumnSource::Physical {
                 continue;
@@ -169,21 +169,20 @@ impl PostgresSource {
                     "column '{name}' is of type {shown}, which does not read as the declared {declared}"
                 )));
             }
-            select.push((name.clone(), ty));
+            read.push((name.clone(), ty));
         }
-        Ok(select)
+        Ok(read)
     }
-}
 
-impl PostgresSource {
     /// The row of the declared columns, the `k`-th physical one's text `text(k)` (`None`:
     /// NULL) of the Postgres type `columns[k].1`, the metadata of a change made at
     /// `change_millis` (epoch milliseconds); or the column and reason of the first value that
-    /// does not read as declared.
-    pub(crate) fn pack<'t>(
+    /// does not read as declared. `by_key`: a delete by key, whose missing values are NULL
+    /// whatever the column's nullability.
+    fn pack<'t>(
         &self,
         text: impl Fn(usize) -> Option<&'t str>,
-        columns: &[(String, PostgresType)],
+        (columns, by_key): (&[(String, PostgresType)], bool),
         change_millis: i64,
         scratch: &mut Vec<u8>,
     ) -> Result<Row, (usize, String)> {
@@ -197,7 +196,7 @@ impl PostgresSource {
                     let (value, ty) = (text(physical), columns[physical].1);
                     physical += 1;
                     match value {
-                        None if field.ty.nullable => packer.push(Datum::Null),
+                        None if field.ty.nullable || by_key => packer.push(Datum::Null),
                         None => return Err((i, "NULL in a NOT NULL column".to_string())),
                         Some(value) => {
                             let datum = ty
@@ -220,7 +219,7 @@ impl PostgresSource {
 }
 
 /// `name` as a quoted SQL identifier.
-pub(crate) fn quote_ident(name: &str) -> String {
+fn quote_ident(name: &str) -> String {
     let mut quoted = String::from("\"");
     for c in name.chars() {
         if c == '"' {
@@ -234,7 +233,7 @@ pub(crate) fn quote_ident(name: &str) -> String {
 
 /// A client error as the server words it (its message, and its detail if any), or the
 /// client's error with its causes (a connection refused, a lost connection).
-pub(crate) fn source_text(e: &postgres::Error) -> String {
+fn source_text(e: &postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         return match db.detail() {
             Some(detail) => format!("{} ({detail})", db.message()),

@@ -14,6 +14,7 @@ pub const OPTIONS: &[&str] = &[
     "slot.name",
     "decoding.plugin.name",
     "scan.startup.mode",
+    "changelog-mode",
 ];
 
 /// The metadata keys a `METADATA FROM '...'` column of a postgres-cdc table reads.
@@ -51,6 +52,10 @@ pub struct PostgresOptions {
     pub slot: Option<String>,
     /// `scan.startup.mode`.
     pub startup: StartupMode,
+    /// `changelog-mode` = `'upsert'` (default `'all'`): an UPDATE is read as a `+U` of the new
+    /// row alone and a DELETE as a `-D` of the key (the table's default replica identity
+    /// sends no more); the table is that upsert changelog normalized by its primary key.
+    pub upsert: bool,
 }
 
 /// An option that is wrong: its key (`None` for a missing one: the table is at fault) and why.
@@ -121,6 +126,16 @@ impl PostgresOptions {
                 ))
             }
         };
+        let upsert = match get("changelog-mode").as_deref() {
+            None | Some("all") => false,
+            Some("upsert") => true,
+            Some(other) => {
+                return Err(at(
+                    "changelog-mode",
+                    format!("Unsupported 'changelog-mode' '{other}'; the supported modes are 'all', 'upsert'"),
+                ))
+            }
+        };
         let slot = get("slot.name");
         if slot.is_none() && startup != StartupMode::Snapshot {
             return Err(required("slot.name").unwrap_err());
@@ -135,6 +150,7 @@ impl PostgresOptions {
             table: required("table-name")?,
             slot,
             startup,
+            upsert,
         })
     }
 

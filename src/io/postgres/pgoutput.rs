@@ -53,6 +53,8 @@ pub enum Message {
         relation: u32,
         /// The old row or key, if sent.
         old: Option<Vec<Value>>,
+        /// Whether `old` is the key alone (its other columns NULL), not the whole row.
+        old_is_key: bool,
         /// The new row.
         new: Vec<Value>,
     },
@@ -62,6 +64,8 @@ pub enum Message {
         relation: u32,
         /// The old row or key.
         old: Vec<Value>,
+        /// Whether `old` is the key alone (its other columns NULL), not the whole row.
+        old_is_key: bool,
     },
     /// Tables truncated.
     Truncate {
@@ -140,26 +144,32 @@ pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
         }
         b'U' => {
             let relation = r.u32()?;
-            let (old, new) = match r.u8()? {
-                b'K' | b'O' => {
+            let (old, old_is_key, new) = match r.u8()? {
+                tag @ (b'K' | b'O') => {
                     let old = r.tuple()?;
                     r.expect(b'N')?;
-                    (Some(old), r.tuple()?)
+                    (Some(old), tag == b'K', r.tuple()?)
                 }
-                b'N' => (None, r.tuple()?),
+                b'N' => (None, false, r.tuple()?),
                 other => return Err(r.error(&format!("update tuple tag {other:#04x}"))),
             };
-            Message::Update { relation, old, new }
+            Message::Update {
+                relation,
+                old,
+                old_is_key,
+                new,
+            }
         }
         b'D' => {
             let relation = r.u32()?;
-            match r.u8()? {
-                b'K' | b'O' => {}
+            let old_is_key = match r.u8()? {
+                tag @ (b'K' | b'O') => tag == b'K',
                 other => return Err(r.error(&format!("delete tuple tag {other:#04x}"))),
-            }
+            };
             Message::Delete {
                 relation,
                 old: r.tuple()?,
+                old_is_key,
             }
         }
         b'T' => {

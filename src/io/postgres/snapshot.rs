@@ -82,11 +82,9 @@ impl PostgresSource {
                 let seq = rows.len() as Seq + 1;
                 // A snapshot row's change time is 0, as Flink CDC gives it.
                 let text = |k: usize| values.get(k);
-                let row = self
-                    .pack(text, columns, 0, &mut scratch)
-                    .map_err(|(column, reason)| {
-                        RowError::at(0, &path, &header, seq, Some(column), reason)
-                    });
+                let row = self.pack(text, (columns, false), 0, &mut scratch).map_err(
+                    |(column, reason)| RowError::at(0, &path, &header, seq, Some(column), reason),
+                );
                 rows.push(row.map(|row| Change::new(seq, RowKind::Insert, row)));
             }
             if rows.len() == before {

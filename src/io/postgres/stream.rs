@@ -132,9 +132,9 @@ impl PostgresSource {
             )
             .map_err(fail)?
             .get(0);
-        if identity != "f" {
+        if identity != "f" && !o.upsert {
             return Err(self.error(format!(
-                "{} does not have REPLICA IDENTITY FULL, so its updates and deletes do not carry the old row: ALTER TABLE {} REPLICA IDENTITY FULL",
+                "{} does not have REPLICA IDENTITY FULL, so its updates and deletes do not carry the old row: ALTER TABLE {} REPLICA IDENTITY FULL, or read it as an upsert changelog ('changelog-mode' = 'upsert')",
                 o.qualified_name(),
                 o.qualified_name()
             )));
@@ -290,28 +290,51 @@ impl ChangeStream {
         Ok(done)
     }
 
-    /// The rows of a change message of the table, in order (`-U` before `+U`).
+    /// The rows of a change message of the table, in order (`-U` before `+U`; in an upsert
+    /// changelog a `+U` alone, and a `-D` of what the table's identity sends).
     fn rows(&self, change: Message, out: &mut Vec<(RowKind, Vec<Value>)>) -> Result<(), Error> {
-        let missing_old = || {
-            self.source.error(format!(
-                "an UPDATE or DELETE of {} came without its old row (is its REPLICA IDENTITY still FULL?)",
-                self.source.options.qualified_name()
-            ))
-        };
+        let name = self.source.options.qualified_name();
         match change {
             Message::Insert { new, .. } => out.push((RowKind::Insert, new)),
-            Message::Update { old, mut new, .. } => {
-                let old = old.ok_or_else(missing_old)?;
+            Message::Update {
+                old,
+                old_is_key,
+                mut new,
+                ..
+            } => {
                 // A TOASTed value the update did not change is not sent: it is the old one.
-                for (n, o) in new.iter_mut().zip(&old) {
+                let old = old.unwrap_or_default();
+                let whole_old: &[Value] = if old_is_key { &[] } else { &old };
+                for (i, n) in new.iter_mut().enumerate() {
                     if *n == Value::Unchanged {
-                        *n = o.clone();
+                        let kept = whole_old.get(i).filter(|o| **o != Value::Unchanged);
+                        *n = kept.cloned().ok_or_else(|| {
+                            self.source.error(format!(
+                                "an UPDATE of {name} left a large (TOASTed) value unchanged, which the table's replica identity does not send: ALTER TABLE {name} REPLICA IDENTITY FULL"
+                            ))
+                        })?;
                     }
                 }
-                out.push((RowKind::UpdateBefore, old));
+                if !self.source.options.upsert {
+                    if old.is_empty() || old_is_key {
+                        return Err(self.source.error(format!(
+                            "an UPDATE of {name} came without its whole old row (is its REPLICA IDENTITY still FULL?)"
+                        )));
+                    }
+                    out.push((RowKind::UpdateBefore, old));
+                }
                 out.push((RowKind::UpdateAfter, new));
             }
-            Message::Delete { old, .. } => out.push((RowKind::Delete, old)),
+            Message::Delete {
+                old, old_is_key, ..
+            } => {
+                if old_is_key && !self.source.options.upsert {
+                    return Err(self.source.error(format!(
+                        "a DELETE of {name} came with its key only (is its REPLICA IDENTITY still FULL?)"
+                    )));
+                }
+                out.push((RowKind::Delete, old));
+            }
             _ => {}
         }
         Ok(())
@@ -335,9 +358,11 @@ impl ChangeStream {
                 Value::Text(t) => Some(t.as_str()),
                 Value::Null | Value::Unchanged => None,
             };
+            // An upsert changelog's delete is by key: its other values may be missing.
+            let by_key = kind == RowKind::Delete && self.source.options.upsert;
             let row = self
                 .source
-                .pack(text, &self.columns, commit_millis, &mut scratch)
+                .pack(text, (&self.columns, by_key), commit_millis, &mut scratch)
                 .map_err(|(column, reason)| {
                     RowError::at(0, &path, &self.header, self.seq, Some(column), reason)
                 });
