@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::expr::{AggregateUdf, Expr, FunctionRegistry, ScalarUdf};
-use crate::io::postgres::{PostgresSource, StartupMode};
+use crate::io::postgres::PostgresSource;
 use crate::io::{Format, Generated, TypedSource};
 use crate::materialized::{Clock, MaterializedTableConfig, SystemClock};
 use crate::plan::{ProcessingClock, RelExpr};
@@ -87,7 +87,7 @@ impl Default for State {
 }
 
 #[derive(Clone)]
-enum Registered {
+pub(super) enum Registered {
     /// A file, and the plan [`TableEnv::from`] gives: its scan, or computed columns over it.
     Source(TableSource, RelExpr),
     View(RelExpr),
@@ -337,74 +337,6 @@ impl TableEnv {
         Ok(self.register(name, Registered::Source(source, plan))?)
     }
 
-    /// Registers the generated table `source` (Flink's `datagen` connector, or Nexmark's events)
-    /// as `name`, whose rows are `table(scan)` as in [`register_file`](TableEnv::register_file):
-    /// `scan` gives the source's columns, append-only. Executing a plan over it generates the
-    /// rows ([`DatagenSource`](crate::io::DatagenSource),
-    /// [`NexmarkSource`](crate::io::NexmarkSource): row `i` by worker `i % workers`, block `b`
-    /// of rows at system time `b`; a datagen table throttled to its `rows-per-second`), in
-    /// blocks of one row per 64 bytes of [`with_block_bytes`](TableEnv::with_block_bytes) (1024
-    /// rows by default).
-    ///
-    /// Errors: the name is taken, or `table`'s.
-    ///
-    /// ```
-    /// use differential_temporal::io::{DatagenSource, FieldGenerator, Generator};
-    /// use differential_temporal::repr::{DataType, Schema};
-    /// use differential_temporal::table::{TableEnv, TableError};
-    ///
-    /// let schema = Schema::builder().column("id", DataType::Int.not_null()).build().unwrap();
-    /// let ids = FieldGenerator::new(Generator::Sequence { start: 1, end: 3 });
-    /// let source = DatagenSource::new("ids", schema, vec![ids], None).unwrap();
-    /// let env = TableEnv::new();
-    /// env.register_generated("ids", source, Ok::<_, TableError>).unwrap();
-    /// assert_eq!(env.from("ids").execute().unwrap().rows_as_text(), vec!["1", "2", "3"]);
-    /// ```
-    pub fn register_generated<E: From<TableError>>(
-        &self,
-        name: &str,
-        source: impl Into<Generated>,
-        table: impl FnOnce(RelExpr) -> Result<RelExpr, E>,
-    ) -> Result<(), E> {
-        let generated = source.into();
-        let source = TableSource {
-            path: name.to_string(),
-            schema: generated.schema().clone(),
-            changelog: false,
-            format: Format::Csv,
-            generated: Some(generated),
-            postgres: None,
-        };
-        let plan = table(RelExpr::scan(name, source.schema.clone(), false))?;
-        Ok(self.register(name, Registered::Source(source, plan))?)
-    }
-
-    /// Registers `name` as a table read from a PostgreSQL server (the `postgres-cdc`
-    /// connector, [`crate::io::postgres`]); `table` turns its scan into the declared table
-    /// (computed columns), as for [`register_generated`](Self::register_generated). The server
-    /// is contacted when a query reads it.
-    ///
-    /// Errors: the name is taken, or `table`'s.
-    pub fn register_postgres<E: From<TableError>>(
-        &self,
-        source: PostgresSource,
-        table: impl FnOnce(RelExpr) -> Result<RelExpr, E>,
-    ) -> Result<(), E> {
-        let name = source.name.clone();
-        let changelog = source.options.startup != StartupMode::Snapshot;
-        let scan = RelExpr::scan(&name, source.schema.clone(), changelog);
-        let source = TableSource {
-            path: name.clone(),
-            schema: source.schema.clone(),
-            changelog,
-            format: Format::Csv,
-            generated: None,
-            postgres: Some(Arc::new(source)),
-        };
-        let plan = table(scan)?;
-        Ok(self.register(&name, Registered::Source(source, plan))?)
-    }
-
     /// Registers `name` as a table whose rows come from the caller's own dataflow (Flink's
     /// `fromDataStream` / `fromChangelogStream` with a schema): plans over it are rendered with
     /// [`Table::render`], which takes its `Change<Row>` collection (rows packed in `schema`'s
@@ -441,7 +373,7 @@ impl TableEnv {
         self.register(name, Registered::View(plan.clone()))
     }
 
-    fn register(&self, name: &str, table: Registered) -> Result<(), TableError> {
+    pub(super) fn register(&self, name: &str, table: Registered) -> Result<(), TableError> {
         let mut state = self.state.borrow_mut();
         if state.tables.contains_key(name) {
             return Err(TableError::AlreadyRegistered(name.to_string()));

@@ -41,6 +41,7 @@ mod result;
 pub(crate) mod select;
 mod set_op;
 mod sort;
+mod sources;
 pub(crate) mod window;
 
 pub use env::{TableEnv, TableSource, TemporalTableFunction};

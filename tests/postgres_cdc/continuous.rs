@@ -40,6 +40,23 @@ const JOIN: &str = "SELECT o.order_time, o.amount, o.currency, r.rate
                     FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
                     ON o.currency = r.currency";
 
+/// Runs the CONTINUOUS refresh of `table`: after its `i`-th snapshot the `i`-th of
+/// `transactions` runs on the server of `line`, and the snapshot after the last stops it.
+/// Returns how many snapshots it published.
+fn refresh_through(env: &TableEnv, table: &str, line: &str, transactions: &[&str]) -> usize {
+    let stop = AtomicBool::new(false);
+    let mut published = 0;
+    env.run_continuous_refresh(table, &stop, |_| {
+        match transactions.get(published) {
+            Some(sql) => setup(line, sql),
+            None => stop.store(true, Ordering::SeqCst),
+        }
+        published += 1;
+    })
+    .unwrap();
+    published
+}
+
 /// The rows of `table`, sorted.
 fn rows(env: &TableEnv, table: &str) -> Vec<String> {
     let result = env
@@ -80,16 +97,7 @@ fn a_continuous_join_follows_rates_changed_in_transactions() {
         "BEGIN; INSERT INTO pgcdc_live_rates VALUES ('US Dollar', 2, '2024-01-01 10:00:00');
          DELETE FROM pgcdc_live_rates WHERE currency = 'Yen'; COMMIT;",
     ];
-    let stop = AtomicBool::new(false);
-    let mut published = 0;
-    env.run_continuous_refresh("joined", &stop, |_| {
-        match transactions.get(published) {
-            Some(sql) => setup(&line, sql),
-            None => stop.store(true, Ordering::SeqCst),
-        }
-        published += 1;
-    })
-    .unwrap();
+    let published = refresh_through(&env, "joined", &line, &transactions);
     assert_eq!(
         published, 3,
         "the snapshot's round and one round per transaction"
@@ -153,20 +161,8 @@ fn a_refresh_started_again_ends_equal_to_the_table() {
     )
     .unwrap();
     // First run: the snapshot, then one transaction; stopped after publishing it.
-    let stop = AtomicBool::new(false);
-    let mut published = 0;
-    env.run_continuous_refresh("copy", &stop, |_| {
-        if published == 0 {
-            setup(
-                &line,
-                &format!("UPDATE {name} SET rate = rate + 1 WHERE currency = 'Euro'"),
-            );
-        } else {
-            stop.store(true, Ordering::SeqCst);
-        }
-        published += 1;
-    })
-    .unwrap();
+    let euro = format!("UPDATE {name} SET rate = rate + 1 WHERE currency = 'Euro'");
+    refresh_through(&env, "copy", &line, &[&euro]);
     // While no refresh runs: more transactions.
     setup(
         &line,
@@ -177,9 +173,7 @@ fn a_refresh_started_again_ends_equal_to_the_table() {
     );
     // Second run: the published rounds replayed from their files, then the slot's changes
     // after them; stopped after its first snapshot.
-    let stop = AtomicBool::new(false);
-    env.run_continuous_refresh("copy", &stop, |_| stop.store(true, Ordering::SeqCst))
-        .unwrap();
+    refresh_through(&env, "copy", &line, &[]);
     assert_eq!(
         rows(&env, "copy"),
         [
@@ -213,23 +207,11 @@ fn an_upsert_changelog_is_normalized_by_its_key() {
         with_options(&line)
     ))
     .unwrap();
-    let stop = AtomicBool::new(false);
-    let mut published = 0;
-    env.run_continuous_refresh("copy", &stop, |_| {
-        if published == 0 {
-            setup(
-                &line,
-                &format!(
-                    "UPDATE {name} SET rate = 119 WHERE currency = 'Euro';
-                     DELETE FROM {name} WHERE currency = 'Yen';
-                     INSERT INTO {name} VALUES ('USD', 1, NULL);"
-                ),
-            );
-        } else {
-            stop.store(true, Ordering::SeqCst);
-        }
-        published += 1;
-    })
-    .unwrap();
+    let changes = format!(
+        "UPDATE {name} SET rate = 119 WHERE currency = 'Euro';
+         DELETE FROM {name} WHERE currency = 'Yen';
+         INSERT INTO {name} VALUES ('USD', 1, NULL);"
+    );
+    refresh_through(&env, "copy", &line, &[&changes]);
     assert_eq!(rows(&env, "copy"), ["Euro,119", "USD,1"]);
 }
