@@ -92,40 +92,34 @@ impl Positions {
         let mut inputs = Vec::new();
         for (table, feed) in feeds {
             let spec = match feed {
-                Feed::Once(spec) | Feed::Monitored(spec) => Some(spec),
-                Feed::Postgres(postgres) => Some(&postgres.files),
-                Feed::Rows(_) => None,
-            };
-            match (feed, spec) {
-                (_, Some(spec)) => {
-                    let files: Vec<String> = self
-                        .files
-                        .get(table)
-                        .into_iter()
-                        .flatten()
-                        .filter(|(_, &r)| r == round)
-                        .map(|(path, _)| path.clone())
-                        .collect();
-                    if let Some(missing) = files.iter().find(|f| !std::path::Path::new(f).is_file())
-                    {
-                        return Err(TableError::Invalid(format!(
-                            "the file {missing} of table '{table}', read by the published snapshot, is gone: the table's state cannot be rebuilt (refresh it from scratch: drop and create it)"
-                        ))
-                        .into());
-                    }
-                    if !files.is_empty() {
-                        inputs.push(open(table, spec, &files)?);
-                    }
-                }
-                (Feed::Rows(source), _) => {
+                Feed::Once(spec) | Feed::Monitored(spec) => spec,
+                Feed::Postgres(postgres) => &postgres.files,
+                Feed::Rows(source) => {
                     let (made, per_round) = self.rows[table];
                     let from = round.saturating_mul(per_round);
                     if from < made {
                         let to = (from + per_round).min(made);
                         inputs.push(RoundInput::Rows(table.clone(), source.clone(), from..to));
                     }
+                    continue;
                 }
-                (_, None) => unreachable!("a feed without files makes rows"),
+            };
+            let files: Vec<String> = self
+                .files
+                .get(table)
+                .into_iter()
+                .flatten()
+                .filter(|(_, &r)| r == round)
+                .map(|(path, _)| path.clone())
+                .collect();
+            if let Some(missing) = files.iter().find(|f| !std::path::Path::new(f).is_file()) {
+                return Err(TableError::Invalid(format!(
+                    "the file {missing} of table '{table}', read by the published snapshot, is gone: the table's state cannot be rebuilt (refresh it from scratch: drop and create it)"
+                ))
+                .into());
+            }
+            if !files.is_empty() {
+                inputs.push(open(table, spec, &files)?);
             }
         }
         Ok(inputs)
@@ -219,7 +213,7 @@ mod tests {
     use super::*;
 
     /// A table name holding `:` or `%` (a quoted identifier) and a path holding `:` are read
-    /// back from a manifest's keys as they were written.
+    /// back from a manifest's keys as they were written, a postgres-cdc table's LSN too.
     #[test]
     fn positions_keys_read_back_whatever_the_table_name_holds() {
         let read = |paths: &[(&str, u64)]| -> BTreeMap<String, u64> {
@@ -235,7 +229,7 @@ mod tests {
                 ("my".to_string(), read(&[("orders:/d:x/c.csv", 1)])),
             ]),
             rows: BTreeMap::new(),
-            lsn: BTreeMap::new(),
+            lsn: BTreeMap::from([("my:orders%3A".to_string(), 0x0152_9118)]),
         };
         let recorded = positions.record();
         let keys: Vec<&str> = recorded.keys().map(String::as_str).collect();
@@ -245,11 +239,13 @@ mod tests {
                 "file:my%3Aorders%253A:/d:x/a.csv",
                 "file:my%3Aorders%253A:/d:x/b.csv",
                 "file:my:orders:/d:x/c.csv",
+                "lsn:my%3Aorders%253A",
                 "rounds"
             ]
         );
         let back = Positions::read(&recorded, &BTreeMap::new(), Duration::from_secs(1));
         assert_eq!(back.rounds, 2);
         assert_eq!(back.files, positions.files);
+        assert_eq!(back.lsn, positions.lsn);
     }
 }
