@@ -6,8 +6,6 @@
 //! Each test owns its tables (`pgcdc_<test>_...`), created afresh, so the tests run in parallel.
 //! The option errors that need no server are in `option_errors_need_no_server`.
 
-use std::process::Command;
-
 use differential_temporal::sql::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
 
@@ -33,16 +31,9 @@ fn query(workers: usize, script: &str) -> TableResult {
 
 /// `dtemporal sql -e script` with `args` before it: exit code, standard output, standard error.
 fn cli(args: &[&str], script: &str) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dtemporal"))
-        .args(args)
-        .args(["sql", "-e", script])
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args: Vec<&str> = args.iter().copied().chain(["sql", "-e", script]).collect();
+    let run = common::dtemporal(&args);
+    (run.code, run.stdout, run.stderr)
 }
 
 /// A snapshot reads every supported type as declared (NULLs, a time zone other than UTC,
