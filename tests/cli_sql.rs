@@ -497,3 +497,61 @@ fn emit_final_leaves_insert_into_a_changelog() {
         );
     }
 }
+
+/// A query over an unbounded datagen table runs live: its changelog comes round by round (one
+/// a second, `rows-per-second` rows each), as CSV or as Flink's streaming tableau, until
+/// Ctrl-C ends it cleanly.
+#[test]
+fn a_query_over_an_unbounded_table_runs_until_interrupted() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let script = "CREATE TABLE g (n INT) WITH ('connector' = 'datagen', 'rows-per-second' = '5');
+                  SELECT COUNT(*) AS c FROM g";
+    for (format, head, rounds, tail) in [
+        (
+            "csv",
+            &["op,c"][..],
+            &["+I,5", "-U,5", "+U,10"][..],
+            &[][..],
+        ),
+        (
+            "table",
+            &[
+                "+----+----------------------+",
+                "| op |                    c |",
+                "+----+----------------------+",
+            ][..],
+            &[
+                "| +I |                    5 |",
+                "| -U |                    5 |",
+                "| +U |                   10 |",
+            ][..],
+            &["+----+----------------------+", "Received a total of"][..],
+        ),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dtemporal"))
+            .args(["sql", "--format", format, "-e", script])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen: Vec<String> = Vec::new();
+        for _ in 0..head.len() + rounds.len() {
+            seen.push(lines.next().unwrap().unwrap());
+        }
+        assert_eq!(seen, [head, rounds].concat(), "{format}");
+        // SAFETY: a plain kill(2) of the child's pid.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+        let status = child.wait().unwrap();
+        assert!(status.success(), "{format}: {status}");
+        // The rounds that completed before the interrupt, then the tail (the tableau's
+        // bottom border and its count of every row printed).
+        let rest: Vec<String> = lines.map(Result::unwrap).collect();
+        let (more, end) = rest.split_at(rest.len() - tail.len());
+        assert_eq!(more.len() % 2, 0, "{format}: whole rounds: {more:?}");
+        if let [border, count] = tail {
+            let printed = rounds.len() + more.len();
+            assert_eq!(end, [border.to_string(), format!("{count} {printed} rows")]);
+        }
+    }
+}

@@ -197,6 +197,16 @@ impl Serve {
     }
 }
 
+/// A test that fails while serve runs does not leave it running.
+impl Drop for Serve {
+    fn drop(&mut self) {
+        if self.child.try_wait().is_ok_and(|status| status.is_none()) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// Waits (bounded) until `file` exists.
 fn wait_for_file(file: &str, serve: &Serve) {
     let started = Instant::now();
@@ -527,18 +537,12 @@ fn a_continuous_table_killed_after_publishing_its_pointer_resumes() {
     continuous_killed_at("published");
 }
 
-/// A CONTINUOUS copy of a live postgres-cdc table, killed (SIGKILL) at `stage` of publishing
-/// the snapshot of a transaction made while it was stopped, and served again: it ends equal to
-/// the table, each change applied once (the transaction's round is read again from the slot,
-/// which only a published snapshot advances, or replayed from its file once published).
-fn postgres_continuous_killed_at(stage: &str) {
-    let Some(line) = postgres_server() else {
-        return;
-    };
-    let table = format!("pgcdc_serve_{stage}");
-    postgres_fresh_table(&line, &table, "id integer PRIMARY KEY, v integer", true);
+/// A warehouse with the CONTINUOUS materialized table `copy` of the postgres-cdc table `table`
+/// (created afresh on the server of `line` with rows `(id, 1)` for ids 1 to 100).
+fn postgres_copy(line: &str, table: &str) -> Dir {
+    postgres_fresh_table(line, table, "id integer PRIMARY KEY, v integer", true);
     postgres_setup(
-        &line,
+        line,
         &format!("INSERT INTO {table} SELECT i, 1 FROM generate_series(1, 100) AS i;"),
     );
     let dir = Dir::new();
@@ -549,16 +553,58 @@ fn postgres_continuous_killed_at(stage: &str) {
                WITH ({}, 'table-name' = '{table}', 'slot.name' = '{table}');
              CREATE MATERIALIZED TABLE copy FRESHNESS = INTERVAL '1' SECOND
                REFRESH_MODE = CONTINUOUS AS SELECT id, v FROM src",
-            postgres_with_options(&line)
+            postgres_with_options(line)
         ),
     );
-    let contents = |v: &dyn Fn(u64) -> Option<u64>| -> Vec<String> {
-        let mut rows: Vec<String> = (1..=100)
-            .filter_map(|id| v(id).map(|v| format!("{id},{v}")))
-            .collect();
-        rows.sort();
-        rows
+    dir
+}
+
+/// The sorted rows `id,v` of ids 1 to 100 with `v(id)` (none: deleted).
+fn contents(v: &dyn Fn(u64) -> Option<u64>) -> Vec<String> {
+    let mut rows: Vec<String> = (1..=100)
+        .filter_map(|id| v(id).map(|v| format!("{id},{v}")))
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Killed (SIGKILL) before its first snapshot is published, with a change after: the slot
+/// it created was never advanced, so the next run renews it and reads the table from the
+/// start again (a new snapshot, holding the change), and ends equal to the table.
+#[test]
+fn a_continuous_copy_of_postgres_killed_before_its_first_snapshot_starts_again() {
+    let Some(line) = postgres_server() else {
+        return;
     };
+    let table = "pgcdc_serve_first";
+    let dir = postgres_copy(&line, table);
+    let pause = dir.path("pause");
+    let hook = [(TEST_REFRESH_PAUSE, format!("written={pause}"))];
+    let mut serve = Serve::start(&dir, &["-w", "2"], &hook);
+    wait_for_file(&pause, &serve);
+    serve.child.kill().unwrap();
+    assert!(!serve.wait());
+    std::fs::remove_file(&pause).unwrap();
+    postgres_setup(&line, &format!("UPDATE {table} SET v = 2 WHERE id <= 50;"));
+    let serve = Serve::start(&dir, &["-w", "2"], &[]);
+    wait_for_rows(
+        &dir,
+        &contents(&|id| Some(if id <= 50 { 2 } else { 1 })),
+        &serve,
+    );
+    serve.stop();
+}
+
+/// A CONTINUOUS copy of a live postgres-cdc table, killed (SIGKILL) at `stage` of publishing
+/// the snapshot of a transaction made while it was stopped, and served again: it ends equal to
+/// the table, each change applied once (the transaction's round is read again from the slot,
+/// which only a published snapshot advances, or replayed from its file once published).
+fn postgres_continuous_killed_at(stage: &str) {
+    let Some(line) = postgres_server() else {
+        return;
+    };
+    let table = format!("pgcdc_serve_{stage}");
+    let dir = postgres_copy(&line, &table);
     let serve = Serve::start(&dir, &["-w", "2"], &[]);
     wait_for_rows(&dir, &contents(&|_| Some(1)), &serve);
     serve.stop();

@@ -17,6 +17,8 @@ use common::{
 
 #[path = "postgres_cdc/continuous.rs"]
 mod continuous;
+#[path = "postgres_cdc/live_query.rs"]
+mod live_query;
 #[path = "postgres_cdc/stream.rs"]
 mod stream;
 
@@ -203,9 +205,27 @@ fn bad_tables_and_values_are_clear_errors() {
         run("id INT, gone INT", snapshot),
         failed("table 't' (postgres-cdc): column 'gone' is not a column of public.pgcdc_bad; its columns are: id, doc, flag, n")
     );
+    // The command line runs a query over the change stream live: the stream needs the old
+    // rows. A batch query (the Table API's execute) refuses the stream as unbounded.
+    let streamed = "'table-name' = 'pgcdc_bad', 'slot.name' = 'pgcdc_bad'";
     assert_eq!(
-        run("id INT", "'table-name' = 'pgcdc_bad', 'slot.name' = 'pgcdc_bad'"),
-        failed("table 't' is unbounded ('scan.startup.mode' = 'initial' or 'latest-offset' follows the table's changes forever), so a batch query over it never ends: declare it with 'scan.startup.mode' = 'snapshot' to read its snapshot")
+        run("id INT", streamed),
+        failed("table 't' (postgres-cdc): public.pgcdc_bad does not have REPLICA IDENTITY FULL, so its updates and deletes do not carry the old row: ALTER TABLE public.pgcdc_bad REPLICA IDENTITY FULL, or read it as an upsert changelog ('changelog-mode' = 'upsert')")
+    );
+    let env = TableEnv::new();
+    let ddl = format!(
+        "CREATE TABLE t (id INT) WITH ({}, {streamed})",
+        with_options(&line)
+    );
+    env.execute_sql(&ddl).unwrap();
+    let batch = env
+        .sql_query("SELECT * FROM t")
+        .unwrap()
+        .execute()
+        .unwrap_err();
+    assert_eq!(
+        batch.to_string(),
+        "table 't' is unbounded ('scan.startup.mode' = 'initial' or 'latest-offset' follows the table's changes forever), so a batch query over it never ends: declare it with 'scan.startup.mode' = 'snapshot' to read its snapshot"
     );
     // Row 2's n does not fit a TINYINT, row 2's flag is NULL in a NOT NULL column: the first
     // bad value of a row is its error; rows 1 and 3 are read.

@@ -6,6 +6,7 @@
 
 mod dedup;
 mod join_condition;
+mod live;
 mod merge;
 mod prompt;
 mod serve;

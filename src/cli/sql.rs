@@ -32,7 +32,9 @@ Statements run in order; each query writes its result (the last query's, with --
 Without -f or -e: an interactive prompt on a terminal (QUIT; leaves), or the statements piped
 to standard input; a failing statement prints [ERROR] and the next one runs.
 Tables are CSV files ('connector' = 'filesystem', 'path', 'format' = 'csv'); a file with an
-`op` column is a changelog. Syntax and validation errors name the line and column (exit 2).";
+`op` column is a changelog. A query over a table that never ends (postgres-cdc, datagen
+without 'number-of-rows') writes its changes round by round until interrupted (Ctrl-C).
+Syntax and validation errors name the line and column (exit 2).";
 
 /// `dtemporal sql` arguments.
 #[derive(Args, Debug)]
@@ -138,6 +140,12 @@ fn run_script(
     // written before the next statement runs, so a later failure keeps the earlier results.
     let statements = parse_with_text(sql).map_err(|e| Error::Usage(e.to_string()))?;
     for (statement, text) in &statements {
+        // A query over a table that never ends runs live (a query that does not bind fails
+        // below, its error placed in the script).
+        if matches!(statement, Statement::Query(_)) && env.reads_unbounded(text).unwrap_or(false) {
+            super::live::run(env, text, (args.emit, format), output, outcome)?;
+            continue;
+        }
         // `--emit final` needs only a query's final table; INSERT INTO writes the changelog.
         let final_table = args.emit == EmitArg::Final && matches!(statement, Statement::Query(_));
         env.set_result_form(if final_table {

@@ -132,6 +132,11 @@ impl<W: Write> CsvSink<W> {
         self.write_change(RowKind::Insert, row)
     }
 
+    /// Writes what is buffered through to the output (a live query's round).
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
+    }
+
     /// Flushes everything written and returns the underlying writer.
     pub fn finish(self) -> io::Result<W> {
         self.writer

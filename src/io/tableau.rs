@@ -145,6 +145,68 @@ impl Tableau {
         writeln!(out, "{} {term} in set", cells.len())
     }
 
+    /// The head of a streaming result's tableau, as Flink's SQL client prints a streaming
+    /// query's rows as they come: the top border and the names (widths by type, whatever
+    /// [`Tableau::widths`] says: the rows are not known yet). Errors are `out`'s only.
+    ///
+    /// ```
+    /// use differential_temporal::io::Tableau;
+    /// use differential_temporal::operators::RowKind;
+    /// use differential_temporal::repr::{DataType, Datum, Row, Schema};
+    ///
+    /// let schema = Schema::builder().column("n", DataType::Int.nullable()).build().unwrap();
+    /// let tableau = Tableau::table_result(true);
+    /// let mut out = String::new();
+    /// tableau.print_head(&schema, &mut out).unwrap();
+    /// // ... each round's rows as they come:
+    /// let round = [Row::pack([Datum::Int(7)])];
+    /// tableau.print_rows(&schema, round.iter().map(|r| (RowKind::Insert, r)), &mut out).unwrap();
+    /// // ... and when the query is cancelled:
+    /// tableau.print_tail(&schema, 1, &mut out).unwrap();
+    /// assert_eq!(
+    ///     out,
+    ///     "+----+-------------+\n\
+    ///      | op |           n |\n\
+    ///      +----+-------------+\n\
+    ///      | +I |           7 |\n\
+    ///      +----+-------------+\n\
+    ///      Received a total of 1 row\n"
+    /// );
+    /// ```
+    pub fn print_head(&self, schema: &Schema, out: &mut impl Write) -> fmt::Result {
+        let widths = self.widths_by_type(schema);
+        let names =
+            (self.print_row_kind.then_some(ROW_KIND_COLUMN).into_iter()).chain(schema.names());
+        border(&widths, out)?;
+        line(names, &widths, out)?;
+        border(&widths, out)
+    }
+
+    /// Rows of a streaming result's tableau under [`print_head`](Tableau::print_head)'s.
+    /// Errors are `out`'s only.
+    pub fn print_rows<'r>(
+        &self,
+        schema: &Schema,
+        rows: impl IntoIterator<Item = (RowKind, &'r Row)>,
+        out: &mut impl Write,
+    ) -> fmt::Result {
+        let widths = self.widths_by_type(schema);
+        let types: Vec<&DataType> = schema.types().map(|t| &t.data_type).collect();
+        for (kind, row) in rows {
+            let cells = self.cells(kind, row, &types)?;
+            line(cells.iter().map(String::as_str), &widths, out)?;
+        }
+        Ok(())
+    }
+
+    /// The end of a streaming result's tableau: the bottom border and Flink's count
+    /// (`Received a total of N rows`). Errors are `out`'s only.
+    pub fn print_tail(&self, schema: &Schema, rows: u64, out: &mut impl Write) -> fmt::Result {
+        border(&self.widths_by_type(schema), out)?;
+        let term = if rows == 1 { "row" } else { "rows" };
+        writeln!(out, "Received a total of {rows} {term}")
+    }
+
     /// The printed cells of one row, led by its kind when the kinds are printed.
     fn cells(
         &self,

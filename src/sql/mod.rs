@@ -65,6 +65,7 @@ mod exec;
 mod expr;
 mod join;
 mod lateral;
+mod live_query;
 mod materialized;
 mod merge_engine;
 mod mt_continuous;
@@ -89,6 +90,7 @@ pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermar
 pub use dialect::FlinkDialect;
 pub use error::SqlError;
 pub use exec::StatementResult;
+pub use live_query::LiveRound;
 pub use materialized::{
     AlterMaterializedTable, CreateMaterializedTable, FreshnessClause, NewDefinition,
 };

@@ -16,8 +16,8 @@
 //!   `number-of-rows` or forever (an unbounded one); a `nexmark` table likewise, the rows of
 //!   its kind among `first-event.rate * interval` events, up to its `events.num` or forever;
 //! - a `postgres-cdc` table gives each round the transactions committed since the last (the
-//!   first round of `'initial'` its snapshot too), through a file of the materialized table's
-//!   own ([`super::mt_postgres`]).
+//!   first round of `'initial'` its snapshot too), kept in a file of the materialized table's
+//!   own for replay ([`super::mt_postgres`]).
 //!
 //! **Positions and resume**: each snapshot's manifest records the input its rounds read
 //! (`rounds`: their number; `file:<table>:<path>`: the round that read a file; per generated
@@ -44,7 +44,7 @@ use super::mt_refresh::{partition_columns, partition_text, write_rows};
 use crate::io::{Generated, TypedSource};
 use crate::materialized::{sleep_until, RefreshMode, RefreshStatus, SystemClock};
 use crate::repr::Row;
-use crate::table::live::{LiveRun, RoundInput};
+use crate::table::live::{Keep, LiveRun, RoundInput};
 use crate::table::{TableEnv, TableError};
 use crate::warehouse::{
     current, Manifest, MaterializedTableEntry, RefreshRecord, RefreshTrigger, SnapshotWriter,
@@ -61,8 +61,8 @@ pub(super) enum Feed {
     Monitored(FileTable),
     /// A generated table (datagen, nexmark).
     Rows(Generated),
-    /// A postgres-cdc table: each round's changes written to a file of the materialized
-    /// table's own, then read.
+    /// A postgres-cdc table: each round's changes, written to a file of the materialized
+    /// table's own when it has one.
     Postgres(Box<PostgresFeed>),
 }
 
@@ -146,21 +146,13 @@ impl TableEnv {
             .map_err(|e| TableError::Invalid(e.to_string()))?
             .clone();
         let dir = warehouse.table_dir(table);
-        let mut feeds = BTreeMap::new();
-        for name in plan.scans() {
-            feeds.insert(name.to_string(), self.feed(name, &dir)?);
-        }
-        let interval = feeds
-            .keys()
-            .filter_map(|name| self.monitor_interval(name))
-            .min()
-            .unwrap_or(DEFAULT_INTERVAL);
+        let (feeds, interval) = self.feeds(&plan, Some(&dir))?;
         let workers = crate::table::live::workers(&self.options().timely_args)?;
         let mut positions = Positions::read(&current(&dir)?.input_positions, &feeds, interval);
         let options = self.options();
         let tables = feeds.keys().cloned().collect();
         let by = partition_columns(&entry);
-        let run = LiveRun::start(&plan, tables, by, workers, &options)?;
+        let run = LiveRun::start(&plan, tables, Keep::Table(by), workers, &options)?;
         // Replay the published rounds, then go on with new input.
         let replayed = positions.rounds;
         for round in 0..replayed {
@@ -205,13 +197,34 @@ impl TableEnv {
         Ok(run.close()?)
     }
 
-    /// How a live run of the materialized table in `dir` reads the table `name`.
-    fn feed(&self, name: &str, dir: &std::path::Path) -> Result<Feed, SqlError> {
+    /// How a live run of `plan` reads each table it scans, and how often its rounds run:
+    /// the live run of the materialized table in `dir`, or (`None`) a live query.
+    pub(super) fn feeds(
+        &self,
+        plan: &crate::plan::RelExpr,
+        dir: Option<&std::path::Path>,
+    ) -> Result<(BTreeMap<String, Feed>, Duration), SqlError> {
+        let mut feeds = BTreeMap::new();
+        for name in plan.scans() {
+            feeds.insert(name.to_string(), self.feed(name, dir)?);
+        }
+        let interval = feeds
+            .keys()
+            .filter_map(|name| self.monitor_interval(name))
+            .min()
+            .unwrap_or(DEFAULT_INTERVAL);
+        Ok((feeds, interval))
+    }
+
+    /// How a live run of the materialized table in `dir` (`None`: a live query) reads the
+    /// table `name`.
+    fn feed(&self, name: &str, dir: Option<&std::path::Path>) -> Result<Feed, SqlError> {
         let source = self.source(name)?;
         if let Some(postgres) = &source.postgres {
-            let files =
-                (dir.join(crate::warehouse::INPUT_DIR)).join(super::mt_positions::escape(name));
-            let feed = PostgresFeed::new(postgres.clone(), &files)?;
+            let files = dir.map(|dir| {
+                (dir.join(crate::warehouse::INPUT_DIR)).join(super::mt_positions::escape(name))
+            });
+            let feed = PostgresFeed::new(postgres.clone(), files.as_deref())?;
             return Ok(Feed::Postgres(Box::new(feed)));
         }
         let spec = |source: crate::table::TableSource| FileTable {

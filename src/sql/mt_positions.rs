@@ -91,19 +91,15 @@ impl Positions {
     ) -> Result<Vec<RoundInput>, SqlError> {
         let mut inputs = Vec::new();
         for (table, feed) in feeds {
-            let spec = match feed {
-                Feed::Once(spec) | Feed::Monitored(spec) => spec,
-                Feed::Postgres(postgres) => &postgres.files,
-                Feed::Rows(source) => {
-                    let (made, per_round) = self.rows[table];
-                    let from = round.saturating_mul(per_round);
-                    if from < made {
-                        let to = (from + per_round).min(made);
-                        inputs.push(RoundInput::Rows(table.clone(), source.clone(), from..to));
-                    }
-                    continue;
+            if let Feed::Rows(source) = feed {
+                let (made, per_round) = self.rows[table];
+                let from = round.saturating_mul(per_round);
+                if from < made {
+                    let to = (from + per_round).min(made);
+                    inputs.push(RoundInput::Rows(table.clone(), source.clone(), from..to));
                 }
-            };
+                continue;
+            }
             let files: Vec<String> = self
                 .files
                 .get(table)
@@ -118,8 +114,15 @@ impl Positions {
                 ))
                 .into());
             }
-            if !files.is_empty() {
-                inputs.push(open(table, spec, &files)?);
+            match feed {
+                _ if files.is_empty() => {}
+                Feed::Once(spec) | Feed::Monitored(spec) => inputs.push(open(table, spec, &files)?),
+                Feed::Postgres(postgres) => {
+                    for file in &files {
+                        inputs.push(postgres.replay(table, file)?);
+                    }
+                }
+                Feed::Rows(_) => {} // replayed above
             }
         }
         Ok(inputs)
@@ -154,13 +157,15 @@ impl Positions {
                 Feed::Postgres(postgres) => {
                     let read = self.files.entry(table.clone()).or_default();
                     let resume = self.lsn.get(table).copied();
-                    let (file, read_to) = postgres.next(round, resume, !read.is_empty())?;
+                    let (changes, read_to) = postgres.next(round, resume, !read.is_empty())?;
                     if let Some(lsn) = read_to {
                         self.lsn.insert(table.clone(), lsn);
                     }
-                    if let Some(file) = file {
-                        inputs.push(open(table, &postgres.files, std::slice::from_ref(&file))?);
-                        read.insert(file, round);
+                    if let Some(changes) = changes {
+                        if let Some(file) = changes.file {
+                            read.insert(file, round);
+                        }
+                        inputs.push(RoundInput::Changes(table.clone(), changes.changes));
                     }
                 }
                 Feed::Rows(source) => {

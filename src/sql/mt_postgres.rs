@@ -1,85 +1,89 @@
-//! A postgres-cdc table read by a CONTINUOUS refresh ([`super::mt_continuous`]).
+//! A postgres-cdc table read in rounds by a live run: a CONTINUOUS refresh
+//! ([`super::mt_continuous`]) or a live query ([`super::live_query`]).
 //!
 //! Each round reads the transactions committed since the last one (the first round of
-//! `'initial'` also the snapshot; `'snapshot'` only the snapshot, in the first round) and
-//! writes them, before the round enters the dataflow, to a changelog CSV file of the
-//! materialized table's own (`input/<table>/<round>.csv` in its data directory, the warehouse's
-//! [`INPUT_DIR`](crate::warehouse::INPUT_DIR), synced to disk): the
-//! round's input is that file, recorded among the snapshot's input positions like any file a
-//! round read, so that a run that starts again replays the published rounds from their files.
-//! The position also records the LSN the rounds have read to (`lsn:<table>`); the replication
-//! slot is advanced to it only once a snapshot recording it is published, so a run that stops
+//! `'initial'` also the snapshot; `'snapshot'` only the snapshot, in the first round) and hands
+//! them to the workers as the round's changes. A materialized table's feed also writes them,
+//! before the round enters the dataflow, to a changes file of the table's own
+//! (`input/<table>/<round>.changes` in its data directory, the warehouse's
+//! [`INPUT_DIR`](crate::warehouse::INPUT_DIR), synced to disk; [`crate::io::changes_file`]: the
+//! rows exactly as read), recorded among the snapshot's input positions like any file a round
+//! read, so that a run that starts again replays the published rounds from their files. The
+//! position also records the LSN the rounds have read to (`lsn:<table>`); the replication slot
+//! is advanced to it only once a snapshot recording it is published, so a run that stops
 //! before publishing reads those transactions again from the slot. Nothing is lost or applied
-//! twice across stops and crashes.
+//! twice across stops and crashes. A run that stops before its first publish leaves the slot
+//! it created (noted by the file `slot` in its directory) unadvanced: the next run drops it
+//! and reads the table from the start again.
 //!
-//! A CSV file writes an empty string as it writes NULL: a text value `''` is read back NULL.
+//! A live query keeps no files: its slot is temporary (the server drops it when the query's
+//! connection ends), and the slot is advanced as soon as a round's changes are written out.
 
 use std::cell::RefCell;
-use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::SqlError;
-use super::mt_continuous::FileTable;
-use crate::io::postgres::{ChangeStream, PostgresSource, StartupMode};
-use crate::io::CsvSink;
+use crate::csv::RowError;
+use crate::io::changes_file::{read_changes, write_changes};
+use crate::io::postgres::{ChangeStream, PostgresSource, Slot, StartupMode};
 use crate::operators::Change;
 use crate::repr::Row;
+use crate::table::live::RoundInput;
 use crate::table::TableError;
 
 /// The changes a round reads at most (whole transactions, so a round may hold more).
 const ROUND_CHANGES: i32 = 100_000;
 
-/// How a CONTINUOUS refresh reads a postgres-cdc table: its source, the directory of its round
-/// files (as a file table), and the change stream once opened.
+/// The file, in a feed's directory, that notes that a run created the slot.
+const SLOT_NOTE: &str = "slot";
+
+/// How a live run reads a postgres-cdc table: its source, the directory of its round files
+/// (`None`: a live query's, which keeps none), and the change stream once opened.
 pub(super) struct PostgresFeed {
     source: Arc<PostgresSource>,
-    pub(super) files: FileTable,
+    dir: Option<PathBuf>,
     stream: RefCell<Option<ChangeStream>>,
 }
 
+/// What a round read: its changes, and its changes file (a materialized table's feed).
+pub(super) struct FeedRound {
+    pub(super) changes: Arc<Vec<Change<Row>>>,
+    pub(super) file: Option<String>,
+}
+
 impl PostgresFeed {
-    /// The feed of `source` writing its round files under `dir` (created).
-    pub(super) fn new(source: Arc<PostgresSource>, dir: &Path) -> Result<PostgresFeed, SqlError> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| TableError::from(crate::error::Error::io(dir.display().to_string(), e)))?;
-        // An upsert changelog's deletes are by key: their other values are NULL.
-        let mut schema = source.schema.clone();
-        if source.options.upsert {
-            let key = schema.primary_key.clone().unwrap_or_default();
-            for (i, field) in schema.fields.iter_mut().enumerate() {
-                if !key.contains(&i) {
-                    field.ty.nullable = true;
-                }
-            }
+    /// The feed of `source` writing its round files under `dir` (created), or none.
+    ///
+    /// Errors: `dir` cannot be created.
+    pub(super) fn new(
+        source: Arc<PostgresSource>,
+        dir: Option<&Path>,
+    ) -> Result<PostgresFeed, SqlError> {
+        if let Some(dir) = dir {
+            std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
         }
-        let files = FileTable {
-            path: dir.display().to_string(),
-            schema,
-            format: crate::io::Format::Csv,
-            changelog: source.options.startup != StartupMode::Snapshot,
-        };
         Ok(PostgresFeed {
             source,
-            files,
+            dir: dir.map(Path::to_path_buf),
             stream: RefCell::new(None),
         })
     }
 
-    /// The round file of round `round` holding what was committed since the last read (`None`
-    /// when nothing was), and the LSN read to (`None` for `'snapshot'`). `resume`: the LSN the
+    /// The changes of round `round`, what was committed since the last read (`None` when
+    /// nothing was), and the LSN read to (`None` for `'snapshot'`). `resume`: the LSN the
     /// published rounds read to; `read_before`: whether they read the table at all.
     ///
     /// Errors: the server's (see [`PostgresSource::open_stream`]), a value the declared type
-    /// cannot hold (the round would lose the row), the file cannot be written.
+    /// cannot hold (the round would lose the row), the round's file cannot be written.
     pub(super) fn next(
         &self,
         round: u64,
         resume: Option<u64>,
         read_before: bool,
-    ) -> Result<(Option<String>, Option<u64>), SqlError> {
+    ) -> Result<(Option<FeedRound>, Option<u64>), SqlError> {
         let mut changes: Vec<Change<Row>> = Vec::new();
-        let mut keep = |row: Result<Change<Row>, crate::csv::RowError>| match row {
+        let mut keep = |row: Result<Change<Row>, RowError>| match row {
             Ok(change) => {
                 changes.push(change);
                 Ok(())
@@ -92,16 +96,15 @@ impl PostgresFeed {
         let read_to = if self.source.options.startup == StartupMode::Snapshot {
             if !read_before {
                 let snapshot = self.source.snapshot().map_err(TableError::from)?;
-                snapshot.rows().iter().cloned().try_for_each(&mut keep)?;
+                snapshot.into_rows().into_iter().try_for_each(&mut keep)?;
             }
             None
         } else {
             let mut stream = self.stream.borrow_mut();
             if stream.is_none() {
-                let (snapshot, opened) =
-                    self.source.open_stream(resume).map_err(TableError::from)?;
+                let (snapshot, opened) = self.open(resume)?;
                 if let Some(snapshot) = snapshot {
-                    snapshot.rows().iter().cloned().try_for_each(&mut keep)?;
+                    snapshot.into_rows().into_iter().try_for_each(&mut keep)?;
                 }
                 *stream = Some(opened);
             }
@@ -115,24 +118,49 @@ impl PostgresFeed {
         if changes.is_empty() {
             return Ok((None, read_to));
         }
-        let path = format!("{}/{round:010}.csv", self.files.path);
-        self.write(&path, &changes)
-            .map_err(|e| TableError::from(crate::error::Error::io(&path, e)))?;
-        Ok((Some(path), read_to))
+        let file = match &self.dir {
+            Some(dir) => {
+                let path = dir.join(format!("{round:010}.changes"));
+                write_changes(&path, &changes).map_err(|e| io_error(&path, e))?;
+                Some(path.display().to_string())
+            }
+            None => None,
+        };
+        let changes = Arc::new(changes);
+        Ok((Some(FeedRound { changes, file }), read_to))
     }
 
-    /// Writes `changes` to the round file `path` and syncs it to disk.
-    fn write(&self, path: &str, changes: &[Change<Row>]) -> std::io::Result<()> {
-        let mut sink = CsvSink::new(Vec::new(), &self.files.schema, self.files.changelog)?;
-        for change in changes {
-            sink.write_change(change.kind, &change.row)?;
+    /// Opens the change stream, resuming after `resume`: a live query's on a temporary slot;
+    /// a materialized table's on a kept slot, noted in its directory once opened, and renewed
+    /// when a run noted it but published no position.
+    fn open(
+        &self,
+        resume: Option<u64>,
+    ) -> Result<(Option<crate::io::postgres::Snapshot>, ChangeStream), SqlError> {
+        let note = self.dir.as_ref().map(|dir| dir.join(SLOT_NOTE));
+        let slot = match &note {
+            None => Slot::Temporary,
+            Some(note) if resume.is_none() && note.is_file() => Slot::Renewed,
+            Some(_) => Slot::Kept,
+        };
+        let opened = (self.source.open_stream(resume, slot)).map_err(TableError::from)?;
+        if let Some(note) = note {
+            std::fs::write(&note, "").map_err(|e| io_error(&note, e))?;
         }
-        let mut file = std::fs::File::create(path)?;
-        file.write_all(&sink.finish()?)?;
-        file.sync_all()
+        Ok(opened)
     }
 
-    /// Advances the replication slot to `lsn`, read by a published snapshot.
+    /// The input of table `table` of a published round, read again from its changes file.
+    ///
+    /// Errors: the file cannot be read or is damaged.
+    pub(super) fn replay(&self, table: &str, file: &str) -> Result<RoundInput, SqlError> {
+        let columns = self.source.schema.len();
+        let changes = read_changes(Path::new(file), columns).map_err(TableError::from)?;
+        Ok(RoundInput::Changes(table.to_string(), Arc::new(changes)))
+    }
+
+    /// Advances the replication slot to `lsn`, read by a published snapshot (a live query:
+    /// written out).
     ///
     /// Errors: the server refuses.
     pub(super) fn confirm(&self, lsn: u64) -> Result<(), SqlError> {
@@ -141,4 +169,9 @@ impl PostgresFeed {
         }
         Ok(())
     }
+}
+
+/// The error of a file or directory of the feed.
+fn io_error(path: &Path, e: std::io::Error) -> SqlError {
+    TableError::from(crate::error::Error::io(path.display().to_string(), e)).into()
 }

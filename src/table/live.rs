@@ -10,14 +10,17 @@
 //! round's files of its table (as a bounded run numbers a directory's files, after the round's
 //! number: `seq` grows with the rounds, so that arrival order decides between rows of equal
 //! event time across rounds as within one, rule A4). Of a round's generated rows
-//! `from..to`, row `i` is made by worker `i % peers` with `seq = i`.
+//! `from..to`, row `i` is made by worker `i % peers` with `seq = i`. Of a round's changes
+//! (a change stream's, read by the driver), change `i` is entered by worker `i % peers` with
+//! `seq = r * 2^32 + i`.
 //!
-//! Result: worker 0 keeps the plan's result as a table (each row with its multiplicity),
-//! grouped by the values of the partition columns given to [`LiveRun::start`], and applies a
-//! round's changes to it once the round is complete (every worker has processed every system
-//! time up to it), so that [`LiveRun::rows_of`] after [`LiveRun::wait_for`] is the result of
-//! every round so far: a consistent snapshot, never part of a round. The partitions a round
-//! changed are noted ([`LiveRun::take_changed`]), so that a snapshot rewrites only those.
+//! Result ([`Keep`]): worker 0 applies a round's changes once the round is complete (every
+//! worker has processed every system time up to it), either to a table (each row with its
+//! multiplicity) grouped by the values of the partition columns given to [`LiveRun::start`], so
+//! that [`LiveRun::rows_of`] after [`LiveRun::wait_for`] is the result of every round so far:
+//! a consistent snapshot, never part of a round (the partitions a round changed are noted,
+//! [`LiveRun::take_changed`], so that a snapshot rewrites only those); or to a list of the
+//! changes themselves ([`LiveRun::take_changes`]), for a caller that writes a changelog.
 //! Malformed and refused rows of a round are kept as [`LiveRun::problems`], never dropped
 //! silently.
 //!
@@ -56,6 +59,18 @@ pub(crate) enum RoundInput {
     Files(String, Vec<TypedSource>),
     /// Rows `.2` of the generated table `.0`.
     Rows(String, Generated, Range<u64>),
+    /// Changes of table `.0`, in order (their `seq` is given by the round, see the
+    /// [module docs](self)).
+    Changes(String, Arc<Vec<Change<Row>>>),
+}
+
+/// What worker 0 does with the changes of a complete round.
+pub(crate) enum Keep {
+    /// Applies them to the result table, grouped by the values of these columns (none: one
+    /// group).
+    Table(Vec<usize>),
+    /// Keeps them for [`LiveRun::take_changes`].
+    Changes,
 }
 
 /// What the driver and the workers share.
@@ -69,6 +84,9 @@ struct State {
     table: BTreeMap<Row, BTreeMap<Row, isize>>,
     /// The partition keys whose rows changed since [`LiveRun::take_changed`].
     changed_partitions: BTreeSet<Row>,
+    /// With [`Keep::Changes`]: the changes of complete rounds not taken yet, each row with its
+    /// system time (its round) and diff.
+    changes: Vec<(Row, SysTime, isize)>,
     problems: Vec<String>,
     failed: Option<String>,
 }
@@ -99,14 +117,14 @@ const PARK: Duration = Duration::from_millis(2);
 impl LiveRun {
     /// Starts `plan` on `workers` threads with `options` (mode, block size, idle timeout),
     /// its scans fed from rounds (every table the plan scans is one of `tables`), its result
-    /// grouped by the values of its columns `partition_columns` (none: one group).
+    /// kept as `keep` says.
     ///
     /// Errors: the plan cannot be rendered (reported by the first worker), no thread can be
     /// started.
     pub(crate) fn start(
         plan: &RelExpr,
         tables: Vec<String>,
-        partition_columns: Vec<usize>,
+        keep: Keep,
         workers: usize,
         options: &ExecuteOptions,
     ) -> Result<LiveRun, TableError> {
@@ -121,7 +139,7 @@ impl LiveRun {
         let run = Arc::clone(&shared);
         let guards = timely::execute(config, move |worker| {
             let render = (mode, idle_timeout);
-            let result = (&partition_columns[..], &*run);
+            let result = (&keep, &*run);
             if let Err(e) = work(worker, &plan, &tables, render, block_bytes, result) {
                 let mut state = run.lock();
                 state.failed.get_or_insert(e);
@@ -209,6 +227,12 @@ impl LiveRun {
         rows
     }
 
+    /// With [`Keep::Changes`]: the changes of the complete rounds not taken yet, in round
+    /// order, each row with its round and diff (not consolidated).
+    pub(crate) fn take_changes(&self) -> Vec<(Row, SysTime, isize)> {
+        std::mem::take(&mut self.shared.lock().changes)
+    }
+
     /// The malformed and refused rows of the complete rounds not taken yet, as text.
     pub(crate) fn problems(&self) -> Vec<String> {
         std::mem::take(&mut self.shared.lock().problems)
@@ -269,7 +293,7 @@ fn work(
     tables: &[String],
     (mode, idle_timeout): (ExecutionMode, SysTime),
     block_bytes: usize,
-    (partition_columns, shared): (&[usize], &Shared),
+    (keep, shared): (&Keep, &Shared),
 ) -> Result<(), String> {
     let (index, peers) = (worker.index() as u64, worker.peers() as u64);
     let mut sessions: BTreeMap<String, InputSession<SysTime, Change<Row>, isize>> = tables
@@ -302,8 +326,7 @@ fn work(
     // Worker 0 applies the complete rounds' changes to the shared table.
     let apply = |fed: u64| {
         if index == 0 {
-            let result = (shared, partition_columns);
-            apply_complete(result, &probe, fed, &output, &refused, &bad_rows);
+            apply_complete((shared, keep), &probe, fed, &output, &refused, &bad_rows);
         }
     };
     let mut fed = 0u64;
@@ -357,7 +380,9 @@ fn feed_round(
     // Blocks are dealt to the workers over the round's files in order.
     let mut dealt = 0u64;
     for input in round {
-        let (RoundInput::Files(table, _) | RoundInput::Rows(table, ..)) = input;
+        let (RoundInput::Files(table, _)
+        | RoundInput::Rows(table, ..)
+        | RoundInput::Changes(table, _)) = input;
         let session = sessions
             .get_mut(table)
             .expect("a round feeds scanned tables");
@@ -389,16 +414,31 @@ fn feed_round(
                     source.generate_rows(rows.clone(), worker, out)
                 });
             }
+            RoundInput::Changes(table, changes) => {
+                if changes.len() as u64 >= 1 << ROUND_SEQ_SHIFT {
+                    return Err(format!(
+                        "round {number} read {} changes of table '{table}', more than a round numbers ({})",
+                        changes.len(),
+                        1u64 << ROUND_SEQ_SHIFT
+                    ));
+                }
+                let first = number << ROUND_SEQ_SHIFT;
+                let mine = changes.iter().enumerate().skip(index as usize);
+                for (i, change) in mine.step_by(peers as usize) {
+                    let row = change.row.clone();
+                    session.insert(Change::new(first + i as u64, change.kind, row));
+                }
+            }
         }
     }
     Ok(())
 }
 
 /// On worker 0: once every round before `fed` is complete, applies the gathered changes of
-/// the complete rounds to the shared table (noting the partitions they change, keyed by the
-/// values of `partition_columns`) and records their malformed and refused rows.
+/// the complete rounds as `keep` says (to the shared table, noting the partitions they change,
+/// or to the list of changes) and records their malformed and refused rows.
 fn apply_complete(
-    (shared, partition_columns): (&Shared, &[usize]),
+    (shared, keep): (&Shared, &Keep),
     probe: &ProbeHandle<SysTime>,
     fed: u64,
     output: &Rc<RefCell<Vec<(Row, SysTime, isize)>>>,
@@ -417,6 +457,29 @@ fn apply_complete(
     let (done, later): (Vec<_>, Vec<_>) = changes.drain(..).partition(|(_, t, _)| *t < complete);
     *changes = later;
     let state = &mut *state;
+    match keep {
+        Keep::Table(columns) => apply_to_table(state, columns, done),
+        Keep::Changes => state.changes.extend(done),
+    }
+    let mut problems = Vec::new();
+    take_complete(refused, complete, |r| {
+        problems.push(format!("refused row (seq {}): {}", r.seq, r.reason))
+    });
+    take_complete(bad_rows, complete, |e| {
+        problems.push(format!("malformed row: {e}"))
+    });
+    state.problems.extend(problems);
+    state.complete = complete;
+    shared.changed.notify_all();
+}
+
+/// Applies `done` (rows with diffs) to the result table, grouped by the values of
+/// `partition_columns`, noting the partitions they change.
+fn apply_to_table(
+    state: &mut State,
+    partition_columns: &[usize],
+    done: Vec<(Row, SysTime, isize)>,
+) {
     let mut datums = DatumVec::new();
     for (row, _, diff) in done {
         // An unpartitioned table's key is the empty row, which holds no allocation.
@@ -449,16 +512,6 @@ fn apply_complete(
             state.changed_partitions.insert(key);
         }
     }
-    let mut problems = Vec::new();
-    take_complete(refused, complete, |r| {
-        problems.push(format!("refused row (seq {}): {}", r.seq, r.reason))
-    });
-    take_complete(bad_rows, complete, |e| {
-        problems.push(format!("malformed row: {e}"))
-    });
-    state.problems.extend(problems);
-    state.complete = complete;
-    shared.changed.notify_all();
 }
 
 /// Takes the records of `held` before system time `complete`, passing each to `f`.

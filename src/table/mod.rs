@@ -49,6 +49,7 @@ pub use execute::{ExecuteOptions, ResultForm};
 pub use over::{
     row_interval, Over, OverWindow, OverWindowedTable, Preceding, UNBOUNDED_RANGE, UNBOUNDED_ROW,
 };
+pub(crate) use result::table_changelog;
 pub use result::TableResult;
 pub use select::GroupedTable;
 pub use window::{

@@ -243,7 +243,7 @@ fn expand<D: Ord + Clone>(mut updates: Vec<(D, SysTime, isize)>) -> Vec<(SysTime
 /// A table's changes as a changelog: per system time and upsert key (the whole row if there
 /// is none), retractions and insertions paired into `-U`/`+U`, the rest `+I` / `-D` (as a sink
 /// of an updating table prints it), the `-D` of a system time first.
-fn table_changelog(
+pub(crate) fn table_changelog(
     output: Vec<(Change<Row>, SysTime, isize)>,
     key: Option<&[usize]>,
     width: usize,

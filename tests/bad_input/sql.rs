@@ -90,11 +90,11 @@ pub(super) const SQL_CASES: &[Case] = &[
         stdout: "",
     },
     Case {
-        name: "sql: a batch query over an unbounded datagen table",
+        name: "sql: the final table of a query over an unbounded datagen table",
         files: FILES,
-        via: Via::Cli(&["sql", "-e", "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '10'); SELECT id FROM g"]),
+        via: Via::Cli(&["sql", "--emit", "final", "-e", "CREATE TABLE g (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '10'); SELECT id FROM g"]),
         code: 2,
-        stderr: &["dtemporal: error: table 'g' is unbounded (the connector 'datagen' without 'number-of-rows' makes rows forever), so a batch query over it never ends: read it from a CONTINUOUS materialized table, or add 'number-of-rows' = '<n>' to its WITH options"],
+        stderr: &["dtemporal: error: the query reads a table that never ends, so its final table never comes: it writes its changes as they happen (--emit retract or upsert) until interrupted"],
         stdout: "",
     },
     Case {
@@ -106,9 +106,9 @@ pub(super) const SQL_CASES: &[Case] = &[
         stdout: "",
     },
     Case {
-        name: "sql: a batch query over an unbounded nexmark table",
+        name: "sql: INSERT INTO a file from an unbounded nexmark table",
         files: FILES,
-        via: Via::Cli(&["sql", "-e", "CREATE TABLE b (price BIGINT) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid'); SELECT price FROM b"]),
+        via: Via::Cli(&["sql", "-e", "CREATE TABLE b (price BIGINT) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid'); CREATE TABLE out (price BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out.csv', 'format' = 'csv'); INSERT INTO out SELECT price FROM b"]),
         code: 2,
         stderr: &["dtemporal: error: table 'b' is unbounded (the connector 'nexmark' without 'events.num' makes rows forever), so a batch query over it never ends: read it from a CONTINUOUS materialized table, or add 'events.num' = '<n>' to its WITH options"],
         stdout: "",

@@ -11,7 +11,7 @@ use super::{fresh_table, server, setup, with_options};
 
 /// A fresh rates table `name` (REPLICA IDENTITY FULL) with Euro, Yen and USD at 09:00, and no
 /// slot or publication of that name left from an earlier run.
-fn fresh_rates(line: &str, name: &str) {
+pub(super) fn fresh_rates(line: &str, name: &str) {
     let columns = "currency text PRIMARY KEY, rate integer, update_time timestamp(3)";
     fresh_table(line, name, columns, true);
     setup(
@@ -24,7 +24,7 @@ fn fresh_rates(line: &str, name: &str) {
 }
 
 /// The seed's orders, and `rates` declared over `with`.
-fn tables(rates_with: &str) -> String {
+pub(super) fn tables(rates_with: &str) -> String {
     let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
     format!(
         "CREATE TABLE orders (order_time TIMESTAMP(3), amount INT, currency STRING,
@@ -36,7 +36,7 @@ fn tables(rates_with: &str) -> String {
     )
 }
 
-const JOIN: &str = "SELECT o.order_time, o.amount, o.currency, r.rate
+pub(super) const JOIN: &str = "SELECT o.order_time, o.amount, o.currency, r.rate
                     FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
                     ON o.currency = r.currency";
 
@@ -214,4 +214,44 @@ fn an_upsert_changelog_is_normalized_by_its_key() {
     );
     refresh_through(&env, "copy", &line, &[&changes]);
     assert_eq!(rows(&env, "copy"), ["Euro,119", "USD,1"]);
+}
+
+/// A text value `''` is not NULL, in the rounds a refresh reads and in those a later run
+/// replays from its files (which keep the rows as read).
+#[test]
+fn an_empty_text_stays_apart_from_null_across_a_restart() {
+    let Some(line) = server() else { return };
+    let name = "pgcdc_empty_text";
+    fresh_table(&line, name, "id integer PRIMARY KEY, note text", true);
+    setup(
+        &line,
+        &format!("INSERT INTO {name} VALUES (1, ''), (2, NULL);"),
+    );
+    let warehouse = tempfile::tempdir().unwrap();
+    let env = TableEnv::new().with_warehouse(warehouse.path()).unwrap();
+    env.execute_sql(&format!(
+        "CREATE TABLE src (id INT, note STRING, PRIMARY KEY (id) NOT ENFORCED)
+         WITH ({}, 'table-name' = '{name}', 'slot.name' = '{name}');
+         CREATE MATERIALIZED TABLE nulls FRESHNESS = INTERVAL '1' SECOND
+           REFRESH_MODE = CONTINUOUS AS SELECT id, note IS NULL AS missing FROM src",
+        with_options(&line)
+    ))
+    .unwrap();
+    let insert = format!("INSERT INTO {name} VALUES (3, ''), (4, NULL);");
+    refresh_through(&env, "nulls", &line, &[&insert]);
+    assert_eq!(
+        rows(&env, "nulls"),
+        ["1,false", "2,true", "3,false", "4,true"]
+    );
+    // Started again after one more change: the published rounds replayed from their files,
+    // then the change.
+    setup(
+        &line,
+        &format!("UPDATE {name} SET note = NULL WHERE id = 1;"),
+    );
+    refresh_through(&env, "nulls", &line, &[]);
+    assert_eq!(
+        rows(&env, "nulls"),
+        ["1,true", "2,true", "3,false", "4,true"]
+    );
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use differential_temporal::io::postgres::{
-    ChangeStream, ColumnSource, PostgresOptions, PostgresSource, Transaction,
+    ChangeStream, ColumnSource, PostgresOptions, PostgresSource, Slot, Transaction,
 };
 use differential_temporal::repr::{DataType, Row, Schema};
 use postgres::{Client, NoTls};
@@ -114,7 +114,7 @@ fn snapshot_and_stream_hold_each_transaction_once() {
         }
     });
     let source = source(&line, table, table, "initial");
-    let (snapshot, mut stream) = source.open_stream(None).unwrap();
+    let (snapshot, mut stream) = source.open_stream(None, Slot::Kept).unwrap();
     writer.join().unwrap();
     let snapshot = snapshot.expect("'initial' reads the snapshot");
     let mut accumulated = BTreeMap::new();
@@ -157,7 +157,7 @@ fn a_transaction_comes_whole_and_a_stream_resumes_after_what_it_confirmed() {
         &format!("INSERT INTO {table} VALUES (1, 'a', 1.50);"),
     );
     let source = source(&line, table, table, "initial");
-    let (snapshot, mut stream) = source.open_stream(None).unwrap();
+    let (snapshot, mut stream) = source.open_stream(None, Slot::Kept).unwrap();
     assert_eq!(snapshot.unwrap().len(), 1);
     assert!(drain(&mut stream).is_empty(), "the snapshot has the insert");
     setup(
@@ -219,7 +219,7 @@ fn a_transaction_comes_whole_and_a_stream_resumes_after_what_it_confirmed() {
     let first_end = transactions[0].end_lsn;
     stream.confirm(first_end).unwrap();
     drop(stream);
-    let (snapshot, mut resumed) = source.open_stream(Some(first_end)).unwrap();
+    let (snapshot, mut resumed) = source.open_stream(Some(first_end), Slot::Kept).unwrap();
     assert!(snapshot.is_none(), "a resumed stream reads no snapshot");
     let again = drain(&mut resumed);
     assert_eq!(
@@ -227,7 +227,9 @@ fn a_transaction_comes_whole_and_a_stream_resumes_after_what_it_confirmed() {
         [kinds[1].clone()]
     );
     resumed.confirm(resumed.read_to()).unwrap();
-    let (_, mut after) = source.open_stream(Some(resumed.read_to())).unwrap();
+    let (_, mut after) = source
+        .open_stream(Some(resumed.read_to()), Slot::Kept)
+        .unwrap();
     drop(resumed);
     assert!(drain(&mut after).is_empty());
 }
@@ -245,23 +247,23 @@ fn what_the_stream_cannot_read_is_a_clear_error() {
         }
     }
     assert_eq!(
-        error(source.open_stream(None)),
+        error(source.open_stream(None, Slot::Kept)),
         "table 'pgcdc_stream_bad' (postgres-cdc): public.pgcdc_stream_bad does not have REPLICA IDENTITY FULL, so its updates and deletes do not carry the old row: ALTER TABLE public.pgcdc_stream_bad REPLICA IDENTITY FULL, or read it as an upsert changelog ('changelog-mode' = 'upsert')"
     );
     setup(
         &line,
         &format!("ALTER TABLE {table} REPLICA IDENTITY FULL;"),
     );
-    let (_, mut stream) = source.open_stream(None).unwrap();
+    let (_, mut stream) = source.open_stream(None, Slot::Kept).unwrap();
     // The slot exists now: reading from a snapshot again would need a new one.
     assert_eq!(
-        error(source.open_stream(None)),
+        error(source.open_stream(None, Slot::Kept)),
         "table 'pgcdc_stream_bad' (postgres-cdc): replication slot 'pgcdc_stream_bad' exists, and reading the table from its snapshot ('initial') needs a new slot (an old one may hold changes the snapshot has): drop it with SELECT pg_drop_replication_slot('pgcdc_stream_bad'), or name another 'slot.name'"
     );
     // Resuming needs the slot: without it the changes after the position are gone.
     setup(&line, &format!("INSERT INTO {table} VALUES (1, 'a', 1)"));
     let read_to = {
-        let (_, mut other) = source.open_stream(Some(1)).unwrap();
+        let (_, mut other) = source.open_stream(Some(1), Slot::Kept).unwrap();
         assert_eq!(other.next_batch(10).unwrap().len(), 1);
         other.read_to()
     };
@@ -274,7 +276,7 @@ fn what_the_stream_cannot_read_is_a_clear_error() {
         &line,
         &format!("SELECT pg_drop_replication_slot('{table}') FROM pg_replication_slots WHERE slot_name = '{table}' AND NOT active"),
     );
-    let gone = error(source.open_stream(Some(read_to)));
+    let gone = error(source.open_stream(Some(read_to), Slot::Kept));
     assert!(
         gone.starts_with("table 'pgcdc_stream_bad' (postgres-cdc): replication slot 'pgcdc_stream_bad' is gone, so the changes after "),
         "{gone}"
@@ -296,7 +298,7 @@ fn an_upsert_changelog_reads_the_default_identity() {
     let mut source = source(&line, table, table, "initial");
     source.options.upsert = true;
     source.schema.fields[1].ty.nullable = false;
-    let (snapshot, mut stream) = source.open_stream(None).unwrap();
+    let (snapshot, mut stream) = source.open_stream(None, Slot::Kept).unwrap();
     assert_eq!(snapshot.unwrap().len(), 1);
     setup(
         &line,

@@ -32,7 +32,7 @@ use crate::repr::{Datum, Row, Schema, Ts};
 
 pub use options::{OptionError, PostgresOptions, StartupMode, METADATA_KEYS, OPTIONS};
 pub use snapshot::{Snapshot, SnapshotBlocks, Visible};
-pub use stream::{ChangeStream, Transaction};
+pub use stream::{ChangeStream, Slot, Transaction};
 pub use types::PostgresType;
 use types::{SESSION, SUPPORTED};
 

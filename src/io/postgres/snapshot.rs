@@ -171,6 +171,12 @@ impl Snapshot {
         &self.rows
     }
 
+    /// The rows, in snapshot order, taken out of the snapshot (copied only if a clone of it
+    /// is still held).
+    pub fn into_rows(self) -> Vec<Result<Change<Row>, RowError>> {
+        Arc::unwrap_or_clone(self.rows)
+    }
+
     /// Whether the table was empty.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()

@@ -47,7 +47,7 @@ pub struct Transaction {
 ///
 /// ```no_run
 /// # fn handle(_: &differential_temporal::io::postgres::Transaction) {}
-/// use differential_temporal::io::postgres::{ColumnSource, PostgresOptions, PostgresSource};
+/// use differential_temporal::io::postgres::{ColumnSource, PostgresOptions, PostgresSource, Slot};
 /// use differential_temporal::repr::{DataType, Schema};
 ///
 /// let options: Vec<(String, String)> = [
@@ -64,7 +64,7 @@ pub struct Transaction {
 ///     schema: Schema::builder().column("currency", DataType::STRING.not_null()).build().unwrap(),
 ///     columns: vec![ColumnSource::Physical],
 /// };
-/// let (snapshot, mut stream) = source.open_stream(None)?;
+/// let (snapshot, mut stream) = source.open_stream(None, Slot::Kept)?;
 /// println!("{} rows in the snapshot", snapshot.map_or(0, |s| s.len()));
 /// loop {
 ///     for transaction in stream.next_batch(10_000)? {
@@ -103,20 +103,37 @@ pub struct ChangeStream {
 const PEEK: &str = "SELECT data FROM pg_logical_slot_peek_binary_changes($1, NULL, $2, \
                     'proto_version', '1', 'publication_names', $3)";
 
+/// How a change stream treats its replication slot (`slot.name`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// Kept on the server across streams, so that a later stream resumes from it; created
+    /// when missing.
+    Kept,
+    /// As `Kept`, but an existing slot is dropped and created again first: the reader
+    /// created it before and never confirmed anything from it (it stopped before handling a
+    /// first batch), so it starts from scratch.
+    Renewed,
+    /// A temporary slot, dropped by the server when the stream's connection ends (however
+    /// the reader ends): a reader that reads the table from its start every time (a query).
+    Temporary,
+}
+
 impl PostgresSource {
-    /// Opens the table's change stream: creates the publication and the slot if missing, and
-    /// for `'initial'` (when not resuming) reads the snapshot after creating the slot. `after`
-    /// resumes a stream: the transactions ending at or before that LSN are skipped (they were
-    /// handled), and no snapshot is read.
+    /// Opens the table's change stream: creates the publication and the slot (as `slot`
+    /// says) if missing, and for `'initial'` (when not resuming) reads the snapshot after
+    /// creating the slot. `after` resumes a stream: the transactions ending at or before that
+    /// LSN are skipped (they were handled), and no snapshot is read.
     ///
     /// Errors: no `slot.name`; the connection, table or column errors of
     /// [`snapshot`](Self::snapshot); a table whose replica identity is not FULL; an existing
-    /// slot when `'initial'` must read the snapshot (the slot may hold older changes); no
-    /// slot when resuming (the changes after `after` are gone); the server refuses the
-    /// publication or the slot (`wal_level` not `logical`, no privilege).
+    /// slot when `'initial'` must read the snapshot (the slot may hold older changes, or be
+    /// another reader's), unless [`Slot::Renewed`]; no slot when resuming (the changes after
+    /// `after` are gone); the server refuses the publication or the slot (`wal_level` not
+    /// `logical`, no privilege, a slot in use by another connection).
     pub fn open_stream(
         &self,
         after: Option<u64>,
+        slot_use: Slot,
     ) -> Result<(Option<Snapshot>, ChangeStream), Error> {
         let slot = (self.options.slot.clone())
             .ok_or_else(|| self.error("reading the table's changes needs 'slot.name'".into()))?;
@@ -154,7 +171,7 @@ impl PostgresSource {
             );
             client.batch_execute(&create).map_err(fail)?;
         }
-        let exists = !client
+        let mut exists = !client
             .query(
                 "SELECT 1 FROM pg_replication_slots WHERE slot_name = $1",
                 &[&slot],
@@ -167,6 +184,12 @@ impl PostgresSource {
                 lsn_text(lsn)
             )));
         }
+        if exists && after.is_none() && slot_use == Slot::Renewed {
+            client
+                .execute("SELECT pg_drop_replication_slot($1)", &[&slot])
+                .map_err(fail)?;
+            exists = false;
+        }
         let read_snapshot = after.is_none() && o.startup == StartupMode::Initial;
         if read_snapshot && exists {
             return Err(self.error(format!(
@@ -174,10 +197,11 @@ impl PostgresSource {
             )));
         }
         if !exists {
+            let temporary = slot_use == Slot::Temporary;
             client
                 .execute(
-                    "SELECT pg_create_logical_replication_slot($1, 'pgoutput')",
-                    &[&slot],
+                    "SELECT pg_create_logical_replication_slot($1, 'pgoutput', $2)",
+                    &[&slot, &temporary],
                 )
                 .map_err(fail)?;
         }
