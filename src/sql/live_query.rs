@@ -144,7 +144,10 @@ impl TableEnv {
                 )?;
                 positions.confirm(&feeds)?;
             }
-            let left = interval.saturating_sub(started.elapsed());
+            // At once when a source is behind.
+            let behind = feeds.values().any(super::mt_continuous::Feed::is_behind);
+            let next = if behind { std::time::Duration::ZERO } else { interval };
+            let left = next.saturating_sub(started.elapsed());
             sleep_until(&SystemClock, i64::MAX, left, stop);
         }
         Ok(run.close()?)

@@ -6,7 +6,8 @@
 //! freshness interval as long as a round's work takes less than its interval.
 //!
 //! Sources, read in **rounds** (one every `interval`, the least `'source.monitor-interval'` of
-//! the monitored tables the definition reads, 1 s without one):
+//! the monitored tables the definition reads, 1 s without one; the next one at once when a
+//! `postgres-cdc` table's round stopped at its limit of changes with more waiting):
 //! - a filesystem table with `'source.monitor-interval'` is a monitored directory: each round
 //!   lists it and reads the files it gained, each once and whole (as Flink's continuous file
 //!   source: write a file elsewhere and move it in; a file that changes after it was read is
@@ -64,6 +65,14 @@ pub(super) enum Feed {
     /// A postgres-cdc table: each round's changes, written to a file of the materialized
     /// table's own when it has one.
     Postgres(Box<PostgresFeed>),
+}
+
+impl Feed {
+    /// Whether the last round left input it had already (a change stream read to its round's
+    /// limit): the next round runs at once.
+    pub(super) fn is_behind(&self) -> bool {
+        matches!(self, Feed::Postgres(feed) if feed.is_behind())
+    }
 }
 
 /// A filesystem table's path, schema, format and whether it is a changelog.
@@ -180,9 +189,11 @@ impl TableEnv {
                 check_problems(&run, table)?;
                 unpublished = true;
             }
-            // The next round's result would come one interval later: publish now if that
-            // would be later than the freshness allows.
-            let due = |at: Instant| at.elapsed() + interval >= freshness;
+            // The next round's result would come one interval later (at once when a source
+            // is behind): publish now if that would be later than the freshness allows.
+            let behind = feeds.values().any(Feed::is_behind);
+            let next = if behind { Duration::ZERO } else { interval };
+            let due = |at: Instant| at.elapsed() + next >= freshness;
             if unpublished && last_publish.is_none_or(due) {
                 let first = last_publish.is_none();
                 let record = publish(self, table, &run, &positions, first)?;
@@ -191,7 +202,7 @@ impl TableEnv {
                 last_publish = Some(Instant::now());
                 unpublished = false;
             }
-            let left = interval.saturating_sub(started.elapsed());
+            let left = next.saturating_sub(started.elapsed());
             sleep_until(&SystemClock, i64::MAX, left, stop);
         }
         Ok(run.close()?)

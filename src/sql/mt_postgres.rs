@@ -159,6 +159,12 @@ impl PostgresFeed {
         Ok(RoundInput::Changes(table.to_string(), Arc::new(changes)))
     }
 
+    /// Whether the last round stopped at its limit of changes with more in the slot: the
+    /// next round should not wait.
+    pub(super) fn is_behind(&self) -> bool {
+        (self.stream.borrow().as_ref()).is_some_and(ChangeStream::is_behind)
+    }
+
     /// Advances the replication slot to `lsn`, read by a published snapshot (a live query:
     /// written out).
     ///

@@ -231,3 +231,29 @@ impl SnapshotBlocks {
         self.next
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Visible;
+
+    /// `pg_current_snapshot()` is `xmin:xmax:in-progress`: an xid below xmin committed before
+    /// it, one from xmax on after it, one between before it unless in progress; compared
+    /// modulo 2^32 (as pgoutput sends xids), across a wraparound too.
+    #[test]
+    fn a_snapshot_sees_the_transactions_committed_before_it() {
+        let visible = Visible::parse("100:105:101,103").unwrap();
+        let sees: Vec<u32> = (95..110).filter(|&x| visible.sees(x)).collect();
+        assert_eq!(sees, [95, 96, 97, 98, 99, 100, 102, 104]);
+        // 64-bit xids of the epoch after a wraparound: 2^32 + 5 is xid 5 on the wire.
+        let epoch = 1u64 << 32;
+        let wrapped = Visible::parse(&format!("{}:{}:", epoch - 2, epoch + 3)).unwrap();
+        let sees: Vec<u32> = [u32::MAX - 3, u32::MAX - 1, u32::MAX, 0, 2, 3, 4]
+            .into_iter()
+            .filter(|&x| wrapped.sees(x))
+            .collect();
+        assert_eq!(sees, [u32::MAX - 3, u32::MAX - 1, u32::MAX, 0, 2]);
+        for text in ["", "1:2", "a:2:", "1:2:x"] {
+            assert_eq!(Visible::parse(text), None, "{text:?}");
+        }
+    }
+}

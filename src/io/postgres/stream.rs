@@ -95,6 +95,8 @@ pub struct ChangeStream {
     confirmed: u64,
     /// The `seq` of the next change.
     seq: Seq,
+    /// Whether the last peek stopped at its limit: the slot may hold more.
+    behind: bool,
     header: Vec<String>,
 }
 
@@ -232,6 +234,7 @@ impl PostgresSource {
             peeked: 0,
             confirmed,
             seq: snapshot.as_ref().map_or(0, Snapshot::len),
+            behind: false,
             header: self.schema.names().map(str::to_string).collect(),
         };
         Ok((snapshot, stream))
@@ -253,6 +256,7 @@ impl ChangeStream {
             .map_err(|e| self.source.error(source_text(&e)))?;
         let skip = usize::try_from(self.peeked).unwrap_or(usize::MAX);
         self.peeked = rows.len() as i64;
+        self.behind = rows.len() as i64 >= i64::from(upto);
         let mut done = Vec::new();
         let mut open: Option<(u32, Vec<(RowKind, Vec<Value>)>)> = None;
         for row in rows.into_iter().skip(skip) {
@@ -393,6 +397,12 @@ impl ChangeStream {
             out.push(row.map(|row| Change::new(self.seq, kind, row)));
         }
         out
+    }
+
+    /// Whether the last [`next_batch`](Self::next_batch) stopped at its limit: the slot may
+    /// hold more changes already, to read at once.
+    pub fn is_behind(&self) -> bool {
+        self.behind
     }
 
     /// The end LSN of the last transaction read: [`confirm`](Self::confirm) it once everything

@@ -115,3 +115,85 @@ impl PostgresType {
 
 /// The names Postgres types go by in errors: what `format_type` prints for the supported ones.
 pub(super) const SUPPORTED: &str = "boolean, smallint, integer, bigint, real, double precision, numeric, text, character varying, character, name, date, time, timestamp, timestamp with time zone, bytea";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which Postgres types read as which declared types: a string reads all; numbers widen
+    /// (an integer reads as a DECIMAL or a float, a numeric as a float), never narrow to an
+    /// integer; times only as their own kind (a timestamp is not a TIMESTAMP_LTZ).
+    #[test]
+    fn each_postgres_type_reads_as_the_declared_types_it_can_hold() {
+        use PostgresType as P;
+        let all = [
+            P::Bool,
+            P::Integer,
+            P::Float,
+            P::Numeric,
+            P::Text,
+            P::Date,
+            P::Time,
+            P::Timestamp,
+            P::TimestampTz,
+            P::Bytes,
+        ];
+        let decimal = DataType::Decimal {
+            precision: 10,
+            scale: 2,
+        };
+        let declared: [(DataType, &[P]); 11] = [
+            (DataType::Varchar(u32::MAX), &all),
+            (DataType::Char(3), &all),
+            (DataType::BigInt, &[P::Integer]),
+            (DataType::TinyInt, &[P::Integer]),
+            (decimal, &[P::Integer, P::Numeric]),
+            (DataType::Double, &[P::Integer, P::Float, P::Numeric]),
+            (DataType::Boolean, &[P::Bool]),
+            (DataType::Date, &[P::Date]),
+            (DataType::Timestamp(3), &[P::Timestamp]),
+            (DataType::TimestampLtz(3), &[P::TimestampTz]),
+            (DataType::Varbinary(10), &[P::Bytes]),
+        ];
+        for (ty, readers) in declared {
+            for p in all {
+                assert_eq!(p.reads_as(&ty), readers.contains(&p), "{p:?} as {ty}");
+            }
+        }
+        for typname in ["int2", "int4", "int8"] {
+            assert_eq!(PostgresType::of(typname), Some(P::Integer));
+        }
+        assert_eq!(PostgresType::of("jsonb"), None);
+    }
+
+    #[test]
+    fn values_read_from_postgres_text() {
+        let mut scratch = Vec::new();
+        let mut read = |p: PostgresType, text: &str, ty: &DataType| {
+            p.datum(text, ty, &mut scratch).map(|d| format!("{d:?}"))
+        };
+        let ltz = DataType::TimestampLtz(3);
+        assert_eq!(
+            read(PostgresType::TimestampTz, "2024-01-01 09:00:00.5+00", &ltz),
+            read(PostgresType::TimestampTz, "2024-01-01 09:00:00.5", &ltz)
+        );
+        assert_eq!(
+            read(PostgresType::Bytes, "\\x0aff", &DataType::Varbinary(2)),
+            Ok("Bytes([10, 255])".to_string())
+        );
+        assert_eq!(
+            read(PostgresType::Bytes, "\\x0aff", &DataType::Varbinary(1)),
+            Err("2 bytes do not fit VARBINARY(1)".to_string())
+        );
+        assert_eq!(
+            read(PostgresType::Bytes, "\\x0a1", &DataType::Varbinary(9)),
+            Err("not hex bytes: \"\\\\x0a1\"".to_string())
+        );
+        // A string keeps Postgres's text whatever the type.
+        let string = DataType::Varchar(u32::MAX);
+        assert_eq!(
+            read(PostgresType::TimestampTz, "2024-01-01 09:00:00+00", &string),
+            Ok("Str(\"2024-01-01 09:00:00+00\")".to_string())
+        );
+    }
+}
