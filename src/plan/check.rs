@@ -139,10 +139,16 @@ impl ChangelogCheck {
         row
     }
 
-    /// The first column of `retracted` (other than the uncompared ones) whose value differs
-    /// from `live`'s, as `(name, retracted value, live value)`, the values quoted in their
-    /// text form (or `NULL`).
-    pub fn difference(&self, live: &Row, retracted: &Row) -> Option<(String, String, String)> {
+    /// The problem of the retraction (`kind`) `retracted` of the live row `live` made by the
+    /// change `since`, if a column other than the uncompared ones differs: the first such
+    /// column, with both values quoted in their text form (or `NULL`).
+    pub fn retracts_other_row(
+        &self,
+        kind: RowKind,
+        since: Seq,
+        live: &Row,
+        retracted: &Row,
+    ) -> Option<Problem> {
         let fields = &self.input.schema.fields;
         let text = |d: Datum, ty: &DataType| {
             if d.is_null() {
@@ -157,7 +163,13 @@ impl ChangelogCheck {
             .find(|(_, (l, r))| l != r)
             .map(|(c, (l, r))| {
                 let ty = &fields[c].ty.data_type;
-                (fields[c].name.clone(), text(r, ty), text(l, ty))
+                Problem::RetractsOtherRow {
+                    kind,
+                    since,
+                    column: fields[c].name.clone(),
+                    retracted: text(r, ty),
+                    live: text(l, ty),
+                }
             })
     }
 }

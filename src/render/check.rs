@@ -100,7 +100,7 @@ impl MergeRule for CheckRule {
             (RowKind::UpdateAfter, _) => Some(Problem::UpdateAfterWithoutBefore { live_since }),
             (_, None) => Some(Problem::RetractionOfAbsent { kind }),
             (_, Some(_)) if upsert => None,
-            (_, Some((since, live))) => self.other_row(kind, *since, live, &row),
+            (_, Some((since, live))) => self.check.retracts_other_row(kind, *since, live, &row),
         };
         if let Some(problem) = problem {
             out.push((RowKind::Insert, self.finding(&row, at, &problem)));
@@ -130,18 +130,5 @@ impl CheckRule {
             .iter()
             .map(|&c| row.get(c).expect("a key column"));
         ChangelogCheck::finding(key, seq, problem)
-    }
-
-    /// The problem of the retraction `retracted` of the live row `live` (made by `since`), if
-    /// a compared column differs.
-    fn other_row(&self, kind: RowKind, since: Seq, live: &Row, retracted: &Row) -> Option<Problem> {
-        let (column, retracted, live) = self.check.difference(live, retracted)?;
-        Some(Problem::RetractsOtherRow {
-            kind,
-            since,
-            column,
-            retracted,
-            live,
-        })
     }
 }

@@ -94,12 +94,7 @@ pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
         "debezium-json" => OPTIONS.iter().chain(DEBEZIUM_OPTIONS).copied().collect(),
         _ => return Err(factory(format_option, &quoted(FORMATS))),
     };
-    if let Some(bad) = t.options.iter().find(|o| !valid.contains(&o.key.as_str())) {
-        return Err(SqlError::at(
-            bad.span,
-            unsupported("filesystem", bad, &valid),
-        ));
-    }
+    check_options(t, "filesystem", &valid)?;
     let path = get("path").ok_or_else(|| needs("path", "its file or directory"))?;
     let format = if format_option.value == "csv" {
         Format::Csv
@@ -182,6 +177,19 @@ fn quoted(names: &[&str]) -> String {
         .map(|n| format!("'{n}'"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Errors: the first option of `t` not among `valid` (Flink's message, [`unsupported`], at the
+/// option).
+pub(super) fn check_options(
+    t: &CreateTable,
+    connector: &str,
+    valid: &[&str],
+) -> Result<(), SqlError> {
+    match t.options.iter().find(|o| !valid.contains(&o.key.as_str())) {
+        Some(bad) => Err(SqlError::at(bad.span, unsupported(connector, bad, valid))),
+        None => Ok(()),
+    }
 }
 
 /// Flink's message for an option `connector` does not take, with the closest valid name.

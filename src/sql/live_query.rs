@@ -146,7 +146,11 @@ impl TableEnv {
             }
             // At once when a source is behind.
             let behind = feeds.values().any(super::mt_continuous::Feed::is_behind);
-            let next = if behind { std::time::Duration::ZERO } else { interval };
+            let next = if behind {
+                std::time::Duration::ZERO
+            } else {
+                interval
+            };
             let left = next.saturating_sub(started.elapsed());
             sleep_until(&SystemClock, i64::MAX, left, stop);
         }

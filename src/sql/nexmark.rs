@@ -38,16 +38,7 @@ const OPTIONS: &[&str] = &[
 ///
 /// Errors: see the [module documentation](self).
 pub(super) fn nexmark(t: &CreateTable, physical: &Schema) -> Result<NexmarkSource, SqlError> {
-    if let Some(bad) = t
-        .options
-        .iter()
-        .find(|o| !OPTIONS.contains(&o.key.as_str()))
-    {
-        return Err(SqlError::at(
-            bad.span,
-            super::connector::unsupported("nexmark", bad, OPTIONS),
-        ));
-    }
+    super::connector::check_options(t, "nexmark", OPTIONS)?;
     let get = |key: &str| t.options.iter().find(|o| o.key == key);
     let table_option = get("nexmark.table").ok_or_else(|| {
         SqlError::at(

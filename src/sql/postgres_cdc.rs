@@ -19,16 +19,7 @@ use crate::repr::Schema;
 
 /// The postgres-cdc table `t` declares, with `physical` its physical and metadata columns.
 pub(super) fn postgres_cdc(t: &CreateTable, physical: &Schema) -> Result<PostgresSource, SqlError> {
-    if let Some(bad) = t
-        .options
-        .iter()
-        .find(|o| !OPTIONS.contains(&o.key.as_str()))
-    {
-        return Err(SqlError::at(
-            bad.span,
-            super::connector::unsupported("postgres-cdc", bad, OPTIONS),
-        ));
-    }
+    super::connector::check_options(t, "postgres-cdc", OPTIONS)?;
     let pairs: Vec<(String, String)> = t
         .options
         .iter()

@@ -93,19 +93,8 @@ fn findings<'a>(
                 match &live {
                     None => report(at, Problem::RetractionOfAbsent { kind }),
                     Some((since, row)) if !check.upsert => {
-                        if let Some((column, retracted, live)) = check.difference(row, &change.row)
-                        {
-                            let since = *since;
-                            report(
-                                at,
-                                Problem::RetractsOtherRow {
-                                    kind,
-                                    since,
-                                    column,
-                                    retracted,
-                                    live,
-                                },
-                            );
+                        if let Some(p) = check.retracts_other_row(kind, *since, row, &change.row) {
+                            report(at, p);
                         }
                     }
                     Some(_) => {}
