@@ -57,6 +57,14 @@ fn fresh_table(line: &str, name: &str, full: bool) {
     super::fresh_table(line, name, columns, full);
 }
 
+/// The error of `r`.
+fn error<T>(r: Result<T, differential_temporal::error::Error>) -> String {
+    match r {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// Every transaction the stream has, read until a read brings nothing new.
 fn drain(stream: &mut ChangeStream) -> Vec<Transaction> {
     let mut all = Vec::new();
@@ -240,12 +248,6 @@ fn what_the_stream_cannot_read_is_a_clear_error() {
     let table = "pgcdc_stream_bad";
     fresh_table(&line, table, false);
     let source = source(&line, table, table, "initial");
-    fn error<T>(r: Result<T, differential_temporal::error::Error>) -> String {
-        match r {
-            Ok(_) => panic!("expected an error"),
-            Err(e) => e.to_string(),
-        }
-    }
     assert_eq!(
         error(source.open_stream(None, Slot::Kept)),
         "table 'pgcdc_stream_bad' (postgres-cdc): public.pgcdc_stream_bad does not have REPLICA IDENTITY FULL, so its updates and deletes do not carry the old row: ALTER TABLE public.pgcdc_stream_bad REPLICA IDENTITY FULL, or read it as an upsert changelog ('changelog-mode' = 'upsert')"
@@ -298,6 +300,27 @@ fn an_upsert_changelog_reads_the_default_identity() {
     let mut source = source(&line, table, table, "initial");
     source.options.upsert = true;
     source.schema.fields[1].ty.nullable = false;
+    // Deletes come by the table's primary key: the declared key must be it.
+    source.schema.primary_key = Some(vec![1]);
+    assert_eq!(
+        error(source.open_stream(None, Slot::Kept)),
+        "table 'pgcdc_upsert' (postgres-cdc): public.pgcdc_upsert is read as an upsert changelog by its primary key, so the declared PRIMARY KEY must be the table's: declared \"name\", the table's \"id\" (with no primary key, ALTER TABLE public.pgcdc_upsert REPLICA IDENTITY FULL and read it with 'changelog-mode' = 'all')"
+    );
+    let no_key = "pgcdc_upsert_no_key";
+    super::fresh_table(
+        &line,
+        no_key,
+        "id integer, name text, amount numeric(10, 2)",
+        false,
+    );
+    let mut keyless = self::source(&line, no_key, no_key, "initial");
+    keyless.options.upsert = true;
+    keyless.schema.primary_key = Some(vec![0]);
+    assert_eq!(
+        error(keyless.open_stream(None, Slot::Kept)),
+        "table 'pgcdc_upsert_no_key' (postgres-cdc): public.pgcdc_upsert_no_key is read as an upsert changelog by its primary key, so the declared PRIMARY KEY must be the table's: declared \"id\", the table's none (with no primary key, ALTER TABLE public.pgcdc_upsert_no_key REPLICA IDENTITY FULL and read it with 'changelog-mode' = 'all')"
+    );
+    source.schema.primary_key = Some(vec![0]);
     let (snapshot, mut stream) = source.open_stream(None, Slot::Kept).unwrap();
     assert_eq!(snapshot.unwrap().len(), 1);
     setup(

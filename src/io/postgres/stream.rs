@@ -127,7 +127,8 @@ impl PostgresSource {
     /// LSN are skipped (they were handled), and no snapshot is read.
     ///
     /// Errors: no `slot.name`; the connection, table or column errors of
-    /// [`snapshot`](Self::snapshot); a table whose replica identity is not FULL; an existing
+    /// [`snapshot`](Self::snapshot); a table whose replica identity is not FULL (read as an
+    /// upsert changelog: whose primary key is not the declared one, or none); an existing
     /// slot when `'initial'` must read the snapshot (the slot may hold older changes, or be
     /// another reader's), unless [`Slot::Renewed`]; no slot when resuming (the changes after
     /// `after` are gone); the server refuses the publication or the slot (`wal_level` not
@@ -157,6 +158,28 @@ impl PostgresSource {
                 o.qualified_name(),
                 o.qualified_name()
             )));
+        }
+        if identity != "f" && o.upsert {
+            // The default identity sends the Postgres primary key of an update or delete: the
+            // declared key must be that key, or deletes would remove other rows.
+            let key = self.primary_key(&mut client)?;
+            let declared: Vec<String> = (self.schema.primary_key.iter().flatten())
+                .map(|&c| super::quote_ident(&self.schema.fields[c].name))
+                .collect();
+            let same = key.len() == declared.len() && key.iter().all(|k| declared.contains(k));
+            if !same {
+                let names = |k: &[String]| match k {
+                    [] => "none".to_string(),
+                    k => k.join(", "),
+                };
+                return Err(self.error(format!(
+                    "{} is read as an upsert changelog by its primary key, so the declared PRIMARY KEY must be the table's: declared {}, the table's {} (with no primary key, ALTER TABLE {} REPLICA IDENTITY FULL and read it with 'changelog-mode' = 'all')",
+                    o.qualified_name(),
+                    names(&declared),
+                    names(&key),
+                    o.qualified_name()
+                )));
+            }
         }
         let table = format!(
             "{}.{}",
