@@ -83,7 +83,6 @@ impl TableEnv {
     /// ```
     /// # use differential_temporal::table::doc_env;
     /// use std::sync::atomic::{AtomicBool, Ordering};
-    /// use differential_temporal::operators::RowKind;
     ///
     /// let (env, _dir) = doc_env();
     /// env.execute_sql(
@@ -102,7 +101,6 @@ impl TableEnv {
     /// })
     /// .unwrap();
     /// assert_eq!(counts, ["+I Int(1000)", "-U Int(1000)", "+U Int(2000)"]);
-    /// # let _ = RowKind::Insert;
     /// ```
     pub fn run_live_query(
         &self,

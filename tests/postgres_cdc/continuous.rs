@@ -255,3 +255,55 @@ fn an_empty_text_stays_apart_from_null_across_a_restart() {
         ["1,true", "2,true", "3,false", "4,true"]
     );
 }
+
+/// The seed's `products` DDL against Postgres: the event time of a version is its commit time
+/// (`update_time TIMESTAMP(3) METADATA FROM 'op_ts' VIRTUAL`, Flink CDC's metadata; 0, the
+/// epoch, for a snapshot row), so an order of 2000 sees the snapshot's price and one of 2100
+/// the price updated since.
+#[test]
+fn the_commit_time_is_a_versioned_tables_event_time() {
+    let Some(line) = server() else { return };
+    let name = "pgcdc_products";
+    let columns = "product_id text PRIMARY KEY, product_name text, price numeric(32, 2)";
+    fresh_table(&line, name, columns, true);
+    setup(
+        &line,
+        &format!("INSERT INTO {name} VALUES ('p1', 'apple', 1.50), ('p2', 'pear', 2.00);"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let orders = dir.path().join("orders.csv");
+    std::fs::write(
+        &orders,
+        "order_id,product_id,order_time\n\
+         1,p1,2000-01-01 00:00:00\n\
+         2,p1,2100-01-01 00:00:00\n\
+         3,p2,2100-01-01 00:00:00\n",
+    )
+    .unwrap();
+    let env = TableEnv::new()
+        .with_warehouse(dir.path().join("wh"))
+        .unwrap();
+    env.execute_sql(&format!(
+        "CREATE TABLE orders (order_id INT, product_id STRING, order_time TIMESTAMP(3),
+           WATERMARK FOR order_time AS order_time)
+         WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');
+         CREATE TABLE products (product_id STRING, product_name STRING, price DECIMAL(32, 2),
+           update_time TIMESTAMP(3) METADATA FROM 'op_ts' VIRTUAL,
+           PRIMARY KEY (product_id) NOT ENFORCED, WATERMARK FOR update_time AS update_time)
+         WITH ({}, 'table-name' = '{name}', 'slot.name' = '{name}');
+         CREATE MATERIALIZED TABLE priced FRESHNESS = INTERVAL '1' SECOND
+           REFRESH_MODE = CONTINUOUS AS
+           SELECT o.order_id, p.product_name, p.price FROM orders AS o
+           JOIN products FOR SYSTEM_TIME AS OF o.order_time AS p
+           ON o.product_id = p.product_id",
+        orders.display(),
+        with_options(&line)
+    ))
+    .unwrap();
+    let update = format!("UPDATE {name} SET price = 1.75 WHERE product_id = 'p1'");
+    refresh_through(&env, "priced", &line, &[&update]);
+    assert_eq!(
+        rows(&env, "priced"),
+        ["1,apple,1.50", "2,apple,1.75", "3,pear,2.00"]
+    );
+}
