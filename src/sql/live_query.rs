@@ -72,8 +72,9 @@ impl TableEnv {
     /// round of `'initial'` its snapshot too; a `datagen` table `rows-per-second x interval`
     /// rows; a monitored directory its new files; another filesystem table is read in the first
     /// round), and `round` is called with the result's schema and each round's changes once
-    /// the round is complete. A `postgres-cdc` table's slot is temporary and advanced after
-    /// each call (see the [module docs](self)). Stops when `stop` is set (looked at every
+    /// the round is complete. A `postgres-cdc` table's slot is temporary (the server drops it
+    /// when the query ends, however it ends) and advanced after each call: a query started
+    /// again reads a new snapshot. Stops when `stop` is set (looked at every
     /// 20 ms while a round runs) or when `round` fails.
     ///
     /// Errors: `sql` is not one query that binds; a source cannot be read (a `postgres-cdc`
