@@ -40,6 +40,39 @@ pub(super) const JOIN: &str = "SELECT o.order_time, o.amount, o.currency, r.rate
                     FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
                     ON o.currency = r.currency";
 
+/// The rates' changes in order: the snapshot's rows, then each transaction's.
+const CHANGES: [&str; 3] = [
+    "+I,Euro,114,2024-01-01 09:00:00\n\
+     +I,USD,1,2024-01-01 09:00:00\n\
+     +I,Yen,102,2024-01-01 09:00:00\n",
+    "-U,Euro,114,2024-01-01 09:00:00\n\
+     +U,Euro,119,2024-01-01 10:00:00\n",
+    "+I,US Dollar,2,2024-01-01 10:00:00\n\
+     -D,Yen,102,2024-01-01 09:00:00\n",
+];
+
+/// The join over a changelog file of the first `n` entries of [`CHANGES`], sorted.
+pub(super) fn join_over_file(n: usize) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rates.csv");
+    let text = format!("op,currency,rate,update_time\n{}", CHANGES[..n].concat());
+    std::fs::write(&path, text).unwrap();
+    let env = TableEnv::new().with_workers(2);
+    let file = format!(
+        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'csv'",
+        path.display()
+    );
+    env.execute_sql(&tables(&file)).unwrap();
+    let mut rows = env
+        .sql_query(JOIN)
+        .unwrap()
+        .execute()
+        .unwrap()
+        .rows_as_text();
+    rows.sort();
+    rows
+}
+
 /// Runs the CONTINUOUS refresh of `table`: after its `i`-th snapshot the `i`-th of
 /// `transactions` runs on the server of `line`, and the snapshot after the last stops it.
 /// Returns how many snapshots it published.
@@ -104,34 +137,7 @@ fn a_continuous_join_follows_rates_changed_in_transactions() {
     );
     let live = rows(&env, "joined");
     // The same join over a changelog file of the same changes.
-    let dir = tempfile::tempdir().unwrap();
-    let changes = dir.path().join("rates.csv");
-    std::fs::write(
-        &changes,
-        "op,currency,rate,update_time\n\
-         +I,Euro,114,2024-01-01 09:00:00\n\
-         +I,USD,1,2024-01-01 09:00:00\n\
-         +I,Yen,102,2024-01-01 09:00:00\n\
-         -U,Euro,114,2024-01-01 09:00:00\n\
-         +U,Euro,119,2024-01-01 10:00:00\n\
-         +I,US Dollar,2,2024-01-01 10:00:00\n\
-         -D,Yen,102,2024-01-01 09:00:00\n",
-    )
-    .unwrap();
-    let file_env = TableEnv::new().with_workers(2);
-    let file = format!(
-        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'csv'",
-        changes.display()
-    );
-    file_env.execute_sql(&tables(&file)).unwrap();
-    let mut from_file = file_env
-        .sql_query(JOIN)
-        .unwrap()
-        .execute()
-        .unwrap()
-        .rows_as_text();
-    from_file.sort();
-    assert_eq!(live, from_file);
+    assert_eq!(live, join_over_file(3));
     assert_eq!(
         live,
         [

@@ -10,43 +10,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use differential_temporal::table::TableEnv;
-
-use super::continuous::{fresh_rates, tables, JOIN};
+use super::continuous::{fresh_rates, join_over_file, tables, JOIN};
 use super::{server, setup, with_options};
-
-/// The rates' changes in order: the snapshot's rows, then each transaction's.
-const CHANGES: [&str; 3] = [
-    "+I,Euro,114,2024-01-01 09:00:00\n\
-     +I,USD,1,2024-01-01 09:00:00\n\
-     +I,Yen,102,2024-01-01 09:00:00\n",
-    "-U,Euro,114,2024-01-01 09:00:00\n\
-     +U,Euro,119,2024-01-01 10:00:00\n",
-    "+I,US Dollar,2,2024-01-01 10:00:00\n\
-     -D,Yen,102,2024-01-01 09:00:00\n",
-];
-
-/// The join over a changelog file of the first `n` entries of [`CHANGES`], sorted.
-fn join_over_file(n: usize) -> Vec<String> {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("rates.csv");
-    let text = format!("op,currency,rate,update_time\n{}", CHANGES[..n].concat());
-    std::fs::write(&path, text).unwrap();
-    let env = TableEnv::new().with_workers(2);
-    let file = format!(
-        "'connector' = 'filesystem', 'path' = '{}', 'format' = 'csv'",
-        path.display()
-    );
-    env.execute_sql(&tables(&file)).unwrap();
-    let mut rows = env
-        .sql_query(JOIN)
-        .unwrap()
-        .execute()
-        .unwrap()
-        .rows_as_text();
-    rows.sort();
-    rows
-}
 
 /// A changelog's lines accumulated into a table.
 #[derive(Default)]
