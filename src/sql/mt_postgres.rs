@@ -19,7 +19,7 @@
 //! A live query keeps no files: its slot is temporary (the server drops it when the query's
 //! connection ends), and the slot is advanced as soon as a round's changes are written out.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -44,6 +44,8 @@ pub(super) struct PostgresFeed {
     source: Arc<PostgresSource>,
     dir: Option<PathBuf>,
     stream: RefCell<Option<ChangeStream>>,
+    /// `'snapshot'`: whether this run read it.
+    snapshot_read: Cell<bool>,
 }
 
 /// What a round read: its changes, and its changes file (a materialized table's feed).
@@ -67,6 +69,7 @@ impl PostgresFeed {
             source,
             dir: dir.map(Path::to_path_buf),
             stream: RefCell::new(None),
+            snapshot_read: Cell::new(false),
         })
     }
 
@@ -94,7 +97,8 @@ impl PostgresFeed {
             )))),
         };
         let read_to = if self.source.options.startup == StartupMode::Snapshot {
-            if !read_before {
+            // Once: by a published round (`read_before`) or by this run.
+            if !read_before && !self.snapshot_read.replace(true) {
                 let snapshot = self.source.snapshot().map_err(TableError::from)?;
                 snapshot.into_rows().into_iter().try_for_each(&mut keep)?;
             }

@@ -116,3 +116,44 @@ fn a_live_query_follows_rates_changed_in_transactions() {
         .unwrap();
     assert!(slots.is_empty(), "the temporary slot outlived the query");
 }
+
+/// A live query reads a `'snapshot'` table once, in its first round, and a streaming one's
+/// changes as they come (`TableEnv::run_live_query`): the union of the two declarations of
+/// one table counts its rows twice, then the inserted row once.
+#[test]
+fn a_live_query_reads_a_snapshot_mode_table_once() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let Some(line) = server() else { return };
+    let name = "pgcdc_live_once";
+    super::fresh_table(&line, name, "id integer PRIMARY KEY", true);
+    setup(&line, &format!("INSERT INTO {name} VALUES (1), (2);"));
+    let env = differential_temporal::table::TableEnv::new();
+    let base = format!("{}, 'table-name' = '{name}'", with_options(&line));
+    env.execute_sql(&format!(
+        "CREATE TABLE snap (id INT) WITH ({base}, 'scan.startup.mode' = 'snapshot');
+         CREATE TABLE live (id INT) WITH ({base}, 'slot.name' = '{name}');"
+    ))
+    .unwrap();
+    let sql = "SELECT COUNT(*) AS n FROM (SELECT id FROM snap UNION ALL SELECT id FROM live)";
+    assert!(env.reads_unbounded(sql).unwrap());
+    let stop = AtomicBool::new(false);
+    let mut counts = Vec::new();
+    std::thread::scope(|scope| {
+        // Rounds come a second apart: four seconds see the insert's round and two more.
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_secs(4));
+            stop.store(true, Ordering::SeqCst);
+        });
+        env.run_live_query(sql, &stop, |_, round| {
+            if round.round == 0 {
+                setup(&line, &format!("INSERT INTO {name} VALUES (3);"));
+            }
+            for (_, change) in &round.changes {
+                counts.push(format!("{} {:?}", change.kind, change.row.get(0).unwrap()));
+            }
+            Ok(())
+        })
+        .unwrap();
+    });
+    assert_eq!(counts, ["+I Int(4)", "-U Int(4)", "+U Int(5)"]);
+}
