@@ -18,8 +18,8 @@ use crate::repr::{prefix_len, ColumnSpans, DataType, Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::retention::Retention;
 use differential_temporal_operators::temporal_join::{
-    arrange_probe, arrange_versions_pruned, late_versions, lookup_join, temporal_join,
-    temporal_join_final, FinalJoin, JoinConfig, JoinKey, Joined,
+    arrange_probe, late_versions, lookup_join, temporal_join, temporal_join_final_pruned,
+    FinalJoin, JoinConfig, JoinKey, Joined,
 };
 use differential_temporal_operators::versioned::version_of_change;
 use differential_temporal_operators::watermark::{watermarks, TimeText};
@@ -32,7 +32,7 @@ type Keyed<'s, K> = VecCollection<'s, SysTime, (K, Change<Row>)>;
 type Versions<'s, K, E> = VecCollection<'s, SysTime, (K, Version<E, Row>)>;
 
 /// A join key read from a row's decoded columns `key` (none of them NULL).
-trait JoinKeyOf: ExchangeData + Hashable + JoinKey {
+trait JoinKeyOf: ExchangeData + Hashable + JoinKey + std::hash::Hash {
     /// The key of a row whose key columns are not NULL; `None` if a column does not hold the
     /// datum the key type reads (the schema rules it out; a row breaking it is refused).
     fn of(datums: &[Datum], key: &[usize]) -> Option<Self>;
@@ -254,16 +254,6 @@ fn temporal_join_final_mode<'s, K: JoinKeyOf, R: Fn(&Row, &Row) -> bool + 'stati
         }
         r
     });
-    // Versions no probe row can choose any more are dropped as the watermarks rise (rule
-    // B11): a changelog's records all have diff +1, so no version behind the watermark is ever
-    // retracted, the pruning's precondition.
-    let build = arrange_versions_pruned(
-        versions,
-        probe_marks.clone(),
-        build_marks.clone(),
-        ctx.idle_timeout,
-        "TemporalJoin: versions",
-    );
     let retention = (join.state_ttl)
         .map(|ms| Retention::new(move |t: &Ts| plus_millis(*t, ms.min(i64::MAX as u64) as i64)));
     let mut config = config
@@ -273,10 +263,13 @@ fn temporal_join_final_mode<'s, K: JoinKeyOf, R: Fn(&Row, &Row) -> bool + 'stati
     if let Some(text) = ctx.late_time_text {
         config = config.time_text(text);
     }
-    let FinalJoin { joined, late } = temporal_join_final(
+    // The join keeps the versions itself and drops those no probe row can choose any more as
+    // the watermarks rise (rule B11): a changelog's records all have diff +1, so no version
+    // behind the watermark is ever retracted, the pruning's precondition.
+    let FinalJoin { joined, late } = temporal_join_final_pruned(
         probe_keyed,
         move |row: &Row| time_of(row, p_col),
-        build,
+        versions,
         (probe_marks, build_marks),
         config,
     );

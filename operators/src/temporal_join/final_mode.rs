@@ -4,23 +4,22 @@
 use std::collections::BTreeMap;
 
 use differential_dataflow::operators::arrange::Arranged;
-use differential_dataflow::trace::TraceReader;
 use differential_dataflow::{AsCollection, ExchangeData, Hashable, VecCollection};
 use serde::{Deserialize, Serialize};
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{CapabilitySet, Concat, Exchange, OkErr, Operator};
+use timely::dataflow::Stream;
 use timely::progress::frontier::AntichainRef;
-use timely::progress::Antichain;
 
-use super::firing::{fire, Fired, Read, Waiting, WaitingRuns};
+use super::build_side::{BuildSide, SharedVersions};
+use super::firing::{Fired, Waiting, WaitingRuns};
 use super::idle::IdleKeys;
 use super::marks::{combined, Mark};
 use super::{JoinConfig, JoinKey, JoinKind, Joined, Residual};
 use crate::combined::Combined;
 use crate::keyed_merge::Rejected;
 use crate::retention::Retention;
-use crate::version::cursor::VersionBatch;
 use crate::version::VersionTrace;
 use crate::watermark::{TimeText, Watermark};
 use crate::{Change, SysTime};
@@ -180,6 +179,35 @@ where
     T: Fn(&P) -> E + 'static,
     R: Residual<P, B>,
 {
+    let Arranged { stream, trace } = build;
+    final_join(
+        probe,
+        probe_time,
+        (stream, SharedVersions::new(trace)),
+        (probe_watermarks, build_watermarks),
+        config,
+    )
+}
+
+/// The final-mode join of `probe` against the versions `build` holds, fed by its input stream
+/// (see [`temporal_join_final`]; the stream is read in place, so it must come partitioned as
+/// the probe rows are: by the hash of the key).
+pub(super) fn final_join<'s, K, E, P, B, T, R, S>(
+    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
+    probe_time: T,
+    (stream, build): (Stream<'s, SysTime, S::Input>, S),
+    (probe_watermarks, build_watermarks): Watermarks<'s, E>,
+    config: JoinConfig<R, E>,
+) -> FinalJoin<'s, K, P, B>
+where
+    K: ExchangeData + Hashable + JoinKey,
+    E: ExchangeData,
+    P: ExchangeData,
+    B: ExchangeData,
+    T: Fn(&P) -> E + 'static,
+    R: Residual<P, B>,
+    S: BuildSide<K, E, B>,
+{
     let (idle_timeout, time_text) = (config.idle_timed_out(), config.time_texts());
     let (kind, residual, retention, name) = config.into_parts("TemporalJoinFinal");
     type Update<K, P, E> = (In<K, P, E>, SysTime, isize);
@@ -195,7 +223,6 @@ where
         .map(|w| In::Mark(Mark::Probe(w)))
         .concat(build_watermarks.map(|w| In::Mark(Mark::Build(w))));
     let first = probe.concat(marks.inner);
-    let Arranged { stream, trace } = build;
     let join = Join {
         kind,
         residual,
@@ -211,9 +238,10 @@ where
         name,
         move |_cap, _info| {
             let mut caps = CapabilitySet::<SysTime>::new();
-            let mut state = FinalJoinState::new(trace, retention, idle_timeout);
+            let mut state = FinalJoinState::new(build, retention, idle_timeout);
             move |(first_in, first_frontier), (build_in, build_frontier), output| {
-                // 1. Drain: probe rows by epoch, watermark candidates into trackers, build uppers.
+                // 1. Drain: probe rows by epoch, watermark candidates into trackers, the build
+                //    input into the build side.
                 first_in.for_each(|cap, data| {
                     for c in cap.retain_stamp(output.output_index()).iter() {
                         caps.insert(c.clone());
@@ -222,13 +250,7 @@ where
                         state.receive(x, t, diff);
                     }
                 });
-                build_in.for_each(|_cap, spans| {
-                    for span in spans.drain(..) {
-                        let upper = span.upper().clone();
-                        state.receive_build(upper, span.inner);
-                    }
-                });
-                state.acknowledge_build();
+                build_in.for_each(|_cap, data| state.build.receive(data, state.idle.as_mut()));
                 let frontiers = [first_frontier.frontier(), build_frontier.frontier()];
                 if frontiers.iter().all(|f| f.is_empty()) {
                     state.marks.ended();
@@ -252,7 +274,7 @@ where
                         let mut session = output.session(&cap);
                         state.close(&join, |o, diff| session.give((o, end, diff)));
                     }
-                    state.trace = None;
+                    state.build.close();
                     caps = CapabilitySet::new();
                     return;
                 }
@@ -303,12 +325,7 @@ struct Arrival<K, P> {
 }
 
 /// The operator's state between activations.
-struct FinalJoinState<K, E, P, B>
-where
-    K: ExchangeData,
-    E: ExchangeData,
-    B: ExchangeData,
-{
+struct FinalJoinState<K, E, P, S> {
     /// Probe rows by the epoch they arrived in, until the epoch is visited.
     arrivals: BTreeMap<SysTime, Vec<Arrival<K, P>>>,
     /// The combined watermark of both inputs, per epoch.
@@ -317,34 +334,26 @@ where
     fired: Watermark<E>,
     /// Probe rows taken into the join, waiting for the watermark.
     waiting: WaitingRuns<K, E, P>,
-    /// Upper of the build batches received: the trace is read through it.
-    build_ack: Antichain<SysTime>,
     /// Idle-state retention: the keys' access times and expiries (`None`: off).
     idle: Option<IdleKeys<K, E>>,
-    /// Our handle on the build arrangement, dropped once every input has ended.
-    trace: Option<VersionTrace<K, E, B>>,
+    /// The build versions.
+    build: S,
 }
 
-impl<K, E, P, B> FinalJoinState<K, E, P, B>
+impl<K, E, P, S> FinalJoinState<K, E, P, S>
 where
     K: ExchangeData + JoinKey,
     E: ExchangeData,
     P: ExchangeData,
-    B: ExchangeData,
 {
-    fn new(
-        trace: VersionTrace<K, E, B>,
-        retention: Option<Retention<E>>,
-        idle_timeout: SysTime,
-    ) -> Self {
+    fn new(build: S, retention: Option<Retention<E>>, idle_timeout: SysTime) -> Self {
         FinalJoinState {
             arrivals: BTreeMap::new(),
             marks: combined(idle_timeout),
             fired: Watermark::Min,
             waiting: WaitingRuns::default(),
-            build_ack: Antichain::from_elem(0),
             idle: retention.map(IdleKeys::new),
-            trace: Some(trace),
+            build,
         }
     }
 
@@ -359,22 +368,6 @@ where
         }
     }
 
-    /// Takes a build batch description: the trace is readable through `upper`; with a
-    /// retention, the batch's versions touch their keys.
-    fn receive_build(&mut self, upper: Antichain<SysTime>, batch: Option<VersionBatch<K, E, B>>) {
-        self.build_ack = upper;
-        if let (Some(idle), Some(batch)) = (self.idle.as_mut(), batch) {
-            idle.receive(batch);
-        }
-    }
-
-    /// Lets our trace handle see the batches received.
-    fn acknowledge_build(&mut self) {
-        if let Some(trace) = self.trace.as_mut() {
-            trace.advance_upper(&mut self.build_ack);
-        }
-    }
-
     /// The earliest epoch still to visit (one with probe rows or a watermark rise), if both
     /// inputs have passed it.
     fn next_epoch(&self, frontiers: [AntichainRef<'_, SysTime>; 2]) -> Option<SysTime> {
@@ -386,16 +379,18 @@ where
     /// Visits epoch `now`: fires the waiting rows its watermark has passed (then expires idle
     /// keys), and takes its probe rows: `emit`s those behind the watermark as late, keeps the
     /// others waiting.
-    fn visit<T, R>(
+    fn visit<B, T, R>(
         &mut self,
         now: SysTime,
         join: &Join<T, R, E>,
         mut emit: impl FnMut(Outcome<K, P, B>, isize),
     ) where
+        S: BuildSide<K, E, B>,
         T: Fn(&P) -> E,
         R: Fn(&P, &B) -> bool,
     {
         let w = self.marks.at(now);
+        self.build.advance_to(now, self.idle.as_mut());
         if w > self.fired {
             if let Some(idle) = self.idle.as_mut() {
                 idle.apply_received_before(now);
@@ -407,8 +402,9 @@ where
                 }
             }
             if let Some(idle) = self.idle.as_mut() {
-                idle.expire(&w, now);
+                idle.expire(&w, now, |k| self.build.forget(k));
             }
+            self.build.rise(&w);
             self.fired = w.clone();
         }
         let Some(arrivals) = self.arrivals.remove(&now) else {
@@ -439,10 +435,15 @@ where
     }
 
     /// Every input has ended: the remaining rows fire at `W = Max`, reading every version.
-    fn close<T, R>(&mut self, join: &Join<T, R, E>, mut emit: impl FnMut(Outcome<K, P, B>, isize))
-    where
+    fn close<B, T, R>(
+        &mut self,
+        join: &Join<T, R, E>,
+        mut emit: impl FnMut(Outcome<K, P, B>, isize),
+    ) where
+        S: BuildSide<K, E, B>,
         R: Fn(&P, &B) -> bool,
     {
+        self.build.advance_to(SysTime::MAX, self.idle.as_mut());
         for (k, j, d) in self.fire(&Watermark::Max, SysTime::MAX, join) {
             emit((k, Ok(j)), d);
         }
@@ -450,50 +451,33 @@ where
 
     /// Takes the waiting rows `w` has passed and joins them against the versions present at
     /// system time `seen` (and, per key, received since its state last expired).
-    fn fire<T, R>(
+    fn fire<B, T, R>(
         &mut self,
         w: &Watermark<E>,
         seen: SysTime,
         join: &Join<T, R, E>,
     ) -> Vec<Fired<K, P, B>>
     where
+        S: BuildSide<K, E, B>,
         R: Fn(&P, &B) -> bool,
     {
-        let trace = self
-            .trace
-            .as_mut()
-            .expect("trace held while inputs are open");
-        let batches = trace
-            .batches_through(self.build_ack.borrow())
-            .expect("build trace readable");
+        let ready = self.waiting.take_ready(w);
         let idle = self.idle.as_ref();
-        let read = Read {
-            batches,
-            seen,
-            since: |k: &K| idle.map_or(0, |i| i.since(k)),
-        };
-        fire(self.waiting.take_ready(w), read, join.kind, &join.residual)
+        (self.build).fire(ready, seen, idle, join.kind, &join.residual)
     }
 
-    /// Sets the trace's compaction for the earliest epoch still to visit and returns it:
-    /// logical just below it (a firing at `now` reads the versions of the times before `now`),
-    /// physical at the batches received.
-    fn hold(&mut self, frontiers: [AntichainRef<'_, SysTime>; 2]) -> Option<SysTime> {
+    /// Tells the build side the earliest epoch still to visit and returns it.
+    fn hold<B>(&mut self, frontiers: [AntichainRef<'_, SysTime>; 2]) -> Option<SysTime>
+    where
+        S: BuildSide<K, E, B>,
+    {
         let next = (self.arrivals.keys().next().copied().into_iter())
             .chain(self.marks.next_rise())
             .chain(frontiers.iter().flat_map(|f| f.iter().copied()))
             .min();
         // With a retention, at most the expiries' floor (see `IdleKeys::compaction_floor`).
         let floor = self.idle.as_ref().and_then(IdleKeys::compaction_floor);
-        if let Some(trace) = self.trace.as_mut() {
-            let below_next = next.map(|t| t.saturating_sub(1));
-            let hold = Antichain::from_iter(match (below_next, floor) {
-                (Some(h), Some(f)) => Some(h.min(f)),
-                (h, f) => h.or(f),
-            });
-            trace.set_logical_compaction(hold.borrow());
-            trace.set_physical_compaction(self.build_ack.borrow());
-        }
+        self.build.hold(next, floor);
         next
     }
 

@@ -236,7 +236,7 @@ where
 /// `(key, index)` pairs are sorted, not the rows, which for the firing's rows (a probe change,
 /// its key and time: ~100 bytes as packed rows) is several times fewer bytes moved than sorting
 /// them in place.
-fn sorted_by_key<T, S: Ord>(rows: Vec<T>, key: impl Fn(&T) -> S) -> Vec<T> {
+pub(super) fn sorted_by_key<T, S: Ord>(rows: Vec<T>, key: impl Fn(&T) -> S) -> Vec<T> {
     let mut order: Vec<(S, usize)> = rows.iter().map(key).zip(0..).collect();
     order.sort_unstable();
     let mut slots: Vec<Option<T>> = rows.into_iter().map(Some).collect();

@@ -82,8 +82,8 @@ impl<K: ExchangeData, E: ExchangeData> IdleKeys<K, E> {
     }
 
     /// Expires, at system time `now`, every key whose access time's expiry the watermark `w`
-    /// has passed.
-    pub(super) fn expire(&mut self, w: &Watermark<E>, now: SysTime) {
+    /// has passed, telling `forget` each.
+    pub(super) fn expire(&mut self, w: &Watermark<E>, now: SysTime, mut forget: impl FnMut(&K)) {
         while let Some(entry) = self.expiry.first_entry() {
             if !w.passed(entry.key()) {
                 break;
@@ -93,6 +93,7 @@ impl<K: ExchangeData, E: ExchangeData> IdleKeys<K, E> {
                 let current = self.access.get(&k);
                 if current.is_some_and(|a| self.retention.expiry(a) == at) {
                     self.access.remove(&k);
+                    forget(&k);
                     self.expired.insert(k, now);
                     self.first_expiry.get_or_insert(now);
                 }

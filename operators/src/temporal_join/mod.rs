@@ -36,7 +36,8 @@
 //!   arrival are late (B9): not joined, reported with their `seq` and a reason. A late build
 //!   version is kept and seen by later probe rows (B10); [`late_versions`] reports it. It reads the
 //!   build arrangement in place; [`arrange_versions_pruned`] keeps that arrangement bounded by
-//!   the same watermarks (B11).
+//!   the same watermarks (B11). [`temporal_join_final_pruned`] is the same join over versions
+//!   of its own, pruned by the same rule, for a build side no other operator reads.
 //! * [`lookup_join`] (**processing time**, B17/B18): each probe row arriving at system time `s`
 //!   joins the build key's *current* version, the greatest `(time, seq)` among the versions
 //!   received at system times `<= s`, once; never revised.
@@ -55,6 +56,7 @@
 //! on the watermark, resp. on how input is cut into system times), never on the worker count.
 //! The incremental join has none: it is exact at every system time.
 
+mod build_side;
 mod config;
 mod final_mode;
 mod firing;
@@ -64,6 +66,7 @@ mod late;
 mod lookup;
 mod marks;
 mod operator;
+mod own_versions;
 mod prune;
 pub mod reference;
 #[cfg(test)]
@@ -80,6 +83,7 @@ pub use key::JoinKey;
 pub use late::late_versions;
 pub use lookup::lookup_join;
 pub use operator::temporal_join;
+pub use own_versions::temporal_join_final_pruned;
 pub use prune::arrange_versions_pruned;
 
 use crate::{Change, SysTime};

@@ -8,7 +8,8 @@ use proptest::prelude::*;
 
 use super::{
     arrange_probe, arrange_versions_pruned, lookup_join, reference, temporal_join,
-    temporal_join_final, JoinConfig, JoinKind,
+    temporal_join_final, temporal_join_final_pruned, FinalJoin, JoinConfig, JoinKey, JoinKind,
+    Residual, Watermarks,
 };
 use crate::testing::{arb_cuts, batch, content_at, run_binary, Epoch, Updates};
 use crate::watermark::{no_watermark, watermarks, Watermark};
@@ -442,6 +443,55 @@ fn arb_inputs() -> impl Strategy<Value = Inputs> {
         })
 }
 
+/// Which build side a final-mode join reads: the plain versions arrangement, the B11-pruned
+/// one, or versions of its own (pruned too); on versions never retracted behind the watermark
+/// all three give the same output.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum FinalBuild {
+    Plain,
+    Pruned,
+    Own,
+}
+pub(super) use FinalBuild::{Own, Plain, Pruned};
+
+impl FinalBuild {
+    /// The final-mode join of `probe` and the versions `build` on this build side (the pruned
+    /// arrangement's idle timeout `idle_timeout`, as `config`'s).
+    pub(super) fn join<'s, K, E, P, B, T, R>(
+        self,
+        probe: VecCollection<'s, SysTime, (K, Change<P>)>,
+        probe_time: T,
+        build: VecCollection<'s, SysTime, (K, Version<E, B>)>,
+        marks: Watermarks<'s, E>,
+        config: JoinConfig<R, E>,
+        idle_timeout: SysTime,
+    ) -> FinalJoin<'s, K, P, B>
+    where
+        K: differential_dataflow::ExchangeData
+            + differential_dataflow::Hashable
+            + JoinKey
+            + std::hash::Hash,
+        E: differential_dataflow::ExchangeData,
+        P: differential_dataflow::ExchangeData,
+        B: differential_dataflow::ExchangeData,
+        T: Fn(&P) -> E + 'static,
+        R: Residual<P, B>,
+    {
+        match self {
+            Plain => {
+                let build = arrange_versions(build, "Build");
+                temporal_join_final(probe, probe_time, build, marks, config)
+            }
+            Pruned => {
+                let (p_wm, b_wm) = (marks.0.clone(), marks.1.clone());
+                let build = arrange_versions_pruned(build, p_wm, b_wm, idle_timeout, "Build");
+                temporal_join_final(probe, probe_time, build, marks, config)
+            }
+            Own => temporal_join_final_pruned(probe, probe_time, build, marks, config),
+        }
+    }
+}
+
 fn residual(p: &(u8, u8), b: &u8) -> bool {
     !(p.1 + b).is_multiple_of(3)
 }
@@ -477,11 +527,13 @@ proptest! {
     ) {
         let kind = if left { JoinKind::Left } else { JoinKind::Inner };
         let p = batch(&inputs.probes, &probe_cuts);
-        // The plain build arrangement on the versions and their retractions; the pruned one
-        // (rule B11) on the versions alone: it is exact only while no version behind the
-        // combined watermark is retracted (the versions that would uncover may be pruned).
-        let plain = (inputs.build(&build_cuts), &[(1, false), (2, false), (4, false)][..]);
-        let pruned = (inputs.inserts_only().build(&build_cuts), &[(1, true), (2, true)][..]);
+        // The plain build arrangement on the versions and their retractions; the pruned ones
+        // (rule B11: the arrangement or the join's own versions) on the versions alone: they are
+        // exact only while no version behind the combined watermark is retracted (the
+        // versions that would uncover may be pruned).
+        let plain = (inputs.build(&build_cuts), &[(1, Plain), (2, Plain), (4, Plain)][..]);
+        let pruned = [(1, Pruned), (2, Pruned), (1, Own), (2, Own), (4, Own)];
+        let pruned = (inputs.inserts_only().build(&build_cuts), &pruned[..]);
         for (b, configs) in [plain, pruned] {
             // Watermark = max event time of earlier epochs - 1 (lateness 1).
             let lower = |m: &u8| m.saturating_sub(1);
@@ -489,19 +541,15 @@ proptest! {
             let p_wm: Vec<_> = p.iter().map(|e| marks(e.iter().map(|((_, c), _)| c.row.0).max())).collect();
             let b_wm: Vec<_> = b.iter().map(|e| marks(e.iter().map(|((_, v), _)| v.time).max())).collect();
             let model = reference::final_mode(&p, &b, (&p_wm, &b_wm), |r: &(u8, u8)| r.0, &JoinConfig::new(kind).residual(residual));
-            for &(workers, pruned) in configs {
+            for &(workers, build_side) in configs {
                 let out = run_binary(workers, p.clone(), b.clone(), move |p, b| {
                     let p_wm = watermarks(p.clone(), |(_, c): &(ArbKey, Change<(u8, u8)>)| c.row.0, lower, "PWm");
                     let b_wm = watermarks(b.clone(), |(_, v): &(ArbKey, Version<u8, u8>)| v.time, lower, "BWm");
-                    let build = if pruned {
-                        arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), 0, "Build")
-                    } else {
-                        arrange_versions(b, "Build")
-                    };
-                    let j = temporal_join_final(p, |r: &(u8, u8)| r.0, build, (p_wm, b_wm), JoinConfig::new(kind).residual(residual).named("J"));
+                    let config = JoinConfig::new(kind).residual(residual).named("J");
+                    let j = build_side.join(p, |r: &(u8, u8)| r.0, b, (p_wm, b_wm), config, 0);
                     j.joined.map(Ok).concat(j.late.map(|(k, r)| Err((k, r.seq))))
                 });
-                prop_assert_eq!(&split(out), &model, "{} workers, pruned: {}", workers, pruned);
+                prop_assert_eq!(&split(out), &model, "{} workers, {:?}", workers, build_side);
             }
         }
     }

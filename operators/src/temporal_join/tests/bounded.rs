@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 
-use super::{arrange_versions_pruned, residual, temporal_join_final, JoinConfig, JoinKind};
+use super::{arrange_versions_pruned, residual, FinalBuild, JoinConfig, JoinKind, Own, Pruned};
 use crate::testing::{content_at, run_binary, Epoch};
 use crate::version::version_of;
 use crate::watermark::watermarks;
@@ -146,6 +146,7 @@ type Build = (u8, Version<u8, u8>);
 
 /// The final-mode LEFT join's content at the end and its late rows, on `workers` workers.
 fn final_content(
+    build_side: FinalBuild,
     workers: usize,
     p: Vec<Epoch<Probe>>,
     b: Vec<Epoch<Build>>,
@@ -154,15 +155,10 @@ fn final_content(
     let out = run_binary(workers, p, b, move |p, b| {
         let p_wm = watermarks(p.clone(), |(_, c): &Probe| c.row.0, lower, "PWm");
         let b_wm = watermarks(b.clone(), |(_, v): &Build| v.time, lower, "BWm");
-        let build = arrange_versions_pruned(b, p_wm.clone(), b_wm.clone(), 0, "Build");
-        let kind = JoinKind::Left;
-        let j = temporal_join_final(
-            p,
-            |r: &(u8, u8)| r.0,
-            build,
-            (p_wm, b_wm),
-            JoinConfig::new(kind).residual(residual).named("J"),
-        );
+        let config = JoinConfig::new(JoinKind::Left)
+            .residual(residual)
+            .named("J");
+        let j = build_side.join(p, |r: &(u8, u8)| r.0, b, (p_wm, b_wm), config, 0);
         j.joined.map(Ok).concat(j.late.map(|(_, r)| Err(r.seq)))
     });
     content_at(&out, u64::MAX)
@@ -172,7 +168,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     /// Rows moved across epochs within the allowed lateness (none becomes late): the final-mode
-    /// output is the same, on 1 and 2 workers, and no row is reported late.
+    /// output is the same, on 1 and 2 workers, over the pruned arrangement and over versions of
+    /// the join's own, and no row is reported late.
     #[test]
     fn final_mode_output_is_independent_of_arrival_order(
         versions in proptest::collection::vec((0u8..3, 0u8..16, proptest::option::weighted(0.8, 0u8..4)), 0..14),
@@ -200,12 +197,12 @@ proptest! {
             epochs(&probes, &arrival(&p_times, &cuts[2], &delays[0])),
             epochs(&versions, &arrival(&v_times, &cuts[3], &delays[1])),
         );
-        let expected = final_content(1, in_order.0.clone(), in_order.1.clone());
+        let expected = final_content(Pruned, 1, in_order.0.clone(), in_order.1.clone());
         prop_assert_eq!(expected.len(), probes.len());
         prop_assert!(expected.iter().all(|(r, _)| r.is_ok()));
-        for workers in [1, 2] {
-            let out = final_content(workers, shuffled.0.clone(), shuffled.1.clone());
-            prop_assert_eq!(&out, &expected);
+        for (build_side, workers) in [(Pruned, 1), (Pruned, 2), (Own, 1), (Own, 2)] {
+            let out = final_content(build_side, workers, shuffled.0.clone(), shuffled.1.clone());
+            prop_assert_eq!(&out, &expected, "{:?} on {} workers", build_side, workers);
         }
     }
 }

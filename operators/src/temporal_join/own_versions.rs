@@ -1,0 +1,420 @@
+//! The final-mode temporal join over build versions of its own, kept bounded by rule B11: the
+//! state Flink's `TemporalRowTimeJoinOperator` keeps, without a shared arrangement.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::hash::Hash;
+
+use differential_dataflow::consolidation::consolidate;
+use differential_dataflow::{ExchangeData, Hashable, VecCollection};
+use foldhash::fast::RandomState;
+use timely::dataflow::operators::Exchange;
+
+use super::build_side::BuildSide;
+use super::final_mode::{final_join, FinalJoin, Watermarks};
+use super::firing::{sorted_by_key, Fired, Waiting};
+use super::idle::IdleKeys;
+use super::{chosen, JoinConfig, JoinKey, JoinKind, Residual};
+use crate::watermark::Watermark;
+use crate::{Change, SysTime, Version};
+
+/// [`temporal_join_final`](super::temporal_join_final) over the build `versions` themselves
+/// rather than a shared arrangement of them: the join keeps each key's versions in a vector of
+/// its own and drops, as the watermark rises, those no probe row can choose any more (rule
+/// B11, as [`arrange_versions_pruned`](super::arrange_versions_pruned) does for an arrangement).
+///
+/// Shapes, rules and `config` as [`temporal_join_final`](super::temporal_join_final): the same
+/// output as `temporal_join_final` over `arrange_versions_pruned(versions, ..)` with the same
+/// watermarks and idle timeout. Use it when no other operator reads the versions (the
+/// relational layer's temporal join does); with a retention (B13) an expired key's versions are
+/// removed rather than hidden.
+///
+/// Precondition (as the pruned arrangement's): no version behind the combined watermark is
+/// retracted (diff `-1`); such a retraction may find its version pruned already, so the join
+/// would see no version where the unpruned one gives the exact answer. Retractions of versions
+/// at or after the watermark are exact.
+///
+/// Cost: per version received, an O(log v) insertion into its key's vector (`v` the key's
+/// live versions; O(1) amortized for a version newer than the key's others) and an entry in a
+/// heap by event time until the watermark passes it; per probe row, a hash lookup and an
+/// O(log v) search when it fires. State: per key its live versions (those at or after the
+/// combined watermark and the newest before it), the heap, and the probe rows waiting.
+///
+/// # Examples
+///
+/// ```
+/// use differential_temporal_operators::temporal_join::{temporal_join_final_pruned, JoinConfig, JoinKind};
+/// use differential_temporal_operators::testing::run_binary;
+/// use differential_temporal_operators::watermark::watermarks;
+/// use differential_temporal_operators::{Change, RowKind, Version};
+///
+/// // Rates of key 1 at times 5 and 12 (epochs 0 and 1), orders at times 10 and 13 (epoch 1).
+/// let orders = vec![vec![], vec![
+///     ((1u8, Change::new(0, RowKind::Insert, 10i64)), 1),
+///     ((1u8, Change::new(1, RowKind::Insert, 13i64)), 1),
+/// ]];
+/// let rates = vec![
+///     vec![((1u8, Version::row(5i64, 0, 114i64)), 1)],
+///     vec![((1u8, Version::row(12i64, 1, 116i64)), 1)],
+/// ];
+/// let out = run_binary(2, orders, rates, |o, r| {
+///     let o_wm = watermarks(o.clone(), |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
+///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, i64>)| v.time, |m: &i64| *m, "RWm");
+///     let config = JoinConfig::new(JoinKind::Left).named("J");
+///     temporal_join_final_pruned(o, |t: &i64| *t, r, (o_wm, r_wm), config).joined
+/// });
+/// // Epoch 2 (the end of input): the watermark min(13, 12) = 12 fires the order at 10, the end
+/// // the one at 13, each joined with the rate valid at its time.
+/// let row = |seq, t, rate| ((1, Change::new(seq, RowKind::Insert, (t, Some(rate)))), 2, 1);
+/// assert_eq!(out, vec![row(0, 10, 114), row(1, 13, 116)]);
+/// ```
+pub fn temporal_join_final_pruned<'s, K, E, P, B, T, R>(
+    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
+    probe_time: T,
+    versions: VecCollection<'s, SysTime, (K, Version<E, B>)>,
+    watermarks: Watermarks<'s, E>,
+    config: JoinConfig<R, E>,
+) -> FinalJoin<'s, K, P, B>
+where
+    K: ExchangeData + Hashable + JoinKey + Hash,
+    E: ExchangeData,
+    P: ExchangeData,
+    B: ExchangeData,
+    T: Fn(&P) -> E + 'static,
+    R: Residual<P, B>,
+{
+    // Exchanged by key as the probe rows are.
+    type Update<K, E, B> = ((K, Version<E, B>), SysTime, isize);
+    let versions = (versions.inner).exchange(|u: &Update<K, E, B>| (u.0).0.hashed().into());
+    let build = (versions, OwnVersions::default());
+    final_join(probe, probe_time, build, watermarks, config)
+}
+
+/// One version of a key with its count (present iff not zero).
+type Counted<E, B> = (Version<E, B>, isize);
+
+/// The build versions a final-mode join keeps itself (see [`temporal_join_final_pruned`]).
+struct OwnVersions<K, E, B> {
+    /// Versions received, by system time, until the epochs before them are visited.
+    received: BTreeMap<SysTime, Vec<(K, Version<E, B>, isize)>>,
+    /// Per key, its present versions.
+    versions: HashMap<K, KeyVersions<E, B>, RandomState>,
+    /// `(event time, key)`, oldest first: when the watermark passes the time, the key's
+    /// oldest versions may be pruned. At most one live entry a key (see [`KeyVersions::due`]).
+    due: BinaryHeap<Reverse<(E, K)>>,
+}
+
+/// A key's present versions.
+struct KeyVersions<E, B> {
+    /// In `(time, seq, row)` order.
+    list: Vec<Counted<E, B>>,
+    /// The time of the key's live entry in the heap (an entry of another time is stale): at
+    /// most the time of its second oldest version group, whose passing lets the oldest go
+    /// (`None`: no entry, the key has one group).
+    due: Option<E>,
+}
+
+impl<E, B> Default for KeyVersions<E, B> {
+    fn default() -> Self {
+        KeyVersions {
+            list: Vec::new(),
+            due: None,
+        }
+    }
+}
+
+impl<E: Ord + Clone, B: Ord> KeyVersions<E, B> {
+    /// Adds `diff` to the count of version `v`.
+    fn update(&mut self, v: Version<E, B>, diff: isize) {
+        let list = &mut self.list;
+        // Versions mostly arrive newest last: the common case is a push.
+        let at = match list.last() {
+            Some((last, _)) if *last < v => Err(list.len()),
+            _ => list.binary_search_by(|(x, _)| x.cmp(&v)),
+        };
+        match at {
+            Ok(i) => {
+                list[i].1 += diff;
+                if list[i].1 == 0 {
+                    list.remove(i);
+                }
+            }
+            Err(i) => list.insert(i, (v, diff)),
+        }
+    }
+
+    /// The time of the heap entry the key needs (recorded as its `due`), if its second
+    /// version group is older than its live entry or it has none.
+    fn needs_entry(&mut self) -> Option<E> {
+        let first = self.list.first()?;
+        let same = |(v, _): &&Counted<E, B>| v.time == first.0.time && v.seq == first.0.seq;
+        let second = &self.list.iter().find(|c| !same(c))?.0.time;
+        if self.due.as_ref().is_some_and(|due| due <= second) {
+            return None;
+        }
+        self.due = Some(second.clone());
+        self.due.clone()
+    }
+}
+
+impl<K, E, B> Default for OwnVersions<K, E, B> {
+    fn default() -> Self {
+        OwnVersions {
+            received: BTreeMap::new(),
+            versions: HashMap::default(),
+            due: BinaryHeap::new(),
+        }
+    }
+}
+
+impl<K, E, B> OwnVersions<K, E, B>
+where
+    K: ExchangeData + Hash,
+    E: ExchangeData,
+    B: ExchangeData,
+{
+    /// Adds `diff` to `key`'s version `v`; an insertion touches the key. The key gets a heap
+    /// entry if its second version group is new or older than its entry.
+    fn insert(&mut self, k: K, v: Version<E, B>, d: isize, idle: Option<&mut IdleKeys<K, E>>) {
+        if let (Some(idle), true) = (idle, d > 0) {
+            idle.touch(&k, &v.time);
+        }
+        let due = match self.versions.get_mut(&k) {
+            Some(key) => {
+                key.update(v, d);
+                if key.list.is_empty() {
+                    self.versions.remove(&k);
+                    return;
+                }
+                key.needs_entry()
+            }
+            None => {
+                let mut key = KeyVersions::default();
+                key.update(v, d);
+                let due = key.needs_entry();
+                self.versions.insert(k.clone(), key);
+                due
+            }
+        };
+        if let Some(time) = due {
+            self.due.push(Reverse((time, k)));
+        }
+    }
+}
+
+/// The version valid at `t` among a key's present versions `list`: of those with `time <= t`,
+/// the one with the greatest `(time, seq)`, the least row among equals (the order in which the
+/// arrangement's readers meet them).
+fn valid_in<'l, E: Ord, B>(list: &'l [Counted<E, B>], t: &E) -> Option<&'l Option<B>> {
+    let end = list.partition_point(|(v, _)| v.time <= *t);
+    let first = group_start(list, end.checked_sub(1)?);
+    Some(&list[first].0.row)
+}
+
+/// `records` with equal `(key, version)`s' diffs summed and zeros dropped.
+fn consolidated<K: Ord, E: Ord, B: Ord>(
+    records: Vec<(K, Version<E, B>, isize)>,
+) -> Vec<(K, Version<E, B>, isize)> {
+    let mut pairs: Vec<_> = records.into_iter().map(|(k, v, d)| ((k, v), d)).collect();
+    consolidate(&mut pairs);
+    pairs.into_iter().map(|((k, v), d)| (k, v, d)).collect()
+}
+
+/// The first index of the versions with the `(time, seq)` of `list[i]` (`list` ordered).
+fn group_start<E: PartialEq, B>(list: &[Counted<E, B>], mut i: usize) -> usize {
+    let same = |a: &Version<E, B>, b: &Version<E, B>| a.time == b.time && a.seq == b.seq;
+    while i > 0 && same(&list[i - 1].0, &list[i].0) {
+        i -= 1;
+    }
+    i
+}
+
+impl<K, E, B> BuildSide<K, E, B> for OwnVersions<K, E, B>
+where
+    K: ExchangeData + JoinKey + Hash,
+    E: ExchangeData,
+    B: ExchangeData,
+{
+    type Input = Vec<((K, Version<E, B>), SysTime, isize)>;
+
+    fn receive(&mut self, input: &mut Self::Input, _idle: Option<&mut IdleKeys<K, E>>) {
+        let mut last: Option<(SysTime, &mut Vec<_>)> = None;
+        for ((k, v), t, d) in input.drain(..) {
+            let at = match last {
+                Some((time, at)) if time == t => at,
+                _ => self.received.entry(t).or_default(),
+            };
+            at.push((k, v, d));
+            last = Some((t, at));
+        }
+    }
+
+    /// Inserts the versions of the system times before `now`; each insertion touches its key.
+    fn advance_to(&mut self, now: SysTime, mut idle: Option<&mut IdleKeys<K, E>>) {
+        let later = self.received.split_off(&now);
+        let earlier = std::mem::replace(&mut self.received, later);
+        for mut records in earlier.into_values() {
+            // An epoch's insertion and retraction of one version cancel (as in a batch).
+            if records.iter().any(|r| r.2 < 0) {
+                records = consolidated(records);
+            }
+            for (k, v, d) in records {
+                self.insert(k, v, d, idle.as_deref_mut());
+            }
+        }
+    }
+
+    /// The versions inserted are those of the system times before the firing's epoch (`seen`
+    /// is one below it) and received since each key's last expiry: `forget` removed the rest.
+    fn fire<P, R>(
+        &mut self,
+        ready: Vec<Waiting<K, E, P>>,
+        _seen: SysTime,
+        _idle: Option<&IdleKeys<K, E>>,
+        kind: JoinKind,
+        residual: &R,
+    ) -> Vec<Fired<K, P, B>>
+    where
+        P: ExchangeData,
+        R: Fn(&P, &B) -> bool,
+    {
+        // Equal (seq, kind) rows keep their order, as in the waiting runs.
+        let ready = sorted_by_key(ready, |r| (r.change.seq, r.change.kind));
+        let mut out = Vec::with_capacity(ready.len());
+        for row in ready {
+            // A NULL key matches no version (see [`JoinKey`]).
+            let list = match row.key.is_null() {
+                true => None,
+                false => self.versions.get(&row.key).map(|key| &key.list),
+            };
+            let version = list.and_then(|list| valid_in(list, &row.time));
+            if let Some(matched) = chosen(kind, residual, &row.change.row, version) {
+                let matched = matched.cloned();
+                let Change { seq, kind, row: p } = row.change;
+                out.push((row.key, Change::new(seq, kind, (p, matched)), row.diff));
+            }
+        }
+        out
+    }
+
+    fn forget(&mut self, key: &K) {
+        self.versions.remove(key);
+    }
+
+    /// Rule B11: for each key with two version groups older than the watermark `At(x)`, drops
+    /// those older than its newest one before `x` (every probe row fired from now on has a
+    /// time `>= x`). The key's next entry is then at or after `x`.
+    fn rise(&mut self, w: &Watermark<E>) {
+        let Watermark::At(x) = w else {
+            return;
+        };
+        while self.due.peek().is_some_and(|top| top.0 .0 < *x) {
+            let Some(Reverse((time, k))) = self.due.pop() else {
+                break;
+            };
+            let Some(key) = self.versions.get_mut(&k) else {
+                continue;
+            };
+            if key.due.as_ref() != Some(&time) {
+                continue;
+            }
+            key.due = None;
+            let before = key.list.partition_point(|(v, _)| v.time < *x);
+            if let Some(newest) = before.checked_sub(1) {
+                let keep = group_start(&key.list, newest);
+                key.list.drain(..keep);
+            }
+            if let Some(time) = key.needs_entry() {
+                self.due.push(Reverse((time, k)));
+            }
+        }
+    }
+
+    fn hold(&mut self, _next: Option<SysTime>, _floor: Option<SysTime>) {}
+
+    fn close(&mut self) {
+        *self = OwnVersions::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Own = OwnVersions<u8, u64, char>;
+
+    /// The event times of `key`'s present versions.
+    fn times(own: &Own, key: u8) -> Vec<u64> {
+        let list = own.versions.get(&key).map_or(&[][..], |k| &k.list[..]);
+        list.iter().map(|(v, _)| v.time).collect()
+    }
+
+    /// Versions `(key, time, seq, row)` received at system time 0 and inserted.
+    fn own(versions: &[(u8, u64, u64, char)]) -> Own {
+        let mut own = Own::default();
+        let mut input = (versions.iter())
+            .map(|&(k, t, seq, row)| ((k, Version::row(t, seq, row)), 0, 1))
+            .collect();
+        own.receive(&mut input, None);
+        own.advance_to(1, None);
+        own
+    }
+
+    /// A rise to `At(x)` keeps a key's newest version before `x` and the later ones; a key
+    /// with one version is never pruned, and no heap entry outlives the versions it is for.
+    #[test]
+    fn a_rise_keeps_the_newest_version_before_the_watermark_and_the_later_ones() {
+        let mut own = own(&[
+            (1, 0, 0, 'a'),
+            (1, 1, 1, 'b'),
+            (1, 2, 2, 'c'),
+            (1, 10, 3, 'd'),
+        ]);
+        own.insert(2, Version::row(0, 4, 'x'), 1, None);
+        assert_eq!(times(&own, 1), [0, 1, 2, 10]);
+        own.rise(&Watermark::At(2));
+        assert_eq!(times(&own, 1), [1, 2, 10]);
+        own.rise(&Watermark::At(11));
+        assert_eq!((times(&own, 1), times(&own, 2)), (vec![10], vec![0]));
+        assert!(
+            own.due.is_empty(),
+            "one version a key: nothing left to prune"
+        );
+        assert_eq!(valid_in(&own.versions[&1].list, &10), Some(&Some('d')));
+    }
+
+    /// A version older than a key's others moves its second group earlier: the key's entry
+    /// follows, so a rise between the two prunes it.
+    #[test]
+    fn an_older_version_inserted_later_is_pruned_at_the_next_rise() {
+        let mut own = own(&[(1, 10, 0, 'a'), (1, 20, 1, 'b')]);
+        own.insert(1, Version::row(5, 2, 'c'), 1, None);
+        assert_eq!(times(&own, 1), [5, 10, 20]);
+        own.rise(&Watermark::At(15));
+        assert_eq!(times(&own, 1), [10, 20]);
+    }
+
+    /// Versions of equal `(time, seq)` are one group: the valid one is the least row, a rise
+    /// keeps the group whole, and a rise that cannot prune ends (the next entry is later).
+    #[test]
+    fn versions_of_equal_time_and_seq_stay_together() {
+        let mut own = own(&[(1, 5, 1, 'b'), (1, 5, 1, 'a'), (1, 7, 2, 'c')]);
+        assert_eq!(valid_in(&own.versions[&1].list, &6), Some(&Some('a')));
+        own.rise(&Watermark::At(6));
+        assert_eq!(times(&own, 1), [5, 5, 7]);
+        own.rise(&Watermark::At(8));
+        assert_eq!(times(&own, 1), [7]);
+    }
+
+    /// A retraction to no version removes the key; forgetting a key leaves stale heap entries
+    /// that a rise skips.
+    #[test]
+    fn retracted_and_forgotten_keys_hold_nothing() {
+        let mut own = own(&[(1, 1, 0, 'a'), (2, 1, 1, 'b'), (2, 3, 2, 'c')]);
+        own.insert(1, Version::row(1, 0, 'a'), -1, None);
+        assert!(!own.versions.contains_key(&1));
+        own.forget(&2);
+        own.rise(&Watermark::At(10));
+        assert!(own.versions.is_empty() && own.due.is_empty());
+    }
+}
