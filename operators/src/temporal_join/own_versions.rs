@@ -35,10 +35,12 @@ use crate::{Change, SysTime, Version};
 /// at or after the watermark are exact.
 ///
 /// Cost: per version received, an O(log v) insertion into its key's vector (`v` the key's
-/// live versions; O(1) amortized for a version newer than the key's others) and an entry in a
-/// heap by event time until the watermark passes it; per probe row, a hash lookup and an
-/// O(log v) search when it fires. State: per key its live versions (those at or after the
-/// combined watermark and the newest before it), the heap, and the probe rows waiting.
+/// live versions; O(1) amortized for a version newer than the key's others); per probe row, a
+/// hash lookup and an O(log v) search when it fires; per rise, one heap pop for each key whose
+/// second oldest version the watermark passed, and the truncation of its vector. State: per
+/// key its live versions (those at or after the combined watermark and the newest before it)
+/// and one heap entry (an entry made stale by an older version or a forgotten key stays until
+/// the watermark passes it), and the probe rows waiting.
 ///
 /// # Examples
 ///
@@ -191,9 +193,11 @@ where
             None => {
                 let mut key = KeyVersions::default();
                 key.update(v, d);
-                let due = key.needs_entry();
-                self.versions.insert(k.clone(), key);
-                due
+                if let Some(time) = key.needs_entry() {
+                    self.due.push(Reverse((time, k.clone())));
+                }
+                self.versions.insert(k, key);
+                return;
             }
         };
         if let Some(time) = due {
