@@ -215,21 +215,26 @@ where
         let mut out = Vec::with_capacity(rows.len());
         for (row, pick) in rows {
             let version = pick.map(|i| &self.versions[i]);
-            if let Some(matched) = chosen(kind, residual, &row.change.row, version) {
-                let Change {
-                    seq,
-                    kind,
-                    row: probe,
-                } = row.change;
-                out.push((
-                    row.key,
-                    Change::new(seq, kind, (probe, matched.cloned())),
-                    row.diff,
-                ));
-            }
+            out.extend(fired(row, version, kind, residual));
         }
         out
     }
+}
+
+/// The output row of the ready `row` given the version chosen for it (`None`: no version;
+/// `Some(None)`: a delete version), the probe row moved into it; `None` if INNER drops it.
+pub(super) fn fired<K, E, P, B: Clone, R>(
+    row: Waiting<K, E, P>,
+    version: Option<&Option<B>>,
+    kind: JoinKind,
+    residual: &R,
+) -> Option<Fired<K, P, B>>
+where
+    R: Fn(&P, &B) -> bool,
+{
+    let matched = chosen(kind, residual, &row.change.row, version)?.cloned();
+    let Change { seq, kind, row: p } = row.change;
+    Some((row.key, Change::new(seq, kind, (p, matched)), row.diff))
 }
 
 /// `rows` sorted by `key`, stably (equal keys keep their order), each row moved once: the

@@ -12,9 +12,9 @@ use timely::dataflow::operators::Exchange;
 
 use super::build_side::BuildSide;
 use super::final_mode::{final_join, FinalJoin, Watermarks};
-use super::firing::{sorted_by_key, Fired, Waiting};
+use super::firing::{fired, sorted_by_key, Fired, Waiting};
 use super::idle::IdleKeys;
-use super::{chosen, JoinConfig, JoinKey, JoinKind, Residual};
+use super::{JoinConfig, JoinKey, JoinKind, Residual};
 use crate::watermark::Watermark;
 use crate::{Change, SysTime, Version};
 
@@ -148,9 +148,13 @@ impl<E: Ord + Clone, B: Ord> KeyVersions<E, B> {
     /// The time of the heap entry the key needs (recorded as its `due`), if its second
     /// version group is older than its live entry or it has none.
     fn needs_entry(&mut self) -> Option<E> {
-        let first = self.list.first()?;
-        let same = |(v, _): &&Counted<E, B>| v.time == first.0.time && v.seq == first.0.seq;
-        let second = &self.list.iter().find(|c| !same(c))?.0.time;
+        let first = &self.list.first()?.0;
+        let second = &self
+            .list
+            .iter()
+            .find(|(v, _)| !same_group(v, first))?
+            .0
+            .time;
         if self.due.as_ref().is_some_and(|due| due <= second) {
             return None;
         }
@@ -224,10 +228,14 @@ fn consolidated<K: Ord, E: Ord, B: Ord>(
     pairs.into_iter().map(|((k, v), d)| (k, v, d)).collect()
 }
 
+/// `a` and `b` have the same `(time, seq)`: neither supersedes the other.
+fn same_group<E: PartialEq, B>(a: &Version<E, B>, b: &Version<E, B>) -> bool {
+    a.time == b.time && a.seq == b.seq
+}
+
 /// The first index of the versions with the `(time, seq)` of `list[i]` (`list` ordered).
 fn group_start<E: PartialEq, B>(list: &[Counted<E, B>], mut i: usize) -> usize {
-    let same = |a: &Version<E, B>, b: &Version<E, B>| a.time == b.time && a.seq == b.seq;
-    while i > 0 && same(&list[i - 1].0, &list[i].0) {
+    while i > 0 && same_group(&list[i - 1].0, &list[i].0) {
         i -= 1;
     }
     i
@@ -292,11 +300,7 @@ where
                 false => self.versions.get(&row.key).map(|key| &key.list),
             };
             let version = list.and_then(|list| valid_in(list, &row.time));
-            if let Some(matched) = chosen(kind, residual, &row.change.row, version) {
-                let matched = matched.cloned();
-                let Change { seq, kind, row: p } = row.change;
-                out.push((row.key, Change::new(seq, kind, (p, matched)), row.diff));
-            }
+            out.extend(fired(row, version, kind, residual));
         }
         out
     }
