@@ -28,6 +28,7 @@ pub mod keyed_merge;
 pub mod over;
 pub mod pair_join;
 mod pending;
+mod prefetch;
 pub mod retention;
 pub mod temporal_join;
 pub mod testing;

@@ -12,6 +12,8 @@ use std::collections::VecDeque;
 
 use hashbrown::HashTable;
 
+use crate::prefetch::prefetch;
+
 /// A group's slot in [`Groups`].
 pub(super) type Slot = u32;
 
@@ -132,21 +134,6 @@ pub(super) fn ahead<K, G, U>(
     for item in window {
         f(groups, item);
     }
-}
-
-/// Asks the CPU to load the cache lines of `value` (at most two), without waiting for them.
-fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let start = (value as *const T).cast::<i8>();
-        for offset in (0..std::mem::size_of::<T>().min(128)).step_by(64) {
-            // SAFETY: prefetching is a hint; it never faults, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }
 
 #[cfg(test)]

@@ -58,6 +58,7 @@
 
 mod build_side;
 mod config;
+mod due;
 mod final_mode;
 mod firing;
 mod idle;

@@ -1,20 +1,22 @@
 //! The final-mode temporal join over build versions of its own, kept bounded by rule B11: the
 //! state Flink's `TemporalRowTimeJoinOperator` keeps, without a shared arrangement.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
-use std::hash::Hash;
+use std::collections::{BTreeMap, VecDeque};
+use std::hash::{BuildHasher, Hash};
 
 use differential_dataflow::consolidation::consolidate;
 use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 use foldhash::fast::RandomState;
+use hashbrown::HashTable;
 use timely::dataflow::operators::Exchange;
 
 use super::build_side::BuildSide;
+use super::due::Due;
 use super::final_mode::{final_join, FinalJoin, Watermarks};
-use super::firing::{fired, sorted_by_key, Fired, Waiting};
+use super::firing::{fired, Fired, Waiting};
 use super::idle::IdleKeys;
 use super::{JoinConfig, JoinKey, JoinKind, Residual};
+use crate::prefetch::prefetch;
 use crate::watermark::Watermark;
 use crate::{Change, SysTime, Version};
 
@@ -36,11 +38,13 @@ use crate::{Change, SysTime, Version};
 ///
 /// Cost: per version received, an O(log v) insertion into its key's vector (`v` the key's
 /// live versions; O(1) amortized for a version newer than the key's others); per probe row, a
-/// hash lookup and an O(log v) search when it fires; per rise, one heap pop for each key whose
-/// second oldest version the watermark passed, and the truncation of its vector. State: per
-/// key its live versions (those at or after the combined watermark and the newest before it)
-/// and one heap entry (an entry made stale by an older version or a forgotten key stays until
-/// the watermark passes it), and the probe rows waiting.
+/// hash lookup and a search from the front of its key's versions when it fires (O(log v)); per
+/// rise, for each key whose second oldest version the watermark passed, its entry taken from
+/// the [`Due`] runs (O(log n) amortized sequential merge steps an entry) and the truncation of
+/// its vector. The firing's and the rise's lookups are prefetched a few rows ahead. State:
+/// per key its live versions (those at or after the combined watermark and the newest before
+/// it) and one due entry (an entry made stale by an older version or a forgotten key stays
+/// until the watermark passes it), and the probe rows waiting.
 ///
 /// # Examples
 ///
@@ -95,22 +99,28 @@ where
 /// One version of a key with its count (present iff not zero).
 type Counted<E, B> = (Version<E, B>, isize);
 
+/// How many probe rows a firing looks ahead (see [`OwnVersions::fire`]): enough cache misses
+/// in flight to hide most of their latency, few enough that what they fetched is still cached
+/// when used.
+const AHEAD: usize = 8;
+
 /// The build versions a final-mode join keeps itself (see [`temporal_join_final_pruned`]).
 struct OwnVersions<K, E, B> {
     /// Versions received, by system time, until the epochs before them are visited.
     received: BTreeMap<SysTime, Vec<(K, Version<E, B>, isize)>>,
-    /// Per key, its present versions.
-    versions: HashMap<K, KeyVersions<E, B>, RandomState>,
-    /// `(event time, key)`, oldest first: when the watermark passes the time, the key's
-    /// oldest versions may be pruned. At most one live entry a key (see [`KeyVersions::due`]).
-    due: BinaryHeap<Reverse<(E, K)>>,
+    /// Per key, its present versions, hashed by `hasher`.
+    versions: HashTable<(K, KeyVersions<E, B>)>,
+    hasher: RandomState,
+    /// `(event time, key)`: when the watermark passes the time, the key's oldest versions may
+    /// be pruned. At most one live entry a key (see [`KeyVersions::due`]).
+    due: Due<E, K>,
 }
 
 /// A key's present versions.
 struct KeyVersions<E, B> {
     /// In `(time, seq, row)` order.
     list: Vec<Counted<E, B>>,
-    /// The time of the key's live entry in the heap (an entry of another time is stale): at
+    /// The time of the key's live entry in `due` (an entry of another time is stale): at
     /// most the time of its second oldest version group, whose passing lets the oldest go
     /// (`None`: no entry, the key has one group).
     due: Option<E>,
@@ -145,7 +155,7 @@ impl<E: Ord + Clone, B: Ord> KeyVersions<E, B> {
         }
     }
 
-    /// The time of the heap entry the key needs (recorded as its `due`), if its second
+    /// The time of the due entry the key needs (recorded as its `due`), if its second
     /// version group is older than its live entry or it has none.
     fn needs_entry(&mut self) -> Option<E> {
         let first = &self.list.first()?.0;
@@ -167,8 +177,9 @@ impl<K, E, B> Default for OwnVersions<K, E, B> {
     fn default() -> Self {
         OwnVersions {
             received: BTreeMap::new(),
-            versions: HashMap::default(),
-            due: BinaryHeap::new(),
+            versions: HashTable::new(),
+            hasher: RandomState::default(),
+            due: Due::default(),
         }
     }
 }
@@ -179,33 +190,36 @@ where
     E: ExchangeData,
     B: ExchangeData,
 {
-    /// Adds `diff` to `key`'s version `v`; an insertion touches the key. The key gets a heap
+    /// Adds `diff` to `key`'s version `v`; an insertion touches the key. The key gets a due
     /// entry if its second version group is new or older than its entry.
     fn insert(&mut self, k: K, v: Version<E, B>, d: isize, idle: Option<&mut IdleKeys<K, E>>) {
         if let (Some(idle), true) = (idle, d > 0) {
             idle.touch(&k, &v.time);
         }
-        let due = match self.versions.get_mut(&k) {
-            Some(key) => {
+        let hash = self.hasher.hash_one(&k);
+        let due = match self.versions.find_entry(hash, |(x, _)| *x == k) {
+            Ok(mut entry) => {
+                let key = &mut entry.get_mut().1;
                 key.update(v, d);
                 if key.list.is_empty() {
-                    self.versions.remove(&k);
+                    entry.remove();
                     return;
                 }
                 key.needs_entry()
             }
-            None => {
+            Err(_) => {
                 let mut key = KeyVersions::default();
                 key.update(v, d);
                 if let Some(time) = key.needs_entry() {
-                    self.due.push(Reverse((time, k.clone())));
+                    self.due.push(time, k.clone());
                 }
-                self.versions.insert(k, key);
+                let hasher = &self.hasher;
+                (self.versions).insert_unique(hash, (k, key), |(x, _)| hasher.hash_one(x));
                 return;
             }
         };
         if let Some(time) = due {
-            self.due.push(Reverse((time, k)));
+            self.due.push(time, k);
         }
     }
 }
@@ -213,8 +227,18 @@ where
 /// The version valid at `t` among a key's present versions `list`: of those with `time <= t`,
 /// the one with the greatest `(time, seq)`, the least row among equals (the order in which the
 /// arrangement's readers meet them).
+///
+/// A row fires once the watermark passes it, and a key keeps one version older than the
+/// watermark (rule B11), so the answer is mostly one of the first versions: the search
+/// gallops forward from the front (1, 2, 4, .. versions), reading the lines the firing
+/// prefetched, rather than starting in the middle.
 fn valid_in<'l, E: Ord, B>(list: &'l [Counted<E, B>], t: &E) -> Option<&'l Option<B>> {
-    let end = list.partition_point(|(v, _)| v.time <= *t);
+    let mut high = 1;
+    while high < list.len() && list[high].0.time <= *t {
+        high *= 2;
+    }
+    let low = high / 2;
+    let end = low + list[low..high.min(list.len())].partition_point(|(v, _)| v.time <= *t);
     let first = group_start(list, end.checked_sub(1)?);
     Some(&list[first].0.row)
 }
@@ -290,23 +314,58 @@ where
         P: ExchangeData,
         R: Fn(&P, &B) -> bool,
     {
-        // Equal (seq, kind) rows keep their order, as in the waiting runs.
-        let ready = sorted_by_key(ready, |r| (r.change.seq, r.change.kind));
-        let mut out = Vec::with_capacity(ready.len());
-        for row in ready {
-            // A NULL key matches no version (see [`JoinKey`]).
-            let list = match row.key.is_null() {
-                true => None,
-                false => self.versions.get(&row.key).map(|key| &key.list),
-            };
+        // The rows in `(seq, kind)` order, equal ones in their order in the waiting runs: the
+        // order is sorted, not the rows, each of which is moved once, into its output.
+        let mut order: Vec<_> = (ready.iter().map(|r| (r.change.seq, r.change.kind)))
+            .zip(0..)
+            .collect();
+        order.sort_unstable();
+        // A NULL key matches no version (see [`JoinKey`]).
+        let hashes: Vec<Option<u64>> = (ready.iter())
+            .map(|r| (!r.key.is_null()).then(|| self.hasher.hash_one(&r.key)))
+            .collect();
+        let mut rows: Vec<Option<Waiting<K, E, P>>> = ready.into_iter().map(Some).collect();
+        // The rows' keys come in no order the hardware can predict: a row's table entry is
+        // prefetched `2 * AHEAD` rows before it fires, its versions (found through the entry,
+        // by then cached) `AHEAD` rows before.
+        let versions = &self.versions;
+        let mut out = Vec::with_capacity(rows.len());
+        let mut found = VecDeque::with_capacity(AHEAD + 1);
+        let mut emit = |row: Option<Waiting<K, E, P>>, list: Option<&[Counted<E, B>]>| {
+            let row = row.expect("each row fires once");
             let version = list.and_then(|list| valid_in(list, &row.time));
             out.extend(fired(row, version, kind, residual));
+        };
+        for (i, &(_, at)) in order.iter().enumerate() {
+            if let Some(&(_, ahead)) = order.get(i + AHEAD) {
+                prefetch(&rows[ahead]);
+                if let Some(hash) = hashes[ahead] {
+                    versions.iter_hash(hash).for_each(prefetch);
+                }
+            }
+            let list = hashes[at].and_then(|hash| {
+                let key = &rows[at].as_ref().expect("not fired yet").key;
+                let (_, versions) = versions.find(hash, |(k, _)| k == key)?;
+                prefetch(&versions.list[..versions.list.len().min(2)]);
+                Some(&versions.list[..])
+            });
+            found.push_back((at, list));
+            if found.len() > AHEAD {
+                let (at, list) = found.pop_front().expect("more than AHEAD rows");
+                emit(rows[at].take(), list);
+            }
         }
+        found
+            .into_iter()
+            .for_each(|(at, list)| emit(rows[at].take(), list));
         out
     }
 
     fn forget(&mut self, key: &K) {
-        self.versions.remove(key);
+        let hash = self.hasher.hash_one(key);
+        if let Ok(entry) = self.versions.find_entry(hash, |(k, _)| k == key) {
+            entry.remove();
+        }
     }
 
     /// Rule B11: for each key with two version groups older than the watermark `At(x)`, drops
@@ -316,11 +375,18 @@ where
         let Watermark::At(x) = w else {
             return;
         };
-        while self.due.peek().is_some_and(|top| top.0 .0 < *x) {
-            let Some(Reverse((time, k))) = self.due.pop() else {
-                break;
-            };
-            let Some(key) = self.versions.get_mut(&k) else {
+        let mut passed = Vec::new();
+        self.due.take_before(x, &mut passed);
+        let hashes: Vec<u64> = passed
+            .iter()
+            .map(|(_, k)| self.hasher.hash_one(k))
+            .collect();
+        for (i, (time, k)) in passed.into_iter().enumerate() {
+            // Keys come in no predictable order: each one's entry is prefetched ahead.
+            if let Some(&hash) = hashes.get(i + AHEAD) {
+                self.versions.iter_hash(hash).for_each(prefetch);
+            }
+            let Some((_, key)) = self.versions.find_mut(hashes[i], |(x, _)| *x == k) else {
                 continue;
             };
             if key.due.as_ref() != Some(&time) {
@@ -333,7 +399,7 @@ where
                 key.list.drain(..keep);
             }
             if let Some(time) = key.needs_entry() {
-                self.due.push(Reverse((time, k)));
+                self.due.push(time, k);
             }
         }
     }
@@ -351,9 +417,17 @@ mod tests {
 
     type Own = OwnVersions<u8, u64, char>;
 
+    /// `key`'s present versions, if it has any.
+    fn list(own: &Own, key: u8) -> Option<&[Counted<u64, char>]> {
+        let found = own
+            .versions
+            .find(own.hasher.hash_one(key), |(k, _)| *k == key);
+        found.map(|(_, k)| &k.list[..])
+    }
+
     /// The event times of `key`'s present versions.
     fn times(own: &Own, key: u8) -> Vec<u64> {
-        let list = own.versions.get(&key).map_or(&[][..], |k| &k.list[..]);
+        let list = list(own, key).unwrap_or_default();
         list.iter().map(|(v, _)| v.time).collect()
     }
 
@@ -369,7 +443,7 @@ mod tests {
     }
 
     /// A rise to `At(x)` keeps a key's newest version before `x` and the later ones; a key
-    /// with one version is never pruned, and no heap entry outlives the versions it is for.
+    /// with one version is never pruned, and no due entry outlives the versions it is for.
     #[test]
     fn a_rise_keeps_the_newest_version_before_the_watermark_and_the_later_ones() {
         let mut own = own(&[
@@ -388,7 +462,7 @@ mod tests {
             own.due.is_empty(),
             "one version a key: nothing left to prune"
         );
-        assert_eq!(valid_in(&own.versions[&1].list, &10), Some(&Some('d')));
+        assert_eq!(valid_in(list(&own, 1).unwrap(), &10), Some(&Some('d')));
     }
 
     /// A version older than a key's others moves its second group earlier: the key's entry
@@ -407,22 +481,41 @@ mod tests {
     #[test]
     fn versions_of_equal_time_and_seq_stay_together() {
         let mut own = own(&[(1, 5, 1, 'b'), (1, 5, 1, 'a'), (1, 7, 2, 'c')]);
-        assert_eq!(valid_in(&own.versions[&1].list, &6), Some(&Some('a')));
+        assert_eq!(valid_in(list(&own, 1).unwrap(), &6), Some(&Some('a')));
         own.rise(&Watermark::At(6));
         assert_eq!(times(&own, 1), [5, 5, 7]);
         own.rise(&Watermark::At(8));
         assert_eq!(times(&own, 1), [7]);
     }
 
-    /// A retraction to no version removes the key; forgetting a key leaves stale heap entries
-    /// that a rise skips.
+    /// A retraction to no version removes the key; forgetting a key leaves stale entries that a
+    /// rise skips.
     #[test]
     fn retracted_and_forgotten_keys_hold_nothing() {
         let mut own = own(&[(1, 1, 0, 'a'), (2, 1, 1, 'b'), (2, 3, 2, 'c')]);
         own.insert(1, Version::row(1, 0, 'a'), -1, None);
-        assert!(!own.versions.contains_key(&1));
+        assert!(list(&own, 1).is_none());
         own.forget(&2);
         own.rise(&Watermark::At(10));
         assert!(own.versions.is_empty() && own.due.is_empty());
+    }
+
+    /// The forward search finds the version a search from the middle finds, at every time, in
+    /// lists of every length up to 40 with repeated times and groups of equal `(time, seq)`.
+    #[test]
+    fn the_forward_search_agrees_with_a_binary_search() {
+        for len in 0..40u64 {
+            let mut list: Vec<Counted<u64, u64>> = (0..len)
+                .map(|i| (Version::row(i / 3 * 2, i / 2, i), 1))
+                .collect();
+            list.sort();
+            for t in 0..len * 2 + 2 {
+                let end = list.partition_point(|(v, _)| v.time <= t);
+                let expected = end
+                    .checked_sub(1)
+                    .map(|i| &list[group_start(&list, i)].0.row);
+                assert_eq!(valid_in(&list, &t), expected, "{len} versions, at {t}");
+            }
+        }
     }
 }
