@@ -40,11 +40,11 @@ use crate::{Change, SysTime, Version};
 /// live versions; O(1) amortized for a version newer than the key's others); per probe row, a
 /// hash lookup and a search from the front of its key's versions when it fires (O(log v)); per
 /// rise, for each key whose second oldest version the watermark passed, its entry taken from
-/// the [`Due`] runs (O(log n) amortized sequential merge steps an entry) and the truncation of
-/// its vector. The firing's and the rise's lookups are prefetched a few rows ahead. State:
-/// per key its live versions (those at or after the combined watermark and the newest before
-/// it) and one due entry (an entry made stale by an older version or a forgotten key stays
-/// until the watermark passes it), and the probe rows waiting.
+/// the due entries' sorted runs (O(log n) amortized sequential merge steps an entry) and the
+/// truncation of its vector. The firing's and the rise's lookups are prefetched a few rows
+/// ahead. State: per key its live versions (those at or after the combined watermark and the
+/// newest before it) and one due entry (an entry made stale by an older version or a forgotten
+/// key stays until the watermark passes it), and the probe rows waiting.
 ///
 /// # Examples
 ///
