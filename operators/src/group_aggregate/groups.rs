@@ -8,8 +8,6 @@
 //! into the hole (the slab stays dense: memory follows the live groups), so removals are
 //! applied after a system time's slots are no longer needed, by [`Groups::remove_all`].
 
-use std::collections::VecDeque;
-
 use hashbrown::HashTable;
 
 use crate::prefetch::prefetch;
@@ -107,32 +105,38 @@ impl<K, G> Groups<K, G> {
     }
 }
 
-/// How many items [`ahead`] looks ahead: enough memory requests in flight to hide most of a
-/// cache miss, few enough that the prefetched groups are still cached when used.
+/// How many items [`ahead`] prefetches at a time: enough memory requests in flight to hide
+/// most of a cache miss, few enough that the prefetched groups are still cached when used.
 const AHEAD: usize = 8;
 
-/// Feeds `items` to `f` in order, calling `prefetch` on each item [`AHEAD`] items before `f`
-/// gets it, so that the groups it will touch are on their way into cache (a fold's updates and
-/// the changed groups whose rows are emitted both reach groups in an order the hardware cannot
-/// predict).
+/// Feeds `items` to `f` in order, in batches of [`AHEAD`], calling `prefetch` on each item of
+/// the next batch before `f` gets the items of this one, so that the groups they will touch
+/// are on their way into cache (a fold's updates and the changed groups whose rows are emitted
+/// both reach groups in an order the hardware cannot predict). A batch's prefetches run in a
+/// tight loop of their own: a prefetch that must first read the hash index (a likely cache
+/// miss itself) then overlaps the next ones, instead of waiting behind the work of a whole
+/// update as it would interleaved with `f`.
 pub(super) fn ahead<K, G, U>(
     groups: &mut Groups<K, G>,
     items: impl IntoIterator<Item = U>,
     prefetch: impl Fn(&Groups<K, G>, &U),
     mut f: impl FnMut(&mut Groups<K, G>, U),
 ) {
-    let mut window = VecDeque::with_capacity(AHEAD + 1);
-    for item in items {
-        prefetch(groups, &item);
-        window.push_back(item);
-        if window.len() > AHEAD {
-            if let Some(item) = window.pop_front() {
-                f(groups, item);
-            }
+    let mut items = items.into_iter();
+    let mut next = Vec::with_capacity(AHEAD);
+    let mut current = Vec::with_capacity(AHEAD);
+    loop {
+        next.extend(items.by_ref().take(AHEAD));
+        for item in &next {
+            prefetch(groups, item);
         }
-    }
-    for item in window {
-        f(groups, item);
+        for item in current.drain(..) {
+            f(groups, item);
+        }
+        if next.is_empty() {
+            return;
+        }
+        std::mem::swap(&mut current, &mut next);
     }
 }
 
@@ -159,6 +163,38 @@ mod tests {
             || (key, init()),
             |k| hasher.hash_one(k),
         )
+    }
+
+    /// `ahead` feeds every item once, in order, each after its prefetch, which comes at most
+    /// `2 * AHEAD` items ahead.
+    #[test]
+    fn ahead_feeds_every_item_in_order_after_its_prefetch() {
+        for n in [0, 1, AHEAD - 1, AHEAD, AHEAD + 1, 3 * AHEAD + 5] {
+            let log = std::cell::RefCell::new(Vec::new());
+            let mut groups: Groups<u32, u32> = Groups::default();
+            ahead(
+                &mut groups,
+                0..n,
+                |_, &i| log.borrow_mut().push(("prefetch", i)),
+                |_, i| log.borrow_mut().push(("feed", i)),
+            );
+            let log = log.into_inner();
+            let at = |event: (&str, usize)| log.iter().position(|&e| e == event);
+            let fed: Vec<usize> = (log.iter())
+                .filter(|(what, _)| *what == "feed")
+                .map(|&(_, i)| i)
+                .collect();
+            assert_eq!(fed, (0..n).collect::<Vec<_>>());
+            for i in 0..n {
+                let (prefetched, fed) = (at(("prefetch", i)).unwrap(), at(("feed", i)).unwrap());
+                // How many items were fed when item `i` was prefetched.
+                let fed_before = log[..prefetched].iter().filter(|e| e.0 == "feed").count();
+                assert!(
+                    prefetched < fed && fed_before + 2 * AHEAD >= i,
+                    "item {i}: {log:?}"
+                );
+            }
+        }
     }
 
     /// Removing groups moves the last one into each hole and keeps every key findable.
