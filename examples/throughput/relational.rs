@@ -41,17 +41,19 @@ pub fn schema(value: &str, delay_ms: i64, keyed: bool) -> Schema {
     builder.build().expect("a valid schema")
 }
 
-/// The row `(k, ts, value)`.
+/// The row `(k, ts, value)`, its integers packed as such (what a source that knows its
+/// schema does), not matched as datums.
 pub fn row(k: u64, time_ms: i64, value: u64) -> Row {
     let ts = Ts {
         millis: time_ms,
         nanos_of_milli: 0,
     };
-    Row::pack([
-        Datum::Int(k as i64),
-        Datum::Timestamp(ts),
-        Datum::Int(value as i64),
-    ])
+    let mut row = Row::new();
+    let mut packer = row.packer();
+    packer.push_int(k as i64);
+    packer.push(Datum::Timestamp(ts));
+    packer.push_int(value as i64);
+    row
 }
 
 /// The integers of `row`'s columns (a timestamp as its milliseconds, a string as its
