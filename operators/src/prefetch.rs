@@ -29,6 +29,12 @@ pub(crate) fn prefetch<T: ?Sized>(value: &T) {
     let _ = value;
 }
 
+/// How many items a prefetching loop works ahead of its use (a fold's updates, a firing's
+/// probe rows): enough cache misses in flight to hide most of their latency, few enough that
+/// what they fetched is still cached when used. 16 measured slower than 8 for both the group
+/// aggregation and the temporal join's firing.
+pub(crate) const AHEAD: usize = 8;
+
 /// The bytes of a cache line.
 const LINE: usize = 64;
 

@@ -10,7 +10,7 @@
 
 use hashbrown::HashTable;
 
-use crate::prefetch::prefetch;
+use crate::prefetch::{prefetch, AHEAD};
 
 /// A group's slot in [`Groups`].
 pub(super) type Slot = u32;
@@ -104,10 +104,6 @@ impl<K, G> Groups<K, G> {
         self.slots.len()
     }
 }
-
-/// How many items [`ahead`] prefetches at a time: enough memory requests in flight to hide
-/// most of a cache miss, few enough that the prefetched groups are still cached when used.
-const AHEAD: usize = 8;
 
 /// Feeds `items` to `f` in order, in batches of [`AHEAD`], calling `prefetch` on each item of
 /// the next batch before `f` gets the items of this one, so that the groups they will touch

@@ -16,7 +16,7 @@ use super::final_mode::{final_join, FinalJoin, Watermarks};
 use super::firing::{fired, Fired, Waiting};
 use super::idle::IdleKeys;
 use super::{JoinConfig, JoinKey, JoinKind, Residual};
-use crate::prefetch::prefetch;
+use crate::prefetch::{prefetch, AHEAD};
 use crate::watermark::Watermark;
 use crate::{Change, SysTime, Version};
 
@@ -98,11 +98,6 @@ where
 
 /// One version of a key with its count (present iff not zero).
 type Counted<E, B> = (Version<E, B>, isize);
-
-/// How many probe rows a firing looks ahead (see [`OwnVersions::fire`]): enough cache misses
-/// in flight to hide most of their latency, few enough that what they fetched is still cached
-/// when used.
-const AHEAD: usize = 8;
 
 /// The build versions a final-mode join keeps itself (see [`temporal_join_final_pruned`]).
 struct OwnVersions<K, E, B> {
@@ -413,7 +408,10 @@ where
 
 #[cfg(test)]
 mod tests {
+    use std::cmp::Reverse;
+
     use super::*;
+    use crate::RowKind;
 
     type Own = OwnVersions<u8, u64, char>;
 
@@ -516,6 +514,71 @@ mod tests {
                     .map(|i| &list[group_start(&list, i)].0.row);
                 assert_eq!(valid_in(&list, &t), expected, "{len} versions, at {t}");
             }
+        }
+    }
+
+    /// A firing of more rows than its prefetch window (in no `seq` order, NULL keys among
+    /// them) gives each row the version a scan of its key's versions chooses, in `seq` order;
+    /// a rise passing more keys than the window prunes each of them.
+    #[test]
+    fn many_rows_fire_with_their_valid_versions_and_many_keys_rise() {
+        // Keys 1..=12, each with versions at times 0, 3, .. (seq = the time), and a second
+        // version at time 6 and seq 6: of the two, the least row is chosen.
+        let mut versions = Vec::new();
+        for k in 1..=12u8 {
+            for t in (0..k as u64 % 5 + 2).map(|i| i * 3) {
+                versions.push((k, t, t, char::from(b'a' + t as u8)));
+            }
+            versions.push((k, 6, 6, 'Z'));
+        }
+        let mut own = OwnVersions::<Option<u8>, u64, char>::default();
+        let mut input = (versions.iter())
+            .map(|&(k, t, seq, row)| ((Some(k), Version::row(t, seq, row)), 0, 1))
+            .collect();
+        own.receive(&mut input, None);
+        own.advance_to(1, None);
+        // 60 probe rows, `seq` a permutation of 0..60, every 13th key NULL.
+        let ready: Vec<Waiting<Option<u8>, u64, u32>> = (0..60u64)
+            .map(|i| Waiting {
+                time: i % 17,
+                key: (i % 13 != 0).then_some((i % 13) as u8),
+                change: Change::new(i * 37 % 60, RowKind::Insert, i as u32),
+                diff: 1,
+            })
+            .collect();
+        let mut rows: Vec<_> = ready
+            .iter()
+            .map(|r| (r.change.seq, r.key, r.time))
+            .collect();
+        rows.sort();
+        let expected: Vec<_> = (rows.into_iter())
+            .map(|(seq, key, time)| {
+                let chosen = (versions.iter())
+                    .filter(|&&(k, t, _, _)| Some(k) == key && t <= time)
+                    .map(|&(_, t, s, row)| (t, s, Reverse(row)))
+                    .max();
+                (seq, chosen.map(|(_, _, Reverse(row))| row))
+            })
+            .collect();
+        let fired = own.fire(ready, 0, None, JoinKind::Left, &|_: &u32, _: &char| true);
+        let fired: Vec<_> = (fired.into_iter())
+            .map(|(_, change, _)| (change.seq, change.row.1))
+            .collect();
+        assert_eq!(fired, expected);
+        own.rise(&Watermark::At(7));
+        for k in 1..=12u8 {
+            let found = own
+                .versions
+                .find(own.hasher.hash_one(Some(k)), |(x, _)| *x == Some(k));
+            let times: Vec<u64> = found.map_or(vec![], |(_, v)| {
+                v.list.iter().map(|(v, _)| v.time).collect()
+            });
+            let mut kept: Vec<u64> = (versions.iter())
+                .filter(|&&(x, t, _, _)| x == k && t >= 6)
+                .map(|&(_, t, _, _)| t)
+                .collect();
+            kept.sort();
+            assert_eq!(times, kept, "key {k}");
         }
     }
 }
