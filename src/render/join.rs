@@ -18,7 +18,7 @@ use crate::repr::{prefix_len, ColumnSpans, DataType, Datum, DatumVec, Row, Ts};
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::retention::Retention;
 use differential_temporal_operators::temporal_join::{
-    arrange_probe, late_versions, lookup_join, temporal_join, temporal_join_final_pruned,
+    arrange_probe, late_versions, lookup_join, temporal_join, temporal_join_final_pruned_with,
     FinalJoin, JoinConfig, JoinKey, Joined,
 };
 use differential_temporal_operators::versioned::version_of_change;
@@ -26,9 +26,11 @@ use differential_temporal_operators::watermark::{watermarks, TimeText};
 use differential_temporal_operators::{arrange_versions, Change, Seq, SysTime, Version};
 
 use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
-use super::{split, split_map, Collection, ExecutionMode, RenderContext};
+use super::{split, split_map_max, Collection, ExecutionMode, RenderContext};
 
 type Keyed<'s, K> = VecCollection<'s, SysTime, (K, Change<Row>)>;
+/// Greatest event times of batches of rows (see [`key_rows`]).
+type EventTimes<'s> = VecCollection<'s, SysTime, Ts>;
 type Versions<'s, K, E> = VecCollection<'s, SysTime, (K, Version<E, Row>)>;
 
 /// A join key read from a row's decoded columns `key` (none of them NULL).
@@ -138,7 +140,7 @@ fn join_keyed<'s, K: JoinKeyOf>(
     output: Output,
 ) -> Changes<'s> {
     let kind = join.kind;
-    let (probe_keyed, null_keyed): (Keyed<'s, K>, _) = key_rows(
+    let (probe_keyed, null_keyed, probe_times): (Keyed<'s, K>, _, _) = key_rows(
         ctx,
         probe_changes,
         join.probe_key.clone(),
@@ -159,7 +161,7 @@ fn join_keyed<'s, K: JoinKeyOf>(
     // The build rows' versions, each stamped with the time read while keying it (the epoch
     // without a build rowtime, so that a lookup join's versions go by arrival; a `-U` makes
     // none: it goes with the NULL-keyed rows, which never match).
-    let (versions, _never_matched): (Versions<'s, K, Ts>, _) = key_rows(
+    let (versions, _never_matched, version_times): (Versions<'s, K, Ts>, _, _) = key_rows(
         ctx,
         build_changes,
         join.build_key.clone(),
@@ -167,7 +169,7 @@ fn join_keyed<'s, K: JoinKeyOf>(
         |k, t, ch| version_of_change(ch, t.unwrap_or(NO_TIME)).map(|v| (k, v)),
     );
     let residual = join.residual.as_ref().map(|r| r.compile());
-    let joined_changes = match (times.probe, ctx.mode) {
+    let mut out = match (times.probe, ctx.mode) {
         (Some(p_col), ExecutionMode::Incremental) => {
             let probe = arrange_probe(
                 probe_keyed,
@@ -176,26 +178,25 @@ fn join_keyed<'s, K: JoinKeyOf>(
             );
             let build = arrange_versions(versions, "TemporalJoin: versions");
             let config = JoinConfig::new(kind).residual(residual_fn(residual));
+            let mut output = output.changes();
             temporal_join(probe, build, config.named("TemporalJoin"))
+                .map(move |(k, joined)| output(k, joined))
         }
         (Some(_), ExecutionMode::Final) => {
             let config = JoinConfig::new(kind).residual(residual_fn(residual));
-            temporal_join_final_mode(ctx, join, (probe_keyed, versions), config)
+            let times = (probe_times, version_times);
+            let output = output.changes();
+            temporal_join_final_mode(ctx, join, (probe_keyed, versions), times, config, output)
         }
         (None, _) => {
             let build = arrange_versions(versions, "LookupJoin: versions");
             let config = (JoinConfig::new(kind).residual(residual_fn(residual)))
                 .retention(join.state_ttl.map(Retention::epochs))
                 .named("LookupJoin");
-            lookup_join(probe_keyed, build, config)
+            let mut output = output.changes();
+            lookup_join(probe_keyed, build, config).map(move |(k, joined)| output(k, joined))
         }
     };
-    let mut spans = [ColumnSpans::new(), ColumnSpans::new()];
-    let mut out = joined_changes.map(move |(_, ch)| {
-        let (probe_row, build_row) = ch.row;
-        let row = output.row(&probe_row, build_row.as_ref(), &mut spans);
-        Change::new(ch.seq, ch.kind, row)
-    });
     if let Some(padded) = padded {
         out = out.concat(padded);
     }
@@ -205,13 +206,17 @@ fn join_keyed<'s, K: JoinKeyOf>(
 /// The final-mode event-time join (rules B9-B13) of the keyed probe rows and build versions:
 /// probe rows fire when the combined watermark passes them (late ones refused), build versions
 /// behind it are kept but reported with their key, versions no probe row can choose any more
-/// are pruned, and a state TTL forgets idle keys on the watermark.
+/// are pruned, and a state TTL forgets idle keys on the watermark. The watermarks are made of
+/// `times`, the greatest event times of batches of the probe rows and of the versions; each
+/// joined row is output as `output(key, joined row)`.
 fn temporal_join_final_mode<'s, K: JoinKeyOf, R: Fn(&Row, &Row) -> bool + 'static>(
     ctx: &mut RenderContext<'s>,
     join: &Join,
     (probe_keyed, versions): (Keyed<'s, K>, Versions<'s, K, Ts>),
+    (probe_times, version_times): (EventTimes<'s>, EventTimes<'s>),
     config: JoinConfig<R, Ts>,
-) -> VecCollection<'s, SysTime, (K, Joined<Row, Row>)> {
+    output: impl FnMut(K, Joined<Row, Row>) -> Change<Row> + 'static,
+) -> Changes<'s> {
     let rowtime = |schema: &crate::repr::Schema| {
         let rowtime = schema.rowtime.as_ref();
         rowtime
@@ -221,14 +226,14 @@ fn temporal_join_final_mode<'s, K: JoinKeyOf, R: Fn(&Row, &Row) -> bool + 'stati
     let ((p_col, p_delay), (_, b_delay)) =
         (rowtime(&join.probe.schema), rowtime(&join.build.schema));
     let probe_marks = watermarks(
-        probe_keyed.clone(),
-        move |(_, ch): &(K, Change<Row>)| time_of(&ch.row, p_col),
+        probe_times,
+        |t: &Ts| *t,
         move |max: &Ts| plus_millis(*max, -p_delay),
         "TemporalJoin: probe watermark",
     );
     let build_marks = watermarks(
-        versions.clone(),
-        |(_, v): &(K, Version<Ts, Row>)| v.time,
+        version_times,
+        |t: &Ts| *t,
         move |max: &Ts| plus_millis(*max, -b_delay),
         "TemporalJoin: build watermark",
     );
@@ -266,12 +271,13 @@ fn temporal_join_final_mode<'s, K: JoinKeyOf, R: Fn(&Row, &Row) -> bool + 'stati
     // The join keeps the versions itself and drops those no probe row can choose any more as
     // the watermarks rise (rule B11): a changelog's records all have diff +1, so no version
     // behind the watermark is ever retracted, the pruning's precondition.
-    let FinalJoin { joined, late } = temporal_join_final_pruned(
+    let FinalJoin { joined, late } = temporal_join_final_pruned_with(
         probe_keyed,
         move |row: &Row| time_of(row, p_col),
         versions,
         (probe_marks, build_marks),
         config,
+        output,
     );
     ctx.refused.push(late.map(|(_, r)| r));
     ctx.refused.push(late_builds);
@@ -290,18 +296,23 @@ impl JoinKey for Row {
 /// change)` (the time `None` without an event-time `column`, or if the column holds no
 /// timestamp). Changes with a NULL key column go to the second collection (they never match),
 /// as do those `make` gives back; with an event-time `column`, changes whose time is NULL are
-/// refused with their `seq`. One pass over the changes, one decode of each row's leading
-/// columns.
+/// refused with their `seq`. The third collection holds the greatest event time of the records
+/// made, per batch (what the watermark of the records is folded from; `NO_TIME` without a
+/// `column`). One pass over the changes, one decode of each row's leading columns.
 fn key_rows<'s, K: JoinKeyOf, T: ExchangeData>(
     ctx: &mut RenderContext<'s>,
     changes: Changes<'s>,
     key: Vec<usize>,
     time: Option<usize>,
     make: impl Fn(K, Option<Ts>, Change<Row>) -> Result<T, Change<Row>> + 'static,
-) -> (VecCollection<'s, SysTime, T>, Changes<'s>) {
+) -> (
+    VecCollection<'s, SysTime, T>,
+    Changes<'s>,
+    VecCollection<'s, SysTime, Ts>,
+) {
     let mut datums = DatumVec::new();
     let read = prefix_len(key.iter().chain(&time).copied());
-    let (keyed, other) = split_map(changes, move |ch| {
+    let (keyed, other, times) = split_map_max(changes, move |ch| {
         // One decode of the row (as far as its last key or time column) answers the key and
         // the time: `Ok((key, time))`, `Err(None)` for a NULL key column (padded or dropped by
         // the join kind), `Err(Some(reason))` for a NULL time or a key the key type cannot read.
@@ -323,14 +334,17 @@ fn key_rows<'s, K: JoinKeyOf, T: ExchangeData>(
             }
         };
         match verdict {
-            Ok((k, ts)) => make(k, ts, ch).map_err(Ok),
+            Ok((k, ts)) => match make(k, ts, ch) {
+                Ok(made) => Ok((made, ts.unwrap_or(NO_TIME))),
+                Err(ch) => Err(Ok(ch)),
+            },
             Err(None) => Err(Ok(ch)),
             Err(Some(rejected)) => Err(Err(rejected)),
         }
     });
     let (null_keyed, refused) = split(other);
     ctx.refused.push(refused);
-    (keyed, null_keyed)
+    (keyed, null_keyed, times)
 }
 
 /// The refusal of a row whose key column does not hold an integer although its type is one.
@@ -406,6 +420,17 @@ impl Output {
             located[run.side] = located[run.side].max(needed);
         }
         Output { runs, located }
+    }
+
+    /// The output change of each joined row: its `seq` and kind, the output row of its probe
+    /// and build rows.
+    fn changes<K>(self) -> impl FnMut(K, Joined<Row, Row>) -> Change<Row> + 'static {
+        let mut spans = [ColumnSpans::new(), ColumnSpans::new()];
+        move |_, joined| {
+            let (probe, build) = joined.row;
+            let row = self.row(&probe, build.as_ref(), &mut spans);
+            Change::new(joined.seq, joined.kind, row)
+        }
     }
 
     /// The output row of `probe` joined with `build` (`None`: padded with NULLs); `spans` are

@@ -262,6 +262,78 @@ where
     (ok.as_collection(), err.as_collection())
 }
 
+/// As [`split_map`] with `f` giving each value it keeps a `mark` (`Ok((value, mark))`), and a
+/// third collection of marks: per batch of input records and system time, the greatest mark
+/// of the values kept. An epoch's greatest mark (the event time a watermark is made of) is
+/// then read from a few records instead of from a second pass over, and a copy of, every value.
+pub(crate) fn split_map_max<'s, D, T, E, M>(
+    input: VecCollection<'s, SysTime, D>,
+    mut f: impl FnMut(D) -> Result<(T, M), E> + 'static,
+) -> (
+    VecCollection<'s, SysTime, T>,
+    VecCollection<'s, SysTime, E>,
+    VecCollection<'s, SysTime, M>,
+)
+where
+    D: differential_dataflow::Data,
+    T: differential_dataflow::ExchangeData,
+    E: differential_dataflow::ExchangeData,
+    M: differential_dataflow::ExchangeData,
+{
+    use differential_dataflow::AsCollection;
+    use timely::container::CapacityContainerBuilder;
+    use timely::dataflow::channels::pact::Pipeline;
+    use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
+    use timely::dataflow::operators::generic::OutputBuilder;
+    use timely::progress::operate::FrontierInterest;
+
+    let mut builder = OperatorBuilder::new("SplitMapMax".to_owned(), input.scope());
+    let mut input = builder.new_input(input.inner, Pipeline);
+    builder.set_notify_for(0, FrontierInterest::Never);
+    let (kept, kept_stream) = builder.new_output();
+    let (other, other_stream) = builder.new_output();
+    let (marks, marks_stream) = builder.new_output();
+    let mut kept: OutputBuilder<_, CapacityContainerBuilder<Vec<(T, SysTime, isize)>>> =
+        OutputBuilder::from(kept);
+    let mut other: OutputBuilder<_, CapacityContainerBuilder<Vec<(E, SysTime, isize)>>> =
+        OutputBuilder::from(other);
+    let mut marks: OutputBuilder<_, CapacityContainerBuilder<Vec<(M, SysTime, isize)>>> =
+        OutputBuilder::from(marks);
+    builder.build(move |_| {
+        // The greatest mark per system time of the batch at hand (mostly one time).
+        let mut greatest: Vec<(SysTime, M)> = Vec::new();
+        move |_frontiers| {
+            let (mut kept, mut other, mut marks) =
+                (kept.activate(), other.activate(), marks.activate());
+            input.for_each(|cap, data: &mut Vec<(D, SysTime, isize)>| {
+                let (mut kept, mut other) = (kept.session(&cap), other.session(&cap));
+                for (d, t, r) in data.drain(..) {
+                    match f(d) {
+                        Ok((value, mark)) => {
+                            match greatest.iter_mut().find(|(time, _)| *time == t) {
+                                Some((_, max)) if *max < mark => *max = mark,
+                                Some(_) => {}
+                                None => greatest.push((t, mark)),
+                            }
+                            kept.give((value, t, r));
+                        }
+                        Err(e) => other.give((e, t, r)),
+                    }
+                }
+                let mut marks = marks.session(&cap);
+                for (t, mark) in greatest.drain(..) {
+                    marks.give((mark, t, 1));
+                }
+            });
+        }
+    });
+    (
+        kept_stream.as_collection(),
+        other_stream.as_collection(),
+        marks_stream.as_collection(),
+    )
+}
+
 /// Splits `(Ok(value) | Err(other))` records into the two collections.
 pub(crate) fn split<'s, T, E>(
     results: VecCollection<'s, SysTime, Result<T, E>>,

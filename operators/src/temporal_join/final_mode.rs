@@ -24,10 +24,12 @@ use crate::version::VersionTrace;
 use crate::watermark::{TimeText, Watermark};
 use crate::{Change, SysTime};
 
-/// The outputs of [`temporal_join_final`].
-pub struct FinalJoin<'s, K: 'static, P: 'static, B: 'static> {
-    /// The joined rows, append-only: `(key, Change<(probe row, build row)>)`, diff as the probe's.
-    pub joined: VecCollection<'s, SysTime, (K, Joined<P, B>)>,
+/// The outputs of [`temporal_join_final`]: the joined rows as `O`, `(key, Change<(probe row,
+/// build row)>)` but from
+/// [`temporal_join_final_pruned_with`](super::temporal_join_final_pruned_with).
+pub struct FinalJoin<'s, K: 'static, O: 'static> {
+    /// The joined rows, append-only, diff as the probe's.
+    pub joined: VecCollection<'s, SysTime, O>,
     /// Late probe rows (behind the combined watermark on arrival, rule B9): not joined, reported
     /// with their `seq` and the reason. Count them with `late.count()` or by their number.
     pub late: VecCollection<'s, SysTime, (K, Rejected)>,
@@ -170,7 +172,7 @@ pub fn temporal_join_final<'s, K, E, P, B, T, R>(
     build: Arranged<'s, VersionTrace<K, E, B>>,
     (probe_watermarks, build_watermarks): Watermarks<'s, E>,
     config: JoinConfig<R, E>,
-) -> FinalJoin<'s, K, P, B>
+) -> FinalJoin<'s, K, (K, Joined<P, B>)>
 where
     K: ExchangeData + Hashable + JoinKey,
     E: ExchangeData,
@@ -186,19 +188,21 @@ where
         (stream, SharedVersions::new(trace)),
         (probe_watermarks, build_watermarks),
         config,
+        |k, j| (k, j),
     )
 }
 
 /// The final-mode join of `probe` against the versions `build` holds, fed by its input stream
 /// (see [`temporal_join_final`]; the stream is read in place, so it must come partitioned as
-/// the probe rows are: by the hash of the key).
-pub(super) fn final_join<'s, K, E, P, B, T, R, S>(
+/// the probe rows are: by the hash of the key), each joined row output as `output(key, row)`.
+pub(super) fn final_join<'s, K, E, P, B, T, R, S, O>(
     probe: VecCollection<'s, SysTime, (K, Change<P>)>,
     probe_time: T,
     (stream, build): (Stream<'s, SysTime, S::Input>, S),
     (probe_watermarks, build_watermarks): Watermarks<'s, E>,
     config: JoinConfig<R, E>,
-) -> FinalJoin<'s, K, P, B>
+    mut output: impl FnMut(K, Joined<P, B>) -> O + 'static,
+) -> FinalJoin<'s, K, O>
 where
     K: ExchangeData + Hashable + JoinKey,
     E: ExchangeData,
@@ -207,6 +211,7 @@ where
     T: Fn(&P) -> E + 'static,
     R: Residual<P, B>,
     S: BuildSide<K, E, B>,
+    O: differential_dataflow::Data,
 {
     let (idle_timeout, time_text) = (config.idle_timed_out(), config.time_texts());
     let (kind, residual, retention, name) = config.into_parts("TemporalJoinFinal");
@@ -294,11 +299,13 @@ where
             }
         },
     );
-    // One pass routes each outcome to its collection, moved, not cloned.
-    let (joined, late) = outcomes.ok_err::<Vec<_>, _, Vec<_>, _, _>(|((k, o), t, d)| match o {
-        Ok(j) => Ok(((k, j), t, d)),
-        Err(r) => Err(((k, r), t, d)),
-    });
+    // One pass routes each outcome to its collection, moved, not cloned, and makes each
+    // joined row its output.
+    let (joined, late) =
+        outcomes.ok_err::<Vec<_>, _, Vec<_>, _, _>(move |((k, o), t, d)| match o {
+            Ok(j) => Ok((output(k, j), t, d)),
+            Err(r) => Err(((k, r), t, d)),
+        });
     FinalJoin {
         joined: joined.as_collection(),
         late: late.as_collection(),

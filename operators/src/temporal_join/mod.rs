@@ -60,6 +60,7 @@ mod build_side;
 mod config;
 mod due;
 mod final_mode;
+mod final_pruned;
 mod firing;
 mod idle;
 mod key;
@@ -80,11 +81,11 @@ use timely::dataflow::channels::pact::Exchange;
 
 pub use config::{Always, JoinConfig, Residual};
 pub use final_mode::{temporal_join_final, FinalJoin, Watermarks};
+pub use final_pruned::{temporal_join_final_pruned, temporal_join_final_pruned_with};
 pub use key::JoinKey;
 pub use late::late_versions;
 pub use lookup::lookup_join;
 pub use operator::temporal_join;
-pub use own_versions::temporal_join_final_pruned;
 pub use prune::arrange_versions_pruned;
 
 use crate::{Change, SysTime};

@@ -1,106 +1,30 @@
-//! The final-mode temporal join over build versions of its own, kept bounded by rule B11: the
-//! state Flink's `TemporalRowTimeJoinOperator` keeps, without a shared arrangement.
+//! The build versions a final-mode temporal join keeps itself, bounded by rule B11: the state
+//! Flink's `TemporalRowTimeJoinOperator` keeps, without a shared arrangement (see
+//! [`temporal_join_final_pruned`](super::temporal_join_final_pruned)).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
 use differential_dataflow::consolidation::consolidate;
-use differential_dataflow::{ExchangeData, Hashable, VecCollection};
+use differential_dataflow::ExchangeData;
 use foldhash::fast::RandomState;
 use hashbrown::HashTable;
-use timely::dataflow::operators::Exchange;
 
 use super::build_side::BuildSide;
 use super::due::Due;
-use super::final_mode::{final_join, FinalJoin, Watermarks};
 use super::firing::{fired, Fired, Waiting};
 use super::idle::IdleKeys;
-use super::{JoinConfig, JoinKey, JoinKind, Residual};
+use super::{JoinKey, JoinKind};
 use crate::prefetch::{prefetch, AHEAD};
 use crate::watermark::Watermark;
-use crate::{Change, SysTime, Version};
-
-/// [`temporal_join_final`](super::temporal_join_final) over the build `versions` themselves
-/// rather than a shared arrangement of them: the join keeps each key's versions in a vector of
-/// its own and drops, as the watermark rises, those no probe row can choose any more (rule
-/// B11, as [`arrange_versions_pruned`](super::arrange_versions_pruned) does for an arrangement).
-///
-/// Shapes, rules and `config` as [`temporal_join_final`](super::temporal_join_final): the same
-/// output as `temporal_join_final` over `arrange_versions_pruned(versions, ..)` with the same
-/// watermarks and idle timeout. Use it when no other operator reads the versions (the
-/// relational layer's temporal join does); with a retention (B13) an expired key's versions are
-/// removed rather than hidden.
-///
-/// Precondition (as the pruned arrangement's): no version behind the combined watermark is
-/// retracted (diff `-1`); such a retraction may find its version pruned already, so the join
-/// would see no version where the unpruned one gives the exact answer. Retractions of versions
-/// at or after the watermark are exact.
-///
-/// Cost: per version received, an O(log v) insertion into its key's vector (`v` the key's
-/// live versions; O(1) amortized for a version newer than the key's others); per probe row, a
-/// hash lookup and a search from the front of its key's versions when it fires (O(log v)); per
-/// rise, for each key whose second oldest version the watermark passed, its entry taken from
-/// the due entries' sorted runs (O(log n) amortized sequential merge steps an entry) and the
-/// truncation of its vector. The firing's and the rise's lookups are prefetched a few rows
-/// ahead. State: per key its live versions (those at or after the combined watermark and the
-/// newest before it) and one due entry (an entry made stale by an older version or a forgotten
-/// key stays until the watermark passes it), and the probe rows waiting.
-///
-/// # Examples
-///
-/// ```
-/// use differential_temporal_operators::temporal_join::{temporal_join_final_pruned, JoinConfig, JoinKind};
-/// use differential_temporal_operators::testing::run_binary;
-/// use differential_temporal_operators::watermark::watermarks;
-/// use differential_temporal_operators::{Change, RowKind, Version};
-///
-/// // Rates of key 1 at times 5 and 12 (epochs 0 and 1), orders at times 10 and 13 (epoch 1).
-/// let orders = vec![vec![], vec![
-///     ((1u8, Change::new(0, RowKind::Insert, 10i64)), 1),
-///     ((1u8, Change::new(1, RowKind::Insert, 13i64)), 1),
-/// ]];
-/// let rates = vec![
-///     vec![((1u8, Version::row(5i64, 0, 114i64)), 1)],
-///     vec![((1u8, Version::row(12i64, 1, 116i64)), 1)],
-/// ];
-/// let out = run_binary(2, orders, rates, |o, r| {
-///     let o_wm = watermarks(o.clone(), |(_, c): &(u8, Change<i64>)| c.row, |m: &i64| *m, "OWm");
-///     let r_wm = watermarks(r.clone(), |(_, v): &(u8, Version<i64, i64>)| v.time, |m: &i64| *m, "RWm");
-///     let config = JoinConfig::new(JoinKind::Left).named("J");
-///     temporal_join_final_pruned(o, |t: &i64| *t, r, (o_wm, r_wm), config).joined
-/// });
-/// // Epoch 2 (the end of input): the watermark min(13, 12) = 12 fires the order at 10, the end
-/// // the one at 13, each joined with the rate valid at its time.
-/// let row = |seq, t, rate| ((1, Change::new(seq, RowKind::Insert, (t, Some(rate)))), 2, 1);
-/// assert_eq!(out, vec![row(0, 10, 114), row(1, 13, 116)]);
-/// ```
-pub fn temporal_join_final_pruned<'s, K, E, P, B, T, R>(
-    probe: VecCollection<'s, SysTime, (K, Change<P>)>,
-    probe_time: T,
-    versions: VecCollection<'s, SysTime, (K, Version<E, B>)>,
-    watermarks: Watermarks<'s, E>,
-    config: JoinConfig<R, E>,
-) -> FinalJoin<'s, K, P, B>
-where
-    K: ExchangeData + Hashable + JoinKey + Hash,
-    E: ExchangeData,
-    P: ExchangeData,
-    B: ExchangeData,
-    T: Fn(&P) -> E + 'static,
-    R: Residual<P, B>,
-{
-    // Exchanged by key as the probe rows are.
-    type Update<K, E, B> = ((K, Version<E, B>), SysTime, isize);
-    let versions = (versions.inner).exchange(|u: &Update<K, E, B>| (u.0).0.hashed().into());
-    let build = (versions, OwnVersions::default());
-    final_join(probe, probe_time, build, watermarks, config)
-}
+use crate::{SysTime, Version};
 
 /// One version of a key with its count (present iff not zero).
 type Counted<E, B> = (Version<E, B>, isize);
 
-/// The build versions a final-mode join keeps itself (see [`temporal_join_final_pruned`]).
-struct OwnVersions<K, E, B> {
+/// The build versions a final-mode join keeps itself (see
+/// [`temporal_join_final_pruned`](super::temporal_join_final_pruned)).
+pub(super) struct OwnVersions<K, E, B> {
     /// Versions received, by system time, until the epochs before them are visited.
     received: BTreeMap<SysTime, Vec<(K, Version<E, B>, isize)>>,
     /// Per key, its present versions, hashed by `hasher`.
@@ -411,7 +335,7 @@ mod tests {
     use std::cmp::Reverse;
 
     use super::*;
-    use crate::RowKind;
+    use crate::{Change, RowKind};
 
     type Own = OwnVersions<u8, u64, char>;
 

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use super::{
     arrange_probe, arrange_versions_pruned, lookup_join, reference, temporal_join,
     temporal_join_final, temporal_join_final_pruned, FinalJoin, JoinConfig, JoinKey, JoinKind,
-    Residual, Watermarks,
+    Joined, Residual, Watermarks,
 };
 use crate::testing::{arb_cuts, batch, content_at, run_binary, Epoch, Updates};
 use crate::watermark::{no_watermark, watermarks, Watermark};
@@ -465,7 +465,7 @@ impl FinalBuild {
         marks: Watermarks<'s, E>,
         config: JoinConfig<R, E>,
         idle_timeout: SysTime,
-    ) -> FinalJoin<'s, K, P, B>
+    ) -> FinalJoin<'s, K, (K, Joined<P, B>)>
     where
         K: differential_dataflow::ExchangeData
             + differential_dataflow::Hashable
