@@ -19,7 +19,7 @@ use differential_temporal::operators::keyed_merge::Rejected;
 use differential_temporal::operators::{Change, RowKind, SysTime};
 use differential_temporal::plan::{JoinKind, RelExpr};
 use differential_temporal::render::{Collection, ExecutionMode, RenderContext};
-use differential_temporal::repr::{DataType, Datum, Row, Schema, Ts};
+use differential_temporal::repr::{DataType, Datum, IntPacker, Row, Schema};
 use differential_temporal::table::TableEnv;
 use timely::dataflow::Scope;
 
@@ -41,19 +41,14 @@ pub fn schema(value: &str, delay_ms: i64, keyed: bool) -> Schema {
     builder.build().expect("a valid schema")
 }
 
-/// The row `(k, ts, value)`, its integers packed as such (what a source that knows its
-/// schema does), not matched as datums.
+/// The row `(k, ts, value)`, packed on the stack as integers and a timestamp (what a source
+/// that knows its schema does), not matched as datums.
 pub fn row(k: u64, time_ms: i64, value: u64) -> Row {
-    let ts = Ts {
-        millis: time_ms,
-        nanos_of_milli: 0,
-    };
-    let mut row = Row::new();
-    let mut packer = row.packer();
+    let mut packer = IntPacker::new();
     packer.push_int(k as i64);
-    packer.push(Datum::Timestamp(ts));
+    packer.push_timestamp_millis(time_ms);
     packer.push_int(value as i64);
-    row
+    packer.finish()
 }
 
 /// The integers of `row`'s columns (a timestamp as its milliseconds, a string as its

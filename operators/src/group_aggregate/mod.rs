@@ -80,6 +80,15 @@ pub trait GroupFold<K>: 'static {
     /// function of `key` and `state` alone: it is called again for the row to retract.
     fn output(&self, key: &K, state: &Self::State) -> Result<Self::Output, String>;
 
+    /// A copy of `state` to make the group's output from later, when keeping one is cheaper
+    /// than making the output (a few counters copied, where the output is a packed row);
+    /// `None` (the default) when it is not. A group's output from before a system time's
+    /// updates is kept this way until they are folded in, and made only if the group changed.
+    fn snapshot(&self, state: &Self::State) -> Option<Self::State> {
+        let _ = state;
+        None
+    }
+
     /// Whether the output depends only on the multiset of values, whatever the order of
     /// updates, retractions before the insertions they cancel included (COUNT, SUM over
     /// integers, a multiset with signed counts). Then a system time's updates are folded as
@@ -193,10 +202,33 @@ pub struct Aggregated<'s, O: 'static> {
     pub rejected: VecCollection<'s, SysTime, Rejected>,
 }
 
+/// A group's output row from before a system time's updates: the row, or its row count and a
+/// snapshot of its state to make the row from ([`GroupFold::snapshot`]).
+enum Before<S, O> {
+    Row(Option<O>),
+    State(isize, S),
+}
+
+impl<S, O> Before<S, O> {
+    /// The output row (`None` if the group had no rows or its row could not be made).
+    fn row<K, F>(self, fold: &F, key: &K) -> Option<O>
+    where
+        F: GroupFold<K, State = S, Output = O>,
+    {
+        match self {
+            Before::Row(row) => row,
+            Before::State(rows, state) => (rows > 0)
+                .then(|| fold.output(key, &state))
+                .and_then(Result::ok),
+        }
+    }
+}
+
 /// One group's accumulator, its net row count, the `seq` of its last update and whether it
 /// changed at the system time being applied. The row it emitted last is not kept: it is
-/// recomputed from the state when the group is first changed at a time (Flink's
-/// `GroupAggFunction` likewise reads `prevAggValue` from the accumulator).
+/// recomputed from the state when the group is first changed at a time, or from a snapshot of
+/// the state then, once the time's updates are folded in (Flink's `GroupAggFunction` likewise
+/// reads `prevAggValue` from the accumulator).
 struct Group<S> {
     state: S,
     rows: isize,
@@ -221,6 +253,17 @@ impl<S> Group<S> {
         F: GroupFold<K, State = S>,
     {
         (self.rows > 0).then(|| fold.output(key, &self.state))
+    }
+
+    /// What its output row is known by until the system time's updates are folded in.
+    fn before<K, F>(&self, fold: &F, key: &K) -> Before<S, F::Output>
+    where
+        F: GroupFold<K, State = S>,
+    {
+        match fold.snapshot(&self.state) {
+            Some(state) => Before::State(self.rows, state),
+            None => Before::Row(self.row(fold, key).and_then(Result::ok)),
+        }
     }
 
     /// Folds one update in, or reports it refused.
@@ -351,9 +394,10 @@ where
     builder.build(move |_initial_caps| {
         let mut pending = Pending::new();
         let mut groups: Groups<G::Key, Group<F::State>> = Groups::default();
-        // The slots changed at the time being applied with the row each had before (a group
-        // whose row could not be computed had none), and those of them left without rows.
-        let mut changed: Vec<(Slot, Option<F::Output>)> = Vec::new();
+        // The slots changed at the time being applied with the row each had before, or what it
+        // is made from (a group whose row could not be made had none), and those of them left
+        // without rows.
+        let mut changed: Vec<(Slot, Before<F::State, F::Output>)> = Vec::new();
         let mut emptied: Vec<Slot> = Vec::new();
         let arrival_order = fold.order_independent();
         move |frontiers| {
@@ -387,7 +431,7 @@ where
                         let (key, group) = groups.get_mut(slot);
                         if !group.changed {
                             group.changed = true;
-                            changed.push((slot, group.row(&fold, key).and_then(Result::ok)));
+                            changed.push((slot, group.before(&fold, key)));
                         }
                         let (seq, diff) = (grouping.seq(&record), grouping.diff(&record, diff));
                         group.apply(&fold, seq, grouping.value(&record), diff, &mut refuse);
@@ -408,25 +452,27 @@ where
                     );
                 }
                 // The changed groups are met again in the order they changed: prefetched too.
-                let emit = |groups: &mut Groups<G::Key, Group<F::State>>,
-                            (slot, before): (Slot, Option<F::Output>)| {
-                    let (key, group) = groups.get_mut(slot);
-                    group.changed = false;
-                    let now = group
-                        .row(&fold, key)
-                        .and_then(|row| row.map_err(|reason| refuse(group.last, reason)).ok());
-                    if now != before {
-                        if let Some(old) = before {
-                            rows.give((old, time, -1));
+                let emit =
+                    |groups: &mut Groups<G::Key, Group<F::State>>,
+                     (slot, before): (Slot, Before<F::State, F::Output>)| {
+                        let (key, group) = groups.get_mut(slot);
+                        group.changed = false;
+                        let before = before.row(&fold, key);
+                        let now = group
+                            .row(&fold, key)
+                            .and_then(|row| row.map_err(|reason| refuse(group.last, reason)).ok());
+                        if now != before {
+                            if let Some(old) = before {
+                                rows.give((old, time, -1));
+                            }
+                            if let Some(row) = now {
+                                rows.give((row, time, 1));
+                            }
                         }
-                        if let Some(row) = now {
-                            rows.give((row, time, 1));
+                        if group.rows == 0 {
+                            emptied.push(slot);
                         }
-                    }
-                    if group.rows == 0 {
-                        emptied.push(slot);
-                    }
-                };
+                    };
                 let prefetch_slot =
                     |groups: &Groups<_, _>, (slot, _): &(Slot, _)| groups.prefetch_slot(*slot);
                 ahead(&mut groups, changed.drain(..), prefetch_slot, emit);

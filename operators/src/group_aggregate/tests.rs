@@ -10,10 +10,12 @@ use crate::testing::{content_at, run_unary, Epoch};
 use crate::Seq;
 
 /// COUNT, SUM and MAX (over a multiset with signed counts, so it can retract in any order) per
-/// key; folded unsorted when `unsorted`.
+/// key; folded unsorted when `unsorted`; a group's row from before a time's updates kept as a
+/// snapshot of its state when `snapshot`.
 #[derive(Clone)]
 struct CountSumMax {
     unsorted: bool,
+    snapshot: bool,
 }
 
 impl GroupFold<u8> for CountSumMax {
@@ -43,6 +45,10 @@ impl GroupFold<u8> for CountSumMax {
 
     fn order_independent(&self) -> bool {
         self.unsorted
+    }
+
+    fn snapshot(&self, s: &Self::State) -> Option<Self::State> {
+        self.snapshot.then(|| s.clone())
     }
 }
 
@@ -127,8 +133,9 @@ proptest! {
         epochs in changes(true),
         workers in prop::sample::select(vec![1usize, 2, 4]),
         unsorted in any::<bool>(),
+        snapshot in any::<bool>(),
     ) {
-        check(CountSumMax { unsorted }, epochs, workers);
+        check(CountSumMax { unsorted, snapshot }, epochs, workers);
     }
 
     #[test]
@@ -137,8 +144,12 @@ proptest! {
     }
 }
 
-/// Refuses values above 10 and a sum above 12; the group keeps its other rows.
-struct Bounded;
+/// Refuses values above 10 and a sum above 12; the group keeps its other rows. Its row from
+/// before a time's updates is kept as a snapshot of its state when `snapshot`.
+#[derive(Clone, Copy)]
+struct Bounded {
+    snapshot: bool,
+}
 
 impl GroupFold<u8> for Bounded {
     type Value = i64;
@@ -163,6 +174,10 @@ impl GroupFold<u8> for Bounded {
         }
         Ok((*k, *s))
     }
+
+    fn snapshot(&self, s: &i64) -> Option<i64> {
+        self.snapshot.then_some(*s)
+    }
 }
 
 #[test]
@@ -172,29 +187,35 @@ fn refused_rows_and_groups_are_reported() {
         vec![((1, (2, 9)), 1)],
         vec![((1, (2, 9)), -1)],
     ];
-    let table = run_unary(2, epochs.clone(), |r| {
-        group_aggregate(r, Bounded, "Agg").table
-    });
-    assert_eq!(table, vec![((1, 5), 0, 1), ((1, 5), 1, -1), ((1, 5), 2, 1)]);
-    let refused = run_unary(2, epochs, |r| {
-        group_aggregate(r, Bounded, "Agg")
-            .rejected
-            .map(|r| (r.seq, r.reason.into_owned()))
-    });
-    assert_eq!(
-        refused,
-        vec![
-            ((1, "value 11 is too large".to_string()), 0, 1),
-            ((2, "sum 14 overflows".to_string()), 1, 1),
-        ]
-    );
+    for snapshot in [false, true] {
+        let fold = Bounded { snapshot };
+        let table = run_unary(2, epochs.clone(), move |r| {
+            group_aggregate(r, fold, "Agg").table
+        });
+        assert_eq!(table, vec![((1, 5), 0, 1), ((1, 5), 1, -1), ((1, 5), 2, 1)]);
+        let refused = run_unary(2, epochs.clone(), move |r| {
+            group_aggregate(r, fold, "Agg")
+                .rejected
+                .map(|r| (r.seq, r.reason.into_owned()))
+        });
+        assert_eq!(
+            refused,
+            vec![
+                ((1, "value 11 is too large".to_string()), 0, 1),
+                ((2, "sum 14 overflows".to_string()), 1, 1),
+            ]
+        );
+    }
 }
 
 /// A group whose rows are all retracted is removed; a key that comes back starts from an empty
 /// accumulator (its old MAX is gone).
 #[test]
 fn removed_groups_come_back_empty() {
-    let fold = CountSumMax { unsorted: true };
+    let fold = CountSumMax {
+        unsorted: true,
+        snapshot: false,
+    };
     let epochs = vec![
         vec![((1u8, (0u64, 7i64)), 1)],
         vec![((1, (0, 7)), -1)],

@@ -253,7 +253,11 @@ impl<K: OutputKey, const W: usize> GroupFold<K> for CounterFold<W> {
     fn update(&self, state: &mut [i64; W], row: &Row, diff: isize) -> Result<(), String> {
         let Counters { rows, reads, .. } = &self.counters;
         let signed = diff as i64;
-        let mut words = *state;
+        // Updated in place, word by word, and put back if a total overflows: a copy updated
+        // and stored back whole was read back in wider loads than its words were written in,
+        // which the CPU cannot forward from its pending stores.
+        let before = *state;
+        let words = state;
         if let Some(word) = *rows {
             words[word] += signed;
         }
@@ -272,21 +276,27 @@ impl<K: OutputKey, const W: usize> GroupFold<K> for CounterFold<W> {
                 words[word] += signed;
             }
             if let (Some(at), Some(value)) = (read.total, value) {
-                match add_exact(total(&words, at), value, signed) {
-                    Some(sum) => set_total(&mut words, at, sum),
+                match add_exact(total(words, at), value, signed) {
+                    Some(sum) => set_total(words, at, sum),
                     None => refused = refused.min(read.first_sum),
                 }
             }
         }
         if refused != usize::MAX {
+            *words = before;
             return Err(overflow_error(&self.counters.aggregates[refused].ty).to_string());
         }
-        *state = words;
         Ok(())
     }
 
     fn order_independent(&self) -> bool {
         true
+    }
+
+    /// The words themselves: copied where the output row would be packed (and moved) when the
+    /// group is first changed at a time, then packed once its updates are folded in.
+    fn snapshot(&self, state: &[i64; W]) -> Option<[i64; W]> {
+        Some(*state)
     }
 
     /// The key, then each aggregate's value, or the overflow error of the first whose value

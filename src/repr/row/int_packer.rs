@@ -1,5 +1,6 @@
-//! Packing a short row of integers and NULLs on the stack: what a GROUP BY of an integer key
-//! with counting aggregates outputs, once or twice per input row.
+//! Packing a short row of integers, millisecond timestamps and NULLs on the stack: what a GROUP
+//! BY of an integer key with counting aggregates outputs, once or twice per input row, and what
+//! a source of such rows makes of each.
 //!
 //! A [`RowPacker`](super::RowPacker) appends to the row's buffer, checking its capacity and
 //! whether it is inline at each datum. An [`IntPacker`] writes into a fixed array instead: each
@@ -9,9 +10,10 @@
 
 use smallvec::SmallVec;
 
-use super::{Row, INLINE_BYTES, INT16, INT32, INT64, INT8, NULL};
+use super::{Row, INLINE_BYTES, INT16, INT32, INT64, INT8, NULL, TIMESTAMP_MILLIS};
 
-/// Packs up to [`IntPacker::COLUMNS`] integers and NULLs on the stack, then makes the
+/// Packs up to [`IntPacker::COLUMNS`] integers, timestamps of whole milliseconds and NULLs on
+/// the stack, then makes the
 /// [`Row`]: each integer written as a tag and a whole 8-byte word, the length advanced by its
 /// narrowest encoding (the bytes [`RowPacker::push_int`](super::RowPacker::push_int) writes),
 /// and the row moved out of the array once, without the capacity and inline checks a
@@ -73,6 +75,31 @@ impl IntPacker {
         // The whole word; the bytes past `width` are overwritten by the next datum or ignored.
         self.bytes[at + 1..at + 9].copy_from_slice(&v.to_le_bytes());
         self.len = at + 1 + width;
+    }
+
+    /// Appends the timestamp of `millis` milliseconds since the epoch and no further
+    /// nanoseconds, as [`RowPacker::push`](super::RowPacker::push) appends
+    /// `Datum::Timestamp(Ts { millis, nanos_of_milli: 0 })`.
+    ///
+    /// ```
+    /// use differential_temporal::repr::{Datum, IntPacker, Row, Ts};
+    ///
+    /// let mut packer = IntPacker::new();
+    /// packer.push_int(7);
+    /// packer.push_timestamp_millis(1_700_000_000_000);
+    /// let ts = Ts { millis: 1_700_000_000_000, nanos_of_milli: 0 };
+    /// assert_eq!(packer.finish(), Row::pack([Datum::Int(7), Datum::Timestamp(ts)]));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the row already holds [`COLUMNS`](Self::COLUMNS) datums of 9 bytes.
+    #[inline(always)]
+    pub fn push_timestamp_millis(&mut self, millis: i64) {
+        let at = self.len;
+        self.bytes[at] = TIMESTAMP_MILLIS;
+        self.bytes[at + 1..at + 9].copy_from_slice(&millis.to_le_bytes());
+        self.len = at + 9;
     }
 
     /// Appends NULL.

@@ -382,8 +382,8 @@ fn projection_locates_nested_values_and_long_strings() {
 }
 
 proptest! {
-    /// A row of integers and NULLs packed on the stack has the bytes `Row::pack` gives it, at
-    /// every width (inline or spilled) and at the narrow encodings' bounds.
+    /// A row of integers, timestamps and NULLs packed on the stack has the bytes `Row::pack`
+    /// gives it, at every width (inline or spilled) and at the narrow encodings' bounds.
     #[test]
     fn int_packer_packs_as_row_pack(
         values in proptest::collection::vec(
@@ -398,14 +398,20 @@ proptest! {
         )
     ) {
         let mut packer = IntPacker::new();
-        for v in &values {
+        for (i, v) in values.iter().enumerate() {
+            // Every third column a timestamp of whole milliseconds.
             match v {
+                Some(v) if i % 3 == 2 => packer.push_timestamp_millis(*v),
                 Some(v) => packer.push_int(*v),
                 None => packer.push_null(),
             }
         }
         let row = packer.finish();
-        let expected = Row::pack(values.iter().map(|v| v.map_or(Datum::Null, Datum::Int)));
+        let expected = Row::pack(values.iter().enumerate().map(|(i, v)| match v {
+            Some(millis) if i % 3 == 2 => Datum::Timestamp(Ts { millis: *millis, nanos_of_milli: 0 }),
+            Some(v) => Datum::Int(*v),
+            None => Datum::Null,
+        }));
         prop_assert_eq!(row.as_bytes(), expected.as_bytes());
         prop_assert_eq!(row.spilled(), expected.spilled());
     }
