@@ -87,9 +87,8 @@ where
 
 /// [`temporal_join_final_pruned`] with each joined row output as `output(key, joined row)`,
 /// made where the joined rows are split from the late ones: a projection of the joined rows
-/// (a relational join's output columns) costs no pass over them of its own, and a build row
-/// the output only reads is dropped there. Shapes, rules and cost otherwise as
-/// [`temporal_join_final_pruned`].
+/// (a relational join's output columns) costs no pass over them of its own. Shapes, rules and
+/// cost otherwise as [`temporal_join_final_pruned`].
 ///
 /// # Examples
 ///
