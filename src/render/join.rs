@@ -305,11 +305,7 @@ fn key_rows<'s, K: JoinKeyOf, T: ExchangeData>(
     key: Vec<usize>,
     time: Option<usize>,
     make: impl Fn(K, Option<Ts>, Change<Row>) -> Result<T, Change<Row>> + 'static,
-) -> (
-    VecCollection<'s, SysTime, T>,
-    Changes<'s>,
-    VecCollection<'s, SysTime, Ts>,
-) {
+) -> (VecCollection<'s, SysTime, T>, Changes<'s>, EventTimes<'s>) {
     let mut datums = DatumVec::new();
     let read = prefix_len(key.iter().chain(&time).copied());
     let (keyed, other, times) = split_map_max(changes, move |ch| {

@@ -202,6 +202,16 @@ pub struct Aggregated<'s, O: 'static> {
     pub rejected: VecCollection<'s, SysTime, Rejected>,
 }
 
+/// The output row of a group of `key` with `rows` rows and `state` (`None` without rows).
+fn output<K, F: GroupFold<K>>(
+    fold: &F,
+    key: &K,
+    rows: isize,
+    state: &F::State,
+) -> Option<Result<F::Output, String>> {
+    (rows > 0).then(|| fold.output(key, state))
+}
+
 /// A group's output row from before a system time's updates: the row, or its row count and a
 /// snapshot of its state to make the row from ([`GroupFold::snapshot`]).
 enum Before<S, O> {
@@ -217,9 +227,7 @@ impl<S, O> Before<S, O> {
     {
         match self {
             Before::Row(row) => row,
-            Before::State(rows, state) => (rows > 0)
-                .then(|| fold.output(key, &state))
-                .and_then(Result::ok),
+            Before::State(rows, state) => output(fold, key, rows, &state).and_then(Result::ok),
         }
     }
 }
@@ -252,7 +260,7 @@ impl<S> Group<S> {
     where
         F: GroupFold<K, State = S>,
     {
-        (self.rows > 0).then(|| fold.output(key, &self.state))
+        output(fold, key, self.rows, &self.state)
     }
 
     /// What its output row is known by until the system time's updates are folded in.

@@ -340,15 +340,15 @@ mod tests {
     type Own = OwnVersions<u8, u64, char>;
 
     /// `key`'s present versions, if it has any.
-    fn list(own: &Own, key: u8) -> Option<&[Counted<u64, char>]> {
+    fn list<K: Hash + Eq, B>(own: &OwnVersions<K, u64, B>, key: K) -> Option<&[Counted<u64, B>]> {
         let found = own
             .versions
-            .find(own.hasher.hash_one(key), |(k, _)| *k == key);
+            .find(own.hasher.hash_one(&key), |(k, _)| *k == key);
         found.map(|(_, k)| &k.list[..])
     }
 
     /// The event times of `key`'s present versions.
-    fn times(own: &Own, key: u8) -> Vec<u64> {
+    fn times<K: Hash + Eq, B>(own: &OwnVersions<K, u64, B>, key: K) -> Vec<u64> {
         let list = list(own, key).unwrap_or_default();
         list.iter().map(|(v, _)| v.time).collect()
     }
@@ -491,18 +491,12 @@ mod tests {
         assert_eq!(fired, expected);
         own.rise(&Watermark::At(7));
         for k in 1..=12u8 {
-            let found = own
-                .versions
-                .find(own.hasher.hash_one(Some(k)), |(x, _)| *x == Some(k));
-            let times: Vec<u64> = found.map_or(vec![], |(_, v)| {
-                v.list.iter().map(|(v, _)| v.time).collect()
-            });
             let mut kept: Vec<u64> = (versions.iter())
                 .filter(|&&(x, t, _, _)| x == k && t >= 6)
                 .map(|&(_, t, _, _)| t)
                 .collect();
             kept.sort();
-            assert_eq!(times, kept, "key {k}");
+            assert_eq!(times(&own, Some(k)), kept, "key {k}");
         }
     }
 }

@@ -13,11 +13,11 @@ use smallvec::SmallVec;
 use super::{Row, INLINE_BYTES, INT16, INT32, INT64, INT8, NULL, TIMESTAMP_MILLIS};
 
 /// Packs up to [`IntPacker::COLUMNS`] integers, timestamps of whole milliseconds and NULLs on
-/// the stack, then makes the
-/// [`Row`]: each integer written as a tag and a whole 8-byte word, the length advanced by its
-/// narrowest encoding (the bytes [`RowPacker::push_int`](super::RowPacker::push_int) writes),
-/// and the row moved out of the array once, without the capacity and inline checks a
-/// [`RowPacker`](super::RowPacker) makes at each datum.
+/// the stack, then makes the [`Row`]: each integer written as a tag and a whole 8-byte word, the
+/// length advanced by its narrowest encoding (the bytes
+/// [`RowPacker::push_int`](super::RowPacker::push_int) writes), and the row moved out of the
+/// array once, without the capacity and inline checks a [`RowPacker`](super::RowPacker) makes
+/// at each datum.
 ///
 /// ```
 /// use differential_temporal::repr::{Datum, IntPacker, Row};
@@ -70,11 +70,7 @@ impl IntPacker {
         } else {
             (INT64, 8)
         };
-        let at = self.len;
-        self.bytes[at] = tag;
-        // The whole word; the bytes past `width` are overwritten by the next datum or ignored.
-        self.bytes[at + 1..at + 9].copy_from_slice(&v.to_le_bytes());
-        self.len = at + 1 + width;
+        self.put(tag, v.to_le_bytes(), width);
     }
 
     /// Appends the timestamp of `millis` milliseconds since the epoch and no further
@@ -96,10 +92,17 @@ impl IntPacker {
     /// When the row already holds [`COLUMNS`](Self::COLUMNS) datums of 9 bytes.
     #[inline(always)]
     pub fn push_timestamp_millis(&mut self, millis: i64) {
+        self.put(TIMESTAMP_MILLIS, millis.to_le_bytes(), 8);
+    }
+
+    /// Appends `tag` and the first `width` bytes of `word`.
+    #[inline(always)]
+    fn put(&mut self, tag: u8, word: [u8; 8], width: usize) {
         let at = self.len;
-        self.bytes[at] = TIMESTAMP_MILLIS;
-        self.bytes[at + 1..at + 9].copy_from_slice(&millis.to_le_bytes());
-        self.len = at + 9;
+        self.bytes[at] = tag;
+        // The whole word; the bytes past `width` are overwritten by the next datum or ignored.
+        self.bytes[at + 1..at + 9].copy_from_slice(&word);
+        self.len = at + 1 + width;
     }
 
     /// Appends NULL.
