@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
-use super::{group_aggregate, reference, GroupFold};
+use super::{group_aggregate, reference, GroupFold, CHUNK};
 use crate::testing::{content_at, run_unary, Epoch};
 use crate::Seq;
 
@@ -49,6 +49,11 @@ impl GroupFold<u8> for CountSumMax {
 
     fn snapshot(&self, s: &Self::State) -> Option<Self::State> {
         self.snapshot.then(|| s.clone())
+    }
+
+    /// The count and the sum are values of the row.
+    fn outputs_differ(&self, a: &Self::State, b: &Self::State) -> bool {
+        (a.0, a.1) != (b.0, b.1)
     }
 }
 
@@ -233,5 +238,65 @@ fn removed_groups_come_back_empty() {
             ((1, 1, 7, Some(7)), 1, -1),
             ((2, 1, 3, Some(3)), 2, 1),
         ]
+    );
+}
+
+/// COUNT and SUM per `u64` key, kept and compared as snapshots.
+struct CountSum;
+
+impl GroupFold<u64> for CountSum {
+    type Value = i64;
+    type State = (isize, i64);
+    type Output = (u64, isize, i64);
+
+    fn init(&self) -> Self::State {
+        (0, 0)
+    }
+
+    fn update(&self, s: &mut Self::State, v: &i64, diff: isize) -> Result<(), String> {
+        *s = (s.0 + diff, s.1 + v * diff as i64);
+        Ok(())
+    }
+
+    fn output(&self, k: &u64, s: &Self::State) -> Result<Self::Output, String> {
+        Ok((*k, s.0, s.1))
+    }
+
+    fn order_independent(&self) -> bool {
+        true
+    }
+
+    fn snapshot(&self, s: &Self::State) -> Option<Self::State> {
+        Some(*s)
+    }
+
+    fn outputs_differ(&self, a: &Self::State, b: &Self::State) -> bool {
+        a != b
+    }
+}
+
+/// A system time whose output spans several messages: every row is sent, each once.
+#[test]
+fn outputs_of_many_groups_span_messages() {
+    let keys = (CHUNK + CHUNK / 2) as u64;
+    // Every group inserted at time 0, then each changed at time 1: `keys` rows retracted and
+    // as many inserted at once.
+    let rows = |time: u64| -> Epoch<(u64, (Seq, i64))> {
+        (0..keys)
+            .map(|k| ((k, (time * keys + k, time as i64 + 1)), 1))
+            .collect()
+    };
+    let out = run_unary(2, vec![rows(0), rows(1)], |rows| {
+        group_aggregate(rows, CountSum, "Agg").table
+    });
+    let first: Vec<_> = (0..keys).map(|k| ((k, 1, 1), 1)).collect();
+    let second: Vec<_> = (0..keys).map(|k| ((k, 2, 3), 1)).collect();
+    assert_eq!(content_at(&out, 0), first);
+    assert_eq!(content_at(&out, 1), second);
+    let changes = out.iter().filter(|(_, time, _)| *time == 1).count();
+    assert_eq!(
+        changes as u64,
+        2 * keys,
+        "each group retracted and inserted once"
     );
 }

@@ -370,6 +370,11 @@ impl Exact {
         }
     }
 
+    /// Whether this is a SUM, whose value (over values) is its total.
+    pub(crate) fn is_sum(self) -> bool {
+        matches!(self, Exact::IntSum(_) | Exact::DecimalSum { .. })
+    }
+
     /// Whether the value is an integer (or NULL): a SUM / AVG of integers.
     pub(crate) fn is_int(self) -> bool {
         matches!(self, Exact::IntSum(_) | Exact::IntAvg(_))

@@ -16,9 +16,10 @@
 //!   their tags ([`ColumnCursor`]), in ascending order, each once; the others are skipped.
 //! * **Output**: each exact SUM / AVG's function is matched once, when the plan is built
 //!   ([`Exact`]), and a row of an integer key and integer values (counts, SUM / AVG of
-//!   integers; at most [`IntPacker::COLUMNS`] columns) is packed on the stack and moved into its
-//!   [`Row`] once ([`IntPacker`]): most input rows pack two rows of their group, the one it
-//!   retracts and the one it inserts.
+//!   integers; at most [`IntPacker::COLUMNS`] columns) is packed in registers and stored into
+//!   its [`Row`] once ([`IntPacker`]): most input rows pack two rows of their group, the one it
+//!   retracts and the one it inserts. Whether the two differ is read from the counters
+//!   ([`GroupFold::outputs_differ`]), not from the rows.
 
 use crate::expr::aggregate::{add_exact, overflow_error, Exact};
 use crate::expr::{AggregateExpr, AggregateFunc, ScalarKind};
@@ -26,6 +27,9 @@ use crate::repr::{ColumnCursor, Datum, IntPacker, Number, Row, RowPacker};
 use differential_temporal_operators::group_aggregate::GroupFold;
 
 use super::keys::OutputKey;
+
+#[cfg(test)]
+mod tests;
 
 /// Where one aggregate's value lies in a group's words.
 #[derive(Clone, Copy, Debug)]
@@ -299,10 +303,24 @@ impl<K: OutputKey, const W: usize> GroupFold<K> for CounterFold<W> {
         Some(*state)
     }
 
+    /// When a COUNT differs, or a SUM's total while both groups have values of it: each is a
+    /// value of the output row as it is (or, for a SUM that overflows, no row).
+    fn outputs_differ(&self, a: &[i64; W], b: &[i64; W]) -> bool {
+        self.counters.outputs.iter().any(|output| match *output {
+            Output::Count(word) => a[word] != b[word],
+            Output::Exact {
+                func,
+                total: at,
+                count,
+            } => func.is_sum() && a[count] > 0 && b[count] > 0 && total(a, at) != total(b, at),
+        })
+    }
+
     /// The key, then each aggregate's value, or the overflow error of the first whose value
     /// does not fit its type. A key of one integer column and values that are all integers
-    /// (counts, SUM / AVG of integers) are packed on the stack ([`IntPacker`]); any other row
-    /// by a [`RowPacker`].
+    /// (counts, SUM / AVG of integers) are packed in registers ([`IntPacker`]), inlined where
+    /// the row is used (so it is stored once, where it goes); any other row by a [`RowPacker`].
+    #[inline(always)]
     fn output(&self, key: &K, state: &[i64; W]) -> Result<Row, String> {
         match key.int() {
             Some(key) if self.ints => {
@@ -314,14 +332,20 @@ impl<K: OutputKey, const W: usize> GroupFold<K> for CounterFold<W> {
                 self.pack_values(state, &mut packer)?;
                 Ok(packer.finish())
             }
-            _ => {
-                let mut row = Row::new();
-                let mut packer = row.packer();
-                key.pack_key(&mut packer);
-                self.pack_values(state, &mut packer)?;
-                Ok(row)
-            }
+            _ => self.packed_row(key, state),
         }
+    }
+}
+
+impl<const W: usize> CounterFold<W> {
+    /// [`GroupFold::output`] by a [`RowPacker`].
+    #[inline(never)]
+    fn packed_row<K: OutputKey>(&self, key: &K, state: &[i64; W]) -> Result<Row, String> {
+        let mut row = Row::new();
+        let mut packer = row.packer();
+        key.pack_key(&mut packer);
+        self.pack_values(state, &mut packer)?;
+        Ok(row)
     }
 }
 

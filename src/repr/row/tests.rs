@@ -382,7 +382,7 @@ fn projection_locates_nested_values_and_long_strings() {
 }
 
 proptest! {
-    /// A row of integers, timestamps and NULLs packed on the stack has the bytes `Row::pack`
+    /// A row of integers, timestamps and NULLs packed in registers has the bytes `Row::pack`
     /// gives it, at every width (inline or spilled) and at the narrow encodings' bounds.
     #[test]
     fn int_packer_packs_as_row_pack(
@@ -414,5 +414,15 @@ proptest! {
         }));
         prop_assert_eq!(row.as_bytes(), expected.as_bytes());
         prop_assert_eq!(row.spilled(), expected.spilled());
+    }
+}
+
+/// An `IntPacker` refuses a datum past its room, as documented, rather than pack a wrong row.
+#[test]
+#[should_panic(expected = "an IntPacker holds 4 datums")]
+fn int_packer_refuses_a_fifth_wide_datum() {
+    let mut packer = IntPacker::new();
+    for _ in 0..=IntPacker::COLUMNS {
+        packer.push_int(i64::MAX);
     }
 }
