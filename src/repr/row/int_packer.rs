@@ -5,10 +5,11 @@
 //! A [`RowPacker`](super::RowPacker) appends to the row's buffer, checking its capacity and
 //! whether it is inline at each datum. An [`IntPacker`] shifts each datum's bytes (its tag and
 //! its narrowest encoding, the bytes `push_int` writes) into three integers instead, and makes
-//! the row from them once: no byte is stored until the row is, so the row's bytes are not read
-//! back from smaller stores still in flight, which the CPU cannot forward to a wider load (a
-//! stall of tens of cycles: the packing of a GROUP BY's output rows was mostly that, by
-//! `perf annotate`, when the datums were written into a byte array).
+//! the row from them once: no byte is stored until the row is, so packing reads none back from
+//! smaller stores still in flight, which the CPU cannot forward to a wider load (a stall of
+//! tens of cycles: the packing of a GROUP BY's output rows was mostly that, by `perf annotate`,
+//! when the datums were written into a byte array). The row's first move may still wait so,
+//! once: the compiler stores it in 8-byte words and moves it in 16-byte ones.
 
 use smallvec::SmallVec;
 
