@@ -492,7 +492,8 @@ where
                 }
                 // The changed groups are met again in the order they changed: prefetched too.
                 // Their rows are sent in containers of `CHUNK`, filled here.
-                let mut emitted = Vec::with_capacity(CHUNK);
+                // (Nothing is allocated for a time that changed no group.)
+                let mut emitted = Vec::with_capacity(CHUNK.min(2 * changed.len()));
                 let mut emit_row = |row| {
                     emitted.push(row);
                     if emitted.len() == CHUNK {
