@@ -3,7 +3,7 @@
 //! flow on a manual clock, reopening, corrupted files, processes sharing a warehouse
 //! (`materialized/warehouse.rs`), refreshes killed with SIGKILL (`materialized/crash.rs`), and
 //! CONTINUOUS refreshes over a monitored directory and a datagen table
-//! (`materialized/continuous.rs`).
+//! (`materialized/continuous.rs`), hostile names, catalogs and files (`materialized/hostile.rs`).
 
 use differential_temporal::sql::{SqlError, StatementResult};
 use differential_temporal::table::TableEnv;
@@ -14,6 +14,8 @@ mod cases;
 mod continuous;
 #[path = "materialized/crash.rs"]
 mod crash;
+#[path = "materialized/hostile.rs"]
+mod hostile;
 #[path = "materialized/lifecycle.rs"]
 mod lifecycle;
 #[path = "materialized/warehouse.rs"]

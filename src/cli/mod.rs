@@ -15,6 +15,7 @@ mod stamped;
 mod temporal_join;
 mod validate;
 mod versioned;
+mod warehouse;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use differential_dataflow::{ExchangeData, VecCollection};
@@ -114,6 +115,9 @@ pub enum Command {
     /// Refresh a warehouse's FULL materialized tables at their freshness until stopped.
     #[command(after_help = serve::EXAMPLE)]
     Serve(ServeArgs),
+    /// Maintain a warehouse: remove a data directory its catalog does not name.
+    #[command(after_help = warehouse::EXAMPLE)]
+    Warehouse(warehouse::WarehouseArgs),
 }
 
 /// Options every command takes.
@@ -315,6 +319,7 @@ where
         Command::LookupJoin(a) => (&a.common, temporal_join::run_lookup(&cli, a)),
         Command::Sql(a) => (&a.common, sql::run(&cli, a)),
         Command::Serve(a) => return serve::run(&cli, a),
+        Command::Warehouse(a) => return warehouse::run(a),
         Command::Validate(a) => {
             return validate::run(&cli, a).unwrap_or_else(|e| {
                 eprintln!("dtemporal: error: {e}");

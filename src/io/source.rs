@@ -27,6 +27,9 @@ pub enum Format {
     Csv,
     /// `debezium-json`: one Debezium change event per line ([`DebeziumOptions`]).
     DebeziumJson(DebeziumOptions),
+    /// The CSV of a warehouse's snapshot files (format 2, [`crate::warehouse::SNAPSHOT_FORMAT`]):
+    /// NULL is the cell `\N`, an empty cell the empty string, a leading `\` is doubled.
+    Snapshot,
 }
 
 /// A CSV file (or a `debezium-json` file, [`open_format`](Self::open_format)) read as typed
@@ -43,6 +46,8 @@ pub struct TypedSource {
     columns: Vec<(usize, ColumnType)>,
     /// The `debezium-json` decoder, for a file of that format (no header, every line an event).
     debezium: Option<DebeziumJson>,
+    /// Whether the file is a snapshot's ([`Format::Snapshot`]): NULL is `\N`, not empty.
+    snapshot: bool,
     /// `(position, files)`: this file's place among the `files` of its table's directory (a
     /// CSV record on line `l` gets `seq = l * files + position`, the change `i` of a
     /// `debezium-json` line `(2 * l + i) * files + position`); `(0, 1)` for a table of one file.
@@ -129,6 +134,7 @@ impl TypedSource {
             op,
             columns,
             debezium: None,
+            snapshot: false,
             file: (0, 1),
         };
         Ok((source, schema))
@@ -146,6 +152,16 @@ impl TypedSource {
     ) -> Result<(TypedSource, Schema), Error> {
         let options = match format {
             Format::Csv => return TypedSource::open(path, schema),
+            Format::Snapshot => {
+                let (source, schema) = TypedSource::open(path, schema)?;
+                return Ok((
+                    TypedSource {
+                        snapshot: true,
+                        ..source
+                    },
+                    schema,
+                ));
+            }
             Format::DebeziumJson(options) => options,
         };
         let schema = schema.ok_or_else(|| {
@@ -159,6 +175,7 @@ impl TypedSource {
             op: None,
             columns: Vec::new(),
             debezium: Some(DebeziumJson::new(&schema, options.clone())),
+            snapshot: false,
             file: (0, 1),
         };
         Ok((source, schema))
@@ -310,7 +327,10 @@ impl TypedSource {
         let mut packer = scratch.packer();
         for (at, ty) in &self.columns {
             let text = self.text(record, *at, line)?;
-            if text.is_empty() {
+            let Some(text) = self
+                .cell(text)
+                .map_err(|e| self.error(line, Some(*at), e))?
+            else {
                 if !ty.nullable {
                     return Err(self.error(
                         line,
@@ -319,14 +339,30 @@ impl TypedSource {
                     ));
                 }
                 packer.push(Datum::Null);
-            } else {
-                let datum = parse_datum(text, &ty.data_type, bytes)
-                    .map_err(|e| self.error(line, Some(*at), e.to_string()))?;
-                packer.push(datum);
-            }
+                continue;
+            };
+            let datum = parse_datum(text, &ty.data_type, bytes)
+                .map_err(|e| self.error(line, Some(*at), e.to_string()))?;
+            packer.push(datum);
         }
         let (position, files) = self.file;
         Ok(Change::new(line * files + position, kind, scratch.clone()))
+    }
+
+    /// The value a cell's `text` holds (`None`: NULL): an empty cell is NULL in a CSV file; in
+    /// a snapshot's ([`Format::Snapshot`]) NULL is `\N` and a leading `\\` stands for `\`.
+    ///
+    /// Errors: a snapshot's cell starting with `\` followed by neither `N` alone nor `\`.
+    fn cell<'t>(&self, text: &'t str) -> Result<Option<&'t str>, &'static str> {
+        if !self.snapshot {
+            return Ok((!text.is_empty()).then_some(text));
+        }
+        match text.strip_prefix('\\') {
+            None => Ok(Some(text)),
+            Some("N") => Ok(None),
+            Some(rest) if rest.starts_with('\\') => Ok(Some(rest)),
+            Some(_) => Err("not a snapshot cell: a \\ that is neither \\N (NULL) nor \\\\"),
+        }
     }
 
     /// The text of header column `at` of `record`.

@@ -154,7 +154,7 @@ impl TableEnv {
             .plan()
             .map_err(|e| TableError::Invalid(e.to_string()))?
             .clone();
-        let dir = warehouse.table_dir(table);
+        let dir = warehouse.table_dir(table, &entry)?;
         let (feeds, interval) = self.feeds(&plan, Some(&dir))?;
         let workers = crate::table::live::workers(&self.options().timely_args)?;
         let mut positions = Positions::read(&current(&dir)?.input_positions, &feeds, interval);
@@ -232,9 +232,7 @@ impl TableEnv {
     fn feed(&self, name: &str, dir: Option<&std::path::Path>) -> Result<Feed, SqlError> {
         let source = self.source(name)?;
         if let Some(postgres) = &source.postgres {
-            let files = dir.map(|dir| {
-                (dir.join(crate::warehouse::INPUT_DIR)).join(super::mt_positions::escape(name))
-            });
+            let files = dir.map(|dir| input_dir(dir, name));
             let feed = PostgresFeed::new(postgres.clone(), files.as_deref())?;
             return Ok(Feed::Postgres(Box::new(feed)));
         }
@@ -250,6 +248,21 @@ impl TableEnv {
             None => Feed::Once(spec(source)),
         })
     }
+}
+
+/// The directory, under the materialized table's data directory `dir`, of its copy of the
+/// source `name`'s input: `input/<file_name(name)>` ([`crate::warehouse::file_name`]: a name
+/// is never a path). A copy made before names were escaped so
+/// (`input/<name with % and : escaped>`) is read where it is when that is a plain name.
+fn input_dir(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let input = dir.join(crate::warehouse::INPUT_DIR);
+    let escaped = input.join(crate::warehouse::file_name(name));
+    let old = super::mt_positions::escape(name);
+    let plain = !old.is_empty() && old != "." && old != ".." && !old.contains(['/', '\0']);
+    if plain && !escaped.exists() && input.join(&old).is_dir() {
+        return input.join(old);
+    }
+    escaped
 }
 
 /// The round input of `files` (new files of `table`).
@@ -320,7 +333,7 @@ fn publish(
         let entry = catalog.materialized.get(table).ok_or_else(|| {
             TableError::Invalid(crate::materialized::missing_table(&identifier(table)))
         })?;
-        let dir = warehouse.table_dir(table);
+        let dir = warehouse.table_dir(table, entry)?;
         let previous = current(&dir)?;
         let mut writer = SnapshotWriter::begin(&dir, Some(&previous))?;
         let rows = write_changed(&mut writer, entry, run, (&previous, first))?;

@@ -222,12 +222,8 @@ pub(super) fn create(
                 ),
             ));
         }
-        let dir = warehouse.table_dir(name);
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)
-                .map_err(|e| crate::error::Error::io(dir.display().to_string(), e))?;
-        }
-        let mut first = SnapshotWriter::begin(&dir, None)?;
+        let (layout, staged) = warehouse.stage_new_table(catalog, name);
+        let mut first = SnapshotWriter::begin(&staged, None)?;
         first.write_file(&schema, Vec::new(), &[])?;
         first.publish(now, None, Vec::new())?;
         catalog.materialized.insert(
@@ -250,6 +246,7 @@ pub(super) fn create(
                 created_at_ms: now,
                 last_schedule_ms: None,
                 history: Vec::new(),
+                layout,
             },
         );
         env.register_materialized(name, schema.clone())

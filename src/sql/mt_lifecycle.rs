@@ -256,7 +256,7 @@ pub(super) fn describe(env: &TableEnv, name: &ast::Ident) -> Result<String, SqlE
         let _ = writeln!(out, "schedule: {cron}");
     }
     let _ = writeln!(out, "definition: {}", entry.definition);
-    let manifest = current(&warehouse.table_dir(&name.value))?;
+    let manifest = current(&warehouse.table_dir(&name.value, entry)?)?;
     let _ = writeln!(
         out,
         "snapshot: {} ({} rows, published {})",

@@ -211,7 +211,7 @@ pub(super) fn refresh(
             ))
             .into());
         }
-        let dir = warehouse.table_dir(name);
+        let dir = warehouse.table_dir(name, entry)?;
         let previous = current(&dir)?;
         let mut writer = SnapshotWriter::begin(&dir, Some(&previous))?;
         for file in &previous.files {

@@ -323,9 +323,16 @@ impl Binder<'_> {
         }
     }
 
-    /// The plan of the registered table or view `name`.
+    /// The plan of the registered table or view `name` (a quoted identifier by what it holds,
+    /// as CREATE registers it: `` FROM `a b` `` reads the table `a b`).
     pub(super) fn table(&self, name: &ast::ObjectName) -> Result<RelExpr, SqlError> {
-        let table = self.env.from(&name.to_string());
+        let table = match name.0.as_slice() {
+            [part] => part
+                .as_ident()
+                .map_or_else(|| name.to_string(), |i| i.value.clone()),
+            _ => name.to_string(),
+        };
+        let table = self.env.from(&table);
         table
             .plan()
             .cloned()

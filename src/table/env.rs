@@ -460,13 +460,18 @@ impl TableEnv {
                 let warehouse = self.warehouse().ok_or_else(|| {
                     TableError::Invalid(format!("materialized table '{name}' has no warehouse"))
                 })?;
-                let dir = warehouse.table_dir(name);
+                let dir = warehouse.table_dir_of(name)?;
                 let manifest = warehouse::current(&dir)?;
+                warehouse::verify(&dir, &manifest)?;
+                let format = match manifest.format {
+                    1 => Format::Csv,
+                    _ => Format::Snapshot,
+                };
                 Ok(TableSource {
                     path: manifest.dir(&dir).display().to_string(),
                     schema: schema.clone(),
                     changelog: false,
-                    format: Format::Csv,
+                    format,
                     generated: None,
                     postgres: None,
                 })

@@ -9,12 +9,15 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::atomic::write_atomic;
+use super::layout::DataLayout;
 use super::{io_at, Error};
 use crate::materialized::{IntervalFreshness, LogicalRefreshMode, RefreshMode, RefreshStatus};
 use crate::repr::Schema;
 
-/// The catalog format version this build reads and writes.
-pub const CATALOG_VERSION: u32 = 1;
+/// The catalog format version this build writes. It reads version 1 too (whose tables lie at
+/// `data/<name>`, [`DataLayout::ByName`]); version 2 records where each table lies, and
+/// builds that read only version 1 refuse it (they would take its directories for orphans).
+pub const CATALOG_VERSION: u32 = 2;
 
 /// Everything a warehouse's catalog holds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -67,6 +70,9 @@ pub struct MaterializedTableEntry {
     pub last_schedule_ms: Option<i64>,
     /// Every refresh, oldest first.
     pub history: Vec<RefreshRecord>,
+    /// Where its data directory is (absent in catalogs of version 1: at its name).
+    #[serde(default)]
+    pub layout: DataLayout,
 }
 
 /// One refresh of a materialized table.
@@ -113,13 +119,18 @@ impl Catalog {
             }
             other => other.map_err(io_at(path))?,
         };
-        let catalog: Catalog =
+        let mut catalog: Catalog =
             serde_json::from_slice(&bytes).map_err(|e| super::corrupt(path, e.to_string()))?;
+        if catalog.version == 1 {
+            // Its entries say no layout: each reads as `ByName`; the next save writes it as
+            // version 2.
+            catalog.version = CATALOG_VERSION;
+        }
         if catalog.version != CATALOG_VERSION {
             return Err(super::corrupt(
                 path,
                 format!(
-                    "catalog version {} (this build reads version {CATALOG_VERSION})",
+                    "catalog version {} (this build reads versions 1 and {CATALOG_VERSION})",
                     catalog.version
                 ),
             ));

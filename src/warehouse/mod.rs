@@ -6,10 +6,14 @@
 //! <warehouse>/
 //!   LOCK                      advisory lock (see below)
 //!   catalog.json              tables, views, functions, materialized tables (catalog.rs)
-//!   data/<table>/CURRENT      pointer: names the published manifest (snapshot.rs)
-//!   data/<table>/manifest-<id>.json
-//!   data/<table>/snap-<id>/part-<n>.csv
+//!   data/<dir>/CURRENT        pointer: names the published manifest (snapshot.rs)
+//!   data/<dir>/manifest-<id>.json
+//!   data/<dir>/snap-<id>/part-<n>.csv
 //! ```
+//!
+//! `<dir>` is a directory name the warehouse chose for the table and recorded in the catalog,
+//! never a path taken from the table's name (layout.rs, which also says what the warehouse
+//! owns and what recovery may remove).
 //!
 //! Every write is atomic (temporary file, fsync, rename, fsync of the directory). Changes take
 //! the warehouse's exclusive advisory lock (`LOCK`, an `flock` through the `fs4` crate) for the
@@ -20,8 +24,10 @@
 
 mod atomic;
 mod catalog;
+mod layout;
 mod lock;
 mod snapshot;
+mod snapshot_csv;
 mod test_pause;
 
 use std::path::{Path, PathBuf};
@@ -31,7 +37,11 @@ pub use catalog::{
     Catalog, CatalogStatement, MaterializedTableEntry, RefreshRecord, RefreshTrigger,
     CATALOG_VERSION,
 };
-pub use snapshot::{current, recover, DataFile, Manifest, SnapshotWriter, INPUT_DIR, POINTER};
+pub use layout::{escape, file_name, DataLayout, DATA_DIR, MAX_DIR_LEN, STAGED_PREFIX};
+pub use snapshot::{
+    current, recover, verify, DataFile, Manifest, SnapshotWriter, INPUT_DIR, POINTER,
+};
+pub use snapshot_csv::{NULL_CELL, SNAPSHOT_FORMAT};
 pub use test_pause::{PAUSE_STAGES, TEST_REFRESH_PAUSE};
 
 /// An open warehouse directory. Cheap to clone.
@@ -45,17 +55,21 @@ pub const CATALOG_FILE: &str = "catalog.json";
 
 impl Warehouse {
     /// Opens the warehouse at `root`, creating the directory and an empty catalog if it holds
-    /// none, and recovers every materialized table's data directory ([`recover`]) when no other
-    /// process holds the lock. When one does (a refresh or a statement in progress), the
-    /// warehouse opens at once without recovering: readers see only published snapshots, so
-    /// they need not wait, and a crashed writer's leftovers are removed by the next open that
-    /// finds the lock free (or overwritten by the next snapshot of their table).
+    /// none, and recovers it when no other process holds the lock: staged directories of a
+    /// create or a drop cut short are put in place or removed, directories the catalog does
+    /// not name are reported on standard error and kept (layout.rs), and each table's data
+    /// directory loses what a refresh left half-done ([`recover`]; a table whose recovery
+    /// fails is reported and left as it is, and reading it gives the error). When another
+    /// process holds the lock (a refresh or a statement in progress), the warehouse opens at
+    /// once and changes nothing: readers see only published snapshots, so they need not wait,
+    /// and a crashed writer's leftovers are removed by the next open that finds the lock free
+    /// (or overwritten by the next snapshot of their table).
     ///
-    /// Errors: the directory cannot be created; the catalog, a pointer or a manifest is
-    /// unreadable or corrupted (the error names the file).
+    /// Errors: the directory cannot be created; the catalog is unreadable or corrupted (the
+    /// error names the file).
     pub fn open(root: impl AsRef<Path>) -> Result<Warehouse, Error> {
         let root = root.as_ref().to_path_buf();
-        let data = root.join("data");
+        let data = root.join(DATA_DIR);
         std::fs::create_dir_all(&data).map_err(io_at(&root))?;
         let warehouse = Warehouse { root };
         let path = warehouse.catalog_path();
@@ -75,10 +89,15 @@ impl Warehouse {
             Catalog::load(&path, true)?.save(&path)?;
         }
         let catalog = Catalog::load(&path, false)?;
-        for name in catalog.materialized.keys() {
-            recover(&warehouse.table_dir(name))?;
+        layout::sweep(&warehouse.root, &path, &catalog)?;
+        for (name, entry) in &catalog.materialized {
+            if let Err(e) = warehouse
+                .table_dir(name, entry)
+                .and_then(|dir| recover(&dir))
+            {
+                eprintln!("dtemporal: warehouse: materialized table {name:?} not recovered: {e}");
+            }
         }
-        warehouse.remove_orphans(&catalog)?;
         Ok(warehouse)
     }
 
@@ -92,9 +111,38 @@ impl Warehouse {
         self.root.join(CATALOG_FILE)
     }
 
-    /// The data directory of materialized table `name`.
-    pub fn table_dir(&self, name: &str) -> PathBuf {
-        self.root.join("data").join(name)
+    /// The data directory of materialized table `name`, whose catalog entry is `entry`: a
+    /// directory directly under `data/`, never a symbolic link (layout.rs).
+    ///
+    /// Errors: the entry names a directory outside the warehouse (a version 1 catalog's table
+    /// named `..` or `a/b`, a hand edit), or a symbolic link; the error names the table.
+    pub fn table_dir(&self, name: &str, entry: &MaterializedTableEntry) -> Result<PathBuf, Error> {
+        layout::table_dir(&self.root, &self.catalog_path(), name, entry)
+    }
+
+    /// The data directory of the materialized table `name` as the catalog names it now.
+    ///
+    /// Errors: those of [`Warehouse::catalog`] and [`Warehouse::table_dir`]; no materialized
+    /// table is named `name`.
+    pub fn table_dir_of(&self, name: &str) -> Result<PathBuf, Error> {
+        let catalog = self.catalog()?;
+        let entry = catalog.materialized.get(name).ok_or_else(|| {
+            Error::input(
+                self.catalog_path().display().to_string(),
+                format!("no materialized table {name:?}"),
+            )
+        })?;
+        self.table_dir(name, entry)
+    }
+
+    /// For a new materialized table `name` of `catalog` (in an [`update`](Warehouse::update)):
+    /// the layout its entry records, and the directory to write its first snapshot in, which
+    /// `update` moves into place once the catalog names the table.
+    pub fn stage_new_table(&self, catalog: &Catalog, name: &str) -> (DataLayout, PathBuf) {
+        let data = self.root.join(DATA_DIR);
+        let dir = layout::choose_dir(&data, catalog, name);
+        let staged = layout::staged(&data.join(&dir));
+        (DataLayout::Dir(dir), staged)
     }
 
     /// The catalog as last written (no lock: the file is replaced atomically).
@@ -122,6 +170,12 @@ impl Warehouse {
         let result = change(&mut catalog)?;
         if catalog != before {
             catalog.save(&path)?;
+            // The first snapshots of tables created now ([`Warehouse::stage_new_table`]).
+            for (name, entry) in &catalog.materialized {
+                if !before.materialized.contains_key(name) {
+                    layout::unstage(&self.table_dir(name, entry)?)?;
+                }
+            }
         }
         Ok(result)
     }
@@ -130,8 +184,9 @@ impl Warehouse {
 impl Warehouse {
     /// Removes the materialized table `name` from the catalog and then its data directory,
     /// under the lock; `check` sees its entry first (`None`: there is none) and may refuse.
-    /// Returns whether the table existed. A crash between the two steps leaves an orphan data
-    /// directory, which [`Warehouse::open`] removes.
+    /// Returns whether the table existed. The directory is renamed to its staged name first,
+    /// so that a crash before the catalog is saved leaves the table as it was, and one after
+    /// leaves a staged directory that [`Warehouse::open`] removes (layout.rs).
     ///
     /// Errors: `check`'s, or the catalog or the directory cannot be written or removed.
     pub fn drop_materialized<E: From<Error>>(
@@ -143,25 +198,60 @@ impl Warehouse {
         let path = self.catalog_path();
         let mut catalog = Catalog::load(&path, false)?;
         check(catalog.materialized.get(name))?;
-        if catalog.materialized.remove(name).is_none() {
+        let Some(entry) = catalog.materialized.remove(name) else {
             return Ok(false);
-        }
+        };
+        // A table whose directory is refused (outside the warehouse) loses its entry only.
+        let staged = match self.table_dir(name, &entry) {
+            Ok(dir) => {
+                let staged = layout::staged(&dir);
+                match std::fs::rename(&dir, &staged) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(io_at(&dir)(e).into())
+                    }
+                    _ => Some(staged),
+                }
+            }
+            Err(_) => None,
+        };
         catalog.save(&path)?;
-        remove_dir(&self.table_dir(name))?;
+        if let Some(staged) = staged {
+            remove_dir(&staged)?;
+        }
         Ok(true)
     }
 
-    /// Removes data directories that no catalog entry names (left by a crash during a drop).
-    fn remove_orphans(&self, catalog: &Catalog) -> Result<(), Error> {
-        let data = self.root.join("data");
-        for entry in std::fs::read_dir(&data).map_err(io_at(&data))? {
-            let entry = entry.map_err(io_at(&data))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if !catalog.materialized.contains_key(&name) {
-                remove_dir(&entry.path())?;
-            }
+    /// Removes the directory `data/<dir>` that the catalog does not name (one
+    /// [`Warehouse::open`] reported: a table an older catalog did not know, a copy put there
+    /// by hand), under the lock. `dtemporal warehouse --warehouse W --remove-unknown DIR`
+    /// runs it.
+    ///
+    /// Errors: `dir` is not a plain directory name, or names a table of the catalog, or is not
+    /// a directory under `data/`; it cannot be removed.
+    pub fn remove_unknown(&self, dir: &str) -> Result<(), Error> {
+        let _guard = lock::lock(&self.root)?;
+        let catalog = self.catalog()?;
+        let data = self.root.join(DATA_DIR);
+        let path = data.join(dir);
+        let owned = catalog
+            .materialized
+            .iter()
+            .filter_map(|(name, entry)| self.table_dir(name, entry).ok())
+            .any(|owned| owned == path);
+        let refuse = |why: &str| Err(Error::input(path.display().to_string(), why.to_string()));
+        if dir.is_empty() || dir == "." || dir == ".." || dir.contains(['/', '\0']) {
+            return refuse("not a directory name under the warehouse's data directory");
         }
-        Ok(())
+        if owned {
+            return refuse("the data directory of a table of the catalog (drop the table instead)");
+        }
+        let is_dir = std::fs::symlink_metadata(&path)
+            .map_err(io_at(&path))?
+            .is_dir();
+        if !is_dir {
+            return refuse("not a directory");
+        }
+        remove_dir(&path)
     }
 }
 

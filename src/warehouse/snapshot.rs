@@ -1,5 +1,6 @@
 //! The data of a materialized table: immutable **snapshots**, each a directory of CSV files
-//! (`<warehouse>/data/<table>/snap-<id>/part-<n>.csv`, written by [`CsvSink`]), described by a
+//! (`<warehouse>/data/<dir>/snap-<id>/part-<n>.csv`, written in the format of
+//! [`snapshot_csv`](super::snapshot_csv)), described by a
 //! **manifest** (`manifest-<id>.json`: files, partitions, rows, refresh and schedule time, and
 //! the input positions a continuous refresh resumes from), and published by atomically
 //! replacing the **pointer** file `CURRENT`, which names the manifest.
@@ -10,18 +11,22 @@
 //! unchanged partitions are hard links, not moves). [`recover`] removes everything no kept
 //! manifest names. The current and the previous snapshot are kept, so that a reader that
 //! started on the previous one finishes it.
+//!
+//! What is read back is checked: [`current`] refuses a data file of another size than the
+//! manifest records, a missing one and a file the manifest does not name in the snapshot's
+//! directory; [`verify`] (run before a snapshot is read) checks each file's CRC-32. Manifests
+//! of earlier builds record neither: their files are checked for presence only.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File};
-use std::io::BufWriter;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::atomic::{sync_dir, write_atomic};
+use super::snapshot_csv::{self, SNAPSHOT_FORMAT};
 use super::test_pause::pause_point;
 use super::{corrupt, io_at, Error};
-use crate::io::CsvSink;
 use crate::repr::{Row, Schema};
 
 /// The pointer file's name.
@@ -50,6 +55,14 @@ pub struct Manifest {
     /// Per source, how far the input was read (empty for a FULL refresh, which reads its
     /// sources whole; a continuous refresh resumes from these).
     pub input_positions: BTreeMap<String, u64>,
+    /// The format of its data files ([`SNAPSHOT_FORMAT`]; 1 when absent: NULL and the empty
+    /// string were both written as an empty cell).
+    #[serde(default = "format_1")]
+    pub format: u32,
+}
+
+fn format_1() -> u32 {
+    1
 }
 
 /// One data file of a snapshot.
@@ -61,6 +74,12 @@ pub struct DataFile {
     pub partition: Vec<(String, Option<String>)>,
     /// Its rows.
     pub rows: u64,
+    /// Its size in bytes (absent in manifests of earlier builds).
+    #[serde(default)]
+    pub size: Option<u64>,
+    /// The CRC-32 (IEEE) of its bytes (absent in manifests of earlier builds).
+    #[serde(default)]
+    pub crc32: Option<u32>,
 }
 
 impl Manifest {
@@ -86,7 +105,8 @@ fn manifest_name(id: u64) -> String {
 /// The published manifest of the table whose data directory is `table_dir`.
 ///
 /// Errors (each names the file): the pointer or the manifest it names is missing, unreadable
-/// or not a manifest; a data file the manifest names is missing.
+/// or not a manifest, or of a format this build does not read; a data file the manifest names is missing or of another size than
+/// recorded; a file in the snapshot's directory that the manifest does not name.
 pub fn current(table_dir: &Path) -> Result<Manifest, Error> {
     let pointer = table_dir.join(POINTER);
     let text = fs::read_to_string(&pointer).map_err(io_at(&pointer))?;
@@ -105,17 +125,80 @@ pub fn current(table_dir: &Path) -> Result<Manifest, Error> {
     let bytes = fs::read(&path).map_err(io_at(&path))?;
     let manifest: Manifest = serde_json::from_slice(&bytes)
         .map_err(|e| corrupt(&path, format!("not a snapshot manifest: {e}")))?;
+    if manifest.format == 0 || manifest.format > SNAPSHOT_FORMAT {
+        return Err(corrupt(
+            &path,
+            format!(
+                "snapshot format {} (this build reads formats 1 to {SNAPSHOT_FORMAT})",
+                manifest.format
+            ),
+        ));
+    }
     let dir = manifest.dir(table_dir);
     for file in &manifest.files {
         let data = dir.join(&file.name);
-        if !data.is_file() {
+        let Some(size) = fs::metadata(&data)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+        else {
             return Err(corrupt(
                 &data,
                 format!("data file named by {} is missing", path.display()),
             ));
+        };
+        if file.size.is_some_and(|recorded| recorded != size) {
+            return Err(corrupt(
+                &data,
+                format!(
+                    "data file of snapshot {} holds {size} bytes, its manifest {} records {}",
+                    manifest.snapshot_id,
+                    path.display(),
+                    file.size.unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    for entry in fs::read_dir(&dir).map_err(io_at(&dir))? {
+        let entry = entry.map_err(io_at(&dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !manifest.files.iter().any(|f| f.name == name) {
+            return Err(corrupt(
+                &entry.path(),
+                format!(
+                    "a file in snapshot {} that its manifest {} does not name",
+                    manifest.snapshot_id,
+                    path.display()
+                ),
+            ));
         }
     }
     Ok(manifest)
+}
+
+/// Checks each data file of `manifest` (of the table whose data directory is `table_dir`)
+/// against the CRC-32 its manifest records (files without one, of earlier builds, pass).
+///
+/// Errors: a file cannot be read, or its checksum differs (naming the file and the snapshot).
+pub fn verify(table_dir: &Path, manifest: &Manifest) -> Result<(), Error> {
+    let dir = manifest.dir(table_dir);
+    for file in &manifest.files {
+        let Some(recorded) = file.crc32 else {
+            continue;
+        };
+        let path = dir.join(&file.name);
+        let read = snapshot_csv::checksum(&path)?;
+        if read.crc32 != recorded || file.size.is_some_and(|s| s != read.size) {
+            return Err(corrupt(
+                &path,
+                format!(
+                    "data file of snapshot {} does not match its manifest's checksum (CRC-32 {:08x}, recorded {recorded:08x})",
+                    manifest.snapshot_id, read.crc32
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A snapshot being written: rows go to new files, unchanged partitions are linked from the
@@ -151,11 +234,16 @@ impl SnapshotWriter {
                 refreshed_partition: Vec::new(),
                 files: Vec::new(),
                 input_positions: BTreeMap::new(),
+                format: SNAPSHOT_FORMAT,
             },
         })
     }
 
-    /// Writes `rows` (all of one partition, `partition`) as a new CSV file of `schema`.
+    /// Writes `rows` (all of one partition, `partition`) as a new CSV file of `schema`
+    /// ([`snapshot_csv`](super::snapshot_csv)).
+    ///
+    /// Errors: the file cannot be written; a value would not read back identical (the error
+    /// names the row and the column).
     pub fn write_file(
         &mut self,
         schema: &Schema,
@@ -163,23 +251,13 @@ impl SnapshotWriter {
         rows: &[&Row],
     ) -> Result<(), Error> {
         let name = format!("part-{}.csv", self.manifest.files.len());
-        let path = self.temp.join(&name);
-        let io = io_at(&path);
-        let file = File::create(&path).map_err(&io)?;
-        let mut sink = CsvSink::new(BufWriter::new(file), schema, false).map_err(&io)?;
-        for row in rows {
-            sink.write_row(row).map_err(&io)?;
-        }
-        let file = sink
-            .finish()
-            .map_err(&io)?
-            .into_inner()
-            .map_err(|e| io(e.into_error()))?;
-        file.sync_all().map_err(&io)?;
+        let written = snapshot_csv::write(&self.temp.join(&name), schema, rows)?;
         self.manifest.files.push(DataFile {
             name,
             partition,
             rows: rows.len() as u64,
+            size: Some(written.size),
+            crc32: Some(written.crc32),
         });
         Ok(())
     }
@@ -195,13 +273,25 @@ impl SnapshotWriter {
     }
 
     /// Carries `file` of the snapshot `from` over unchanged (a hard link: no copy, and the
-    /// previous snapshot keeps its file).
+    /// previous snapshot keeps its file); a file of an earlier format is rewritten in this
+    /// one ([`snapshot_csv`](super::snapshot_csv)).
+    ///
+    /// Errors: the file cannot be linked, read or written.
     pub fn keep_file(&mut self, from: &Manifest, file: &DataFile) -> Result<(), Error> {
         let name = format!("part-{}.csv", self.manifest.files.len());
         let source = from.dir(&self.table_dir).join(&file.name);
-        fs::hard_link(&source, self.temp.join(&name)).map_err(io_at(&source))?;
+        let target = self.temp.join(&name);
+        let (size, crc32) = if from.format < SNAPSHOT_FORMAT {
+            let written = snapshot_csv::convert_v1(&source, &target)?;
+            (Some(written.size), Some(written.crc32))
+        } else {
+            fs::hard_link(&source, &target).map_err(io_at(&source))?;
+            (file.size, file.crc32)
+        };
         self.manifest.files.push(DataFile {
             name,
+            size,
+            crc32,
             ..file.clone()
         });
         Ok(())
