@@ -38,7 +38,7 @@ pub const DATA_DIR: &str = "data";
 /// The prefix of a table directory between the steps of a create or a drop.
 pub const STAGED_PREFIX: &str = ".staged-";
 
-/// The longest directory name [`choose_dir`] makes, in bytes (file systems allow 255).
+/// The longest directory name [`file_name`] makes, in bytes (file systems allow 255).
 pub const MAX_DIR_LEN: usize = 200;
 
 /// Where a materialized table's data directory is, under `<warehouse>/data/`.
@@ -49,7 +49,7 @@ pub enum DataLayout {
     /// says nothing).
     #[default]
     ByName,
-    /// At a name the warehouse chose (see the [module docs](self)).
+    /// At a name the warehouse chose ([`file_name`], with `.1`, `.2`, ... when taken).
     Dir(String),
 }
 

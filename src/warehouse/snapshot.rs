@@ -240,7 +240,7 @@ impl SnapshotWriter {
     }
 
     /// Writes `rows` (all of one partition, `partition`) as a new CSV file of `schema`
-    /// ([`snapshot_csv`](super::snapshot_csv)).
+    /// (format [`SNAPSHOT_FORMAT`]: NULL is `\N`, every value reads back identical).
     ///
     /// Errors: the file cannot be written; a value would not read back identical (the error
     /// names the row and the column).
@@ -274,7 +274,7 @@ impl SnapshotWriter {
 
     /// Carries `file` of the snapshot `from` over unchanged (a hard link: no copy, and the
     /// previous snapshot keeps its file); a file of an earlier format is rewritten in this
-    /// one ([`snapshot_csv`](super::snapshot_csv)).
+    /// one (format [`SNAPSHOT_FORMAT`]).
     ///
     /// Errors: the file cannot be linked, read or written.
     pub fn keep_file(&mut self, from: &Manifest, file: &DataFile) -> Result<(), Error> {

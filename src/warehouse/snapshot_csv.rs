@@ -3,8 +3,8 @@
 //! ([`Format::Snapshot`](crate::io::Format::Snapshot) reads it):
 //!
 //! * NULL is the cell `\N`; an empty cell is the empty string (format 1 wrote both empty);
-//! * a text value starting with `\` is written with one more `\` in front (`\N` the text
-//!   is `\\N`); every other value as [`format_datum`] writes it, quoted by the `csv` crate
+//! * a text value starting with `\` is written with one more `\` in front (the text `\N` is
+//!   written `\\N`); every other value as [`format_datum`] writes it, quoted by the `csv` crate
 //!   where needed (delimiters, quotes, newlines);
 //! * each value other than text, integer and NULL is parsed back as it is written, and one
 //!   that would not read back identical (a TIMESTAMP beyond year 9999, a FLOAT holding a
