@@ -658,3 +658,39 @@ fn a_continuous_copy_of_postgres_killed_before_publishing_resumes() {
 fn a_continuous_copy_of_postgres_killed_after_publishing_resumes() {
     postgres_continuous_killed_at("published");
 }
+
+/// One table's damaged manifest does not stop serve (issue 45): the warehouse opens, the other
+/// table is refreshed, and the damaged one's refresh is reported with the file's name.
+#[test]
+fn a_damaged_table_does_not_stop_the_others() {
+    let dir = Dir::new();
+    seed(&dir, false);
+    let clock = ManualClock::at("2024-01-01 00:10:00").unwrap();
+    TableEnv::new()
+        .with_clock(Arc::new(clock))
+        .with_warehouse(dir.path("wh"))
+        .unwrap()
+        .execute_sql(&format!("CREATE MATERIALIZED TABLE broken FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = FULL AS {DEFINITION}"))
+        .unwrap();
+    let manifest = dir.path("wh/data/broken/manifest-0.json");
+    std::fs::write(&manifest, "{").unwrap();
+    let serve = Serve::start(&dir, &["--clock-start", "2024-01-01 03:30:00"], &[]);
+    let line = serve.next_line_of("totals");
+    assert!(line.ends_with(" snapshot=1"), "{line}");
+    let started = Instant::now();
+    while !serve
+        .stderr
+        .lock()
+        .unwrap()
+        .contains(&format!("{manifest}: corrupted warehouse file"))
+    {
+        assert!(
+            started.elapsed() < TIMEOUT,
+            "stderr: {}",
+            serve.stderr.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(serve);
+    assert_eq!(rows(&dir, "SELECT * FROM totals"), content_of(2));
+}

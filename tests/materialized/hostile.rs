@@ -445,3 +445,59 @@ fn a_drop_cut_short_is_undone_or_finished_at_open() {
     assert_eq!(site.data(), ["t"]);
     assert_eq!(rows(&reopened, "SELECT * FROM t"), ["1,x", "2,"]);
 }
+
+/// A partition refresh over a snapshot of format 1 carries the other partitions' files into
+/// format 2, their NULLs still NULL.
+#[test]
+fn a_refresh_rewrites_kept_files_of_format_1() {
+    let site = Site::new();
+    let env = site.env();
+    env.execute_sql(
+        "CREATE MATERIALIZED TABLE parts PARTITIONED BY (p) FRESHNESS = INTERVAL '1' DAY REFRESH_MODE = FULL
+           AS SELECT CAST(k AS STRING) AS p, v FROM src",
+    )
+    .unwrap();
+    text(&env, "ALTER MATERIALIZED TABLE parts REFRESH");
+    let table = format!("{}/data/parts", site.warehouse());
+    let manifest = format!("{table}/manifest-1.json");
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    json.as_object_mut().unwrap().remove("format");
+    let mut kept = String::new();
+    for file in json["files"].as_array_mut().unwrap() {
+        let file = file.as_object_mut().unwrap();
+        file.remove("size");
+        file.remove("crc32");
+        let name = file["name"].as_str().unwrap().to_string();
+        let text = if file["partition"][0][1] == "2" {
+            kept = name.clone();
+            "p,v\n2,\n"
+        } else {
+            "p,v\n1,x\n"
+        };
+        std::fs::write(format!("{table}/snap-1/{name}"), text).unwrap();
+    }
+    std::fs::write(&manifest, serde_json::to_vec(&json).unwrap()).unwrap();
+    assert!(!kept.is_empty());
+    let env = site.env();
+    text(
+        &env,
+        "ALTER MATERIALIZED TABLE parts REFRESH PARTITION (p = '1')",
+    );
+    assert_eq!(
+        rows(&env, "SELECT p, v IS NULL, v FROM parts"),
+        ["1,false,x", "2,true,"]
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(format!("{table}/manifest-2.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["format"], 2);
+    let files = json["files"].as_array().unwrap();
+    let converted = files.iter().find(|f| f["partition"][0][1] == "2").unwrap();
+    let name = converted["name"].as_str().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(format!("{table}/snap-2/{name}")).unwrap(),
+        "p,v\n2,\\N\n"
+    );
+    assert_eq!(converted["size"], 9);
+}
