@@ -394,3 +394,27 @@ fn write_changed(
     write_rows(writer, entry, &rows.iter().collect::<Vec<_>>())?;
     Ok(kept + rows.len() as u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::input_dir;
+
+    /// A source's copy lies at its escaped name under `input/` (issue 45: `../x` stays inside);
+    /// a copy an earlier build made at the old name is read there while it is a plain name.
+    #[test]
+    fn a_source_copy_lies_at_its_escaped_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join(crate::warehouse::INPUT_DIR);
+        let at = |name: &str| {
+            let path = input_dir(dir.path(), name);
+            path.strip_prefix(&input).unwrap().display().to_string()
+        };
+        assert_eq!(at("orders"), "orders");
+        assert_eq!(at("../x"), "%2E%2E%2Fx");
+        assert_eq!(at("a b"), "a%20b");
+        std::fs::create_dir_all(input.join("a b")).unwrap();
+        std::fs::create_dir_all(input.join("..")).unwrap();
+        assert_eq!(at("a b"), "a b");
+        assert_eq!(at(".."), "%2E%2E");
+    }
+}
