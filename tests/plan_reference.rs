@@ -40,6 +40,8 @@ mod inputs;
 mod interval;
 #[path = "plan_reference/join_ttl.rs"]
 mod join_ttl;
+#[path = "plan_reference/modes.rs"]
+mod modes;
 #[path = "plan_reference/over.rs"]
 mod over;
 #[path = "plan_reference/reuse.rs"]
@@ -492,6 +494,13 @@ fn check(
     c: Vec<(SysTime, Change<Row>)>,
 ) -> Result<(), TestCaseError> {
     let plan = plan(template, flag, threshold);
+    let inputs = inputs_of(&plan, a, b, c);
+    check_plan(&plan, &inputs, &format!("template {template}"))
+}
+
+/// The inputs of the tables `plan` scans: A, B and C as given, B2 the inserts of B, C2 the
+/// changes of C one a system time.
+fn inputs_of(plan: &RelExpr, a: Stream, b: Stream, c: Stream) -> Inputs {
     let mut inputs: Inputs = BTreeMap::new();
     for name in plan.scans() {
         let stream = match name {
@@ -511,7 +520,7 @@ fn check(
         };
         inputs.insert(name.to_string(), stream);
     }
-    check_plan(&plan, &inputs, &format!("template {template}"))
+    inputs
 }
 
 /// `plan` rendered over `inputs` in `mode` on 1, 2 and 4 workers against `expected`, the

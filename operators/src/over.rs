@@ -204,8 +204,13 @@ where
                 give(Err(Rejected::invalid(seq, reason)));
                 continue;
             }
-            // The input is append-only: each record is one row.
-            let copies = std::iter::repeat_n((), diff.max(0) as usize);
+            // The input is append-only: each record is one row, a retraction is refused.
+            let Ok(copies @ 1..) = usize::try_from(diff) else {
+                let reason = format!("a retraction (diff {diff}) into an OVER aggregation, which consumes inserts only");
+                give(Err(Rejected::invalid(seq, reason)));
+                continue;
+            };
+            let copies = std::iter::repeat_n((), copies);
             let group = by_partition.entry(p).or_default();
             group.extend(copies.map(|()| ((t.clone(), seq), row.clone(), value.clone())));
         }

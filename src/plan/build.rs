@@ -1,7 +1,7 @@
 //! Building plan nodes: each constructor checks its arguments against the input schemas and
 //! derives the node's schema and changelog mode.
 
-use crate::expr::{bind_scalar, AggregateExpr, AggregateFunc, Expr, FunctionRegistry, ScalarExpr};
+use crate::expr::{bind_scalar, AggregateExpr, Expr, FunctionRegistry, ScalarExpr};
 use crate::repr::{DataType, Field, Row, Schema};
 
 use super::{DedupOrder, Join, JoinKind, Keep, Mode, Node, PlanError, RelExpr};
@@ -169,26 +169,8 @@ impl RelExpr {
         aggregates: Vec<(AggregateExpr, String)>,
     ) -> Result<RelExpr, PlanError> {
         if !self.mode.is_append_only() {
-            let by_arrival = |a: &AggregateExpr| {
-                matches!(a.func, AggregateFunc::FirstValue | AggregateFunc::LastValue)
-            };
-            if let Some((_, name)) = aggregates.iter().find(|(a, _)| by_arrival(a)) {
-                return Err(PlanError::invalid(
-                    "Reduce",
-                    format!(
-                        "the aggregate '{name}' takes rows in arrival order, which an updating input does not define (its rows are retracted); use MIN/MAX, or aggregate an append-only input"
-                    ),
-                ));
-            }
-            if let Some((agg, name)) = aggregates.iter().find(|(a, _)| !a.supports_retraction()) {
-                return Err(PlanError::invalid(
-                    "Reduce",
-                    format!(
-                        "the aggregate '{name}' ({:?}) does not support retraction, but its input is an updating table",
-                        agg.func
-                    ),
-                ));
-            }
+            let named = aggregates.iter().map(|(a, name)| (a, name.as_str()));
+            super::execution::retractable("Reduce", named)?;
         }
         let mut fields = Vec::with_capacity(group.len() + aggregates.len());
         for &c in &group {

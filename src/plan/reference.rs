@@ -96,7 +96,7 @@ use crate::expr::{EvalError, RowArena};
 use crate::repr::{Datum, DatumVec, Row};
 use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
 
-use super::{top_n, DedupOrder, Keep, Node, PlanError, RelExpr};
+use super::{top_n, DedupOrder, ExecutionMode, Keep, Node, PlanError, RelExpr};
 use rows::{
     as_table_stream, consolidate, diff_counts_into, event_time, has_null, project, refuse, times,
 };
@@ -147,8 +147,12 @@ pub fn evaluate_final(plan: &RelExpr, inputs: &Inputs) -> Result<Evaluated, Plan
 }
 
 fn evaluate_in(plan: &RelExpr, inputs: &Inputs, final_mode: bool) -> Result<Evaluated, PlanError> {
+    let mode = match final_mode {
+        true => ExecutionMode::Final,
+        false => ExecutionMode::Incremental,
+    };
     let mut refused = Vec::new();
-    let mut stream = eval(plan, inputs, &mut refused, final_mode)?;
+    let mut stream = eval(&plan.in_execution(mode)?, inputs, &mut refused, final_mode)?;
     stream.sort_by_key(|a| (a.0, a.1.seq));
     refused.sort();
     Ok(Evaluated { stream, refused })

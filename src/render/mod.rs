@@ -53,6 +53,7 @@ use differential_dataflow::VecCollection;
 use timely::dataflow::operators::OkErr;
 use timely::dataflow::Scope;
 
+pub use crate::plan::ExecutionMode;
 use crate::plan::{PlanError, RelExpr};
 use crate::repr::{Row, Ts};
 use differential_temporal_operators::keyed_merge::Rejected;
@@ -119,17 +120,6 @@ impl<'s> Collection<'s> {
             Collection::Table(t) => Collection::Table(t.map(f)),
         }
     }
-}
-
-/// Incremental (exact at every system time) or final (Flink's watermark-driven output).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ExecutionMode {
-    /// Exact at every system time; late rows retract and re-emit.
-    #[default]
-    Incremental,
-    /// Results that depend on event-time completeness (the temporal join) are emitted once,
-    /// when the watermark passes them; rows behind the watermark are reported as late.
-    Final,
 }
 
 /// What rendering needs and collects: the scope, the sources' changelogs by table name, the
@@ -235,8 +225,11 @@ impl<'s> RenderContext<'s> {
     /// rendered once and read by every occurrence, as Flink's
     /// `table.optimizer.reuse-sub-plan-enabled` does; its refused rows are listed once per
     /// occurrence, as the [reference interpreter](crate::plan::reference) reports them.
+    ///
+    /// The plan is first read with its changelog modes exact in this context's mode
+    /// ([`RelExpr::in_execution`], whose errors it returns).
     pub fn render(&mut self, plan: &RelExpr) -> Result<Collection<'s>, PlanError> {
-        nodes::render(self, plan)
+        nodes::render(self, &plan.in_execution(self.mode)?)
     }
 }
 

@@ -5,9 +5,10 @@
 //! stamps themselves over processing time). Rows whose rowtime is NULL are refused with
 //! their `seq`.
 
+use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::over::{over_aggregate, Frame, OverMode};
 use differential_temporal_operators::watermark::watermarks;
-use differential_temporal_operators::Change;
+use differential_temporal_operators::{Change, RowKind};
 
 use crate::plan::{watermark_delay_ms, Over, OverFrame, PlanError};
 use crate::repr::{DatumVec, Row, Ts};
@@ -23,7 +24,16 @@ pub(super) fn render<'s>(
 ) -> Result<Collection<'s>, PlanError> {
     let changes = render_node(ctx, &o.input)?.into_changelog();
     let column = o.time;
+    // The plan reads an append-only input (`RelExpr::in_execution`); a retraction that still
+    // came would be refused here, not counted as a row.
     let (timed, refused) = split_map(changes, move |ch| match event_time(&ch.row, column) {
+        _ if ch.kind != RowKind::Insert => Err(Rejected::invalid(
+            ch.seq,
+            format!(
+                "a {} row into an OVER aggregation, which consumes inserts only",
+                ch.kind
+            ),
+        )),
         Some(_) => Ok(ch),
         None => Err(null_time(ch.seq)),
     });

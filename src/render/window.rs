@@ -54,10 +54,11 @@ pub(super) fn render<'s>(
     }
     if ctx.mode == ExecutionMode::Incremental {
         let windowed = Collection::Changelog(assign(timed, column, w.window));
+        // Over a temporal join's rows the input updates (`RelExpr::in_execution`).
         return Ok(reduce(
             ctx,
             windowed,
-            true,
+            w.input.mode.is_append_only(),
             w.windowed_group(),
             KeyKind::Columns,
             w.aggregates.clone(),

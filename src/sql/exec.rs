@@ -184,8 +184,8 @@ impl TableEnv {
             Statement::Explain(inner) => {
                 Ok(StatementResult::Explain(self.plan_of(inner)?.explain()))
             }
-            Statement::Query(q) => {
-                let plan = self.binder().query(q)?;
+            Statement::Query(_) => {
+                let plan = self.plan_of(statement)?;
                 Ok(StatementResult::Rows(Table::new(self, Ok(plan)).execute()?))
             }
             Statement::Insert { table, .. } => {
@@ -253,7 +253,7 @@ impl TableEnv {
     /// sink's (by position, as Flink matches them) and casts each to the sink's type.
     fn plan_of(&self, statement: &Statement) -> Result<RelExpr, SqlError> {
         match statement {
-            Statement::Query(q) => self.binder().query(q),
+            Statement::Query(q) => self.in_mode(self.binder().query(q)?, q.span()),
             Statement::Insert { table, query } => {
                 let sink = self.sink(&table.value).ok_or_else(|| {
                     SqlError::at(table.span, format!("Table '{}' is not a sink: declare it with CREATE TABLE .. WITH ('connector' = 'filesystem', 'path' = ..)", table.value))
@@ -290,6 +290,7 @@ impl TableEnv {
                     .plan()
                     .map(|p| p.clone().sink(&table.value))
                     .map_err(|e| SqlError::at(query.span(), e.to_string()))
+                    .and_then(|plan| self.in_mode(plan, query.span()))
             }
             other => Err(SqlError::Validation {
                 line: 1,
@@ -297,6 +298,16 @@ impl TableEnv {
                 message: format!("EXPLAIN takes a query or INSERT, not {other:?}"),
             }),
         }
+    }
+
+    /// `plan` with its changelog modes exact in the session's execution mode
+    /// ([`RelExpr::in_execution`]); its refusal at `span`, the query's position.
+    fn in_mode(
+        &self,
+        plan: RelExpr,
+        span: sqlparser::tokenizer::Span,
+    ) -> Result<RelExpr, SqlError> {
+        (plan.in_execution(self.options().mode)).map_err(|e| SqlError::at(span, e.to_string()))
     }
 
     /// `SET key = value`.

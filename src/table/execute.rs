@@ -133,6 +133,14 @@ impl Default for ExecuteOptions {
 /// worker 0 (other processes of a cluster get an empty result with `complete = false`).
 pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, TableError> {
     let options = env.options();
+    // The output's changelog mode is the one of the mode it runs in (an incremental temporal
+    // join retracts), which decides whether the final table folds.
+    let plan = &plan
+        .in_execution(options.mode)
+        .map_err(|e| TableError::Plan {
+            operation: "execute",
+            source: e,
+        })?;
     let mut names = Vec::new();
     let mut inputs = Vec::new();
     for name in plan.scans() {

@@ -131,7 +131,8 @@ fn incremental(
         .enumerate()
         .map(|(i, a)| (a, format!("$agg{i}")))
         .collect();
-    let reduce = RelExpr::scan(NAME, schema, false).reduce(w.windowed_group(), aggregates)?;
+    let reduce = RelExpr::scan(NAME, schema, !w.input.mode.is_append_only())
+        .reduce(w.windowed_group(), aggregates)?;
     let inputs: Inputs = BTreeMap::from([(NAME.to_string(), repeated(windowed))]);
     eval(&reduce, &inputs, refused, false)
 }

@@ -1,0 +1,142 @@
+//! Changelog modes through `dtemporal sql` (issue 46, item 13): the orders joined as of their
+//! time with rates whose 10:30 version arrives after the 11:00 order (one line an epoch with
+//! `--epoch-bytes 1`), read by a running `SUM(v) OVER (..)`. In incremental mode the join
+//! retracts the 11:00 order's row when that version arrives, so the OVER aggregation (which
+//! consumes inserts only, as Flink's) is refused before anything runs, whatever the block size;
+//! in final mode the join emits each row once and the running sums are exact. On 1 and 2
+//! workers.
+
+mod common;
+
+use common::{dtemporal, fixture};
+
+/// The DDL of the orders and rates under `dir` (the 10:30 EUR rate is the rates' third line,
+/// after the 11:00 EUR order, the orders' second line).
+fn tables(dir: &std::path::Path) -> String {
+    let orders = fixture(
+        dir,
+        "orders.csv",
+        "order_time,currency,amount\n2024-01-01 10:00:00,EUR,100\n2024-01-01 11:00:00,EUR,100\n2024-01-01 11:30:00,USD,1\n",
+    );
+    let rates = fixture(
+        dir,
+        "rates.csv",
+        "rate_time,currency,rate\n2024-01-01 09:00:00,EUR,10\n2024-01-01 09:30:00,USD,1\n2024-01-01 10:30:00,EUR,13\n",
+    );
+    format!(
+        "CREATE TABLE orders (order_time TIMESTAMP(0), currency STRING, amount INT,
+           WATERMARK FOR order_time AS order_time)
+           WITH ('connector' = 'filesystem', 'path' = '{orders}', 'format' = 'csv');
+         CREATE TABLE rates (rate_time TIMESTAMP(0), currency STRING, rate INT,
+           PRIMARY KEY (currency) NOT ENFORCED, WATERMARK FOR rate_time AS rate_time)
+           WITH ('connector' = 'filesystem', 'path' = '{rates}', 'format' = 'csv');
+         CREATE VIEW joined AS SELECT o.currency, o.order_time, o.amount * r.rate AS v
+           FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
+           ON o.currency = r.currency;\n"
+    )
+}
+
+const RUNNING_SUM: &str = "SELECT currency, order_time, SUM(v) OVER (PARTITION BY currency
+  ORDER BY order_time ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS total FROM joined";
+
+#[test]
+fn an_over_aggregation_of_a_temporal_join_is_refused_in_incremental_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = format!("{}{RUNNING_SUM}", tables(dir.path()));
+    for workers in ["1", "2"] {
+        for block in ["1", "65536"] {
+            let args = [
+                "sql",
+                "-e",
+                &sql,
+                "--emit",
+                "final",
+                "--epoch-bytes",
+                block,
+                "-w",
+                workers,
+            ];
+            let run = dtemporal(&args);
+            assert_eq!(
+                (run.code, run.stdout.as_str(), run.stderr.as_str()),
+                (
+                    2,
+                    "",
+                    "dtemporal: error: SQL validation error at line 10, column 1: OverAggregate: OverAggregate doesn't support consuming update and delete changes which is produced by node TemporalJoin in the incremental mode (a build version arriving late retracts the rows joined with the version it supersedes); run it in the final mode (`--mode final`), which emits each joined row once\n"
+                ),
+                "{workers} worker(s), --epoch-bytes {block}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_over_aggregation_of_a_temporal_join_is_exact_in_final_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = format!("{}{RUNNING_SUM}", tables(dir.path()));
+    for workers in ["1", "2"] {
+        for block in ["1", "65536"] {
+            let args = [
+                "sql",
+                "-e",
+                &sql,
+                "--mode",
+                "final",
+                "--emit",
+                "final",
+                "--epoch-bytes",
+                block,
+                "-w",
+                workers,
+            ];
+            let run = dtemporal(&args);
+            assert_eq!(
+                (run.code, run.stdout.as_str(), run.stderr.as_str()),
+                (
+                    0,
+                    "currency,order_time,total\nEUR,2024-01-01 10:00:00,1000\nEUR,2024-01-01 11:00:00,2300\nUSD,2024-01-01 11:30:00,1\n",
+                    ""
+                ),
+                "{workers} worker(s), --epoch-bytes {block}"
+            );
+        }
+    }
+}
+
+/// A window aggregation reads the join's retractions in incremental mode: the 11:00 order
+/// counts once, at the 10:30 rate, at every block size.
+#[test]
+fn a_window_aggregation_of_a_temporal_join_takes_its_retractions() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = format!(
+        "{}SELECT window_start, currency, MIN(v) AS low, MAX(v) AS high, COUNT(*) AS n
+           FROM TABLE(TUMBLE(TABLE joined, DESCRIPTOR(order_time), INTERVAL '1' DAY))
+           GROUP BY window_start, window_end, currency",
+        tables(dir.path())
+    );
+    for workers in ["1", "2"] {
+        for block in ["1", "65536"] {
+            let args = [
+                "sql",
+                "-e",
+                &sql,
+                "--emit",
+                "final",
+                "--epoch-bytes",
+                block,
+                "-w",
+                workers,
+            ];
+            let run = dtemporal(&args);
+            assert_eq!(
+                (run.code, run.stdout.as_str(), run.stderr.as_str()),
+                (
+                    0,
+                    "window_start,currency,low,high,n\n2024-01-01 00:00:00.000,EUR,1000,1300,2\n2024-01-01 00:00:00.000,USD,1,1,1\n",
+                    ""
+                ),
+                "{workers} worker(s), --epoch-bytes {block}"
+            );
+        }
+    }
+}
