@@ -140,3 +140,41 @@ fn a_window_aggregation_of_a_temporal_join_takes_its_retractions() {
         }
     }
 }
+
+/// `EXPLAIN` gives each node's mode in the mode the statement runs in: the join and the nodes
+/// above it are updating in incremental mode, append-only in final mode.
+#[test]
+fn explain_shows_the_modes_of_the_execution_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = format!(
+        "{}EXPLAIN SELECT currency, v FROM joined",
+        tables(dir.path())
+    );
+    let modes = |mode: &str| -> Vec<String> {
+        let run = dtemporal(&["sql", "-e", &sql, "--mode", mode]);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{mode}");
+        let node_and_mode = |line: &str| {
+            let node = line.trim_start().split('(').next().unwrap_or_default();
+            let after = line.rsplit("] ").next().unwrap_or_default();
+            let mode = after.split(' ').next().unwrap_or_default();
+            format!("{node} {mode}")
+        };
+        run.stdout
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(node_and_mode)
+            .collect()
+    };
+    let expected = |join: &str| {
+        vec![
+            format!("Project {join}"),
+            format!("Project {join}"),
+            format!("Map {join}"),
+            format!("TemporalJoin {join}"),
+            "Scan append-only".to_string(),
+            "Scan append-only".to_string(),
+        ]
+    };
+    assert_eq!(modes("incremental"), expected("updating"));
+    assert_eq!(modes("final"), expected("append-only"));
+}
