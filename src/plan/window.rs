@@ -405,8 +405,11 @@ impl RelExpr {
 impl RelExpr {
     /// `Ok` when this input can be windowed by `window` over column `time`: the column is
     /// its rowtime or its proctime attribute (else `node`'s error, worded by `not_rowtime` from
-    /// the column), the input is append-only (Flink's window operators consume inserts only)
-    /// and the window's sizes are valid.
+    /// the column), the input is append-only (Flink's window operators consume inserts only) or
+    /// its only updates are an earlier window aggregation's ([`updates_only_windows`]: a
+    /// cascading window aggregation), and the window's sizes are valid.
+    ///
+    /// [`updates_only_windows`]: RelExpr::updates_only_windows
     pub(super) fn check_window_input(
         &self,
         node: &'static str,
@@ -422,8 +425,28 @@ impl RelExpr {
         if self.schema.rowtime.as_ref().map(|r| r.column) != Some(time) && !proctime {
             return Err(PlanError::invalid(node, not_rowtime(field)));
         }
-        self.require_append_only(node)?;
+        if !self.updates_only_windows() {
+            self.require_append_only(node)?;
+        }
         window.check().map_err(|e| PlanError::invalid(node, e))
+    }
+
+    /// Whether this updating input's updates are only a window aggregation's revisions of its
+    /// windows' rows, through projections and filters: the input of a cascading window
+    /// aggregation (Flink's window-aggregation docs, "Cascading Window Aggregation": the outer
+    /// window runs on the inner one's `window_time`). Flink's window aggregation emits each
+    /// window once, insert-only; here a window's row is revised by a late row (incremental mode,
+    /// or final mode within the allowed lateness), and the outer window folds the revision in as
+    /// a retraction and an insertion, so its windows hold what they would over the inner
+    /// windows' last rows.
+    fn updates_only_windows(&self) -> bool {
+        match &self.node {
+            Node::WindowAgg(_) => true,
+            Node::Project { input, .. } | Node::Filter { input, .. } | Node::Map { input, .. } => {
+                input.mode.is_append_only() || input.updates_only_windows()
+            }
+            _ => false,
+        }
     }
 }
 

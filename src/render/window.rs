@@ -169,18 +169,20 @@ fn assign<'s>(
 /// [`windowed_group`](WindowAgg::windowed_group) columns, the window's own read from its
 /// bounds), the window's last event time (the last nanosecond of `window_time`, so that it
 /// fires once the watermark reaches `end`, also for sub-millisecond event times), the `seq`, and
-/// the columns `read`. The row with the window columns appended is never built: each record
-/// is its two packed rows, the input row decoded once for all its windows.
+/// the columns `read`; a retraction (the revision of an earlier window aggregation's row, in a
+/// cascade) is a negative diff. The row with the window columns appended is never built: each
+/// record is its two packed rows, the input row decoded once for all its windows.
 fn keyed_windows<'s>(
     timed: VecCollection<'s, SysTime, Change<Row>>,
     w: &WindowAgg,
     read: Vec<usize>,
 ) -> VecCollection<'s, SysTime, (Row, (Ts, Seq, Row))> {
+    use timely::dataflow::operators::vec::Map;
     let (column, spec, group) = (w.time, w.window, w.windowed_group());
     let width = w.input.schema.len();
     let mut datums = DatumVec::new();
     let mut windows = Vec::new();
-    timed.flat_map(move |ch| {
+    let records = (timed.inner).flat_map(move |(ch, time, diff)| {
         let t = event_time(&ch.row, column).unwrap_or(NO_TIME);
         windows.clear();
         spec.windows(t.millis, &mut windows);
@@ -197,8 +199,10 @@ fn keyed_windows<'s>(
                 (key, (last_instant_of(bounds[2]), ch.seq, values))
             })
             .collect();
-        records
-    })
+        let diff = diff * ch.kind.sign();
+        records.into_iter().map(move |record| (record, time, diff))
+    });
+    records.as_collection()
 }
 
 /// Session windows, final mode (see the [module docs](self)): the event times in ms, each
