@@ -18,7 +18,11 @@
 //! the clock otherwise) and its rate shape is Flink's default square wave between
 //! `first-event.rate` and `next-event.rate` events a second (10,000 each by default): the rates
 //! space the events' times, they do not throttle generation (Flink's source sleeps to keep
-//! to them; a deliberate difference, as the table is bounded). A table of `events` events keeps
+//! to them; a deliberate difference, as the table is bounded). States, cities and names are
+//! written as Flink's generator writes them (`OR`, `Los Angeles`, `Peter Shultz`: the crate's
+//! defaults are lower case, and Flink's q3 compares `P.state = 'OR'`); the values themselves
+//! come from the crate's random draws, not Java's `Random`, so they are Flink's kinds of values,
+//! not Flink's exact events. A table of `events` events keeps
 //! those of its kind among the first `events` ([`NexmarkSource::rows`]), as Flink's does.
 //!
 //! The generator draws each event's values from a `SmallRng` (rand 0.8) seeded by the event's
@@ -284,11 +288,9 @@ impl NexmarkSource {
             }
         }
         let config = NexmarkConfig {
-            base_time: BASE_TIME_MS,
-            rate_shape: RateShape::Square,
             first_rate: first as usize,
             next_rate: next as usize,
-            ..NexmarkConfig::default()
+            ..flink_config()
         };
         self.generator = EventGenerator::new(config).with_type_filter(self.table.event_type());
         self.first_rate = first;
@@ -452,6 +454,29 @@ impl NexmarkSource {
 }
 
 /// An id or a price as a BIGINT.
+/// The generator's configuration as Flink's Nexmark generator (`nexmark-flink`'s
+/// `PersonGenerator`) makes its values: US states in upper case (`AZ`, `CA`, `ID`, `OR`, `WA`,
+/// `WY`; the queries compare them, q3's `P.state = 'OR'`), cities and first and last names
+/// capitalized (`Los Angeles`, `Peter Shultz`); the `nexmark` crate's defaults are all lower
+/// case. Channels (`Google`, `Facebook`, `Baidu`, `Apple`, else `channel-N`), URL shapes
+/// (`https://www.nexmark.com/a_b/c_d/e_f/item.htm?query=1[&channel_id=N]`), categories
+/// (10 to 14) and the hot ratios are the crate's, the same as Flink's. Base time
+/// [`BASE_TIME_MS`], square rate shape, default rates.
+fn flink_config() -> NexmarkConfig {
+    let list = |text: &str| text.split(',').map(str::to_string).collect();
+    NexmarkConfig {
+        base_time: BASE_TIME_MS,
+        rate_shape: RateShape::Square,
+        us_states: list("AZ,CA,ID,OR,WA,WY"),
+        us_cities: list(
+            "Phoenix,Los Angeles,San Francisco,Boise,Portland,Bend,Redmond,Seattle,Kent,Cheyenne",
+        ),
+        first_names: list("Peter,Paul,Luke,John,Saul,Vicky,Kate,Julie,Sarah,Deiter,Walter"),
+        last_names: list("Shultz,Abrams,Spencer,White,Bartels,Walton,Smith,Jones,Noris"),
+        ..NexmarkConfig::default()
+    }
+}
+
 fn int(value: usize) -> Datum<'static> {
     Datum::Int(i64::try_from(value).unwrap_or(i64::MAX))
 }
@@ -466,11 +491,7 @@ mod tests {
     fn rows_are_the_streams_events_of_the_kind() {
         let empty = Schema::builder().build().unwrap();
         for events in [0, 1, 3, 4, 5, 49, 50, 51, 1234] {
-            let config = NexmarkConfig {
-                base_time: BASE_TIME_MS,
-                rate_shape: RateShape::Square,
-                ..NexmarkConfig::default()
-            };
+            let config = flink_config();
             let stream: Vec<Event> = EventGenerator::new(config).take(events as usize).collect();
             for table in [
                 NexmarkTable::Person,

@@ -1,4 +1,4 @@
-//! Nexmark queries q5, q7, q8, q11 and q12 in Flink SQL, as `nexmark-flink` states them, over the
+//! Nexmark queries q3, q5, q7, q8, q11 and q12 in Flink SQL, as `nexmark-flink` states them, over the
 //! tables of a `'connector' = 'nexmark'` source (see the [parent module](super) for their
 //! columns). The tests check each against a sequential computation; the throughput report
 //! measures them.
@@ -7,6 +7,13 @@
 //! use differential_temporal::io::nexmark::queries::Q7;
 //! assert!(Q7.contains("TUMBLE(TABLE bid"));
 //! ```
+
+/// Flink's q3, local item suggestion: who sells in category 10 from Oregon, Idaho or
+/// California, and which auctions (a regular join and a filter on the person's state).
+pub const Q3: &str = "
+    SELECT P.name, P.city, P.state, A.id
+    FROM auction AS A INNER JOIN person AS P on A.seller = P.id
+    WHERE A.category = 10 and (P.state = 'OR' OR P.state = 'ID' OR P.state = 'CA')";
 
 /// Flink's q5: the auctions with the most bids in each 10 s window sliding by 2 s.
 pub const Q5: &str = "
