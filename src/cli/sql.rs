@@ -7,7 +7,7 @@ use super::{prompt, Cli, CommonArgs, EmitArg, ModeArg};
 use crate::error::Error;
 use crate::io::Tableau;
 use crate::operators::keyed_merge::RejectKind;
-use crate::operators::RowKind;
+use crate::operators::{ChangelogMode, RowKind};
 use crate::render::ExecutionMode;
 use crate::run::Outcome;
 use crate::sql::{parse_with_text, Statement, StatementResult};
@@ -48,8 +48,13 @@ pub struct SqlArgs {
         conflicts_with = "execute"
     )]
     pub file: Option<String>,
-    /// Statements given on the command line.
-    #[arg(short = 'e', long = "execute", value_name = "SQL")]
+    /// Statements given on the command line (they may start with a `--` comment).
+    #[arg(
+        short = 'e',
+        long = "execute",
+        value_name = "SQL",
+        allow_hyphen_values = true
+    )]
     pub execute: Option<String>,
     /// How a query's result is written: CSV, or a table as Flink's SQL client prints it
     /// (default: csv with -f or -e, table when statements come from standard input).
@@ -159,6 +164,13 @@ fn run_script(
         match &result {
             StatementResult::Ok => {}
             StatementResult::Explain(plan) => println!("{plan}"),
+            // A manual refresh's status line goes with the other status lines, to standard
+            // error, so that standard output holds only results (a query's CSV).
+            StatementResult::Text(text)
+                if matches!(statement, Statement::AlterMaterializedTable { .. }) =>
+            {
+                eprint!("dtemporal: {text}")
+            }
             StatementResult::Text(text) => print!("{text}"),
             StatementResult::Rows(rows) => {
                 report(rows, outcome);
@@ -210,41 +222,24 @@ fn write(
     format: SqlFormat,
     output: Option<&str>,
 ) -> Result<(), Error> {
-    if format == SqlFormat::Csv && emit != EmitArg::Upsert {
-        return result.write_csv(output, emit == EmitArg::Retract);
+    if format == SqlFormat::Csv {
+        let form = match emit {
+            EmitArg::Retract => Some(ChangelogMode::Retract),
+            EmitArg::Upsert => Some(ChangelogMode::Upsert),
+            EmitArg::Final => None,
+        };
+        return result.write_csv_as(output, form);
     }
-    let text = match format {
-        SqlFormat::Table => {
-            let mut text = String::new();
-            let rows: Vec<(RowKind, &crate::repr::Row)> = if emit == EmitArg::Final {
-                let rows = result.final_rows().into_iter();
-                rows.map(|r| (RowKind::Insert, r)).collect()
-            } else {
-                changes(result, emit)
-            };
-            Tableau::table_result(emit != EmitArg::Final)
-                .print(result.schema(), rows, &mut text)
-                .map_err(|e| Error::Usage(e.to_string()))?;
-            text
-        }
-        SqlFormat::Csv => {
-            let mut text = format!(
-                "op,{}\n",
-                result.schema().names().collect::<Vec<_>>().join(",")
-            );
-            for (kind, row) in changes(result, emit) {
-                let mut line = kind.to_string();
-                for (datum, field) in row.iter().zip(&result.schema().fields) {
-                    line.push(',');
-                    crate::repr::cast::format_datum(datum, &field.ty.data_type, &mut line)
-                        .map_err(|e| Error::Usage(e.to_string()))?;
-                }
-                text.push_str(&line);
-                text.push('\n');
-            }
-            text
-        }
+    let mut text = String::new();
+    let rows: Vec<(RowKind, &crate::repr::Row)> = if emit == EmitArg::Final {
+        let rows = result.final_rows().into_iter();
+        rows.map(|r| (RowKind::Insert, r)).collect()
+    } else {
+        changes(result, emit)
     };
+    Tableau::table_result(emit != EmitArg::Final)
+        .print(result.schema(), rows, &mut text)
+        .map_err(|e| Error::Usage(e.to_string()))?;
     match output {
         Some(path) => std::fs::write(path, text).map_err(|e| Error::Usage(format!("{path}: {e}"))),
         None => {

@@ -8,6 +8,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::RefreshMode;
+
 /// Where a materialized table's refresh pipeline stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RefreshStatus {
@@ -29,40 +31,73 @@ impl fmt::Display for RefreshStatus {
     }
 }
 
-/// `ALTER MATERIALIZED TABLE t SUSPEND` on a FULL table: its status after, or Flink's error
-/// (`table` is the identifier the message names).
+/// `ALTER MATERIALIZED TABLE t SUSPEND` on a table refreshed in `mode`: its status after, or
+/// Flink's error (`table` is the identifier the message names): a FULL table's refresh
+/// workflow, a CONTINUOUS table's refresh job (Flink's `MaterializedTableManager`
+/// `suspendRefreshWorkflow` / `suspendContinuousRefreshJob`; Flink's continuous message ends in
+/// the job's id, `, jobId is ..`, which a refresh here has not).
 ///
 /// ```
-/// use differential_temporal::materialized::{suspend_full, RefreshStatus};
-/// assert_eq!(suspend_full(RefreshStatus::Activated, "`t`"), Ok(RefreshStatus::Suspended));
+/// use differential_temporal::materialized::{suspend, RefreshMode, RefreshStatus};
+/// assert_eq!(suspend(RefreshStatus::Activated, RefreshMode::Full, "`t`"), Ok(RefreshStatus::Suspended));
 /// assert_eq!(
-///     suspend_full(RefreshStatus::Suspended, "`t`").unwrap_err(),
+///     suspend(RefreshStatus::Suspended, RefreshMode::Full, "`t`").unwrap_err(),
 ///     "Materialized table `t` refresh workflow has been suspended."
 /// );
+/// assert_eq!(
+///     suspend(RefreshStatus::Suspended, RefreshMode::Continuous, "`t`").unwrap_err(),
+///     "Materialized table `t` continuous refresh job has been suspended."
+/// );
 /// ```
-pub fn suspend_full(status: RefreshStatus, table: &str) -> Result<RefreshStatus, String> {
+pub fn suspend(
+    status: RefreshStatus,
+    mode: RefreshMode,
+    table: &str,
+) -> Result<RefreshStatus, String> {
     match status {
         RefreshStatus::Initializing => Err(format!(
             "Materialized table {table} is being initialized and does not support suspend operation."
         )),
         RefreshStatus::Suspended => Err(format!(
-            "Materialized table {table} refresh workflow has been suspended."
+            "Materialized table {table} {} has been suspended.",
+            pipeline(mode)
         )),
         RefreshStatus::Activated => Ok(RefreshStatus::Suspended),
     }
 }
 
-/// `ALTER MATERIALIZED TABLE t RESUME [WITH (..)]` on a FULL table: its status after, or
-/// Flink's error.
-pub fn resume_full(status: RefreshStatus, table: &str) -> Result<RefreshStatus, String> {
+/// `ALTER MATERIALIZED TABLE t RESUME [WITH (..)]` on a table refreshed in `mode`: its status
+/// after, or Flink's error (see [`suspend`]).
+///
+/// ```
+/// use differential_temporal::materialized::{resume, RefreshMode, RefreshStatus};
+/// assert_eq!(
+///     resume(RefreshStatus::Activated, RefreshMode::Continuous, "`t`").unwrap_err(),
+///     "Materialized table `t` continuous refresh job has been resumed."
+/// );
+/// ```
+pub fn resume(
+    status: RefreshStatus,
+    mode: RefreshMode,
+    table: &str,
+) -> Result<RefreshStatus, String> {
     match status {
         RefreshStatus::Initializing => Err(format!(
             "Materialized table {table} is being initialized and does not support resume operation."
         )),
         RefreshStatus::Activated => Err(format!(
-            "Materialized table {table} refresh workflow has been resumed."
+            "Materialized table {table} {} has been resumed.",
+            pipeline(mode)
         )),
         RefreshStatus::Suspended => Ok(RefreshStatus::Activated),
+    }
+}
+
+/// What refreshes a table of `mode`, as Flink's messages name it.
+fn pipeline(mode: RefreshMode) -> &'static str {
+    match mode {
+        RefreshMode::Full => "refresh workflow",
+        RefreshMode::Continuous => "continuous refresh job",
     }
 }
 

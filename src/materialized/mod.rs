@@ -15,7 +15,7 @@ pub use freshness::{
     IntervalFreshness, LogicalRefreshMode, MaterializedTableConfig, RefreshMode, ResolvedRefresh,
     TimeUnit,
 };
-pub use lifecycle::{check_drop, missing_table, resume_full, suspend_full, RefreshStatus};
+pub use lifecycle::{check_drop, missing_table, resume, suspend, RefreshStatus};
 pub use partition::{
     format_java, formatter_column, period_partition, refresh_query, refresh_statement,
     validate_partition_spec, FORMATTER_PREFIX, FORMATTER_SUFFIX, SCHEDULE_TIME_FORMAT,

@@ -13,11 +13,13 @@ use super::materialized::AlterMaterializedTable;
 use super::mt_create::identifier;
 use super::mt_refresh::{refresh, Trigger};
 use super::parse::parse_with_text;
+use crate::io::{Tableau, Widths};
 use crate::materialized::{
-    check_drop, format_schedule_time, missing_table, resume_full, suspend_full,
-    validate_partition_spec,
+    check_drop, format_schedule_time, missing_table, resume, suspend, validate_partition_spec,
+    RefreshMode,
 };
-use crate::repr::Schema;
+use crate::operators::RowKind;
+use crate::repr::{DataType, Datum, Row, Schema};
 use crate::table::{TableEnv, TableError};
 use crate::warehouse::{current, Warehouse};
 
@@ -87,19 +89,23 @@ pub(super) fn alter(
     let at = |m: String| SqlError::at(name.span, m);
     match action {
         AlterMaterializedTable::Suspend | AlterMaterializedTable::Resume(_) => {
-            if let AlterMaterializedTable::Resume(options) = action {
-                if let Some(o) = options.first() {
-                    return Err(SqlError::at(o.span, format!("RESUME WITH option '{}' is not supported: a FULL refresh takes no dynamic options yet", o.key)));
-                }
-            }
             warehouse.update(|catalog| {
                 let entry = catalog
                     .materialized
                     .get_mut(&name.value)
                     .ok_or_else(|| at(missing_table(&id)))?;
+                if let AlterMaterializedTable::Resume(options) = action {
+                    if let Some(o) = options.first() {
+                        let refresh = match entry.refresh_mode {
+                            RefreshMode::Full => "a FULL refresh",
+                            RefreshMode::Continuous => "a CONTINUOUS refresh job",
+                        };
+                        return Err(SqlError::at(o.span, format!("RESUME WITH option '{}' is not supported: {refresh} takes no dynamic options yet", o.key)));
+                    }
+                }
                 entry.status = match action {
-                    AlterMaterializedTable::Suspend => suspend_full(entry.status, &id),
-                    _ => resume_full(entry.status, &id),
+                    AlterMaterializedTable::Suspend => suspend(entry.status, entry.refresh_mode, &id),
+                    _ => resume(entry.status, entry.refresh_mode, &id),
                 }
                 .map_err(at)?;
                 Ok::<_, SqlError>(None)
@@ -209,23 +215,94 @@ pub(super) fn show(env: &TableEnv) -> Result<String, SqlError> {
 
 /// `DESCRIBE name`: the columns (name, type, nullability, key), then for a materialized
 /// table its keys, freshness, refresh mode, status, definition and published snapshot.
+/// The columns of `schema` as Flink's SQL client prints `DESCRIBE t` (its
+/// `TableEnvironmentImpl.buildTableColumns`, drawn as a tableau sized by content): per column its
+/// `name`; its `type`, with `*ROWTIME*` / `*PROCTIME*` on the time attributes; `null` (TRUE or
+/// FALSE); `key`, `PRI(k1, k2)` on each primary key column; `extras`, `AS PROCTIME()` on the
+/// proctime attribute (other computed columns' expressions are not kept after `CREATE TABLE`,
+/// so their extras are empty); and `watermark`, the rowtime's watermark, `` `t` - INTERVAL '5'
+/// SECOND``.
+fn describe_columns(schema: &Schema) -> String {
+    let columns = Schema::builder()
+        .column("name", DataType::STRING.not_null())
+        .column("type", DataType::STRING.not_null())
+        .column("null", DataType::Boolean.not_null())
+        .column("key", DataType::STRING.not_null())
+        .column("extras", DataType::STRING.not_null())
+        .column("watermark", DataType::STRING.not_null())
+        .build()
+        .expect("distinct column names");
+    let key = schema.primary_key.as_ref().map(|k| {
+        let names: Vec<&str> = k.iter().map(|&i| schema.fields[i].name.as_str()).collect();
+        format!("PRI({})", names.join(", "))
+    });
+    let rows: Vec<Row> = (schema.fields.iter().enumerate())
+        .map(|(i, f)| {
+            let rowtime = schema.rowtime.as_ref().filter(|r| r.column == i);
+            let proctime = schema.proctime == Some(i);
+            let ty = match (rowtime, proctime) {
+                (Some(_), _) => format!("{} *ROWTIME*", f.ty.data_type),
+                (None, true) => format!("{} *PROCTIME*", f.ty.data_type),
+                (None, false) => f.ty.data_type.to_string(),
+            };
+            let in_key = schema.primary_key.as_ref().is_some_and(|k| k.contains(&i));
+            let key = if in_key {
+                key.as_deref().unwrap_or("")
+            } else {
+                ""
+            };
+            let extras = if proctime { "AS PROCTIME()" } else { "" };
+            let watermark = rowtime.map_or(String::new(), |r| watermark_text(&f.name, r.delay_ms));
+            Row::pack([
+                Datum::Str(&f.name),
+                Datum::Str(&ty),
+                Datum::Bool(f.ty.nullable),
+                Datum::Str(key),
+                Datum::Str(extras),
+                Datum::Str(&watermark),
+            ])
+        })
+        .collect();
+    let mut out = String::new();
+    let tableau = Tableau {
+        widths: Widths::ByContent,
+        max_column_width: usize::MAX,
+        print_row_kind: false,
+    };
+    let rows = rows.iter().map(|r| (RowKind::Insert, r));
+    tableau
+        .print(&columns, rows, &mut out)
+        .expect("a String takes any text");
+    out
+}
+
+/// A bounded-delay watermark as Flink prints it: `` `t` `` for no delay, else `` `t` -
+/// INTERVAL 'n' UNIT`` in the largest unit (DAY, HOUR, MINUTE, SECOND) that holds the delay
+/// whole (`'0.5' SECOND` for a fraction of a second).
+fn watermark_text(column: &str, delay_ms: i64) -> String {
+    let column = format!("`{}`", column.replace('`', "``"));
+    if delay_ms == 0 {
+        return column;
+    }
+    let units = [
+        (86_400_000, "DAY"),
+        (3_600_000, "HOUR"),
+        (60_000, "MINUTE"),
+        (1000, "SECOND"),
+    ];
+    let interval = match units.iter().find(|(ms, _)| delay_ms % ms == 0) {
+        Some((ms, unit)) => format!("'{}' {unit}", delay_ms / ms),
+        None => format!("'{}' SECOND", delay_ms as f64 / 1000.0),
+    };
+    format!("{column} - INTERVAL {interval}")
+}
+
 pub(super) fn describe(env: &TableEnv, name: &ast::Ident) -> Result<String, SqlError> {
     let table = env.from(&name.value);
     let schema = table
         .schema()
         .map_err(|e| SqlError::at(name.span, e.to_string()))?;
-    let mut out = String::new();
-    let key = |i: usize| schema.primary_key.as_ref().is_some_and(|k| k.contains(&i));
-    for (i, f) in schema.fields.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "{}\t{}\t{}\t{}",
-            f.name,
-            f.ty.data_type,
-            if f.ty.nullable { "NULL" } else { "NOT NULL" },
-            if key(i) { "PRIMARY KEY" } else { "" }
-        );
-    }
+    let mut out = describe_columns(&schema);
     let Some(warehouse) = env.warehouse() else {
         return Ok(out);
     };

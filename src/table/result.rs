@@ -13,7 +13,7 @@ use crate::tail::Tail;
 use differential_dataflow::consolidation::consolidate_updates;
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::to_changelog::pair_changes;
-use differential_temporal_operators::{Change, RowKind, SysTime};
+use differential_temporal_operators::{Change, ChangelogMode, RowKind, SysTime};
 
 /// What worker 0 gathered: output changes with their system times and diffs.
 pub(super) struct Gathered {
@@ -189,12 +189,28 @@ impl TableResult {
         path: Option<&str>,
         changelog: bool,
     ) -> Result<(), crate::error::Error> {
-        let sink = CsvSink::create(path, &self.schema, changelog)?;
+        self.write_csv_as(path, changelog.then_some(ChangelogMode::Retract))
+    }
+
+    /// [`write_csv`](Self::write_csv) with the changelog in `form` (`Upsert`: without its `-U`
+    /// rows, `dtemporal sql --emit upsert`), or the final table for `None`: the one CSV writer,
+    /// whose cells are quoted as CSV needs.
+    pub(crate) fn write_csv_as(
+        &self,
+        path: Option<&str>,
+        form: Option<ChangelogMode>,
+    ) -> Result<(), crate::error::Error> {
+        let sink = CsvSink::create(path, &self.schema, form.is_some())?;
         let tail = Tail::new(self.threads);
         let written = (|| -> std::io::Result<()> {
-            let sink = match changelog {
-                true => sink.write_encoded(&tail, &self.changelog, |(_, c)| (c.kind, &c.row))?,
-                false => {
+            let sink = match form {
+                Some(mode) => {
+                    let shown: Vec<(RowKind, &Row)> = (self.changelog.iter())
+                        .filter_map(|(_, c)| Some((mode.render(c.kind)?, &c.row)))
+                        .collect();
+                    sink.write_encoded(&tail, &shown, |&(kind, row)| (kind, row))?
+                }
+                None => {
                     sink.write_encoded(&tail, &self.final_rows(), |row| (RowKind::Insert, row))?
                 }
             };

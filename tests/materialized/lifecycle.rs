@@ -1,7 +1,9 @@
 //! D04 parts 2 and 3 (manual refresh of a partition, invalid partition specs) and D06 (the
 //! SUSPEND / RESUME / DROP state machine) through SQL on a warehouse.
 
-use differential_temporal::materialized::{check_drop, resume_full, suspend_full, RefreshStatus};
+use differential_temporal::materialized::{
+    check_drop, resume, suspend, RefreshMode, RefreshStatus,
+};
 use differential_temporal::table::tempfile_dir::Dir;
 use differential_temporal::table::TableEnv;
 
@@ -169,11 +171,11 @@ fn d06_initializing_refuses_everything() {
     let t = "`t`";
     let initializing = RefreshStatus::Initializing;
     assert_eq!(
-        suspend_full(initializing, t).unwrap_err(),
+        suspend(initializing, RefreshMode::Full, t).unwrap_err(),
         "Materialized table `t` is being initialized and does not support suspend operation."
     );
     assert_eq!(
-        resume_full(initializing, t).unwrap_err(),
+        resume(initializing, RefreshMode::Full, t).unwrap_err(),
         "Materialized table `t` is being initialized and does not support resume operation."
     );
     assert_eq!(check_drop(initializing, t).unwrap_err(), "Current refresh status of materialized table `t` is initializing, skip the drop operation.");

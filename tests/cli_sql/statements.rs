@@ -1,0 +1,181 @@
+//! The CLI's statements and outputs (issue 46, item 11): a script that starts with a comment,
+//! `--emit upsert` CSV through the one CSV writer, `ALTER MATERIALIZED TABLE .. REFRESH`'s
+//! status on standard error, SUSPEND / RESUME of a CONTINUOUS table with its own messages,
+//! `DESC` as Flink's SQL client prints it, and a command's final-mode changelog in emission
+//! order.
+
+use differential_temporal::table::tempfile_dir::Dir;
+
+use super::dtemporal_in;
+
+fn in_dir(dir: &Dir) -> std::path::PathBuf {
+    std::path::Path::new(&dir.path("")).to_path_buf()
+}
+
+/// `-e` takes a script that starts with `--` (a comment), not a flag.
+#[test]
+fn a_script_may_start_with_a_comment() {
+    let dir = Dir::new();
+    dir.write("t.csv", "a\nx\n");
+    let script = "-- the table\nCREATE TABLE t (a STRING) WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');\nSELECT a FROM t;";
+    for workers in ["1", "2"] {
+        let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
+        assert_eq!(run, (0, "op,a\n+I,x\n".into(), String::new()));
+    }
+}
+
+/// `--emit upsert --format csv` quotes a cell holding a comma or a quote, as the retract and
+/// final forms do (it had a writer of its own that wrote cells as they are).
+#[test]
+fn upsert_csv_quotes_its_cells() {
+    let dir = Dir::new();
+    dir.write("t.csv", "k,v\n\"a,b\",1\n\"a,b\",2\n\"say \"\"hi\"\"\",3\n");
+    let script = "CREATE TABLE t (k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
+        SELECT k, SUM(v) AS s FROM t GROUP BY k;";
+    for workers in ["1", "2"] {
+        let args = [
+            "sql",
+            "-e",
+            script,
+            "--emit",
+            "upsert",
+            "--epoch-bytes",
+            "1",
+            "-w",
+            workers,
+        ];
+        let run = dtemporal_in(&in_dir(&dir), &args);
+        let expected = "op,k,s\n+I,\"a,b\",1\n+U,\"a,b\",3\n+I,\"say \"\"hi\"\"\",3\n";
+        assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
+    }
+}
+
+/// A manual refresh's status line goes to standard error: standard output holds the query's
+/// CSV alone.
+#[test]
+fn refresh_status_goes_to_standard_error() {
+    let dir = Dir::new();
+    dir.write("s.csv", "a\n1\n2\n");
+    let script = "CREATE TABLE s (a INT) WITH ('connector' = 'filesystem', 'path' = 's.csv', 'format' = 'csv');
+        CREATE MATERIALIZED TABLE m FRESHNESS = INTERVAL '1' DAY REFRESH_MODE = FULL AS SELECT a FROM s;
+        ALTER MATERIALIZED TABLE m REFRESH;
+        SELECT a FROM m;";
+    for workers in ["1", "2"] {
+        let warehouse = format!("wh{workers}");
+        let args = [
+            "sql",
+            "--warehouse",
+            &warehouse,
+            "-e",
+            script,
+            "--emit",
+            "final",
+            "-w",
+            workers,
+        ];
+        let run = dtemporal_in(&in_dir(&dir), &args);
+        let status =
+            "dtemporal: refreshed `default_catalog`.`default_database`.`m`: 2 row(s), snapshot 1\n";
+        assert_eq!(run, (0, "a\n1\n2\n".into(), status.into()), "-w {workers}");
+    }
+}
+
+/// SUSPEND and RESUME of a CONTINUOUS table answer with the continuous refresh job's messages
+/// (Flink's `suspendContinuousRefreshJob` / `resumeContinuousRefreshJob`), not the FULL
+/// refresh workflow's, and `RESUME WITH (..)` names the continuous refresh job.
+#[test]
+fn suspend_and_resume_of_a_continuous_table() {
+    let dir = Dir::new();
+    dir.write("s.csv", "a\n1\n");
+    let at = in_dir(&dir);
+    let create = "CREATE TABLE s (a INT) WITH ('connector' = 'filesystem', 'path' = 's.csv', 'format' = 'csv');
+        CREATE MATERIALIZED TABLE m FRESHNESS = INTERVAL '1' SECOND AS SELECT a FROM s;
+        ALTER MATERIALIZED TABLE m SUSPEND;";
+    let sql = |script: &str| dtemporal_in(&at, &["sql", "--warehouse", "wh", "-e", script]);
+    assert_eq!(sql(create), (0, String::new(), String::new()));
+    let t = "`default_catalog`.`default_database`.`m`";
+    let error = |column: u32, m: &str| {
+        (
+            2,
+            String::new(),
+            format!("dtemporal: error: SQL validation error at line 1, column {column}: {m}\n"),
+        )
+    };
+    assert_eq!(
+        sql("ALTER MATERIALIZED TABLE m SUSPEND"),
+        error(
+            26,
+            &format!("Materialized table {t} continuous refresh job has been suspended.")
+        )
+    );
+    assert_eq!(
+        sql("ALTER MATERIALIZED TABLE m RESUME WITH ('k' = 'v')"),
+        error(41, "RESUME WITH option 'k' is not supported: a CONTINUOUS refresh job takes no dynamic options yet")
+    );
+    assert_eq!(
+        sql("ALTER MATERIALIZED TABLE m RESUME"),
+        (0, String::new(), String::new())
+    );
+    assert_eq!(
+        sql("ALTER MATERIALIZED TABLE m RESUME"),
+        error(
+            26,
+            &format!("Materialized table {t} continuous refresh job has been resumed.")
+        )
+    );
+}
+
+/// `DESC` prints Flink's columns (name, type with `*ROWTIME*`, null, key, extras, watermark)
+/// as Flink's SQL client draws them, here for the window-aggregation page's `Bid` table.
+#[test]
+fn desc_prints_flinks_columns() {
+    let dir = Dir::new();
+    dir.write("bid.csv", "bidtime,price,item,supplier_id\n");
+    let script = "CREATE TABLE Bid (bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING,
+        supplier_id STRING, pt AS PROCTIME(), WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND,
+        PRIMARY KEY (item, supplier_id) NOT ENFORCED)
+      WITH ('connector' = 'filesystem', 'path' = 'bid.csv', 'format' = 'csv');
+      DESC Bid;";
+    let expected = "\
++-------------+-----------------------------+-------+------------------------+---------------+---------------------------------+
+|        name |                        type |  null |                    key |        extras |                       watermark |
++-------------+-----------------------------+-------+------------------------+---------------+---------------------------------+
+|     bidtime |      TIMESTAMP(3) *ROWTIME* |  TRUE |                        |               | `bidtime` - INTERVAL '1' SECOND |
+|       price |              DECIMAL(10, 2) |  TRUE |                        |               |                                 |
+|        item |                      STRING | FALSE | PRI(item, supplier_id) |               |                                 |
+| supplier_id |                      STRING | FALSE | PRI(item, supplier_id) |               |                                 |
+|          pt | TIMESTAMP_LTZ(3) *PROCTIME* | FALSE |                        | AS PROCTIME() |                                 |
++-------------+-----------------------------+-------+------------------------+---------------+---------------------------------+
+5 rows in set
+";
+    for workers in ["1", "2"] {
+        let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
+        assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
+    }
+}
+
+/// `temporal-join --mode final` writes its changelog in emission order, as the README says and
+/// `dtemporal sql` does: order 2 (at 10) is emitted when the watermark reaches 15, before
+/// order 1 (at 20), emitted when it reaches 20; in file order order 1 came first.
+#[test]
+fn a_final_mode_changelog_is_in_emission_order() {
+    let dir = Dir::new();
+    let probe = dir.write("o.csv", "id,cur,t\n1,E,20\n2,E,10\n");
+    let build = dir.write("r.csv", "cur,rate,t\nE,1,0\nE,2,15\nE,3,25\n");
+    for workers in ["1", "2"] {
+        let mut args = vec![
+            "temporal-join",
+            "--probe",
+            &probe,
+            "--build",
+            &build,
+            "--on",
+        ];
+        args.extend_from_slice(&["cur=cur", "--probe-time", "t", "--build-time", "t"]);
+        args.extend_from_slice(&["--mode", "final", "--lateness", "0", "--epoch-bytes", "1"]);
+        args.extend_from_slice(&["-w", workers]);
+        let run = dtemporal_in(&in_dir(&dir), &args);
+        let expected = "op,id,cur,t,cur0,rate,t0\n+I,2,E,10,E,1,0\n+I,1,E,20,E,2,15\n";
+        assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
+    }
+}
