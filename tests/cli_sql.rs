@@ -5,10 +5,22 @@ use std::process::Command;
 
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
 
+#[path = "cli_sql/cascade.rs"]
+mod cascade;
+#[path = "cli_sql/messages.rs"]
+mod messages;
+#[path = "cli_sql/statements.rs"]
+mod statements;
+
 fn dtemporal(args: &[&str]) -> (i32, String, String) {
+    dtemporal_in(std::path::Path::new(SEED), args)
+}
+
+/// `dtemporal args` run in `dir`: its exit code, standard output and standard error.
+fn dtemporal_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_dtemporal"))
         .args(args)
-        .current_dir(SEED)
+        .current_dir(dir)
         .output()
         .unwrap();
     (

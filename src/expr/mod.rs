@@ -50,8 +50,8 @@ mod tests;
 pub use aggregate::{Accumulator, AggregateExpr, AggregateFunc, AggregateUdf, UdafAccumulator};
 pub use arena::{ArenaString, RowArena};
 pub use ast::{Expr, Literal};
-pub(crate) use bind::AGGREGATES;
 pub use bind::{bind_aggregate, bind_scalar};
+pub(crate) use bind::{is_builtin, AGGREGATES};
 pub use compile::CompiledExpr;
 pub use dsl::{
     call, call_aggregate, col, count_star, lit, lit_decimal, null_of, try_lit_decimal, IntoLiteral,

@@ -185,7 +185,12 @@ impl Translator<'_> {
                 trim_characters: None,
             } => self.expr(expr)?.trim(),
             E::Function(f) => self.function(f, e)?,
-            _ => return Err(unsupported("this expression")),
+            _ => {
+                return Err(match super::unsupported::expression(e) {
+                    Some(feature) => super::unsupported::not_supported(e.span(), feature),
+                    None => unsupported("this expression"),
+                })
+            }
         })
     }
 
@@ -198,6 +203,15 @@ impl Translator<'_> {
                     "OVER aggregates are supported as select items (or arithmetic, casts and parentheses around them), and ROW_NUMBER() in Flink's deduplication pattern; found {e}"
                 ),
             ));
+        }
+        let defined = crate::expr::is_builtin(&name)
+            || self.registry.scalar(&name).is_some()
+            || self.registry.aggregate(&name).is_some();
+        if let Some(missing) = (!defined)
+            .then(|| super::unsupported::function(&name, e))
+            .flatten()
+        {
+            return Err(missing);
         }
         let (args, distinct) = match &f.args {
             FunctionArguments::None => (Vec::new(), false),

@@ -84,6 +84,7 @@ mod scope;
 mod set_op;
 mod tokens;
 mod types;
+mod unsupported;
 mod window;
 
 pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};

@@ -316,6 +316,10 @@ impl Binder<'_> {
                 let scope = Scope::of(&plan, alias.as_ref().map(|a| a.name.value.as_str()));
                 Ok(Bound { plan, scope })
             }
+            TableFactor::Table { version: Some(_), .. } => Err(super::unsupported::not_supported(
+                factor.span(),
+                "time travel (FOR SYSTEM_TIME AS OF a point in time, not a join's time)",
+            )),
             other => window::rows(self, other)?.ok_or_else(|| SqlError::at(
                 other.span(),
                 format!("{other} is not supported here: FROM takes tables, views, subqueries and window table-valued functions; FOR SYSTEM_TIME AS OF and LATERAL TABLE need a table on their left"),

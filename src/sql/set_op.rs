@@ -48,9 +48,13 @@ impl Binder<'_> {
                 let scope = Scope::of(&plan, None);
                 Ok(Bound { plan, scope })
             }
+            SetExpr::Values(_) => Err(super::unsupported::not_supported(
+                body.span(),
+                "VALUES (a table of literal rows)",
+            )),
             other => Err(SqlError::at(
                 other.span(),
-                "this query form (VALUES, INSERT, TABLE) is not supported",
+                "this query form (INSERT, TABLE) is not supported",
             )),
         }
     }

@@ -179,14 +179,26 @@ fn call(
     binder: &Binder<'_>,
     factor: &ast::TableFactor,
 ) -> Result<Option<(Bound, SqlWindow)>, SqlError> {
-    let ast::TableFactor::TableFunction {
-        expr: ast::Expr::Function(f),
-        alias,
-    } = factor
-    else {
-        return Ok(None);
+    // `TABLE(TUMBLE(..))`, or the call alone (`FROM TUMBLE(TABLE t, ..)`), which Flink takes
+    // too (Calcite reads a table function call in FROM without TABLE(..)).
+    let (function, args, alias) = match factor {
+        ast::TableFactor::TableFunction {
+            expr: ast::Expr::Function(f),
+            alias,
+        } => match &f.args {
+            FunctionArguments::List(list) => (&f.name, list.args.as_slice(), alias),
+            _ => (&f.name, &[][..], alias),
+        },
+        ast::TableFactor::Table {
+            name,
+            args: Some(args),
+            alias,
+            version: None,
+            ..
+        } => (name, args.args.as_slice(), alias),
+        _ => return Ok(None),
     };
-    let name = f.name.to_string().to_ascii_uppercase();
+    let name = function.to_string().to_ascii_uppercase();
     let parameters: &[&str] = match name.as_str() {
         "TUMBLE" => &["DATA", "TIMECOL", "SIZE", "OFFSET"],
         "HOP" => &["DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"],
@@ -195,7 +207,7 @@ fn call(
         _ => return Ok(None),
     };
     let span = factor.span();
-    let args = arguments(f, parameters, span)?;
+    let args = arguments(&name, args, parameters, span)?;
     // The argument of parameter `p`; `None` when not given (or not a parameter of this TVF).
     let arg = |p: &str| {
         parameters
@@ -306,16 +318,14 @@ fn partition_columns(keys: &ast::Expr) -> Result<Vec<String>, SqlError> {
 /// The TVF's arguments in the order of `parameters`, from positional or named arguments (the
 /// positional ones fill the parameters in order, whatever named ones stand between them).
 fn arguments<'a>(
-    f: &'a ast::Function,
+    function: &str,
+    args: &'a [FunctionArg],
     parameters: &[&str],
     span: Span,
 ) -> Result<Vec<Option<&'a ast::Expr>>, SqlError> {
     let mut out = vec![None; parameters.len()];
-    let FunctionArguments::List(list) = &f.args else {
-        return Err(SqlError::at(span, format!("{} needs arguments", f.name)));
-    };
     let mut positional = 0;
-    for arg in &list.args {
+    for arg in args {
         let (slot, expr) = match arg {
             FunctionArg::Unnamed(FunctionArgExpr::Expr(e))
                 if positional < parameters.len() && parameters[positional] != PARTITION_KEYS =>
@@ -336,8 +346,7 @@ fn arguments<'a>(
                     return Err(SqlError::at(
                         span,
                         format!(
-                            "{} has no parameter {}; its parameters: {}",
-                            f.name,
+                            "{function} has no parameter {}; its parameters: {}",
                             name.value,
                             parameters
                                 .iter()
@@ -352,7 +361,7 @@ fn arguments<'a>(
             other => {
                 return Err(SqlError::at(
                     span,
-                    format!("unsupported argument {other} of {}", f.name),
+                    format!("unsupported argument {other} of {function}"),
                 ))
             }
         };
