@@ -313,15 +313,20 @@ fn d05_schema_inferred_from_the_query() {
     assert_eq!(message(err), "Could not create a PRIMARY KEY with nullable column 'pv'.\nA PRIMARY KEY column must be declared on non-nullable physical columns.");
     env.execute_sql(&format!("CREATE MATERIALIZED TABLE users_shops PARTITIONED BY (ds) WITH ('format' = 'debezium-json') FRESHNESS = INTERVAL '30' SECOND REFRESH_MODE = FULL {D05_QUERY}")).unwrap();
     let described = text(&env, "DESCRIBE users_shops");
-    let head: Vec<&str> = described.lines().take(8).collect();
+    let head: Vec<&str> = described.lines().take(13).collect();
     assert_eq!(
         head,
         [
-            "user_id\tBIGINT\tNULL\t",
-            "shop_id\tBIGINT\tNULL\t",
-            "ds\tSTRING\tNULL\t",
-            "payed_buy_fee_sum\tBIGINT\tNULL\t",
-            "pv\tINT\tNULL\t",
+            "+-------------------+--------+------+-----+--------+-----------+",
+            "|              name |   type | null | key | extras | watermark |",
+            "+-------------------+--------+------+-----+--------+-----------+",
+            "|           user_id | BIGINT | TRUE |     |        |           |",
+            "|           shop_id | BIGINT | TRUE |     |        |           |",
+            "|                ds | STRING | TRUE |     |        |           |",
+            "| payed_buy_fee_sum | BIGINT | TRUE |     |        |           |",
+            "|                pv |    INT | TRUE |     |        |           |",
+            "+-------------------+--------+------+-----+--------+-----------+",
+            "5 rows in set",
             "partitioned by: ds",
             "freshness: INTERVAL '30' SECOND",
             "refresh mode: FULL (declared FULL)",
