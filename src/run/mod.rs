@@ -127,7 +127,7 @@ where
             let lines = Rc::new(RefCell::new(Vec::new()));
             let refused = Rc::new(RefCell::new(Vec::new()));
             let skipped = Rc::new(RefCell::new(Vec::new()));
-            gather(built.output, &lines, true, probe);
+            gather(at_time_zero(built.output), &lines, true, probe);
             let rejected = malformed.concatenate(built.rejected);
             gather(at_time_zero(rejected), &refused, true, probe);
             let reasons = differential_dataflow::collection::concatenate(scope, built.ignored)
@@ -146,7 +146,7 @@ where
         return Ok(Outcome::default());
     };
     let tail = Tail::new(threads);
-    let lines = in_emission_order(&tail, lines)?;
+    let lines = expand(&tail, lines, "output line")?;
     let refused = expand(&tail, refused, "rejected row")?;
     let mut ignored: Vec<(String, usize)> = Vec::new();
     for reason in expand(&tail, skipped, "ignored row")? {
@@ -169,25 +169,6 @@ where
         ignored,
         wrote: true,
     })
-}
-
-/// The output lines gathered with the system times they were emitted at, in the order they
-/// are written: a changelog's (lines with an `op`) in emission order, by system time then by
-/// line (`seq`, kind, cells), as `dtemporal sql` writes its changelogs; a table's by line alone,
-/// a row's insertion and its later removal cancelling whatever their times.
-fn in_emission_order(
-    tail: &Tail,
-    lines: Vec<(OutputLine, SysTime, isize)>,
-) -> Result<Vec<OutputLine>, Error> {
-    if !lines.iter().any(|(line, _, _)| line.op.is_some()) {
-        let at_zero = lines.into_iter().map(|(l, _, r)| (l, 0, r)).collect();
-        return expand(tail, at_zero, "output line");
-    }
-    let timed = lines.into_iter().map(|(l, t, r)| ((t, l), 0, r)).collect();
-    Ok(expand(tail, timed, "output line")?
-        .into_iter()
-        .map(|(_, line)| line)
-        .collect())
 }
 
 /// What a run's dataflow leaves for [`execute`] to take on worker 0 once the run is over (it

@@ -302,7 +302,7 @@ pub(super) fn describe(env: &TableEnv, name: &ast::Ident) -> Result<String, SqlE
     let schema = table
         .schema()
         .map_err(|e| SqlError::at(name.span, e.to_string()))?;
-    let mut out = describe_columns(&schema);
+    let mut out = describe_columns(schema);
     let Some(warehouse) = env.warehouse() else {
         return Ok(out);
     };

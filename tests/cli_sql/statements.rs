@@ -1,8 +1,7 @@
 //! The CLI's statements and outputs (issue 46, item 11): a script that starts with a comment,
 //! `--emit upsert` CSV through the one CSV writer, `ALTER MATERIALIZED TABLE .. REFRESH`'s
 //! status on standard error, SUSPEND / RESUME of a CONTINUOUS table with its own messages,
-//! `DESC` as Flink's SQL client prints it, and a command's final-mode changelog in emission
-//! order.
+//! and `DESC` as Flink's SQL client prints it.
 
 use differential_temporal::table::tempfile_dir::Dir;
 
@@ -150,32 +149,6 @@ fn desc_prints_flinks_columns() {
 ";
     for workers in ["1", "2"] {
         let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
-        assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
-    }
-}
-
-/// `temporal-join --mode final` writes its changelog in emission order, as the README says and
-/// `dtemporal sql` does: order 2 (at 10) is emitted when the watermark reaches 15, before
-/// order 1 (at 20), emitted when it reaches 20; in file order order 1 came first.
-#[test]
-fn a_final_mode_changelog_is_in_emission_order() {
-    let dir = Dir::new();
-    let probe = dir.write("o.csv", "id,cur,t\n1,E,20\n2,E,10\n");
-    let build = dir.write("r.csv", "cur,rate,t\nE,1,0\nE,2,15\nE,3,25\n");
-    for workers in ["1", "2"] {
-        let mut args = vec![
-            "temporal-join",
-            "--probe",
-            &probe,
-            "--build",
-            &build,
-            "--on",
-        ];
-        args.extend_from_slice(&["cur=cur", "--probe-time", "t", "--build-time", "t"]);
-        args.extend_from_slice(&["--mode", "final", "--lateness", "0", "--epoch-bytes", "1"]);
-        args.extend_from_slice(&["-w", workers]);
-        let run = dtemporal_in(&in_dir(&dir), &args);
-        let expected = "op,id,cur,t,cur0,rate,t0\n+I,2,E,10,E,1,0\n+I,1,E,20,E,2,15\n";
         assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
     }
 }
