@@ -6,14 +6,14 @@
 #                                   user), start it on 127.0.0.1 and print the connection line
 #                                   the tests read from DTEMPORAL_POSTGRES
 #   scripts/postgres.sh stop DIR    stop it (DIR can then be removed)
+#   scripts/postgres.sh installed   print the server's binary directory; exit 1 when the server
+#                                   is not installed (the tests start their own server only then)
 #
 # The port is PGTEST_PORT (default 54329). The user is `dtemporal`, password `dtemporal`,
 # database `postgres`; only TCP on 127.0.0.1 is listened on, with scram-sha-256 passwords.
 # Run as root, the server runs as the `postgres` user (created if missing): it refuses root.
 set -euo pipefail
-cmd=${1:?usage: postgres.sh start|stop DIR}
-dir=${2:?usage: postgres.sh start|stop DIR}
-port=${PGTEST_PORT:-54329}
+cmd=${1:?usage: postgres.sh start|stop DIR, or postgres.sh installed}
 
 # The server's binary directory: the newest Debian install, or the PATH's.
 bindir() {
@@ -23,6 +23,13 @@ bindir() {
     done
     command -v pg_ctl >/dev/null && dirname "$(command -v pg_ctl)"
 }
+
+if [ "$cmd" = installed ]; then
+    bindir
+    exit
+fi
+dir=${2:?usage: postgres.sh start|stop DIR}
+port=${PGTEST_PORT:-54329}
 
 as_server=()
 if [ "$(id -u)" = 0 ]; then
@@ -63,7 +70,7 @@ stop)
     "${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -m fast stop >/dev/null
     ;;
 *)
-    echo "usage: postgres.sh start|stop DIR" >&2
+    echo "usage: postgres.sh start|stop DIR, or postgres.sh installed" >&2
     exit 2
     ;;
 esac

@@ -5,11 +5,15 @@
 
 use std::ffi::OsStr;
 use std::fmt::Debug;
-use std::io::Write;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+mod postgres;
+// Each test binary uses a part of these helpers (as of the ones above).
+#[allow(unused_imports)]
+pub use postgres::*;
 
 /// The path of a fixture file.
 pub fn data(name: &str) -> String {
@@ -167,67 +171,4 @@ pub fn free_ports(n: usize) -> String {
         .iter()
         .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
         .collect()
-}
-
-/// The PostgreSQL server of the postgres-cdc tests (`scripts/postgres.sh` starts one): its
-/// connection line from `DTEMPORAL_POSTGRES`, or `None` (with a message) when there is none to test against.
-pub fn postgres_server() -> Option<String> {
-    match std::env::var("DTEMPORAL_POSTGRES") {
-        Ok(line) => Some(line),
-        Err(_) if std::env::var_os("DTEMPORAL_REQUIRE_POSTGRES").is_some() => panic!(
-            "DTEMPORAL_REQUIRE_POSTGRES is set but DTEMPORAL_POSTGRES is not: start a server with scripts/postgres.sh"
-        ),
-        Err(_) => {
-            // Straight to the process's standard error: the harness shows a passing test's
-            // `eprintln!` only with --nocapture, and a skip must be seen.
-            let _ = std::io::stderr().write_all(
-                b"SKIPPED: no PostgreSQL server to test against (run `scripts/postgres.sh start DIR` and set DTEMPORAL_POSTGRES to the line it prints)\n",
-            );
-            None
-        }
-    }
-}
-
-/// The value of `key` in the connection line `line` (`key=value` pairs).
-pub fn postgres_value(line: &str, key: &str) -> String {
-    line.split_whitespace()
-        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
-        .unwrap_or_else(|| panic!("no {key} in {line:?}"))
-        .to_string()
-}
-
-/// The `WITH` options reaching the server of `line`, without the table.
-pub fn postgres_with_options(line: &str) -> String {
-    format!(
-        "'connector' = 'postgres-cdc', 'hostname' = '{}', 'port' = '{}', 'username' = '{}', 'password' = '{}', 'database-name' = '{}'",
-        postgres_value(line, "host"),
-        postgres_value(line, "port"),
-        postgres_value(line, "user"),
-        postgres_value(line, "password"),
-        postgres_value(line, "dbname")
-    )
-}
-
-/// Runs `sql` on the server of `line` (the tests' setup).
-pub fn postgres_setup(line: &str, sql: &str) {
-    let mut client =
-        postgres::Client::connect(line, postgres::NoTls).expect("connect to the test server");
-    client.batch_execute(sql).expect("the setup statements");
-}
-
-/// Creates the table `name` as `columns` declare it (`REPLICA IDENTITY FULL` when `full`)
-/// on the server of `line`, with no replication slot or publication of that name left from
-/// an earlier run (the postgres-cdc tests name their slots after their tables).
-pub fn postgres_fresh_table(line: &str, name: &str, columns: &str, full: bool) {
-    let identity = if full { "FULL" } else { "DEFAULT" };
-    postgres_setup(
-        line,
-        &format!(
-            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '{name}';
-             DROP PUBLICATION IF EXISTS {name};
-             DROP TABLE IF EXISTS {name};
-             CREATE TABLE {name} ({columns});
-             ALTER TABLE {name} REPLICA IDENTITY {identity};"
-        ),
-    );
 }
