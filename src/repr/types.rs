@@ -134,6 +134,11 @@ impl DataType {
         matches!(self, DataType::Char(_) | DataType::Varchar(_))
     }
 
+    /// Whether values are binary strings (BINARY, VARBINARY, BYTES).
+    pub fn is_binary_string(&self) -> bool {
+        matches!(self, DataType::Binary(_) | DataType::Varbinary(_))
+    }
+
     /// Whether this is TIMESTAMP(p) or TIMESTAMP_LTZ(p): a type a time attribute can have.
     pub fn is_timestamp(&self) -> bool {
         matches!(self, DataType::Timestamp(_) | DataType::TimestampLtz(_))

@@ -250,7 +250,8 @@ impl TableEnv {
     }
 
     /// The plan a query or `INSERT` runs: an `INSERT` renames the query's columns to the
-    /// sink's (by position, as Flink matches them) and casts each to the sink's type.
+    /// sink's (by position, as Flink matches them) and casts each to the sink's type, but for a
+    /// declared length (Flink's default type-length enforcer, IGNORE).
     fn plan_of(&self, statement: &Statement) -> Result<RelExpr, SqlError> {
         match statement {
             Statement::Query(q) => self.in_mode(self.binder().query(q)?, q.span()),
@@ -277,7 +278,13 @@ impl TableEnv {
                     .zip(&sink.schema.fields)
                     .map(|(from, to)| {
                         let column = col(&from.name);
-                        let column = if from.ty.data_type == to.ty.data_type {
+                        // Flink's default `table.exec.sink.type-length-enforcer` IGNORE:
+                        // a string or binary string is written whole, never cut or padded to
+                        // the sink column's declared length.
+                        let (from_ty, to_ty) = (&from.ty.data_type, &to.ty.data_type);
+                        let length_only = (from_ty.is_string() && to_ty.is_string())
+                            || (from_ty.is_binary_string() && to_ty.is_binary_string());
+                        let column = if from_ty == to_ty || length_only {
                             column
                         } else {
                             column.cast(to.ty.data_type.clone())

@@ -1,8 +1,13 @@
 //! Flink's SQL type names onto [`DataType`]: `BOOLEAN`, `TINYINT` .. `BIGINT`, `FLOAT`,
-//! `DOUBLE`, `DECIMAL(p, s)` (default `(10, 0)`), `CHAR(n)`, `VARCHAR(n)`, `STRING`, `BYTES`,
-//! `BINARY(n)`, `VARBINARY(n)`, `DATE`, `TIME(p)` (default 0), `TIMESTAMP(p)` (default 6),
-//! `TIMESTAMP(p) WITH LOCAL TIME ZONE` and `TIMESTAMP_LTZ(p)`, `ARRAY<T>` (nullable elements),
-//! as Flink's `LogicalTypeParser`.
+//! `DOUBLE`, `DECIMAL(p, s)`, `CHAR(n)`, `VARCHAR(n)`, `STRING`, `BYTES`, `BINARY(n)`,
+//! `VARBINARY(n)`, `DATE`, `TIME(p)`, `TIMESTAMP(p)`, `TIMESTAMP(p) WITH LOCAL TIME ZONE` and
+//! `TIMESTAMP_LTZ(p)`, `ARRAY<T>` (nullable elements).
+//!
+//! A parameter left out takes Flink SQL's default (its DDL's, `FlinkTypeSystem` over
+//! Calcite's; Flink's `SqlDdlToOperationConverterTest` lists them): `CHAR` and `BINARY` have
+//! length 1, `VARCHAR` is `STRING` and `VARBINARY` is `BYTES` (the largest length), `DECIMAL`
+//! is `DECIMAL(10, 0)` and `DECIMAL(p)` is `DECIMAL(p, 0)`, `TIME` is `TIME(0)`, `TIMESTAMP`
+//! and `TIMESTAMP_LTZ` have precision 6.
 
 use sqlparser::ast::{self, CharacterLength, ExactNumberInfo, TimezoneInfo, TypeModifier};
 
@@ -16,13 +21,18 @@ use crate::repr::{DataType, Field, Schema};
 /// The type `ty` names, or what is wrong with it.
 pub fn data_type(ty: &ast::DataType) -> Result<DataType, String> {
     use ast::DataType as T;
-    let length = |l: &Option<CharacterLength>| match l {
-        Some(CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length)
+    // A length between 1 and MAX_LENGTH, `default` when not given.
+    let checked = |n: Option<u64>, default: u32| match n {
+        None => Ok(default),
+        Some(n) => u32::try_from(n)
             .ok()
-            .filter(|&n| n >= 1)
+            .filter(|&n| (1..=MAX_LENGTH).contains(&n))
             .ok_or_else(|| format!("the length of {ty} must be between 1 and {MAX_LENGTH}")),
+    };
+    let length = |l: &Option<CharacterLength>, default: u32| match l {
+        Some(CharacterLength::IntegerLength { length, .. }) => checked(Some(*length), default),
         Some(CharacterLength::Max) => Ok(MAX_LENGTH),
-        None => Ok(1),
+        None => Ok(default),
     };
     let time_precision = |p: &Option<u64>, default: u8| match p {
         None => Ok(default),
@@ -51,12 +61,19 @@ pub fn data_type(ty: &ast::DataType) -> Result<DataType, String> {
             let s = u8::try_from(s).unwrap_or(u8::MAX);
             DataType::decimal(p, s).map_err(|e| e.to_string())?
         }
-        T::Char(l) | T::Character(l) => DataType::Char(length(l)?),
-        T::Varchar(l) | T::CharVarying(l) | T::CharacterVarying(l) => DataType::Varchar(length(l)?),
+        T::Char(l) | T::Character(l) => DataType::Char(length(l, 1)?),
+        T::Varchar(l) | T::CharVarying(l) | T::CharacterVarying(l) => {
+            DataType::Varchar(length(l, MAX_LENGTH)?)
+        }
         T::String(_) | T::Text => DataType::STRING,
-        T::Bytes(_) => DataType::Varbinary(MAX_LENGTH),
-        T::Binary(n) => DataType::Binary(n.map_or(1, |n| n.min(MAX_LENGTH as u64) as u32)),
-        T::Varbinary(_) => DataType::Varbinary(MAX_LENGTH),
+        T::Bytes(_) => DataType::BYTES,
+        T::Binary(n) => DataType::Binary(checked(*n, 1)?),
+        T::Varbinary(n) => DataType::Varbinary(match n {
+            Some(ast::BinaryLength::IntegerLength { length }) => {
+                checked(Some(*length), MAX_LENGTH)?
+            }
+            Some(ast::BinaryLength::Max) | None => MAX_LENGTH,
+        }),
         T::Date => DataType::Date,
         T::Time(p, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
             DataType::Time(time_precision(p, 0)?)
@@ -152,6 +169,29 @@ mod tests {
         assert_eq!(parse("VARCHAR(5)"), Ok(DataType::Varchar(5)));
         assert_eq!(parse("BIGINT"), Ok(DataType::BigInt));
         assert_eq!(parse("BYTES"), Ok(DataType::Varbinary(MAX_LENGTH)));
+    }
+
+    /// A parameter left out takes Flink SQL's default (`SqlDdlToOperationConverterTest`'s
+    /// `testCreateTableWithFullDataTypes`); a bare `VARCHAR` was `VARCHAR(1)` and a
+    /// `VARBINARY(n)` was `BYTES` (issue 46).
+    #[test]
+    fn defaults_and_lengths_as_flink_ddl() {
+        assert_eq!(parse("VARCHAR"), Ok(DataType::STRING));
+        assert_eq!(parse("CHAR"), Ok(DataType::Char(1)));
+        assert_eq!(parse("CHAR(33)"), Ok(DataType::Char(33)));
+        assert_eq!(parse("VARCHAR(33)"), Ok(DataType::Varchar(33)));
+        assert_eq!(parse("BINARY"), Ok(DataType::Binary(1)));
+        assert_eq!(parse("BINARY(33)"), Ok(DataType::Binary(33)));
+        assert_eq!(parse("VARBINARY"), Ok(DataType::BYTES));
+        assert_eq!(parse("VARBINARY(33)"), Ok(DataType::Varbinary(33)));
+        assert_eq!(parse("DEC"), Ok(DataType::decimal(10, 0).unwrap()));
+        assert_eq!(parse("NUMERIC(10)"), Ok(DataType::decimal(10, 0).unwrap()));
+        assert_eq!(parse("TIME"), Ok(DataType::Time(0)));
+        assert_eq!(parse("TIMESTAMP_LTZ"), Ok(DataType::TimestampLtz(6)));
+        assert_eq!(
+            parse("BINARY(0)"),
+            Err("the length of BINARY(0) must be between 1 and 2147483647".into())
+        );
         assert!(parse("DECIMAL(40, 2)").unwrap_err().contains("38"));
         assert_eq!(
             parse("TIMESTAMP(12)"),
