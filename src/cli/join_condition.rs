@@ -44,9 +44,11 @@ pub(super) struct JoinKeys {
 }
 
 impl JoinKeys {
-    /// Parses `--on`. Errors: a pair without `=`, an empty column name, an empty or unclosed
-    /// constant, a constant on the probe side, no `PROBE_COL=BUILD_COL` pair.
-    pub(super) fn parse(on: &str) -> Result<Self, Error> {
+    /// Parses `--on`; constant keys alone (`id='1'`) when `constants_alone` (a lookup join:
+    /// every probe row looks up the constant's rows, Flink's constant lookup key). Errors: a
+    /// pair without `=`, an empty column name, an empty or unclosed constant, a constant on
+    /// the probe side, no `PROBE_COL=BUILD_COL` pair and not `constants_alone`.
+    pub(super) fn parse(on: &str, constants_alone: bool) -> Result<Self, Error> {
         let mut keys = JoinKeys {
             probe: Vec::new(),
             build: Vec::new(),
@@ -85,7 +87,7 @@ impl JoinKeys {
                 }
             }
         }
-        if keys.probe.is_empty() {
+        if keys.probe.is_empty() && !(constants_alone && !keys.constants.is_empty()) {
             return Err(Error::Usage(format!(
                 "--on: {on:?} has no PROBE_COL=BUILD_COL pair"
             )));
@@ -355,7 +357,7 @@ mod tests {
 
     #[test]
     fn on_pairs_and_constant_keys() {
-        let keys = JoinKeys::parse("id=id, kind='a, b' ,cur=currency").expect("parses");
+        let keys = JoinKeys::parse("id=id, kind='a, b' ,cur=currency", false).expect("parses");
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
             keys,
@@ -369,7 +371,7 @@ mod tests {
 
     #[test]
     fn on_errors_say_what_is_wrong() {
-        let err = |on: &str| JoinKeys::parse(on).unwrap_err().to_string();
+        let err = |on: &str| JoinKeys::parse(on, false).unwrap_err().to_string();
         let expected = "; expected PROBE_COL=BUILD_COL or BUILD_COL='TEXT'";
         assert_eq!(err("cur"), format!("--on: \"cur\" has no ={expected}"));
         assert_eq!(
@@ -396,6 +398,10 @@ mod tests {
             err("kind='x'"),
             "--on: \"kind='x'\" has no PROBE_COL=BUILD_COL pair"
         );
+        // A lookup join takes a constant key alone (issue 46).
+        let constant = JoinKeys::parse("kind='x'", true).expect("parses");
+        assert_eq!(constant.constants, vec![(0, "x".to_string())]);
+        assert!(constant.probe.is_empty());
     }
 
     fn header() -> Vec<String> {

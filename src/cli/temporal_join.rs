@@ -76,9 +76,10 @@ pub struct JoinInputs {
     /// version).
     #[arg(long, value_name = "FILE")]
     pub build: String,
-    /// Equi-join keys, comma-separated: `PROBE_COL=BUILD_COL` pairs (at least one) and
-    /// constant keys `BUILD_COL='TEXT'` (the build column must equal TEXT; Flink's constant
-    /// lookup key). The build columns, in order, are the build side's primary key.
+    /// Equi-join keys, comma-separated: `PROBE_COL=BUILD_COL` pairs (at least one for
+    /// temporal-join) and constant keys `BUILD_COL='TEXT'` (the build column must equal TEXT;
+    /// Flink's constant lookup key). The build columns, in order, are the build side's primary
+    /// key.
     #[arg(long, value_name = "P=B,...")]
     pub on: String,
     /// Residual condition on the probe row and the version chosen for it (rule B5; lookup-join:
@@ -160,7 +161,8 @@ impl JoinInputs {
         probe_time: Option<&str>,
         build_time: Option<&str>,
     ) -> Result<Resolved, Error> {
-        let keys = JoinKeys::parse(&self.on)?;
+        // A lookup join (no probe time) takes constant keys alone.
+        let keys = JoinKeys::parse(&self.on, probe_time.is_none())?;
         let (probe_key, build_key) = (keys.probe.clone(), keys.build.clone());
         let spec = |path: &str, key, time: Option<&str>| InputSpec {
             path: path.to_string(),

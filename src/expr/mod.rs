@@ -50,6 +50,7 @@ mod tests;
 pub use aggregate::{Accumulator, AggregateExpr, AggregateFunc, AggregateUdf, UdafAccumulator};
 pub use arena::{ArenaString, RowArena};
 pub use ast::{Expr, Literal};
+pub(crate) use bind::coerce::common_type;
 pub use bind::{bind_aggregate, bind_scalar};
 pub(crate) use bind::{is_builtin, AGGREGATES};
 pub use compile::CompiledExpr;

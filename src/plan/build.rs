@@ -172,6 +172,14 @@ impl RelExpr {
             let named = aggregates.iter().map(|(a, name)| (a, name.as_str()));
             super::execution::retractable("Reduce", named)?;
         }
+        // With grouping columns every group holds a row (Calcite's typing, see
+        // `in_keyed_group`); without, the one group may be empty.
+        let aggregates: Vec<_> = match group.is_empty() {
+            true => aggregates,
+            false => (aggregates.into_iter())
+                .map(|(a, name)| (a.in_keyed_group(), name))
+                .collect(),
+        };
         let mut fields = Vec::with_capacity(group.len() + aggregates.len());
         for &c in &group {
             // A grouped rowtime is a plain TIMESTAMP in the output (Flink drops the attribute).
@@ -328,57 +336,6 @@ impl RelExpr {
         Ok(self)
     }
 
-    /// The event-time temporal join `self JOIN build FOR SYSTEM_TIME AS OF self.rowtime ON
-    /// self.probe_key = build.build_key [AND residual]`. `build` must be a versioned table (a
-    /// primary key and a rowtime attribute) and `build_key` must be its whole primary key, as
-    /// Flink requires. `residual` is over the output columns (probe, then build).
-    pub fn temporal_join(
-        self,
-        build: RelExpr,
-        probe_key: Vec<usize>,
-        build_key: Vec<usize>,
-        kind: JoinKind,
-        residual: Option<ScalarExpr>,
-    ) -> Result<RelExpr, PlanError> {
-        const NODE: &str = "TemporalJoin";
-        if self.schema.rowtime.is_none() {
-            return Err(PlanError::invalid(
-                NODE,
-                "the probe side has no rowtime attribute: FOR SYSTEM_TIME AS OF needs the left table's event-time attribute",
-            ));
-        }
-        let Some(pk) = build.schema.primary_key.clone() else {
-            return Err(PlanError::invalid(
-                NODE,
-                "Temporal Table Join requires primary key in versioned table, but no primary key can be found",
-            ));
-        };
-        if build.schema.rowtime.is_none() {
-            return Err(PlanError::invalid(
-                NODE,
-                "the build side is not a versioned table: it has a primary key but no rowtime attribute",
-            ));
-        }
-        let mut sorted_key = build_key.clone();
-        sorted_key.sort_unstable();
-        let mut sorted_pk = pk.clone();
-        sorted_pk.sort_unstable();
-        if sorted_key != sorted_pk {
-            let names: Vec<&str> = pk
-                .iter()
-                .map(|&c| build.schema.fields[c].name.as_str())
-                .collect();
-            return Err(PlanError::invalid(
-                NODE,
-                format!(
-                    "Temporal table's primary key [{}] must be included in the equivalence condition of temporal join",
-                    names.join(", ")
-                ),
-            ));
-        }
-        join(self, build, probe_key, build_key, kind, residual, NODE)
-    }
-
     /// The processing-time lookup join `self JOIN build FOR SYSTEM_TIME AS OF self.proctime ON
     /// self.probe_key = build.build_key [AND residual]`: each probe row is joined once, when it
     /// arrives, with the build side's latest row of its key.
@@ -442,7 +399,7 @@ pub fn join_schema(probe: &Schema, build: &Schema, kind: JoinKind) -> Schema {
     }
 }
 
-fn join(
+pub(super) fn join(
     probe: RelExpr,
     build: RelExpr,
     probe_key: Vec<usize>,

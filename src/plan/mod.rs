@@ -44,6 +44,7 @@ mod proctime;
 pub mod reference;
 mod set_op;
 mod sort;
+mod temporal_join;
 #[cfg(test)]
 mod tests;
 pub mod top_n;

@@ -91,8 +91,13 @@ fn invalid_plans_are_refused_with_flinks_reasons() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "TemporalJoin: Temporal table's primary key [a] must be included in the equivalence condition of temporal join"
+        "TemporalJoin: Temporal table's primary key [a] must be included in the equivalence condition of temporal join, but current temporal join condition is [b=rate]."
     );
+    // Equality columns beyond the key are join keys too (Flink: the key is a subset of them).
+    let build = RelExpr::scan("R", rates(true), true);
+    assert!(probe()
+        .temporal_join(build, vec![0, 1], vec![0, 1], JoinKind::Inner, None)
+        .is_ok());
     // Deduplication needs an append-only input.
     let updating = RelExpr::scan("R", rates(true), true);
     let err = updating

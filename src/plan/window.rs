@@ -359,6 +359,10 @@ impl RelExpr {
                 format!("the allowed lateness must not be negative, but is {lateness_ms} ms"),
             ));
         }
+        // A window's group holds a row (it exists because one fell into it).
+        let aggregates: Vec<_> = (aggregates.into_iter())
+            .map(|(a, name)| (a.in_keyed_group(), name))
+            .collect();
         let mut fields = Vec::with_capacity(group.len() + 3 + aggregates.len());
         for &c in &group {
             let field = self.schema.fields.get(c).cloned().ok_or_else(|| {

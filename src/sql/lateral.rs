@@ -15,7 +15,7 @@ use sqlparser::tokenizer::Span;
 
 use super::error::SqlError;
 use super::query::{Binder, Bound};
-use super::scope::Scope;
+use super::scope::{object_name, Scope};
 use crate::expr::{lit, Expr};
 use crate::plan::{JoinKind, PlanError, RelExpr};
 use crate::repr::Schema;
@@ -43,7 +43,7 @@ impl Binder<'_> {
             .expr(&ast::Expr::Function(call.clone()))?;
         let names = alias_columns(alias);
         let names = names.as_deref();
-        let qualifier = alias.map_or_else(|| call.name.to_string(), |a| a.name.value.clone());
+        let qualifier = alias.map_or_else(|| object_name(&call.name), |a| a.name.value.clone());
         self.lateral_join(
             left,
             &qualifier,

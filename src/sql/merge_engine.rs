@@ -15,6 +15,7 @@
 use super::connector::is_connector_option;
 use super::create_table::{CreateTable, TableOption};
 use super::error::SqlError;
+use crate::merge_options::MergeOptionsError;
 use crate::plan::{PlanError, RelExpr};
 
 /// The options that choose a merge engine.
@@ -70,6 +71,25 @@ pub(super) fn merged(
             ),
         ));
     };
+    // A declared character string cannot order versions (Fluss refuses the table) unless our
+    // `'fields.<f>.type'` declares the type its text is read as.
+    let version = options
+        .iter()
+        .find(|o| o.key == "table.merge-engine.versioned.ver-column");
+    if let (Some(option), Some("versioned")) = (version, chosen.map(|o| o.value.as_str())) {
+        let column = option.value.trim();
+        let read_as = format!("fields.{column}.type");
+        let field = table.schema.fields.iter().find(|f| f.name == column);
+        if let Some(field) = field.filter(|_| !options.iter().any(|o| o.key == read_as)) {
+            if field.ty.data_type.is_string() {
+                let e = MergeOptionsError::WrongVersionType {
+                    column: column.to_string(),
+                    ty: field.ty.data_type.to_string(),
+                };
+                return Err(SqlError::at(option.span, e.to_string()));
+            }
+        }
+    }
     let key: Vec<String> = key.iter().map(|k| k.value.clone()).collect();
     let options: Vec<(String, String)> = options
         .iter()

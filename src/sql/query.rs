@@ -21,7 +21,7 @@ use super::error::SqlError;
 use super::expr::Translator;
 use super::lateral::is_unnest;
 use super::over;
-use super::scope::Scope;
+use super::scope::{object_name, Scope};
 use super::window;
 use crate::expr::{col, lit, Expr, FunctionRegistry};
 use crate::plan::{join_schema, JoinKind, JoinType, RelExpr};
@@ -210,7 +210,7 @@ impl Binder<'_> {
                     SelectItemQualifiedWildcardKind::ObjectName(q),
                     _,
                 ) => {
-                    let q = q.to_string();
+                    let q = object_name(q);
                     if !scope.has_qualifier(&q) {
                         return Err(SqlError::at(
                             item.span(),
@@ -307,7 +307,7 @@ impl Binder<'_> {
         match factor {
             TableFactor::Table { name, alias, version: None, args: None, .. } => {
                 let plan = self.table(name)?;
-                let qualifier = alias.as_ref().map_or_else(|| name.to_string(), |a| a.name.value.clone());
+                let qualifier = alias.as_ref().map_or_else(|| object_name(name), |a| a.name.value.clone());
                 let scope = Scope::of(&plan, Some(&qualifier));
                 Ok(Bound { plan, scope })
             }
@@ -330,13 +330,7 @@ impl Binder<'_> {
     /// The plan of the registered table or view `name` (a quoted identifier by what it holds,
     /// as CREATE registers it: `` FROM `a b` `` reads the table `a b`).
     pub(super) fn table(&self, name: &ast::ObjectName) -> Result<RelExpr, SqlError> {
-        let table = match name.0.as_slice() {
-            [part] => part
-                .as_ident()
-                .map_or_else(|| name.to_string(), |i| i.value.clone()),
-            _ => name.to_string(),
-        };
-        let table = self.env.from(&table);
+        let table = self.env.from(&object_name(name));
         table
             .plan()
             .cloned()
@@ -410,7 +404,7 @@ impl Binder<'_> {
                 let plan = self.table(name)?;
                 let qualifier = alias
                     .as_ref()
-                    .map_or_else(|| name.to_string(), |a| a.name.value.clone());
+                    .map_or_else(|| object_name(name), |a| a.name.value.clone());
                 let build = Bound {
                     scope: Scope::of(&plan, Some(&qualifier)),
                     plan,
@@ -502,7 +496,7 @@ impl Binder<'_> {
                 ))
             }
         };
-        let fname = call.name.to_string();
+        let fname = object_name(&call.name);
         if self.registry.table(&fname).is_some() {
             return self.table_function(left, call, alias.as_ref(), kind, on);
         }

@@ -5,12 +5,27 @@
 //! whose name is taken, `currency0`), so a resolved identifier becomes a plain
 //! [`Expr::Column`](crate::expr::Expr::Column) of the plan's name.
 
-use sqlparser::ast::Ident;
+use sqlparser::ast::{Ident, ObjectName};
 use sqlparser::tokenizer::Span;
 
 use super::error::SqlError;
 use crate::plan::RelExpr;
 use crate::repr::Schema;
+
+/// The name an object name means, its parts unquoted and joined by `.` (`` `customers` `` is
+/// `customers`): identifiers are compared after unquoting, case-sensitively, as Flink compares
+/// them.
+pub(super) fn object_name(name: &ObjectName) -> String {
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .map(|part| match part.as_ident() {
+            Some(ident) => ident.value.clone(),
+            None => part.to_string(),
+        })
+        .collect();
+    parts.join(".")
+}
 
 /// The columns visible to an expression.
 #[derive(Clone, Debug, Default)]

@@ -6,7 +6,7 @@
 //! (Flink's rule B5). Columns are named as in the join's output: the probe's columns, then the
 //! build's, a build column whose name is taken getting the suffix `0` (`currency0`).
 
-use crate::expr::{bind_scalar, Expr, FunctionRegistry};
+use crate::expr::{bind_scalar, col, Expr, FunctionRegistry};
 use crate::plan::{join_schema, JoinKind, PlanError, RelExpr};
 use crate::repr::{Rowtime, Schema};
 
@@ -237,13 +237,86 @@ pub(crate) fn plan_join(
     lookup: bool,
     registry: &FunctionRegistry,
 ) -> Result<RelExpr, PlanError> {
+    let (width, build_width) = (probe.schema.len(), build.schema.len());
     let joined = join_schema(&probe.schema, &build.schema, kind);
-    let (pk, bk, residual) = split_condition(probe.schema.len(), &joined, condition, registry)?;
-    if lookup {
-        probe.lookup_join(build, pk, bk, kind, residual)
+    let (probe, condition) = computed_probe_keys(probe, &joined, condition, lookup, registry)?;
+    let with_keys = probe.schema.len();
+    let joined = join_schema(&probe.schema, &build.schema, kind);
+    let (pk, bk, residual) = split_condition(with_keys, &joined, &condition, registry)?;
+    let join = if lookup {
+        probe.lookup_join(build, pk, bk, kind, residual)?
     } else {
-        probe.temporal_join(build, pk, bk, kind, residual)
+        probe.temporal_join(build, pk, bk, kind, residual)?
+    };
+    if with_keys == width {
+        return Ok(join);
     }
+    // The computed key columns leave the output.
+    let columns = (0..width).chain(with_keys..with_keys + build_width);
+    join.project(columns.collect(), None)
+}
+
+/// The probe with a column appended per equality of `condition` between a build column and an
+/// expression of probe columns that is not a column itself (`mod(b.auction, 10000) = s.key`),
+/// and the condition comparing that column instead: Flink computes such a key on the probe
+/// side (Calcite's `JoinPushExpressionsRule`). A lookup join also takes a constant
+/// (`d.id = 1`, Flink's constant lookup key); an event-time temporal join keeps a constant in
+/// its residual condition, checked on the chosen version, as Flink does.
+fn computed_probe_keys(
+    probe: RelExpr,
+    joined: &Schema,
+    condition: &Expr,
+    lookup: bool,
+    registry: &FunctionRegistry,
+) -> Result<(RelExpr, Expr), PlanError> {
+    let width = probe.schema.len();
+    let build_column = |e: &Expr| match e.unaliased() {
+        Expr::Column(c) => joined.resolve(c).is_ok_and(|i| i >= width),
+        _ => false,
+    };
+    let probe_side = |e: &Expr| {
+        if matches!(e.unaliased(), Expr::Column(_)) {
+            return None;
+        }
+        let bound = bind_scalar(e, &probe.schema, registry).ok()?;
+        let mut columns = Vec::new();
+        bound.columns(&mut columns);
+        (lookup || !columns.is_empty()).then_some(bound)
+    };
+    let mut conjuncts = Vec::new();
+    flatten_and(condition, &mut conjuncts);
+    let (mut keys, mut rewritten) = (Vec::new(), Vec::new());
+    for conjunct in conjuncts {
+        let pair = match conjunct.unaliased() {
+            Expr::Call { func, args } if func == "=" && args.len() == 2 => {
+                match (build_column(&args[0]), build_column(&args[1])) {
+                    (true, false) => probe_side(&args[1]).map(|p| (p, &args[0])),
+                    (false, true) => probe_side(&args[0]).map(|p| (p, &args[1])),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match pair {
+            Some((key, build)) => {
+                let name = (keys.len()..)
+                    .map(|n| format!("$key{n}"))
+                    .find(|n| joined.index_of(n).is_none())
+                    .expect("a free name");
+                rewritten.push(col(name.as_str()).eq(build.clone()));
+                keys.push((key, name));
+            }
+            None => rewritten.push(conjunct.clone()),
+        }
+    }
+    if keys.is_empty() {
+        return Ok((probe, condition.clone()));
+    }
+    let condition = rewritten
+        .into_iter()
+        .reduce(Expr::and)
+        .expect("a conjunct per key");
+    Ok((probe.map(keys)?, condition))
 }
 
 /// `probe, LATERAL TABLE (function(probe.time)) ... condition`: the probe's column `time`

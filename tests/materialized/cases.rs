@@ -304,28 +304,27 @@ fn d05_schema_inferred_from_the_query() {
     );
     env.execute_sql("DROP MATERIALIZED TABLE users_shops")
         .unwrap();
-    // Known difference: Flink types a grouped SUM of a NOT NULL argument NOT NULL (Calcite's
-    // ARG0_NULLABLE_IF_EMPTY), so the case's `pv` is `INT NOT NULL` and accepted as a primary
-    // key; this planner types every SUM nullable.
-    let err = env
-        .execute_sql(&format!("CREATE MATERIALIZED TABLE users_shops (PRIMARY KEY (pv) NOT ENFORCED) PARTITIONED BY (ds) FRESHNESS = INTERVAL '30' SECOND REFRESH_MODE = FULL {D05_QUERY}"))
-        .unwrap_err();
-    assert_eq!(message(err), "Could not create a PRIMARY KEY with nullable column 'pv'.\nA PRIMARY KEY column must be declared on non-nullable physical columns.");
+    // A grouped SUM of a NOT NULL argument is NOT NULL (Calcite's AGG_SUM, as in Flink), so
+    // the case's `pv` is `INT NOT NULL` and accepted as a primary key.
+    env.execute_sql(&format!("CREATE MATERIALIZED TABLE users_shops (PRIMARY KEY (pv) NOT ENFORCED) PARTITIONED BY (ds) FRESHNESS = INTERVAL '30' SECOND REFRESH_MODE = FULL {D05_QUERY}"))
+        .unwrap();
+    env.execute_sql("DROP MATERIALIZED TABLE users_shops")
+        .unwrap();
     env.execute_sql(&format!("CREATE MATERIALIZED TABLE users_shops PARTITIONED BY (ds) WITH ('format' = 'debezium-json') FRESHNESS = INTERVAL '30' SECOND REFRESH_MODE = FULL {D05_QUERY}")).unwrap();
     let described = text(&env, "DESCRIBE users_shops");
     let head: Vec<&str> = described.lines().take(13).collect();
     assert_eq!(
         head,
         [
-            "+-------------------+--------+------+-----+--------+-----------+",
-            "|              name |   type | null | key | extras | watermark |",
-            "+-------------------+--------+------+-----+--------+-----------+",
-            "|           user_id | BIGINT | TRUE |     |        |           |",
-            "|           shop_id | BIGINT | TRUE |     |        |           |",
-            "|                ds | STRING | TRUE |     |        |           |",
-            "| payed_buy_fee_sum | BIGINT | TRUE |     |        |           |",
-            "|                pv |    INT | TRUE |     |        |           |",
-            "+-------------------+--------+------+-----+--------+-----------+",
+            "+-------------------+--------+-------+-----+--------+-----------+",
+            "|              name |   type |  null | key | extras | watermark |",
+            "+-------------------+--------+-------+-----+--------+-----------+",
+            "|           user_id | BIGINT |  TRUE |     |        |           |",
+            "|           shop_id | BIGINT |  TRUE |     |        |           |",
+            "|                ds | STRING |  TRUE |     |        |           |",
+            "| payed_buy_fee_sum | BIGINT |  TRUE |     |        |           |",
+            "|                pv |    INT | FALSE |     |        |           |",
+            "+-------------------+--------+-------+-----+--------+-----------+",
             "5 rows in set",
             "partitioned by: ds",
             "freshness: INTERVAL '30' SECOND",
@@ -343,8 +342,7 @@ fn d05_validation_errors() {
         ("(PRIMARY KEY (foo) NOT ENFORCED) PARTITIONED BY (ds)", "Primary key column 'foo' not defined in the query schema. Available columns: ['user_id', 'shop_id', 'ds', 'payed_buy_fee_sum', 'pv']."),
         ("PARTITIONED BY (dt)", "Partition column 'dt' not defined in the query schema. Available columns: ['user_id', 'shop_id', 'ds', 'payed_buy_fee_sum', 'pv']."),
         ("PARTITIONED BY (ds) WITH ('partition.fields.shop_id.date-formatter'='yyyy')", "Column 'shop_id' referenced by materialized table option 'partition.fields.shop_id.date-formatter' isn't a partition column. Available partition columns: ['ds']."),
-        // Flink's `pv` is INT NOT NULL (see d05_schema_inferred_from_the_query).
-        ("PARTITIONED BY (ds, pv) WITH ('partition.fields.pv.date-formatter'='yyyy')", "Materialized table option 'partition.fields.pv.date-formatter' only supports referring to char, varchar and string type partition column. Column pv type is INT."),
+        ("PARTITIONED BY (ds, pv) WITH ('partition.fields.pv.date-formatter'='yyyy')", "Materialized table option 'partition.fields.pv.date-formatter' only supports referring to char, varchar and string type partition column. Column pv type is INT NOT NULL."),
     ];
     for (ddl, expected) in cases {
         let sql = format!("CREATE MATERIALIZED TABLE users_shops {ddl} FRESHNESS = INTERVAL '30' SECOND {D05_QUERY}");

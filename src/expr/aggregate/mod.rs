@@ -119,6 +119,33 @@ pub struct AggregateExpr {
 }
 
 impl AggregateExpr {
+    /// This aggregate as a `GROUP BY` with grouping columns (or a window) types it, where every
+    /// group holds a row: `SUM`, `AVG`, `MIN` and `MAX` of a `NOT NULL` argument without
+    /// `FILTER` are `NOT NULL` (Calcite's `AGG_SUM`, `AVG_AGG_FUNCTION` and
+    /// `ARG0_NULLABLE_IF_EMPTY`, which Flink's SQL uses: nullable only when the call has no
+    /// group, `GROUP BY ()`, or a filter). The binder types them nullable, as over an empty
+    /// group or an OVER frame.
+    ///
+    /// ```
+    /// use differential_temporal::expr::{bind_aggregate, lit, FunctionRegistry};
+    /// use differential_temporal::repr::Schema;
+    ///
+    /// let registry = FunctionRegistry::new();
+    /// let sum = bind_aggregate(&lit(1).sum(), &Schema::default(), &registry).unwrap();
+    /// assert_eq!(sum.ty.to_string(), "INT");
+    /// assert_eq!(sum.in_keyed_group().ty.to_string(), "INT NOT NULL");
+    /// ```
+    pub fn in_keyed_group(mut self) -> AggregateExpr {
+        let of_argument = matches!(
+            self.func,
+            AggregateFunc::Sum(_) | AggregateFunc::Avg(_) | AggregateFunc::Min | AggregateFunc::Max
+        );
+        if of_argument && self.filter.is_none() && self.args.iter().all(|a| !a.ty.nullable) {
+            self.ty.nullable = false;
+        }
+        self
+    }
+
     /// The aggregate over one group given as a consolidated multiset: each distinct input row's
     /// datums with its multiplicity (> 0), in the order FIRST_VALUE / LAST_VALUE / LISTAGG are
     /// to see them (the caller sorts by arrival). Applies FILTER and DISTINCT; pushes the
