@@ -45,6 +45,7 @@ pub mod reference;
 mod set_op;
 mod sort;
 mod temporal_join;
+pub(crate) use temporal_join::check_unfiltered_versions;
 #[cfg(test)]
 mod tests;
 pub mod top_n;

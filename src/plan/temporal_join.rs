@@ -54,13 +54,6 @@ impl RelExpr {
                 format!("Event-Time Temporal Table Join requires same rowtime type in left table and versioned table, but the rowtime types are {probe_time} *ROWTIME* and {build_time} *ROWTIME*."),
             ));
         }
-        if filters_source(&build) {
-            // Flink's EventTimeTemporalJoinRewriteRule (a TableException there).
-            return Err(PlanError::invalid(
-                NODE,
-                "Filter is not allowed for right changelog input of event time temporal join, it will corrupt the versioning of data. Please consider removing the filter before joining.",
-            ));
-        }
         // Flink's TemporalJoinRewriteWithUniqueKeyRule: the key must be among the equality
         // columns; the other equalities are join keys too.
         if !pk.iter().all(|c| build_key.contains(c)) {
@@ -88,11 +81,25 @@ impl RelExpr {
     }
 }
 
-/// Whether `build` is a table's source read through a filter: projections, computed columns
-/// and filters down to a scan, one of them a filter. Filtering a source's rows before they
-/// become versions drops versions, so an earlier version stays valid where none is (Flink's
-/// `EventTimeTemporalJoinRewriteRule` refuses that chain; a filter over a deduplication or an
-/// aggregation is not refused there, nor here).
+/// Refuses `build`, the versioned table of a `FOR SYSTEM_TIME AS OF` event-time join, when it
+/// is a table's source read through a filter (projections, computed columns and filters down
+/// to a scan, one of them a filter): filtering a source's rows before they become versions
+/// drops versions, so an earlier version stays valid where none is. Flink's
+/// `EventTimeTemporalJoinRewriteRule` refuses that chain with this message; a filter over a
+/// deduplication or an aggregation, or a temporal table function's history, is not refused
+/// there, nor here.
+pub(crate) fn check_unfiltered_versions(build: &RelExpr) -> Result<(), PlanError> {
+    match filters_source(build) {
+        true => Err(PlanError::invalid(
+            "TemporalJoin",
+            "Filter is not allowed for right changelog input of event time temporal join, it will corrupt the versioning of data. Please consider removing the filter before joining.",
+        )),
+        false => Ok(()),
+    }
+}
+
+/// Whether `build` is a scan read through projections, computed columns and filters, one of
+/// them a filter.
 fn filters_source(build: &RelExpr) -> bool {
     let mut node = build;
     let mut filtered = false;

@@ -7,7 +7,7 @@
 //! build's, a build column whose name is taken getting the suffix `0` (`currency0`).
 
 use crate::expr::{bind_scalar, col, Expr, FunctionRegistry};
-use crate::plan::{join_schema, JoinKind, PlanError, RelExpr};
+use crate::plan::{check_unfiltered_versions, join_schema, JoinKind, PlanError, RelExpr};
 use crate::repr::{Rowtime, Schema};
 
 use super::env::{call_parts, TemporalTableFunction};
@@ -237,6 +237,22 @@ pub(crate) fn plan_join(
     lookup: bool,
     registry: &FunctionRegistry,
 ) -> Result<RelExpr, PlanError> {
+    if !lookup {
+        check_unfiltered_versions(&build)?;
+    }
+    plan_keyed_join(probe, build, condition, kind, lookup, registry)
+}
+
+/// [`plan_join`] without its check of the build side's versions (a temporal table function's
+/// history may be filtered).
+fn plan_keyed_join(
+    probe: RelExpr,
+    build: RelExpr,
+    condition: &Expr,
+    kind: JoinKind,
+    lookup: bool,
+    registry: &FunctionRegistry,
+) -> Result<RelExpr, PlanError> {
     let (width, build_width) = (probe.schema.len(), build.schema.len());
     let joined = join_schema(&probe.schema, &build.schema, kind);
     let (probe, condition) = computed_probe_keys(probe, &joined, condition, lookup, registry)?;
@@ -339,7 +355,7 @@ pub(crate) fn plan_lateral(
         ));
     }
     set_rowtime(&mut probe.schema, time)?;
-    plan_join(probe, function.history, condition, kind, false, registry)
+    plan_keyed_join(probe, function.history, condition, kind, false, registry)
 }
 
 /// Makes `column` the rowtime attribute (keeping the declared watermark delay if it already is
