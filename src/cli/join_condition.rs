@@ -87,7 +87,8 @@ impl JoinKeys {
                 }
             }
         }
-        if keys.probe.is_empty() && !(constants_alone && !keys.constants.is_empty()) {
+        let constants_only = constants_alone && !keys.constants.is_empty();
+        if keys.probe.is_empty() && !constants_only {
             return Err(Error::Usage(format!(
                 "--on: {on:?} has no PROBE_COL=BUILD_COL pair"
             )));
