@@ -3,7 +3,8 @@
 //! scheduler for this).
 //!
 //! Each round opens the warehouse afresh (so tables created, suspended, resumed or dropped by
-//! `dtemporal sql --warehouse` meanwhile are seen, and what a killed run left is recovered),
+//! `dtemporal sql --warehouse` meanwhile are seen; what a killed run left is recovered by the
+//! first refresh, under the lock),
 //! runs the due periodic refreshes one by one ([`TableEnv::refresh_schedule`],
 //! [`TableEnv::run_periodic_refresh`]) and sleeps until the next schedule time or the poll
 //! interval, whichever comes first. Each CONTINUOUS table runs on its own thread (see

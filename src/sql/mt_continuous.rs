@@ -137,11 +137,10 @@ impl TableEnv {
         let warehouse = self
             .warehouse()
             .ok_or_else(|| invalid(format!("materialized table '{table}' has no warehouse")))?;
+        // Read under the lock, so that what a crashed statement left is resolved before this
+        // run writes to the table's directory.
         let entry = warehouse
-            .catalog()?
-            .materialized
-            .get(table)
-            .cloned()
+            .update(|catalog| Ok::<_, SqlError>(catalog.materialized.get(table).cloned()))?
             .ok_or_else(|| invalid(crate::materialized::missing_table(&identifier(table))))?;
         if entry.refresh_mode != RefreshMode::Continuous {
             return Err(invalid(format!(

@@ -17,10 +17,12 @@
 //! **Ownership**: a directory under `data/` is a table's when the catalog names it. Creating a
 //! table writes its first snapshot under `.staged-<dir>`, saves the catalog, then renames it to
 //! `<dir>`; dropping renames `<dir>` to `.staged-<dir>`, saves the catalog, then removes it.
-//! So at open (under the lock) a `.staged-<dir>` is renamed to `<dir>` when the catalog names
-//! `<dir>` and it is missing (the statement was cut between its steps), and removed otherwise;
-//! any other directory the catalog does not name is reported on standard error (once per
-//! process), kept, and removed only by [`Warehouse::remove_unknown`](super::Warehouse::remove_unknown).
+//! So a process about to change the warehouse (under the lock, before its first change)
+//! renames a `.staged-<dir>` to `<dir>` when the catalog names `<dir>` and it is missing (the
+//! statement was cut between its steps), and removes it otherwise; a reader changes nothing and
+//! reads such a table from its `.staged-<dir>`. Any other directory the catalog does not name
+//! is reported on standard error (once per process) by every process that opens the warehouse,
+//! kept, and removed only by [`Warehouse::remove_unknown`](super::Warehouse::remove_unknown).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -191,41 +193,60 @@ pub(super) fn unstage(dir: &Path) -> Result<bool, Error> {
     Ok(true)
 }
 
-/// Sorts out `data/` at open, under the lock (see the [module docs](self)): staged directories
-/// are renamed into place or removed, directories the catalog does not name are reported and
-/// kept. A table the catalog names whose directory is refused is reported too.
+/// What lies under `data/` (read only): the directories of the catalog's tables, and the
+/// staged directories the catalog does not name. A table whose directory is refused and a
+/// directory the catalog does not name (not a staged one) are reported (see the
+/// [module docs](self)).
+pub(super) struct Survey {
+    tables: Vec<PathBuf>,
+    staged: Vec<PathBuf>,
+}
+
+/// Lists `data/` against `catalog` and reports what it does not own ([`Survey`]); changes
+/// nothing.
 ///
-/// Errors: a directory cannot be listed, renamed or removed.
-pub(super) fn sweep(root: &Path, catalog_path: &Path, catalog: &Catalog) -> Result<(), Error> {
+/// Errors: `data/` cannot be listed.
+pub(super) fn survey(root: &Path, catalog_path: &Path, catalog: &Catalog) -> Result<Survey, Error> {
     let data = root.join(DATA_DIR);
-    let mut owned = BTreeSet::new();
+    let mut tables = Vec::new();
     for (name, entry) in &catalog.materialized {
         match table_dir(root, catalog_path, name, entry) {
-            Ok(dir) => {
-                unstage(&dir)?;
-                owned.insert(dir.file_name().unwrap_or_default().to_os_string());
-            }
+            Ok(dir) => tables.push(dir),
             Err(e) => report(&format!("{e}")),
         }
     }
+    let mut staged = Vec::new();
     for item in fs::read_dir(&data).map_err(io_at(&data))? {
-        let item = item.map_err(io_at(&data))?;
-        let name = item.file_name();
-        if owned.contains(&name) {
+        let path = item.map_err(io_at(&data))?.path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if tables.contains(&path) {
             continue;
         }
-        let path = item.path();
-        if name.to_string_lossy().starts_with(STAGED_PREFIX) {
-            super::remove_dir(&path)?;
+        if name.starts_with(STAGED_PREFIX) {
+            staged.push(path);
         } else {
             report(&format!(
                 "{}: not a table of the catalog {}; kept (`dtemporal warehouse --warehouse {} --remove-unknown {}` removes it)",
                 path.display(),
                 catalog_path.display(),
                 root.display(),
-                name.to_string_lossy()
+                name
             ));
         }
+    }
+    Ok(Survey { tables, staged })
+}
+
+/// Resolves the staged directories of `survey`, under the lock, before a change (see the
+/// [module docs](self)): a table's is renamed into place, the others are removed.
+///
+/// Errors: a directory cannot be renamed or removed.
+pub(super) fn resolve(survey: &Survey) -> Result<(), Error> {
+    for dir in &survey.tables {
+        unstage(dir)?;
+    }
+    for dir in &survey.staged {
+        super::remove_dir(dir)?;
     }
     Ok(())
 }

@@ -4,13 +4,13 @@
 //! A second process (or a second environment in this process) that wants the lock **waits**
 //! until the holder's statement ends; nothing fails and no update is lost, because every
 //! change re-reads the catalog under the lock before writing it. The lock is released when the
-//! guard drops, and by the operating system when a process dies. Opening a warehouse only
-//! *tries* the lock ([`try_lock`]): a reader does not wait for a refresh in progress.
+//! guard drops, and by the operating system when a process dies. A reader takes no lock: it
+//! does not wait for a refresh in progress.
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use fs4::{FileExt, TryLockError};
+use fs4::FileExt;
 
 use super::{io_at, Error};
 
@@ -26,18 +26,6 @@ pub(crate) fn lock(root: &Path) -> Result<LockGuard, Error> {
     let (file, path) = lock_file(root)?;
     FileExt::lock(&file).map_err(io_at(&path))?;
     Ok(LockGuard { file })
-}
-
-/// Takes the lock of the warehouse at `root` if no one holds it; `None` when another does.
-///
-/// Errors: the lock file cannot be opened or locked for another reason (the error names it).
-pub(crate) fn try_lock(root: &Path) -> Result<Option<LockGuard>, Error> {
-    let (file, path) = lock_file(root)?;
-    match FileExt::try_lock(&file) {
-        Ok(()) => Ok(Some(LockGuard { file })),
-        Err(TryLockError::WouldBlock) => Ok(None),
-        Err(TryLockError::Error(e)) => Err(io_at(&path)(e)),
-    }
 }
 
 /// The lock file, opened (created if missing), and its path.

@@ -18,7 +18,8 @@
 //! Every write is atomic (temporary file, fsync, rename, fsync of the directory). Changes take
 //! the warehouse's exclusive advisory lock (`LOCK`, an `flock` through the `fs4` crate) for the
 //! length of one statement: a second process **waits** for it, then re-reads the catalog, so
-//! that no update is lost. Reads take no lock: they see the last whole catalog or snapshot, and
+//! that no update is lost; before its first change it removes what a crashed statement left.
+//! Reads take no lock and change nothing: they see the last whole catalog or snapshot, and
 //! opening a warehouse does not wait for a statement in progress ([`Warehouse::open`]).
 //! A missing or corrupted catalog, pointer or manifest is an error naming the file.
 
@@ -55,50 +56,58 @@ pub const CATALOG_FILE: &str = "catalog.json";
 
 impl Warehouse {
     /// Opens the warehouse at `root`, creating the directory and an empty catalog if it holds
-    /// none, and recovers it when no other process holds the lock: staged directories of a
-    /// create or a drop cut short are put in place or removed, directories the catalog does
-    /// not name are reported on standard error and kept (layout.rs), and each table's data
-    /// directory loses what a refresh left half-done ([`recover`]; a table whose recovery
-    /// fails is reported and left as it is, and reading it gives the error). When another
-    /// process holds the lock (a refresh or a statement in progress), the warehouse opens at
-    /// once and changes nothing: readers see only published snapshots, so they need not wait,
-    /// and a crashed writer's leftovers are removed by the next open that finds the lock free
-    /// (or overwritten by the next snapshot of their table).
+    /// none (under the lock), and reports on standard error what `data/` holds that the catalog
+    /// does not name (kept, layout.rs). Opening deletes nothing and waits for no one: what a
+    /// crashed refresh, CREATE or DROP left is invisible to readers (`CURRENT` names the
+    /// published snapshot; [`Warehouse::table_dir`] finds a table whose directory a cut
+    /// statement left staged) and is removed only by a process about to change the warehouse,
+    /// under the lock, before its first change ([`Warehouse::update`],
+    /// [`Warehouse::drop_materialized`], [`Warehouse::remove_unknown`]).
     ///
-    /// Errors: the directory cannot be created; the catalog is unreadable or corrupted (the
-    /// error names the file).
+    /// Errors: the directory cannot be created or listed; the catalog is unreadable or
+    /// corrupted (the error names the file).
     pub fn open(root: impl AsRef<Path>) -> Result<Warehouse, Error> {
         let root = root.as_ref().to_path_buf();
         let data = root.join(DATA_DIR);
         std::fs::create_dir_all(&data).map_err(io_at(&root))?;
         let warehouse = Warehouse { root };
         let path = warehouse.catalog_path();
-        let _guard = match lock::try_lock(&warehouse.root)? {
-            Some(guard) => guard,
-            None if path.exists() => return Ok(warehouse),
-            // Being created by another process: wait for its catalog.
-            None => lock::lock(&warehouse.root)?,
-        };
         if !path.exists() {
-            // A new warehouse has no data yet; data without a catalog is a lost catalog,
-            // never silently an empty one.
-            let mut entries = std::fs::read_dir(&data).map_err(io_at(&data))?;
-            if entries.next().is_some() {
-                return Err(corrupt(&path, "the catalog file is missing, but the warehouse holds materialized tables' data"));
+            // Another process may be creating it: its lock, then its catalog.
+            let _guard = lock::lock(&warehouse.root)?;
+            if !path.exists() {
+                // A new warehouse has no data yet; data without a catalog is a lost catalog,
+                // never silently an empty one.
+                let mut entries = std::fs::read_dir(&data).map_err(io_at(&data))?;
+                if entries.next().is_some() {
+                    return Err(corrupt(&path, "the catalog file is missing, but the warehouse holds materialized tables' data"));
+                }
+                Catalog::load(&path, true)?.save(&path)?;
             }
-            Catalog::load(&path, true)?.save(&path)?;
         }
         let catalog = Catalog::load(&path, false)?;
-        layout::sweep(&warehouse.root, &path, &catalog)?;
+        layout::survey(&warehouse.root, &path, &catalog)?;
+        Ok(warehouse)
+    }
+
+    /// Takes the lock for a change (waiting for another holder) and, before the change, removes
+    /// what a crashed statement left: staged directories are put in place or removed
+    /// (layout.rs), and each table's data directory loses what a refresh left half-done
+    /// ([`recover`]; a table whose recovery fails is reported and left as it is). Returns the
+    /// lock and the catalog.
+    fn lock_to_change(&self) -> Result<(lock::LockGuard, Catalog), Error> {
+        let guard = lock::lock(&self.root)?;
+        let path = self.catalog_path();
+        let catalog = Catalog::load(&path, false)?;
+        layout::resolve(&layout::survey(&self.root, &path, &catalog)?)?;
         for (name, entry) in &catalog.materialized {
-            if let Err(e) = warehouse
-                .table_dir(name, entry)
-                .and_then(|dir| recover(&dir))
+            if let Err(e) =
+                layout::table_dir(&self.root, &path, name, entry).and_then(|dir| recover(&dir))
             {
                 eprintln!("dtemporal: warehouse: materialized table {name:?} not recovered: {e}");
             }
         }
-        Ok(warehouse)
+        Ok((guard, catalog))
     }
 
     /// The directory.
@@ -112,12 +121,21 @@ impl Warehouse {
     }
 
     /// The data directory of materialized table `name`, whose catalog entry is `entry`: a
-    /// directory directly under `data/`, never a symbolic link (layout.rs).
+    /// directory directly under `data/`, never a symbolic link (layout.rs); its staged name
+    /// while a CREATE or DROP cut between its steps left it there and no change has put it
+    /// back yet (a reader reads it there).
     ///
     /// Errors: the entry names a directory outside the warehouse (a version 1 catalog's table
     /// named `..` or `a/b`, a hand edit), or a symbolic link; the error names the table.
     pub fn table_dir(&self, name: &str, entry: &MaterializedTableEntry) -> Result<PathBuf, Error> {
-        layout::table_dir(&self.root, &self.catalog_path(), name, entry)
+        let dir = layout::table_dir(&self.root, &self.catalog_path(), name, entry)?;
+        let staged = layout::staged(&dir);
+        let is_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+        Ok(if !is_dir(&dir) && is_dir(&staged) {
+            staged
+        } else {
+            dir
+        })
     }
 
     /// The data directory of the materialized table `name` as the catalog names it now.
@@ -154,7 +172,7 @@ impl Warehouse {
     }
 
     /// Runs `change` on the current catalog under the warehouse's lock (waiting for another
-    /// holder) and writes the catalog back if `change` succeeds; anything `change` writes
+    /// holder; what a crashed statement left is removed first, see [`Warehouse::open`]) and writes the catalog back if `change` succeeds; anything `change` writes
     /// besides (a snapshot) is written under the same lock.
     ///
     /// Errors: the lock or the catalog cannot be read or written, or `change`'s error (the
@@ -163,9 +181,8 @@ impl Warehouse {
         &self,
         change: impl FnOnce(&mut Catalog) -> Result<T, E>,
     ) -> Result<T, E> {
-        let _guard = lock::lock(&self.root)?;
+        let (_guard, mut catalog) = self.lock_to_change()?;
         let path = self.catalog_path();
-        let mut catalog = Catalog::load(&path, false)?;
         let before = catalog.clone();
         let result = change(&mut catalog)?;
         if catalog != before {
@@ -173,7 +190,7 @@ impl Warehouse {
             // The first snapshots of tables created now ([`Warehouse::stage_new_table`]).
             for (name, entry) in &catalog.materialized {
                 if !before.materialized.contains_key(name) {
-                    layout::unstage(&self.table_dir(name, entry)?)?;
+                    layout::unstage(&layout::table_dir(&self.root, &path, name, entry)?)?;
                 }
             }
         }
@@ -186,7 +203,7 @@ impl Warehouse {
     /// under the lock; `check` sees its entry first (`None`: there is none) and may refuse.
     /// Returns whether the table existed. The directory is renamed to its staged name first,
     /// so that a crash before the catalog is saved leaves the table as it was, and one after
-    /// leaves a staged directory that [`Warehouse::open`] removes (layout.rs).
+    /// leaves a staged directory that the next change removes (layout.rs).
     ///
     /// Errors: `check`'s, or the catalog or the directory cannot be written or removed.
     pub fn drop_materialized<E: From<Error>>(
@@ -194,9 +211,8 @@ impl Warehouse {
         name: &str,
         check: impl FnOnce(Option<&MaterializedTableEntry>) -> Result<(), E>,
     ) -> Result<bool, E> {
-        let _guard = lock::lock(&self.root)?;
+        let (_guard, mut catalog) = self.lock_to_change()?;
         let path = self.catalog_path();
-        let mut catalog = Catalog::load(&path, false)?;
         check(catalog.materialized.get(name))?;
         let Some(entry) = catalog.materialized.remove(name) else {
             return Ok(false);
@@ -229,8 +245,7 @@ impl Warehouse {
     /// Errors: `dir` is not a plain directory name, or names a table of the catalog, or is not
     /// a directory under `data/`; it cannot be removed.
     pub fn remove_unknown(&self, dir: &str) -> Result<(), Error> {
-        let _guard = lock::lock(&self.root)?;
-        let catalog = self.catalog()?;
+        let (_guard, catalog) = self.lock_to_change()?;
         let data = self.root.join(DATA_DIR);
         let path = data.join(dir);
         let owned = catalog

@@ -426,24 +426,85 @@ fn a_value_a_read_would_refuse_is_not_published() {
     assert_eq!(rows(&env, "SELECT * FROM beyond"), Vec::<String>::new());
 }
 
-/// A DROP cut after renaming the table's directory to its staged name but before saving the
-/// catalog leaves the table as it was: the next open puts the directory back. A staged
-/// directory the catalog does not name (a DROP cut after saving) is removed at open.
+/// A plain reader deletes nothing (issue 45): over a warehouse holding a leftover of each
+/// kind (a refresh's temporary directory and manifest, a snapshot older than the previous one,
+/// a DROP cut before saving the catalog, whose `.staged-` directory the catalog still names, as
+/// a CREATE cut after saving it leaves, a staged directory the catalog does not name, a
+/// directory it does not know), `dtemporal sql` reads the right rows and leaves the warehouse
+/// byte for byte as it was. The next statement that changes the warehouse recovers it, under
+/// the lock: the staged table put back, the other leftovers removed, the unknown one kept.
 #[test]
-fn a_drop_cut_short_is_undone_or_finished_at_open() {
+fn a_reader_deletes_nothing_and_the_next_change_recovers() {
     let site = Site::new();
     let env = site.env();
-    env.execute_sql(
-        "CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' DAY REFRESH_MODE = FULL AS SELECT k, v FROM src",
-    )
-    .unwrap();
+    for name in ["t", "dropping"] {
+        env.execute_sql(&format!(
+            "CREATE MATERIALIZED TABLE {name} FRESHNESS = INTERVAL '1' DAY REFRESH_MODE = FULL AS SELECT k, v FROM src"
+        ))
+        .unwrap();
+        text(&env, &format!("ALTER MATERIALIZED TABLE {name} REFRESH"));
+    }
     text(&env, "ALTER MATERIALIZED TABLE t REFRESH");
     let wh = site.warehouse();
-    std::fs::rename(format!("{wh}/data/t"), format!("{wh}/data/.staged-t")).unwrap();
+    let t = format!("{wh}/data/t");
+    std::fs::create_dir_all(format!("{t}/.snap-3.tmp")).unwrap();
+    std::fs::write(format!("{t}/.snap-3.tmp/part-0.csv"), "k,v\n9,z\n").unwrap();
+    std::fs::write(format!("{t}/.manifest-3.json.tmp-99"), "{").unwrap();
+    std::fs::create_dir_all(format!("{t}/snap-0")).unwrap();
+    std::fs::write(format!("{t}/snap-0/part-0.csv"), "k,v\n").unwrap();
+    std::fs::write(format!("{t}/manifest-0.json"), "{}").unwrap();
+    std::fs::rename(
+        format!("{wh}/data/dropping"),
+        format!("{wh}/data/.staged-dropping"),
+    )
+    .unwrap();
     std::fs::create_dir_all(format!("{wh}/data/.staged-gone/snap-0")).unwrap();
+    std::fs::create_dir_all(format!("{wh}/data/stranger")).unwrap();
+    let before = tree(Path::new(&wh));
+
+    let reader = Command::new(env!("CARGO_BIN_EXE_dtemporal"))
+        .args(["sql", "--quiet", "--warehouse", &wh, "-e"])
+        .arg("SELECT v FROM t WHERE k = 1; SELECT k FROM dropping WHERE v IS NULL")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&reader.stderr);
+    assert!(reader.status.success(), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&reader.stdout),
+        "op,v\n+I,x\nop,k\n+I,2\n"
+    );
+    assert!(
+        stderr.contains(&format!("{wh}/data/stranger: not a table of the catalog")),
+        "{stderr}"
+    );
+    assert_eq!(
+        tree(Path::new(&wh)),
+        before,
+        "the reader changed the warehouse"
+    );
+
+    site.env()
+        .execute_sql("CREATE VIEW w AS SELECT k FROM src")
+        .unwrap();
+    assert_eq!(site.data(), ["dropping", "stranger", "t"]);
+    let mut left: Vec<String> = std::fs::read_dir(&t)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "CURRENT",
+            "manifest-1.json",
+            "manifest-2.json",
+            "snap-1",
+            "snap-2"
+        ]
+    );
     let reopened = site.env();
-    assert_eq!(site.data(), ["t"]);
     assert_eq!(rows(&reopened, "SELECT * FROM t"), ["1,x", "2,"]);
+    assert_eq!(rows(&reopened, "SELECT * FROM dropping"), ["1,x", "2,"]);
 }
 
 /// A partition refresh over a snapshot of format 1 carries the other partitions' files into
