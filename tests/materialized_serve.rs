@@ -23,6 +23,8 @@ use differential_temporal::table::TableEnv;
 use differential_temporal::warehouse::{current, Warehouse, PAUSE_STAGES, TEST_REFRESH_PAUSE};
 
 mod common;
+#[path = "materialized_serve/owner.rs"]
+mod owner;
 use common::{postgres_fresh_table, postgres_server, postgres_setup, postgres_with_options};
 
 /// Keys and rows of the source (rows per key: `ROWS / KEYS`).
@@ -464,11 +466,9 @@ fn wait_for_totals(dir: &Dir, expected: &[String], serve: &Serve) {
     }
 }
 
-/// A CONTINUOUS `totals` over a monitored directory: served, stopped, given a second file,
-/// served again with the snapshot of that file paused at `stage` and killed there; readers see
-/// the previous snapshot (the new one once its pointer is published), and a restart resumes
-/// from the published snapshot's positions to the batch answer, without duplicates.
-fn continuous_killed_at(stage: &str) {
+/// A warehouse whose CONTINUOUS `totals` reads the monitored directory `in`, which holds
+/// `1.csv` (every `v` 1).
+fn continuous_totals() -> Dir {
     let dir = Dir::new();
     std::fs::create_dir_all(dir.path("in")).unwrap();
     drop_source_file(&dir, "1.csv", 1);
@@ -482,6 +482,15 @@ fn continuous_killed_at(stage: &str) {
             dir.path("in")
         ),
     );
+    dir
+}
+
+/// A CONTINUOUS `totals` over a monitored directory: served, stopped, given a second file,
+/// served again with the snapshot of that file paused at `stage` and killed there; readers see
+/// the previous snapshot (the new one once its pointer is published), and a restart resumes
+/// from the published snapshot's positions to the batch answer, without duplicates.
+fn continuous_killed_at(stage: &str) {
+    let dir = continuous_totals();
     let serve = Serve::start(&dir, &["-w", "2"], &[]);
     let line = serve.next_line_of("totals");
     assert!(

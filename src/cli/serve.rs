@@ -12,7 +12,7 @@
 //! and publishes, the continuous runs stop after their round in progress (publishing nothing
 //! more; the next run resumes from their last snapshot), and the process exits 0.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -50,7 +50,9 @@ positions its last snapshot recorded. Statements of `dtemporal sql --warehouse` 
 (CREATE, SUSPEND, RESUME, DROP) are picked up at the next round. A failing refresh is
 reported on standard error and tried again at the next round. SIGINT (Ctrl-C) or SIGTERM:
 the refresh under way finishes, then the process exits 0. A killed process (SIGKILL, a
-crash) leaves the last published snapshot; the next run removes the rest and catches up.";
+crash) leaves the last published snapshot; the next run removes the rest and catches up.
+A CONTINUOUS table is refreshed by one process at a time: a second `serve` of the warehouse
+waits for the first's runs to stop (said on standard error) and then takes them over.";
 
 /// `dtemporal serve` arguments.
 #[derive(Args, Debug)]
@@ -134,6 +136,7 @@ fn serve(cli: &Cli, args: &ServeArgs) -> Result<(), Error> {
         timely_args: super::timely_args(cli),
         clock: Arc::clone(&clock),
         runs: BTreeMap::new(),
+        waiting: BTreeSet::new(),
     };
     while !stop.load(Ordering::SeqCst) {
         let env = match env.take().map_or_else(open, Ok) {
@@ -156,7 +159,9 @@ fn serve(cli: &Cli, args: &ServeArgs) -> Result<(), Error> {
 
 /// The CONTINUOUS tables' refreshes, each on its own thread with its own environment on the
 /// warehouse ([`TableEnv::run_continuous_refresh`]): started for every ACTIVATED CONTINUOUS
-/// table that has none running, at each round; a run ends by itself when its table is
+/// table that has none running, at each round, unless another process's run owns the table
+/// (a second `serve` of the warehouse: it waits, said once on standard error, and takes the
+/// table over when that run stops); a run ends by itself when its table is
 /// suspended, dropped or redefined, or on an error (reported, and started again at the next
 /// round).
 struct Continuous {
@@ -164,6 +169,8 @@ struct Continuous {
     timely_args: Vec<String>,
     clock: Arc<dyn Clock>,
     runs: BTreeMap<String, (Arc<AtomicBool>, JoinHandle<Result<(), String>>)>,
+    /// The tables whose refresh another process owns, said once each.
+    waiting: BTreeSet<String>,
 }
 
 impl Continuous {
@@ -181,6 +188,25 @@ impl Continuous {
                 && entry.status == RefreshStatus::Activated;
             if !active || self.runs.contains_key(&table) {
                 continue;
+            }
+            // Another process's run owns the table: wait for it to stop, saying so once.
+            match warehouse.try_own(&table) {
+                Ok(Ok(_free)) => {
+                    self.waiting.remove(&table);
+                }
+                Ok(Err(lock)) => {
+                    if self.waiting.insert(table.clone()) {
+                        eprintln!(
+                            "dtemporal: table {table} is refreshed by another process (it holds {}): waiting for it to stop",
+                            lock.display()
+                        );
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    eprintln!("dtemporal: error: {e}");
+                    continue;
+                }
             }
             let stop = Arc::new(AtomicBool::new(false));
             let (flag, name) = (Arc::clone(&stop), table.clone());

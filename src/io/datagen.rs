@@ -20,7 +20,8 @@ use std::fmt::Write as _;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use self::random::{fnv1a, mix, SplitMix};
+pub(crate) use self::random::fnv1a;
+use self::random::{mix, SplitMix};
 use crate::csv::{Block, RowError};
 use crate::operators::{Change, RowKind};
 use crate::repr::time::{truncate_time_to_precision, truncate_to_precision, MILLIS_PER_DAY};

@@ -101,8 +101,12 @@ impl TableEnv {
     /// they were: nothing is lost or counted twice across stops, suspensions and crashes
     /// (README, "Materialized tables").
     ///
+    /// A table's run has one owner: the run holds the table's owner lock in the warehouse
+    /// (`owners/`) for its whole life, and a second run, in this process or another, is
+    /// refused while it does.
+    ///
     /// Errors: the table is not a CONTINUOUS materialized table of this environment's
-    /// warehouse; its definition reads a source it cannot read continuously; a round read a
+    /// warehouse; another run holds it (the message names the lock file); its definition reads a source it cannot read continuously; a round read a
     /// malformed row or the plan refused one (the first is named: nothing is published from
     /// that round on); a file cannot be read; a snapshot cannot be written.
     ///
@@ -148,6 +152,14 @@ impl TableEnv {
                 identifier(table)
             )));
         }
+        // One run a table: two would read its inputs twice (a replication slot, split).
+        let _owner = warehouse.try_own(table)?.map_err(|lock| {
+            invalid(format!(
+                "materialized table {} is refreshed by another run (it holds {}): a table's continuous refresh has one owner; stop that run first",
+                identifier(table),
+                lock.display()
+            ))
+        })?;
         let query = self.sql_query(&entry.definition)?;
         let plan = query
             .plan()

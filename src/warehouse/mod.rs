@@ -5,6 +5,7 @@
 //! ```text
 //! <warehouse>/
 //!   LOCK                      advisory lock (see below)
+//!   owners/<hash>.lock        a continuous refresh's owner lock (lock.rs)
 //!   catalog.json              tables, views, functions, materialized tables (catalog.rs)
 //!   data/<dir>/CURRENT        pointer: names the published manifest (snapshot.rs)
 //!   data/<dir>/manifest-<id>.json
@@ -108,6 +109,15 @@ impl Warehouse {
             }
         }
         Ok((guard, catalog))
+    }
+
+    /// Takes the ownership of materialized table `table`'s continuous refresh, held until the
+    /// guard drops (or the process ends): `Ok(Err(path))`, the lock file, while another run
+    /// (of this process or another) holds it.
+    ///
+    /// Errors: the lock file cannot be created or locked (the error names it).
+    pub(crate) fn try_own(&self, table: &str) -> Result<Result<lock::LockGuard, PathBuf>, Error> {
+        lock::try_own(&self.root, table)
     }
 
     /// The directory.

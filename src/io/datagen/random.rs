@@ -3,7 +3,7 @@
 //! value is a pure function of the three.
 
 /// The FNV-1a hash of a table's name: its seed, the same in every process and build.
-pub(super) fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
         (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
     })
