@@ -310,3 +310,46 @@ fn a_full_refresh_reads_a_snapshot_only() {
     env.execute_sql("CREATE MATERIALIZED TABLE c FRESHNESS = INTERVAL '1' SECOND REFRESH_MODE = CONTINUOUS AS SELECT * FROM live")
         .unwrap();
 }
+
+/// A replication slot has one reader: a second materialized table over the postgres-cdc table
+/// of a first (so over its slot) is refused at CREATE and at ALTER .. AS, naming the slot and
+/// the table that reads it, whatever the startup mode; one with its own declaration and
+/// `slot.name` is created, as is any number over a `'snapshot'` table (which reads no slot).
+#[test]
+fn two_materialized_tables_never_share_a_replication_slot() {
+    let warehouse = tempfile::tempdir().unwrap();
+    let env = TableEnv::new().with_warehouse(warehouse.path()).unwrap();
+    let base = "'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'username' = 'u', 'password' = 'p', 'database-name' = 'd', 'table-name' = 't'";
+    env.execute_sql(&format!(
+        "CREATE TABLE live (id INT) WITH ({base}, 'slot.name' = 's');
+         CREATE TABLE latest (id INT) WITH ({base}, 'slot.name' = 's', 'scan.startup.mode' = 'latest-offset');
+         CREATE TABLE own (id INT) WITH ({base}, 'slot.name' = 'own');
+         CREATE TABLE snap (id INT) WITH ({base}, 'slot.name' = 's', 'scan.startup.mode' = 'snapshot');
+         CREATE MATERIALIZED TABLE a FRESHNESS = INTERVAL '1' SECOND REFRESH_MODE = CONTINUOUS AS SELECT * FROM live;"
+    ))
+    .unwrap();
+    let error = |sql: &str| env.execute_sql(sql).unwrap_err().to_string();
+    let continuous = "FRESHNESS = INTERVAL '1' SECOND REFRESH_MODE = CONTINUOUS AS";
+    assert_eq!(
+        error(&format!("CREATE MATERIALIZED TABLE b {continuous} SELECT id + 1 AS id FROM live")),
+        "SQL validation error at line 1, column 27: replication slot 's' on localhost:5432 (postgres-cdc table 'live') is already read by materialized table `default_catalog`.`default_database`.`a`: a slot has one reader (two split its changes, and with 'initial' the second cannot start); declare the Postgres table again under another name with its own 'slot.name' (as each Flink CDC job needs its own slot)"
+    );
+    assert_eq!(
+        error(&format!("CREATE MATERIALIZED TABLE b {continuous} SELECT * FROM latest")),
+        "SQL validation error at line 1, column 27: replication slot 's' on localhost:5432 (postgres-cdc table 'latest') is already read by materialized table `default_catalog`.`default_database`.`a`: a slot has one reader (two split its changes, and with 'initial' the second cannot start); declare the Postgres table again under another name with its own 'slot.name' (as each Flink CDC job needs its own slot)"
+    );
+    env.execute_sql(&format!(
+        "CREATE MATERIALIZED TABLE b {continuous} SELECT * FROM own;
+         CREATE MATERIALIZED TABLE c {continuous} SELECT * FROM snap;
+         CREATE MATERIALIZED TABLE d {continuous} SELECT * FROM snap;"
+    ))
+    .unwrap();
+    assert_eq!(
+        error("ALTER MATERIALIZED TABLE b AS SELECT * FROM live"),
+        "SQL validation error at line 1, column 26: replication slot 's' on localhost:5432 (postgres-cdc table 'live') is already read by materialized table `default_catalog`.`default_database`.`a`: a slot has one reader (two split its changes, and with 'initial' the second cannot start); declare the Postgres table again under another name with its own 'slot.name' (as each Flink CDC job needs its own slot)"
+    );
+    assert_eq!(
+        error(&format!("CREATE MATERIALIZED TABLE e {continuous} SELECT * FROM own UNION ALL SELECT * FROM snap")),
+        "SQL validation error at line 1, column 27: replication slot 'own' on localhost:5432 (postgres-cdc table 'own') is already read by materialized table `default_catalog`.`default_database`.`b`: a slot has one reader (two split its changes, and with 'initial' the second cannot start); declare the Postgres table again under another name with its own 'slot.name' (as each Flink CDC job needs its own slot)"
+    );
+}

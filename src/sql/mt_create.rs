@@ -179,6 +179,7 @@ pub(super) fn create(
     };
     let now = env.clock().now_ms();
     warehouse.update(|catalog| {
+        super::mt_postgres::check_own_slots(env, name, &plan, catalog, t.name.span)?;
         if let Some(existing) = catalog.materialized.get_mut(name) {
             if !t.or_alter {
                 return Err(SqlError::at(

@@ -152,6 +152,7 @@ pub(super) fn alter(
                     .ok_or_else(|| at(missing_table(&id)))?;
                 check_same_schema(&name.value, &entry.schema, &plan.schema, name.span)?;
                 entry.definition = new.definition.clone();
+                super::mt_postgres::check_own_slots(env, &name.value, &plan, catalog, name.span)?;
                 Ok(None)
             })
         }

@@ -18,19 +18,29 @@
 //!
 //! A live query keeps no files: its slot is temporary (the server drops it when the query's
 //! connection ends), and the slot is advanced as soon as a round's changes are written out.
+//!
+//! A slot has **one reader**: a materialized table that would read a slot another one reads
+//! (two tables over one postgres-cdc declaration) is refused at CREATE, naming the slot
+//! ([`check_own_slots`]); two readers would split its changes between them (`'latest-offset'`)
+//! or the second could never start (`'initial'`). As each Flink CDC job needs its own
+//! `slot.name`, each materialized table needs its own postgres-cdc declaration.
 
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use sqlparser::tokenizer::Span;
 
 use super::error::SqlError;
 use crate::csv::RowError;
 use crate::io::changes_file::{read_changes, write_changes};
 use crate::io::postgres::{ChangeStream, PostgresSource, Slot, StartupMode};
 use crate::operators::Change;
+use crate::plan::RelExpr;
 use crate::repr::Row;
 use crate::table::live::RoundInput;
-use crate::table::TableError;
+use crate::table::{TableEnv, TableError};
+use crate::warehouse::Catalog;
 
 /// The changes a round reads at most (whole transactions, so a round may hold more).
 const ROUND_CHANGES: i32 = 100_000;
@@ -184,4 +194,68 @@ impl PostgresFeed {
 /// The error of a file or directory of the feed.
 fn io_error(path: &Path, e: std::io::Error) -> SqlError {
     TableError::from(crate::error::Error::io(path.display().to_string(), e)).into()
+}
+
+/// The replication slots `plan` reads changes from (its postgres-cdc tables not read as
+/// `'snapshot'`): the server (host and port: a slot's name is unique in a server), the slot's
+/// name, and the postgres-cdc table's name.
+fn slots(env: &TableEnv, plan: &RelExpr) -> Vec<(String, u16, String, String)> {
+    let sources = plan
+        .scans()
+        .into_iter()
+        .filter_map(|scan| env.source(scan).ok());
+    sources
+        .filter_map(|source| source.postgres)
+        .filter(|p| p.options.startup != StartupMode::Snapshot)
+        .filter_map(|p| {
+            let o = &p.options;
+            let slot = o.slot.clone()?;
+            Some((o.hostname.clone(), o.port, slot, p.name.clone()))
+        })
+        .collect()
+}
+
+/// Checks that materialized table `name`, of the plan `plan`, reads no replication slot that
+/// another materialized table of `catalog` reads (or that it reads through two declarations).
+///
+/// Errors, at `span`: a slot read by another table, naming the slot, its server and the other
+/// table.
+pub(super) fn check_own_slots(
+    env: &TableEnv,
+    name: &str,
+    plan: &RelExpr,
+    catalog: &Catalog,
+    span: Span,
+) -> Result<(), SqlError> {
+    let mine = slots(env, plan);
+    let others = catalog
+        .materialized
+        .iter()
+        .filter(|(other, _)| other.as_str() != name)
+        .filter_map(|(other, entry)| {
+            let plan = env.sql_query(&entry.definition).ok()?.plan().ok()?.clone();
+            Some((other.clone(), slots(env, &plan)))
+        });
+    let others: Vec<(String, Vec<_>)> = others.collect();
+    for (i, (host, port, slot, table)) in mine.iter().enumerate() {
+        let same = |s: &&(String, u16, String, String)| (&s.0, s.1, &s.2) == (host, *port, slot);
+        let reader = match mine[..i].iter().find(same) {
+            Some(twice) => Some(format!("its table '{}' too", twice.3)),
+            None => others.iter().find_map(|(other, slots)| {
+                slots
+                    .iter()
+                    .find(same)
+                    .map(|_| format!("materialized table {}", super::mt_create::identifier(other)))
+            }),
+        };
+        if let Some(reader) = reader {
+            return Err(SqlError::at(
+                span,
+                format!(
+                    "replication slot '{slot}' on {host}:{port} (postgres-cdc table '{table}') is already read by {reader}: a slot has one reader (two split its changes, and with 'initial' the second cannot start); declare the Postgres table again under another name with its own 'slot.name' (as each Flink CDC job needs its own slot)"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

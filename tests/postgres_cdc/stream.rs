@@ -340,3 +340,25 @@ fn an_upsert_changelog_reads_the_default_identity() {
         ]]
     );
 }
+
+/// An upsert changelog of a table without a primary key is refused also when its replica
+/// identity is FULL (it was read: duplicate keys collapsed and a delete lost a row): nothing
+/// keeps the declared key unique in the table.
+#[test]
+fn an_upsert_changelog_of_a_keyless_table_is_refused_whatever_its_identity() {
+    let Some(line) = server() else { return };
+    let table = "pgcdc_upsert_no_key_full";
+    super::fresh_table(
+        &line,
+        table,
+        "id integer, name text, amount numeric(10, 2)",
+        true,
+    );
+    let mut source = source(&line, table, table, "initial");
+    source.options.upsert = true;
+    source.schema.primary_key = Some(vec![0]);
+    assert_eq!(
+        error(source.open_stream(None, Slot::Kept)),
+        "table 'pgcdc_upsert_no_key_full' (postgres-cdc): public.pgcdc_upsert_no_key_full is read as an upsert changelog by its primary key, so the declared PRIMARY KEY must be the table's: declared \"id\", the table's none (with no primary key, ALTER TABLE public.pgcdc_upsert_no_key_full REPLICA IDENTITY FULL and read it with 'changelog-mode' = 'all')"
+    );
+}

@@ -127,8 +127,9 @@ impl PostgresSource {
     /// LSN are skipped (they were handled), and no snapshot is read.
     ///
     /// Errors: no `slot.name`; the connection, table or column errors of
-    /// [`snapshot`](Self::snapshot); a table whose replica identity is not FULL (read as an
-    /// upsert changelog: whose primary key is not the declared one, or none); an existing
+    /// [`snapshot`](Self::snapshot); a table whose replica identity is not FULL, unless read
+    /// as an upsert changelog; one read as an upsert changelog whose primary key is not the
+    /// declared one (or that has none, whatever its replica identity); an existing
     /// slot when `'initial'` must read the snapshot (the slot may hold older changes, or be
     /// another reader's), unless [`Slot::Renewed`]; no slot when resuming (the changes after
     /// `after` are gone); the server refuses the publication or the slot (`wal_level` not
@@ -159,9 +160,12 @@ impl PostgresSource {
                 o.qualified_name()
             )));
         }
-        if identity != "f" && o.upsert {
-            // The default identity sends the Postgres primary key of an update or delete: the
-            // declared key must be that key, or deletes would remove other rows.
+        if o.upsert {
+            // An upsert changelog is normalized by the declared key, and the default identity
+            // sends the Postgres primary key of an update or delete: the declared key must be
+            // the table's, or deletes would remove other rows and rows the table holds apart
+            // would collapse into one (a table without a primary key is refused whatever its
+            // replica identity: FULL sends whole rows, but nothing keeps their keys unique).
             let key = self.primary_key(&mut client)?;
             let declared: Vec<String> = (self.schema.primary_key.iter().flatten())
                 .map(|&c| super::quote_ident(&self.schema.fields[c].name))
