@@ -490,6 +490,8 @@ fn emit_final_leaves_insert_into_a_changelog() {
         sink.display()
     );
     for workers in ["1", "2"] {
+        // INSERT INTO appends: each run writes a new sink file.
+        let _ = std::fs::remove_file(&sink);
         let run = dtemporal(&[
             "sql",
             "-e",

@@ -27,6 +27,8 @@ mod datagen;
 mod dedup;
 #[path = "sql/functions.rs"]
 mod functions;
+#[path = "sql/inputs.rs"]
+mod inputs;
 #[path = "sql/interval.rs"]
 mod interval;
 #[path = "sql/join_ttl.rs"]

@@ -13,4 +13,4 @@ pub use sink::{into_io, open_output, output_result, write_csv, OutputLine};
 pub use source::{
     check_header, for_each_record, read_header, InputSpec, Record, Schema, OP_COLUMN,
 };
-pub use split::{open_blocks, open_input, Block, Splitter};
+pub use split::{open_blocks, open_input, open_version, Block, FileIdentity, Splitter};

@@ -18,7 +18,7 @@ use csv::ByteRecord;
 use serde::{Deserialize, Serialize};
 
 use super::reject::RowError;
-use super::split::{open_blocks, open_input, Block, Splitter};
+use super::split::{open_blocks, open_input, Block, FileIdentity, Splitter};
 use crate::error::Error;
 use crate::operators::{Change, RowKind, Seq};
 use crate::repr::cast::parse_datum;
@@ -73,6 +73,9 @@ pub struct Schema {
     /// plan that ranks rows by event time and places its output lines by the rows' lines (see
     /// [`with_stamps`](Self::with_stamps)).
     pub stamped: bool,
+    /// The file's version when [`open`](Self::open) read its header: every worker's
+    /// [`blocks`](Self::blocks) reads that version or fails ([`FileIdentity`]).
+    pub identity: Option<FileIdentity>,
 }
 
 /// One parsed input row.
@@ -110,7 +113,11 @@ impl Schema {
     /// Errors: the file cannot be read, is empty, its header is not UTF-8 or repeats a name, or
     /// a named column is missing (the message lists the file's columns).
     pub fn open(spec: &InputSpec, input: usize) -> Result<Schema, Error> {
-        Schema::new(spec, input, read_header(&spec.path)?)
+        let identity = FileIdentity::of(&spec.path)?;
+        Ok(Schema {
+            identity: Some(identity),
+            ..Schema::new(spec, input, read_header(&spec.path)?)?
+        })
     }
 
     /// Resolves `spec`'s columns against a header.
@@ -144,6 +151,7 @@ impl Schema {
             time,
             types,
             stamped: false,
+            identity: None,
         })
     }
 
@@ -239,11 +247,13 @@ impl Schema {
     }
 
     /// Opens a splitter over the file's blocks, positioned after the header.
+    ///
+    /// Errors: the file cannot be read, or is no longer the version [`open`](Self::open) read.
     pub fn blocks(
         &self,
         block_bytes: usize,
     ) -> Result<Splitter<Box<dyn std::io::Read + Send>>, Error> {
-        open_blocks(&self.path, block_bytes)
+        open_blocks(&self.path, block_bytes, self.identity.as_ref())
     }
 
     /// A [`RowError`] of this input.

@@ -36,9 +36,68 @@ pub struct Block {
     pub open_quote: Option<u64>,
 }
 
+/// What tells one version of a file from another: its device and inode (on Unix), its size
+/// and its modification time. A run records it when it opens a table's file (before any worker
+/// reads it) and every worker checks the file it opens against it, so that a file replaced
+/// (by a rename) or rewritten while a run reads it is an error naming the file, never a mix of
+/// two versions read by different workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileIdentity {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileIdentity {
+    /// The identity of the file at `path` now.
+    ///
+    /// Errors: the file cannot be read (the error names it).
+    pub fn of(path: &str) -> Result<FileIdentity, Error> {
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        Ok(FileIdentity::from_metadata(&meta))
+    }
+
+    fn from_metadata(meta: &std::fs::Metadata) -> FileIdentity {
+        #[cfg(unix)]
+        let (device, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (device, inode) = (0, 0);
+        FileIdentity {
+            device,
+            inode,
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+}
+
 /// Opens a CSV file for reading, decompressing it when its name ends in `.gz`.
 pub fn open_input(path: &str) -> Result<Box<dyn Read + Send>, Error> {
+    open_version(path, None)
+}
+
+/// [`open_input`], checking that the file opened is still the version `identity` names.
+///
+/// Errors: the file cannot be opened; it changed (another inode, size or modification time:
+/// replaced or rewritten since the run opened it), an error naming the file.
+pub fn open_version(
+    path: &str,
+    identity: Option<&FileIdentity>,
+) -> Result<Box<dyn Read + Send>, Error> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    if let Some(expected) = identity {
+        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        if FileIdentity::from_metadata(&meta) != *expected {
+            return Err(Error::input(
+                path,
+                "the file changed while the run read it (it was replaced or rewritten after the run opened it, so its workers would read different versions): run again once it no longer changes",
+            ));
+        }
+    }
     if path.ends_with(".gz") {
         Ok(Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(
             file,
@@ -49,12 +108,13 @@ pub fn open_input(path: &str) -> Result<Box<dyn Read + Send>, Error> {
 }
 
 /// A splitter over the CSV file at `path` cutting blocks of at least `block_bytes`, positioned
-/// after the header row.
+/// after the header row; the file checked against `identity` when given ([`open_version`]).
 pub fn open_blocks(
     path: &str,
     block_bytes: usize,
+    identity: Option<&FileIdentity>,
 ) -> Result<Splitter<Box<dyn Read + Send>>, Error> {
-    let mut splitter = Splitter::new(open_input(path)?, block_bytes);
+    let mut splitter = Splitter::new(open_version(path, identity)?, block_bytes);
     splitter.header().map_err(|e| Error::io(path, e))?;
     Ok(splitter)
 }

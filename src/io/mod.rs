@@ -7,6 +7,7 @@
 //! mechanics (blocks, the record loop, row errors, the CSV writer), which it shares with the
 //! command line's text rows.
 
+pub(crate) mod append;
 pub(crate) mod changes_file;
 pub mod datagen;
 mod debezium;

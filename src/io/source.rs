@@ -11,8 +11,8 @@ use csv::ByteRecord;
 
 use super::debezium::{DebeziumJson, DebeziumOptions};
 use crate::csv::{
-    check_header, for_each_record, open_blocks, open_input, read_header, Block, RowError, Splitter,
-    OP_COLUMN,
+    check_header, for_each_record, open_blocks, open_version, read_header, Block, FileIdentity,
+    RowError, Splitter, OP_COLUMN,
 };
 use crate::error::Error;
 use crate::operators::{Change, RowKind};
@@ -52,6 +52,9 @@ pub struct TypedSource {
     /// CSV record on line `l` gets `seq = l * files + position`, the change `i` of a
     /// `debezium-json` line `(2 * l + i) * files + position`); `(0, 1)` for a table of one file.
     file: (u64, u64),
+    /// The file's version when the source was opened: every worker reads that version or
+    /// fails ([`FileIdentity`]).
+    identity: FileIdentity,
 }
 
 impl TypedSource {
@@ -90,6 +93,7 @@ impl TypedSource {
     /// assert_eq!(rows[1].row.get(1), Some(Datum::Null));
     /// ```
     pub fn open(path: &str, schema: Option<Schema>) -> Result<(TypedSource, Schema), Error> {
+        let identity = FileIdentity::of(path)?;
         let header = read_header(path)?;
         check_header(path, &header)?;
         let op = header.iter().position(|h| h == OP_COLUMN);
@@ -136,6 +140,7 @@ impl TypedSource {
             debezium: None,
             snapshot: false,
             file: (0, 1),
+            identity,
         };
         Ok((source, schema))
     }
@@ -167,7 +172,7 @@ impl TypedSource {
         let schema = schema.ok_or_else(|| {
             Error::input(path, "the debezium-json format needs the table's columns")
         })?;
-        std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        let identity = FileIdentity::of(path)?;
         let source = TypedSource {
             path: path.to_string(),
             input: 0,
@@ -177,6 +182,7 @@ impl TypedSource {
             debezium: Some(DebeziumJson::new(&schema, options.clone())),
             snapshot: false,
             file: (0, 1),
+            identity,
         };
         Ok((source, schema))
     }
@@ -260,13 +266,21 @@ impl TypedSource {
 
     /// A splitter over the file's blocks of at least `block_bytes` bytes, after the header:
     /// block `i` is the same for every worker, so a worker keeps the blocks it owns.
+    ///
+    /// Errors: the file cannot be read, or is no longer the version that was opened (replaced
+    /// or rewritten since: the error names the file), so that no two workers read different
+    /// versions.
     pub fn blocks(
         &self,
         block_bytes: usize,
     ) -> Result<Splitter<Box<dyn std::io::Read + Send>>, Error> {
+        let identity = Some(&self.identity);
         match self.debezium {
-            Some(_) => Ok(Splitter::lines(open_input(&self.path)?, block_bytes)),
-            None => open_blocks(&self.path, block_bytes),
+            Some(_) => Ok(Splitter::lines(
+                open_version(&self.path, identity)?,
+                block_bytes,
+            )),
+            None => open_blocks(&self.path, block_bytes, identity),
         }
     }
 

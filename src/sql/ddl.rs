@@ -80,6 +80,7 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
         monitor_interval,
     } = connector::filesystem(t)?;
     let physical = physical_schema(t)?;
+    check_path(t, &path, monitor_interval.is_some())?;
     if Path::new(&path).exists() {
         // A monitored directory may wait for its first file: its columns are declared.
         let waiting =
@@ -105,6 +106,45 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
     }
     env.register_file_sink(name, &path, &format, physical)
         .map_err(at)
+}
+
+/// Checks that a filesystem table's `path` can be read or written: a monitored directory must
+/// exist (it may be empty); another path that does not exist makes the table a sink only, whose
+/// file `INSERT INTO` creates, so its directory must exist.
+///
+/// Errors, at the `path` option: a monitored directory that does not exist; a path that does
+/// not exist in a directory that does not either.
+fn check_path(t: &CreateTable, path: &str, monitored: bool) -> Result<(), SqlError> {
+    let at = t
+        .options
+        .iter()
+        .find(|o| o.key == "path")
+        .map_or(t.name.span, |o| o.span);
+    let file = Path::new(path);
+    if file.exists() {
+        return Ok(());
+    }
+    if monitored {
+        return Err(SqlError::at(
+            at,
+            format!("the monitored directory '{path}' of table '{}' does not exist ('source.monitor-interval' watches a directory, which may be empty but must exist): create it first", t.name.value),
+        ));
+    }
+    let parent = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(SqlError::at(
+            at,
+            format!(
+                "the path '{path}' of table '{}' does not exist, nor does its directory '{}': the table can be neither read nor written",
+                t.name.value,
+                parent.display()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The schema of the columns `t` reads from its file (physical and metadata, in declared order),

@@ -24,7 +24,8 @@ pub enum StatementResult {
     Explain(String),
     /// A query's result.
     Rows(TableResult),
-    /// `INSERT INTO`: the rows written, and the sink's file.
+    /// `INSERT INTO`: the rows written, and the file they were appended to (a new part file
+    /// of a table over a directory).
     Inserted(TableResult, String),
     /// `SHOW MATERIALIZED TABLES`, `DESCRIBE`, `ALTER MATERIALIZED TABLE .. REFRESH`: text
     /// to show.
@@ -82,7 +83,10 @@ impl TableEnv {
     pub fn sql_query(&self, query: &str) -> Result<Table, SqlError> {
         let statements = parse(query)?;
         match statements.as_slice() {
-            [Statement::Query(q)] => Ok(Table::new(self, Ok(self.binder().query(q)?))),
+            [Statement::Query(q)] => {
+                let plan = super::depth::on_statement_stack(|| self.binder().query(q))?;
+                Ok(Table::new(self, Ok(plan)))
+            }
             _ => Err(SqlError::Validation {
                 line: 1,
                 column: 1,
@@ -131,6 +135,14 @@ impl TableEnv {
     }
 
     fn run_statement(
+        &self,
+        statement: &Statement,
+        text: Option<&str>,
+    ) -> Result<StatementResult, SqlError> {
+        super::depth::on_statement_stack(|| self.run_on_this_stack(statement, text))
+    }
+
+    fn run_on_this_stack(
         &self,
         statement: &Statement,
         text: Option<&str>,
@@ -193,23 +205,25 @@ impl TableEnv {
                 let sink = self.sink(&table.value);
                 let path = sink.as_ref().map(|s| s.path.clone()).unwrap_or_default();
                 let plan = Table::new(self, Ok(plan));
-                let result = match sink.map(|s| s.format) {
+                let (result, written) = match sink.map(|s| s.format) {
                     Some(Format::DebeziumJson(options)) => {
                         if options.schema_include {
                             // Flink's message (DebeziumJsonFormatFactory).
                             return Err(SqlError::at(table.span, "Debezium JSON serialization doesn't support 'debezium-json.schema-include' option been set to true."));
                         }
                         let result = plan.execute()?;
-                        if result.is_complete() {
-                            result
-                                .write_debezium_json(&path)
-                                .map_err(crate::table::TableError::from)?;
-                        }
-                        result
+                        let written = match result.is_complete() {
+                            true => crate::io::append::append(&path, false, |staged| {
+                                result.write_debezium_json(staged)
+                            })
+                            .map_err(crate::table::TableError::from)?,
+                            false => path,
+                        };
+                        (result, written)
                     }
                     _ => plan.execute_insert(&path)?,
                 };
-                Ok(StatementResult::Inserted(result, path))
+                Ok(StatementResult::Inserted(result, written))
             }
         }
     }

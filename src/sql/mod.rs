@@ -59,6 +59,7 @@ mod create_table;
 mod datagen;
 mod ddl;
 mod dedup;
+mod depth;
 mod dialect;
 mod error;
 mod exec;
@@ -88,6 +89,7 @@ mod unsupported;
 mod window;
 
 pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};
+pub use depth::{MAX_DEPTH, STATEMENT_STACK};
 pub use dialect::FlinkDialect;
 pub use error::SqlError;
 pub use exec::StatementResult;

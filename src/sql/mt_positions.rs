@@ -8,11 +8,11 @@
 //! name holds.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use super::error::SqlError;
 use super::mt_continuous::{open, Feed};
-use crate::io::directory::files_now;
+use crate::io::directory::{files_arrived, files_now};
 use crate::table::live::RoundInput;
 use crate::table::TableError;
 
@@ -143,7 +143,12 @@ impl Positions {
                     if once_done {
                         continue;
                     }
-                    let new: Vec<String> = files_now(&spec.path)
+                    // A monitored directory's round takes the files that arrived before it.
+                    let listed = match feed {
+                        Feed::Monitored(_) => files_arrived(&spec.path, SystemTime::now()),
+                        _ => files_now(&spec.path),
+                    };
+                    let new: Vec<String> = listed
                         .map_err(TableError::from)?
                         .into_iter()
                         .filter(|f| !read.contains_key(f))

@@ -84,7 +84,9 @@ pub enum Statement {
 
 /// Parses a script of `;`-separated Flink SQL statements.
 ///
-/// Errors: the first syntax error, with its line, column and what was expected there.
+/// Errors: the first syntax error, with its line, column and what was expected there; a
+/// statement nested deeper than [`MAX_DEPTH`](crate::sql::MAX_DEPTH) levels (an error
+/// naming the limit, at the position where it is passed).
 ///
 /// ```
 /// use differential_temporal::sql::{parse, Statement};
@@ -134,6 +136,7 @@ fn parse_script(sql: &str) -> Result<Vec<(Statement, String)>, SqlError> {
         .tokenize_with_location()
         .map_err(ParserError::from)?;
     let tokens = super::tokens::rewrite(tokens);
+    super::depth::check(&tokens)?;
     let mut parser = Parser::new(&FlinkDialect).with_tokens_with_locations(tokens.clone());
     let mut statements = Vec::new();
     loop {

@@ -393,9 +393,16 @@ impl TableEnv {
             Some(Registered::Materialized(schema)) => {
                 Ok(RelExpr::scan(name, schema.clone(), false))
             }
-            None => Err(TableError::UnknownTable {
-                name: name.to_string(),
-                registered: state.tables.keys().cloned().collect::<Vec<_>>().join(", "),
+            None => Err(match state.sinks.get(name) {
+                // Declared over a path that did not exist: written by INSERT INTO, not read.
+                Some(sink) => TableError::Invalid(format!(
+                    "table '{name}' is a sink only: its path '{}' did not exist when it was declared, so it has nothing to read (declare it again once the path exists to read it)",
+                    sink.path
+                )),
+                None => TableError::UnknownTable {
+                    name: name.to_string(),
+                    registered: state.tables.keys().cloned().collect::<Vec<_>>().join(", "),
+                },
             }),
         };
         Table::new(self, plan)

@@ -387,22 +387,29 @@ impl Table {
         execute::execute(&self.env, plan)
     }
 
-    /// Runs the table and writes it as CSV to `path` (Flink's `executeInsert` into a filesystem
-    /// sink): the changelog with an `op` column if the table is updating, else its rows.
+    /// Runs the table and appends it as CSV to `path` (Flink's `executeInsert` into a
+    /// filesystem sink): the changelog with an `op` column if the table is updating, else its
+    /// rows; a directory gets a new part file, a file holding rows gets them at its end, a
+    /// path that does not exist is created ([`crate::io`]'s `append` module). Returns the
+    /// result and the file written to.
     ///
-    /// Errors: as [`execute`](Table::execute), and the file cannot be written.
-    pub fn execute_insert(&self, path: &str) -> Result<TableResult, TableError> {
+    /// Errors: as [`execute`](Table::execute); the file cannot be written; a file whose header
+    /// is not the rows' (nothing is written then).
+    pub fn execute_insert(&self, path: &str) -> Result<(TableResult, String), TableError> {
         let result = self.execute()?;
-        if result.is_complete() {
-            let updating = !self
-                .plan
-                .as_ref()
-                .map_err(TableError::clone)?
-                .mode
-                .is_append_only();
-            result.write_csv(Some(path), updating)?;
+        if !result.is_complete() {
+            return Ok((result, path.to_string()));
         }
-        Ok(result)
+        let updating = !self
+            .plan
+            .as_ref()
+            .map_err(TableError::clone)?
+            .mode
+            .is_append_only();
+        let written = crate::io::append::append(path, true, |staged| {
+            result.write_csv(Some(staged), updating)
+        })?;
+        Ok((result, written))
     }
 
     /// Renders the table into a dataflow of the caller's (for use inside a user's own timely

@@ -441,6 +441,8 @@ fn case_a03_insert_into_dedup_sink() {
     }
     std::fs::write(&input, text).unwrap();
     for workers in [1, 2] {
+        // INSERT INTO appends: each run writes a new sink file.
+        let _ = std::fs::remove_file(&sink);
         let env = env(workers);
         env.execute_sql(&format!(
             "CREATE TABLE T (a INT, b INT, c STRING, rowtime TIMESTAMP(3), WATERMARK FOR rowtime AS rowtime)
