@@ -206,7 +206,8 @@ impl Translator<'_> {
         }
         let defined = crate::expr::is_builtin(&name)
             || self.registry.scalar(&name).is_some()
-            || self.registry.aggregate(&name).is_some();
+            || self.registry.aggregate(&name).is_some()
+            || self.registry.table(&name).is_some();
         if let Some(missing) = (!defined)
             .then(|| super::unsupported::function(&name, e))
             .flatten()
