@@ -171,6 +171,17 @@ where
     })
 }
 
+/// The stack a worker builds, runs and drops its dataflows on, in bytes (reserved, committed
+/// only as used). Compiling and evaluating an expression recurse once per level of its tree,
+/// up to [`crate::sql::MAX_DEPTH`] levels, which at a few kilobytes a level in an unoptimised
+/// build is more than the 2 MiB of the thread timely starts a worker on.
+pub const WORKER_STACK: usize = 64 << 20;
+
+/// Runs `f`, a worker's whole life, on a stack of [`WORKER_STACK`] bytes.
+pub(crate) fn on_worker_stack<T>(f: impl FnOnce() -> T) -> T {
+    stacker::grow(WORKER_STACK, f)
+}
+
 /// What a run's dataflow leaves for [`execute`] to take on worker 0 once the run is over (it
 /// holds the worker's gathered vectors, see [`gather`]).
 pub(crate) type Take<T> = Box<dyn FnOnce() -> T>;
@@ -218,31 +229,33 @@ where
     let threads = crate::tail::threads(&config);
     let line = progress.clone();
     let guards = timely::execute(config, move |worker| {
-        let mut sessions: Vec<InputSession<SysTime, I::Record, isize>> =
-            inputs.iter().map(|_| InputSession::new()).collect();
-        let mut malformed = InputSession::<SysTime, RowError, isize>::new();
-        let probe = ProbeHandle::new();
-        let take = worker.dataflow::<SysTime, _, _>(|scope| {
-            let collections = sessions
-                .iter_mut()
-                .map(|s| s.to_collection(scope))
-                .collect();
-            build(scope, collections, malformed.to_collection(scope), &probe)
-        })?;
-        let fed = feed(
-            worker,
-            &inputs,
-            &mut sessions,
-            &mut malformed,
-            block_bytes,
-            &probe,
-            &line,
-        );
-        drop(sessions);
-        drop(malformed);
-        while worker.step_or_park(None) {}
-        fed?;
-        Ok::<_, E>((worker.index() == 0).then(take))
+        on_worker_stack(|| {
+            let mut sessions: Vec<InputSession<SysTime, I::Record, isize>> =
+                inputs.iter().map(|_| InputSession::new()).collect();
+            let mut malformed = InputSession::<SysTime, RowError, isize>::new();
+            let probe = ProbeHandle::new();
+            let take = worker.dataflow::<SysTime, _, _>(|scope| {
+                let collections = sessions
+                    .iter_mut()
+                    .map(|s| s.to_collection(scope))
+                    .collect();
+                build(scope, collections, malformed.to_collection(scope), &probe)
+            })?;
+            let fed = feed(
+                worker,
+                &inputs,
+                &mut sessions,
+                &mut malformed,
+                block_bytes,
+                &probe,
+                &line,
+            );
+            drop(sessions);
+            drop(malformed);
+            while worker.step_or_park(None) {}
+            fed?;
+            Ok::<_, E>((worker.index() == 0).then(take))
+        })
     })
     .map_err(Error::Runtime)?;
     let mut taken = None;

@@ -26,7 +26,8 @@ use super::error::SqlError;
 
 /// The deepest nesting a statement may have (the bound of the module docs): far above what a
 /// statement written by hand reaches, and low enough that its binding fits in
-/// [`STATEMENT_STACK`] and its evaluation on the workers' threads.
+/// [`STATEMENT_STACK`] and its evaluation in a worker's
+/// [`WORKER_STACK`](crate::run::WORKER_STACK).
 pub const MAX_DEPTH: usize = 1000;
 
 /// The stack a statement is bound, planned and run from: room for [`MAX_DEPTH`] levels at

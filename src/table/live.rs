@@ -140,7 +140,10 @@ impl LiveRun {
         let guards = timely::execute(config, move |worker| {
             let render = (mode, idle_timeout);
             let result = (&keep, &*run);
-            if let Err(e) = work(worker, &plan, &tables, render, block_bytes, result) {
+            let worked = crate::run::on_worker_stack(|| {
+                work(worker, &plan, &tables, render, block_bytes, result)
+            });
+            if let Err(e) = worked {
                 let mut state = run.lock();
                 state.failed.get_or_insert(e);
                 run.changed.notify_all();

@@ -210,3 +210,26 @@ fn the_command_line_refuses_a_statement_nested_too_deep() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&too_deep(10 + 4 * 1000)), "{stderr}");
 }
+
+/// A statement just within the limit runs whatever stack the threads of the process are given:
+/// each worker evaluates on a stack of its own, not on the thread timely starts it on (with
+/// threads of 256 KiB, as `RUST_MIN_STACK` sets them here, and in a build without incremental
+/// compilation at 2 MiB, a 900-term sum overflowed a worker's stack and aborted the process).
+#[test]
+fn a_statement_within_the_limit_runs_on_workers_of_any_thread_stack() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, "x\n1\n").unwrap();
+    let sql = format!(
+        "CREATE TABLE t (x BIGINT) WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv'); SELECT {} AS s FROM t",
+        path.display(),
+        vec!["x"; 900].join(" + ")
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dtemporal"))
+        .args(["sql", "-w", "2", "-e", &sql])
+        .env("RUST_MIN_STACK", (256 << 10).to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "op,s\n+I,900\n");
+}
