@@ -90,8 +90,9 @@ fn a_snapshot_reads_every_supported_type_as_declared() {
     assert_eq!(stdout, format!("{header}\n+I,{quoted}\n+I,{second}\n"));
 }
 
-/// The README's example: a file of orders joined with a Postgres table of rates as of each
-/// order's time gives what the same join over the rates' CSV file gives.
+/// The example of `docs/sql.md` (the `postgres-cdc` connector): a file of orders joined with a
+/// Postgres table of rates as of each order's time gives what the same join over the rates' CSV
+/// file gives.
 #[test]
 fn orders_join_postgres_rates_as_of_order_time() {
     let Some(line) = server() else { return };

@@ -3,9 +3,10 @@
 //! column's `i64` when the key is one integer column on both sides (hashed and compared as a
 //! number, the common `ON p.id = b.id`), else the packed key columns.
 //!
-//! NULL keys never match (SQL's rule; Flink's temporal join differs, see the README): a probe
-//! row with a NULL key column bypasses the operator (LEFT pads it, INNER drops it) and a build
-//! row with one is never stored. A row whose event time is NULL is refused with its `seq`.
+//! NULL keys never match (SQL's rule; Flink's temporal join differs, see the differences in
+//! `docs/semantics.md`): a probe row with a NULL key column bypasses the operator (LEFT pads
+//! it, INNER drops it) and a build row with one is never stored. A row whose event time is NULL
+//! is refused with its `seq`.
 
 use std::cell::RefCell;
 

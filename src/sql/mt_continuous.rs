@@ -99,7 +99,7 @@ impl TableEnv {
     /// more than the freshness pass since the last snapshot. The snapshot's
     /// manifest records the rounds' input, and a run first reads those rounds again, batched as
     /// they were: nothing is lost or counted twice across stops, suspensions and crashes
-    /// (README, "Materialized tables").
+    /// (`docs/materialized-tables.md`, "CONTINUOUS").
     ///
     /// A table's run has one owner: the run holds the table's owner lock in the warehouse
     /// (`owners/`) for its whole life, and a second run, in this process or another, is

@@ -132,7 +132,7 @@ fn a_table_over_a_missing_path_is_named_at_create() {
     );
 }
 
-/// `INSERT INTO` appends: a file (of a merge-engine table, whose writes the README says are
+/// `INSERT INTO` appends: a file (of a merge-engine table, whose writes `docs/sql.md` says are
 /// appended) gets the new rows at its end, a directory a new part file of the engine's name;
 /// rows whose columns are not the file's (a changelog into an append-only file) are refused,
 /// naming the file, which is left as it was.
