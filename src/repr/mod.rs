@@ -1,6 +1,6 @@
 //! Values: Flink's logical types, schemas, packed rows, decimals, time and the text casts.
 //!
-//! The bottom layer of the relational stack (see the crate's README): everything above it
+//! The bottom layer of the relational stack (see `docs/architecture.md`): everything above it
 //! (expressions, the plan, rendering, the Table API, SQL) carries rows as [`Row`]s and reads
 //! them as [`Datum`]s, with the types in a [`Schema`].
 
