@@ -38,6 +38,7 @@ mod equi_join;
 mod execution;
 mod explain;
 mod interval_join;
+pub(crate) mod lower;
 mod merge;
 pub mod over;
 mod proctime;

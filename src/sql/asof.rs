@@ -1,5 +1,5 @@
 //! ASOF joins in SQL: the syntax sqlparser does not read, brought to the form it does, and the
-//! binding of the join through the Table API's lowering ([`plan_asof_join`]).
+//! binding of the join through the lowering the Table API shares ([`plan_asof_join`]).
 //!
 //! Accepted forms (`l` the probe, `r` the build side, `TOLERANCE` optional in each):
 //!
@@ -31,9 +31,9 @@ use super::query::{Binder, Bound};
 use super::scope::Scope;
 use super::tokens::{keyword, matching_paren, skip_blank, unquoted};
 use crate::expr::Expr;
+use crate::plan::lower::plan_asof_join;
 use crate::plan::{join_schema, JoinKind, Tolerance};
 use crate::repr::Datum;
-use crate::table::asof_join::plan_asof_join;
 
 /// The marker function the rewrite wraps an ASOF join's match condition in.
 const MARKER: &str = "ASOF_JOIN_SPEC";

@@ -27,8 +27,8 @@ use super::expr::Translator;
 use super::query::{split_and, Binder, Bound};
 use super::scope::Scope;
 use crate::expr::{col, lit, Expr};
+use crate::plan::lower::project;
 use crate::plan::{DedupOrder, Keep, RelExpr, SortKey};
-use crate::table::select::project;
 
 /// A recognised deduplication.
 pub(super) struct Dedup<'q> {

@@ -1,8 +1,8 @@
 //! Binding of regular joins: `a [INNER] JOIN b ON ..`, `LEFT | RIGHT | FULL [OUTER] JOIN`,
 //! `CROSS JOIN` (refused: no equality), and the comma join `FROM a, b WHERE a.k = b.k` (an
 //! INNER join whose condition is the WHERE conjuncts that name only columns in scope so far),
-//! onto the plan's `Join` node through the Table API's lowering ([`plan_equi_join`]), so SQL and
-//! the Table API agree.
+//! onto the plan's `Join` node through the lowering the Table API shares ([`plan_equi_join`]),
+//! so SQL and the Table API agree.
 //!
 //! Columns are named as anywhere else: `c` if one side has it, `a.c` (table or alias)
 //! otherwise; an unqualified name both sides have is an error naming it and both tables.
@@ -14,8 +14,8 @@ use super::error::SqlError;
 use super::query::{Binder, Bound};
 use super::scope::Scope;
 use crate::expr::{lit, Expr};
+use crate::plan::lower::plan_equi_join;
 use crate::plan::{equi_join_schema, JoinType};
-use crate::table::equi_join::plan_equi_join;
 
 impl Binder<'_> {
     /// `left <join_type> JOIN factor ON on` (no `on`: a CROSS JOIN, refused for want of an

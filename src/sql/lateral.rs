@@ -1,5 +1,5 @@
 //! Binding of lateral joins with table functions and UNNEST onto the plan's `Correlate` node,
-//! through the Table API's lowering (`table::lateral`), so SQL and the Table API agree:
+//! through the lowering the Table API shares (`plan::lower`), so SQL and the Table API agree:
 //!
 //! * `FROM t, LATERAL TABLE (f(t.a)) [AS T(x, y)]`, `t [CROSS] JOIN LATERAL TABLE (..) [ON ..]`
 //!   and `t LEFT JOIN LATERAL TABLE (..) AS T(x) ON TRUE`, `f` a registered table function;
@@ -17,9 +17,9 @@ use super::error::SqlError;
 use super::query::{Binder, Bound};
 use super::scope::{object_name, Scope};
 use crate::expr::{lit, Expr};
+use crate::plan::lower::{plan_table_function, plan_unnest};
 use crate::plan::{JoinKind, PlanError, RelExpr};
 use crate::repr::Schema;
-use crate::table::lateral::{plan_table_function, plan_unnest};
 
 /// Whether `factor` is `UNNEST(..)` (sqlparser reads it, in Flink's dialect, as a table
 /// function call named UNNEST).

@@ -30,8 +30,8 @@ use super::expr::interval_millis;
 use super::query::{Binder, Bound};
 use super::scope::Scope;
 use crate::expr::Expr;
+use crate::plan::lower::over_select;
 use crate::plan::OverFrame;
-use crate::table::over::over_select;
 
 /// One OVER call: the aggregate call without its OVER, the window it is over, and where it is.
 struct Call {

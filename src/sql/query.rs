@@ -1,6 +1,6 @@
 //! The binder: a SQL query onto the plan the Table API builds, through the same lowering
-//! (`table::select`'s projection and aggregation, `table::join`'s temporal joins), so SQL and
-//! the Table API agree by construction.
+//! (`plan::lower`'s projection and aggregation, temporal joins...), so SQL and the Table API
+//! agree by construction.
 //!
 //! Flink's rules: `FOR SYSTEM_TIME AS OF left.rowtime` is an event-time temporal join (the
 //! build side a versioned table), `AS OF left.proctime` a lookup join; `LATERAL TABLE (f(t))`
@@ -24,9 +24,10 @@ use super::over;
 use super::scope::{object_name, Scope};
 use super::window;
 use crate::expr::{col, lit, Expr, FunctionRegistry};
+use crate::plan::lower::{
+    aggregate, contains_aggregate, plan_temporal_function_join, plan_temporal_join, project,
+};
 use crate::plan::{join_schema, JoinKind, JoinType, RelExpr};
-use crate::table::join::{plan_join, plan_lateral};
-use crate::table::select::{aggregate, contains_aggregate, project};
 use crate::table::TableEnv;
 
 /// A bound relation: its plan and the names it answers to.
@@ -447,7 +448,7 @@ impl Binder<'_> {
         let joined = join_schema(schema, &build.plan.schema, kind);
         let scope = left.scope.join(&build.scope, &joined);
         let condition = self.translator(&scope).expr(on)?;
-        let plan = plan_join(
+        let plan = plan_temporal_join(
             left.plan,
             build.plan,
             &condition,
@@ -552,9 +553,9 @@ impl Binder<'_> {
             .into_iter()
             .reduce(Expr::and)
             .unwrap_or_else(|| lit(true));
-        let plan = plan_lateral(
+        let plan = plan_temporal_function_join(
             left.plan,
-            function,
+            function.history,
             time_column,
             &condition,
             kind,

@@ -34,10 +34,9 @@ use super::query::{Binder, Bound};
 use super::scope::Scope;
 use super::tokens::{keyword, matching_paren, skip_blank, unquoted};
 use crate::expr::{col, Expr};
+use crate::plan::lower::{contains_aggregate, time_column, transform, window_aggregate};
 use crate::plan::{PlanError, RelExpr, WindowSpec};
 use crate::repr::{DataType, Datum, Field, Schema};
-use crate::table::select::{contains_aggregate, transform};
-use crate::table::window::{time_column, window_aggregate};
 
 /// The window a query groups by.
 pub(super) struct SqlWindow {

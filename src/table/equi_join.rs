@@ -8,11 +8,10 @@
 //! (Flink's Table API rule). Columns are named as in the join's output: the left's, then the
 //! right's, a right column whose name is taken getting the suffix `0` (`k0`).
 
-use crate::expr::{Expr, FunctionRegistry};
-use crate::plan::{equi_join_schema, JoinType, PlanError, RelExpr};
-use differential_temporal_operators::SysTime;
+use crate::expr::Expr;
+use crate::plan::lower::plan_equi_join;
+use crate::plan::JoinType;
 
-use super::join::split_condition;
 use super::Table;
 
 impl Table {
@@ -102,35 +101,4 @@ impl Table {
             }),
         }
     }
-}
-
-/// `left <join_type> JOIN right ON condition`: the condition split into equality keys and a
-/// residual, then the plan node with the environment's state TTL in system times
-/// ([`RelExpr::with_state_ttl`]; 0: off). Shared by the Table API and the SQL binder;
-/// `condition` names columns as the join's output does ([`equi_join_schema`]), `shown` is the
-/// condition as the user wrote it, for the message.
-///
-/// Errors: no equality key (Flink's message, with the condition), and what [`RelExpr::join`]
-/// refuses.
-pub(crate) fn plan_equi_join(
-    left: RelExpr,
-    right: RelExpr,
-    condition: &Expr,
-    shown: &str,
-    (join_type, state_ttl): (JoinType, SysTime),
-    registry: &FunctionRegistry,
-) -> Result<RelExpr, PlanError> {
-    let joined = equi_join_schema(&left.schema, &right.schema, join_type);
-    let (left_key, right_key, residual) =
-        split_condition(left.schema.len(), &joined, condition, registry)?;
-    if left_key.is_empty() {
-        return Err(PlanError::invalid(
-            "Join",
-            format!(
-                "Invalid join condition: {shown}. At least one equi-join predicate is required."
-            ),
-        ));
-    }
-    left.join(right, left_key, right_key, join_type, residual)?
-        .with_state_ttl(state_ttl)
 }

@@ -1,16 +1,12 @@
-//! Lateral joins with table functions and UNNEST (Flink's `joinLateral` /
-//! `leftOuterJoinLateral` with a `TableFunction`, SQL's `LATERAL TABLE (f(..))` and
-//! `UNNEST(..)`): the plan of a [`Correlate`](crate::plan::Correlate), shared by the Table API
-//! and the SQL binder.
+//! Table functions in the Table API (Flink's `joinLateral` / `leftOuterJoinLateral` with a
+//! `TableFunction`): registering one, and reading a lateral call's column aliases. The plan of
+//! the lateral join, a [`Correlate`](crate::plan::Correlate), is built by the lowering the SQL
+//! binder shares (`plan::lower`).
 
 use std::sync::Arc;
 
-use crate::expr::{
-    bind_scalar, bind_table_call, table_function_schema, Expr, FunctionRegistry, TableFunction,
-};
-use crate::plan::{join_schema, left_condition_error, unnest_columns, Expansion, JoinKind};
-use crate::plan::{PlanError, RelExpr};
-use crate::repr::{Datum, Schema};
+use crate::expr::{Expr, TableFunction};
+use crate::repr::Datum;
 
 use super::{TableEnv, TableError};
 
@@ -51,84 +47,6 @@ impl TableEnv {
     pub fn register_table_function(&self, udtf: Arc<dyn TableFunction>) -> Result<(), TableError> {
         self.register_with(|functions| functions.register_table(udtf))
     }
-}
-
-/// `probe, LATERAL TABLE (call) AS T(names) ON condition`: the table function `call` names,
-/// its columns renamed to `names` if given.
-pub(crate) fn plan_table_function(
-    probe: RelExpr,
-    call: &Expr,
-    names: Option<&[String]>,
-    condition: &Expr,
-    kind: JoinKind,
-    registry: &FunctionRegistry,
-) -> Result<RelExpr, PlanError> {
-    let (function, args) = bind_table_call(call, &probe.schema, registry)?;
-    let columns = table_function_schema(&call.to_string(), function.0.output(), names)?;
-    correlate(
-        probe,
-        Expansion::Function(function),
-        args,
-        columns,
-        condition,
-        kind,
-        registry,
-    )
-}
-
-/// `probe CROSS JOIN UNNEST(collection) [WITH ORDINALITY] AS t(names)` (or LEFT .. ON TRUE).
-pub(crate) fn plan_unnest(
-    probe: RelExpr,
-    collection: &Expr,
-    ordinality: bool,
-    names: Option<&[String]>,
-    condition: &Expr,
-    kind: JoinKind,
-    registry: &FunctionRegistry,
-) -> Result<RelExpr, PlanError> {
-    let arg = bind_scalar(collection, &probe.schema, registry)?;
-    let text = format!("UNNEST({collection})");
-    let fields = unnest_columns(&arg.ty, ordinality, &text)?;
-    let columns = table_function_schema(&text, fields, names)?;
-    let expansion = Expansion::Unnest { ordinality };
-    correlate(
-        probe,
-        expansion,
-        vec![arg],
-        columns,
-        condition,
-        kind,
-        registry,
-    )
-}
-
-/// The correlate node: a literal TRUE condition is none; any other is bound over the output
-/// columns, and refused for a LEFT join with Flink's message.
-fn correlate(
-    probe: RelExpr,
-    expansion: Expansion,
-    args: Vec<crate::expr::ScalarExpr>,
-    columns: Schema,
-    condition: &Expr,
-    kind: JoinKind,
-    registry: &FunctionRegistry,
-) -> Result<RelExpr, PlanError> {
-    let literal_true =
-        matches!(condition.unaliased(), Expr::Literal(l) if matches!(l.datum(), Datum::Bool(true)));
-    let condition = match (literal_true, kind) {
-        (true, _) => None,
-        (false, JoinKind::Left) => {
-            return Err(PlanError::invalid(
-                "Correlate",
-                left_condition_error(&condition.to_string()),
-            ))
-        }
-        (false, JoinKind::Inner) => {
-            let joined = join_schema(&probe.schema, &columns, kind);
-            Some(bind_scalar(condition, &joined, registry)?)
-        }
-    };
-    probe.correlate(expansion, args, columns, kind, condition)
 }
 
 /// A lateral call and its column aliases: `call(..).as_columns(["word", "length"])` (Flink's

@@ -58,6 +58,7 @@ pub use window::{
 };
 
 use crate::expr::Expr;
+use crate::plan::lower::column_indices;
 use crate::plan::{DedupOrder, Keep, PlanError, RelExpr};
 use crate::repr::Schema;
 
@@ -187,7 +188,7 @@ impl Table {
     ) -> Table {
         let key: Vec<Expr> = key.into_iter().collect();
         self.then("deduplicate", move |plan| {
-            let key = select::column_indices(&plan.schema, &key, "deduplicate")?;
+            let key = column_indices(&plan.schema, &key, "deduplicate")?;
             plan.dedup(key, keep, order)
         })
     }

@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
-use crate::expr::{bind_aggregate, col, Expr, FunctionRegistry};
-use crate::plan::{OverFrame, PlanError, RelExpr};
+use crate::expr::{col, Expr};
+use crate::plan::lower::{over_select, transform};
+use crate::plan::{OverFrame, PlanError};
 
-use super::select::{project, transform};
 use super::window::{ms, WindowKind};
 use super::Table;
 
@@ -122,7 +122,7 @@ impl OverWindowedTable {
     /// `SELECT items`: columns, and aggregates `.over(col(alias))` (or expressions over them).
     /// One output row per input row. Errors (when the plan is built): the window has no
     /// `order_by` or no `alias`, an `.over(..)` that does not name the alias or is not on an
-    /// aggregate, a partition or order that is not a column, and those of [`RelExpr::over`].
+    /// aggregate, a partition or order that is not a column, and those of [`RelExpr::over`](crate::plan::RelExpr::over).
     ///
     /// ```
     /// # use differential_temporal::table::doc_env;
@@ -188,27 +188,4 @@ impl OverWindowedTable {
 
 fn invalid(reason: impl Into<String>) -> PlanError {
     PlanError::invalid("OverAggregate", reason)
-}
-
-/// `SELECT items` over `plan` with the OVER aggregates `calls` over one window: the items read
-/// the input's columns and `$over{i}`, the value of `calls[i]`. Shared by the Table API and SQL.
-pub(crate) fn over_select(
-    plan: RelExpr,
-    partition: Vec<usize>,
-    time: usize,
-    frame: OverFrame,
-    calls: &[Expr],
-    items: &[Expr],
-    registry: &FunctionRegistry,
-) -> Result<RelExpr, PlanError> {
-    let aggregates = (calls.iter().enumerate())
-        .map(|(i, call)| {
-            Ok((
-                bind_aggregate(call, &plan.schema, registry)?,
-                format!("$over{i}"),
-            ))
-        })
-        .collect::<Result<Vec<_>, PlanError>>()?;
-    let plan = plan.over(partition, time, frame, aggregates)?;
-    project(plan, items, registry)
 }

@@ -5,9 +5,10 @@
 //! them, so `order_by(..).offset(3).fetch(5)` is one Top-N.
 
 use crate::expr::SortExpr;
+use crate::plan::lower::column_indices;
 use crate::plan::{RelExpr, SortKey};
 
-use super::{select, Table, TableError};
+use super::{Table, TableError};
 
 /// A sort under construction: its input and what `order_by`, `offset` and `fetch` gave so far.
 #[derive(Clone)]
@@ -41,7 +42,7 @@ impl Table {
             Err(e) => return Table::new(&self.env, Err(e.clone())),
         };
         let exprs: Vec<_> = keys.iter().map(|k| k.expr.clone()).collect();
-        match select::column_indices(&input.schema, &exprs, "order_by") {
+        match column_indices(&input.schema, &exprs, "order_by") {
             Err(e) => Table::new(&self.env, Err(TableError::plan("order_by")(e))),
             Ok(columns) => {
                 let order = columns

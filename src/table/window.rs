@@ -9,10 +9,10 @@
 
 use std::time::Duration;
 
-use crate::expr::{col, Expr, FunctionRegistry};
-use crate::plan::{PlanError, RelExpr, WindowSpec};
+use crate::expr::{col, Expr};
+use crate::plan::lower::{aggregate_with, project, time_column, transform, window_aggregate};
+use crate::plan::{PlanError, WindowSpec};
 
-use super::select::{aggregate_with, project, transform};
 use super::Table;
 
 /// `n` hours, for window sizes.
@@ -310,7 +310,7 @@ impl GroupWindowedTable {
     /// [`WindowAssign`](crate::plan::WindowAssign), whose rules and modes hold (SESSION
     /// windows are refused). Errors (when the plan is built): the window has no `on` or no
     /// `alias`, an item uses the alias other than through its properties, and those of
-    /// [`RelExpr::window_assign`].
+    /// [`RelExpr::window_assign`](crate::plan::RelExpr::window_assign).
     ///
     /// ```
     /// # use differential_temporal::table::doc_env;
@@ -441,7 +441,7 @@ impl WindowGroupedTable {
     /// `proctime()` over processing time), or
     /// expressions over them. Errors (when the plan is built): the window has no `on` or no
     /// `alias`, the keys do not name the alias exactly once, an item uses the alias other than
-    /// through its properties, and those of [`RelExpr::window_agg`].
+    /// through its properties, and those of [`RelExpr::window_agg`](crate::plan::RelExpr::window_agg).
     pub fn select(&self, items: impl IntoIterator<Item = Expr>) -> Table {
         const NODE: &str = "WindowAggregate";
         let items: Vec<Expr> = items.into_iter().collect();
@@ -483,33 +483,4 @@ impl WindowGroupedTable {
 
 fn invalid(reason: impl Into<String>) -> PlanError {
     PlanError::invalid("WindowAggregate", reason)
-}
-
-/// The column of the window's time attribute `time` (a column name) in `plan`. Errors: an
-/// unknown column, an expression that is not a column.
-pub(crate) fn time_column(plan: &RelExpr, time: &Expr) -> Result<usize, PlanError> {
-    match time.unaliased() {
-        Expr::Column(name) => Ok(plan.schema.resolve(name)?),
-        other => Err(invalid(format!(
-            "a window is defined over a time attribute column, not over the expression '{other}'"
-        ))),
-    }
-}
-
-/// `SELECT items GROUP BY window, keys` over the windows `spec` of the rowtime column `time`:
-/// the items may use `window_start`, `window_end` and `window_time`. Shared by the Table API and
-/// the SQL forms (window TVFs and legacy group windows).
-pub(crate) fn window_aggregate(
-    plan: RelExpr,
-    time: &Expr,
-    spec: WindowSpec,
-    keys: &[Expr],
-    items: &[Expr],
-    lateness_ms: i64,
-    registry: &FunctionRegistry,
-) -> Result<RelExpr, PlanError> {
-    let time = time_column(&plan, time)?;
-    aggregate_with(plan, keys, items, registry, move |plan, group, aggs| {
-        plan.window_agg(time, spec, group, aggs, lateness_ms)
-    })
 }
