@@ -11,6 +11,8 @@ mod cascade;
 mod messages;
 #[path = "cli_sql/statements.rs"]
 mod statements;
+#[path = "cli_sql/upsert.rs"]
+mod upsert;
 
 fn dtemporal(args: &[&str]) -> (i32, String, String) {
     dtemporal_in(std::path::Path::new(SEED), args)

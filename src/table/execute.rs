@@ -175,7 +175,10 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let worker_plan = plan.clone();
     let mode = options.mode;
     let idle_timeout = options.idle_timeout_system_times();
-    let final_table = options.result == ResultForm::FinalTable;
+    // A result with an upsert key is folded by that key in emission order (Flink's sink
+    // materializer, `TableResult::final_rows`): it needs the changelog, not the multiset.
+    let keyed_final = options.result == ResultForm::FinalTable && plan.mode.upsert_key().is_some();
+    let final_table = options.result == ResultForm::FinalTable && !keyed_final;
     // An append-only output never retracts: its final table is every change, nothing to fold.
     let consolidate = final_table && !plan.mode.is_append_only();
     let finished = run::execute(
@@ -230,6 +233,7 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             let take: Take<Gathered> = Box::new(move || Gathered {
                 output: output.take(),
                 table_form,
+                keyed_final,
                 refused: refused.take(),
                 malformed: bad_rows.take(),
             });

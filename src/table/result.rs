@@ -20,6 +20,9 @@ pub(super) struct Gathered {
     pub(super) output: Vec<(Change<Row>, SysTime, isize)>,
     /// Whether the output is a table (rows with retractions) rather than a changelog.
     pub(super) table_form: bool,
+    /// Whether only the final table is wanted ([`ResultForm::FinalTable`](super::ResultForm))
+    /// of a result with an upsert key: `output` is its changelog, folded here by key.
+    pub(super) keyed_final: bool,
     pub(super) refused: Vec<(Rejected, SysTime, isize)>,
     pub(super) malformed: Vec<(RowError, SysTime, isize)>,
 }
@@ -32,6 +35,9 @@ pub struct TableResult {
     changelog: Vec<(SysTime, Change<Row>)>,
     refused: Vec<(SysTime, Rejected)>,
     malformed: Vec<RowError>,
+    /// For a result with an upsert key: the positions in `changelog` of the final table's
+    /// rows, the changelog folded by that key ([`fold_by_key`]); `None`: folded by whole row.
+    by_key: Option<Vec<usize>>,
     /// The threads its tail (ordering, encoding) may use.
     threads: usize,
 }
@@ -51,6 +57,7 @@ impl TableResult {
                 changelog: Vec::new(),
                 refused: Vec::new(),
                 malformed: Vec::new(),
+                by_key: None,
                 threads: 1,
             };
         };
@@ -66,7 +73,7 @@ impl TableResult {
             same
         });
         output.retain(|(_, _, d)| *d != 0);
-        let changelog = if !g.table_form && output.iter().all(|(_, _, d)| *d > 0) {
+        let mut changelog = if !g.table_form && output.iter().all(|(_, _, d)| *d > 0) {
             // A changelog whose every change stands: emit it as it is, in emission order.
             let mut changes = Vec::with_capacity(output.len());
             for (change, time, d) in output {
@@ -77,6 +84,21 @@ impl TableResult {
             table_changelog(output, mode.upsert_key(), schema.len())
         };
         let mut refused: Vec<(SysTime, Rejected)> = expand(g.refused);
+        let mut by_key = mode.upsert_key().map(|key| {
+            let (rows, unmatched) = fold_by_key(&changelog, key, &schema);
+            refused.extend(unmatched);
+            rows
+        });
+        if g.keyed_final {
+            // Only the final table is kept, as `+I` rows in value order.
+            let rows = by_key.take().unwrap_or_default();
+            let rows = rows.iter().map(|&at| &changelog[at].1.row);
+            let rows = sort_by_value(&Tail::new(threads), rows);
+            let rows = rows
+                .into_iter()
+                .map(|row| (0, Change::new(0, RowKind::Insert, row.clone())));
+            changelog = rows.collect();
+        }
         refused.sort();
         let malformed = expand(g.malformed).into_iter().map(|(_, e)| e).collect();
         TableResult {
@@ -85,6 +107,7 @@ impl TableResult {
             changelog,
             refused,
             malformed,
+            by_key,
             threads,
         }
     }
@@ -105,13 +128,18 @@ impl TableResult {
     }
 
     /// The final table: the changelog accumulated, one entry per row (a row held twice is
-    /// listed twice), sorted by column values.
+    /// listed twice), sorted by column values. A result with an upsert key is accumulated by
+    /// that key in emission order, as Flink's sink materializer keeps it ([`fold_by_key`]).
     pub fn collect(&self) -> Vec<Row> {
         self.final_rows().into_iter().cloned().collect()
     }
 
     /// [`collect`](TableResult::collect) borrowed from the changelog: no row is copied.
     pub fn final_rows(&self) -> Vec<&Row> {
+        if let Some(rows) = &self.by_key {
+            let rows = rows.iter().map(|&at| &self.changelog[at].1.row);
+            return sort_by_value(&Tail::new(self.threads), rows);
+        }
         if self
             .changelog
             .iter()
@@ -245,6 +273,98 @@ fn sort_by_value<'a>(tail: &Tail, rows: impl Iterator<Item = &'a Row>) -> Vec<&'
         (a.0.cmp(&b.0)).then_with(|| a.1.iter().cmp(b.1.iter()))
     });
     keyed.into_iter().map(|(_, row)| row).collect()
+}
+
+/// The final table of a changelog with the upsert key `key`, as Flink's
+/// `SinkUpsertMaterializer` keeps it for a sink whose primary key is the upsert key: in
+/// emission order, a `+I`/`+U` is the row of its key (replacing the one held), a `-U`/`-D`
+/// removes the row its key holds whatever its other cells (Flink's planner tests retract
+/// with the new row's event time). Returns the positions in `changelog` of the rows held,
+/// and a refusal for each `-U`/`-D` whose key holds no row (Flink logs and drops it): it is
+/// not applied, and reported with its `seq` (its line in its file).
+///
+/// Within a system time the changes of different inputs are ordered by `seq`, not by cause
+/// (a join's row inserted by a right row at seq 5 and deleted by a left row at seq 3): an
+/// insertion and a retraction of the same whole row in one system time cancel first, as
+/// whole-row consolidation would, and the rest is folded in emission order.
+fn fold_by_key(
+    changelog: &[(SysTime, Change<Row>)],
+    key: &[usize],
+    schema: &Schema,
+) -> (Vec<usize>, Vec<(SysTime, Rejected)>) {
+    let mut held: BTreeMap<Row, usize> = BTreeMap::new();
+    let mut unmatched = Vec::new();
+    let mut at = 0;
+    for round in changelog.chunk_by(|a, b| a.0 == b.0) {
+        // Per whole row: how many insertions and retractions of this time cancel.
+        let mut cancel: BTreeMap<&Row, (usize, usize)> = BTreeMap::new();
+        for (_, change) in round {
+            let (ins, ret) = cancel.entry(&change.row).or_default();
+            *if change.kind.is_accumulate() {
+                ins
+            } else {
+                ret
+            } += 1;
+        }
+        for pending in cancel.values_mut() {
+            let pairs = pending.0.min(pending.1);
+            *pending = (pairs, pairs);
+        }
+        for (time, change) in round {
+            at += 1;
+            let (ins, ret) = cancel.get_mut(&change.row).expect("counted above");
+            let pending = if change.kind.is_accumulate() {
+                ins
+            } else {
+                ret
+            };
+            if *pending > 0 {
+                *pending -= 1;
+                continue;
+            }
+            fold_change(
+                &mut held,
+                &mut unmatched,
+                (at - 1, *time, change),
+                key,
+                schema,
+            );
+        }
+    }
+    (held.into_values().collect(), unmatched)
+}
+
+/// [`fold_by_key`]'s step: the change at position `at` of the changelog applied to `held`.
+fn fold_change(
+    held: &mut BTreeMap<Row, usize>,
+    unmatched: &mut Vec<(SysTime, Rejected)>,
+    (at, time, change): (usize, SysTime, &Change<Row>),
+    key: &[usize],
+    schema: &Schema,
+) {
+    let datums: Vec<Datum> = change.row.iter().collect();
+    let k = Row::pack(key.iter().map(|&c| datums[c]));
+    if change.kind.is_accumulate() {
+        held.insert(k, at);
+        return;
+    }
+    if held.remove(&k).is_none() {
+        let mut cells = String::new();
+        for (i, &c) in key.iter().enumerate() {
+            if i > 0 {
+                cells.push_str(", ");
+            }
+            let name = &schema.fields[c].name;
+            cells.push_str(&format!("{name}="));
+            format_datum(datums[c], &schema.fields[c].ty.data_type, &mut cells).expect("a String");
+        }
+        let reason = format!(
+            "a {} of key ({cells}) that holds no row: not applied (an upsert table is \
+             kept by its key)",
+            change.kind
+        );
+        unmatched.push((time, Rejected::invalid(change.seq, reason)));
+    }
 }
 
 /// Updates with positive counts, expanded to one entry per unit, with their times.
