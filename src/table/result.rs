@@ -129,7 +129,7 @@ impl TableResult {
 
     /// The final table: the changelog accumulated, one entry per row (a row held twice is
     /// listed twice), sorted by column values. A result with an upsert key is accumulated by
-    /// that key in emission order, as Flink's sink materializer keeps it ([`fold_by_key`]).
+    /// that key in emission order, as Flink's sink materializer keeps it (`fold_by_key`).
     pub fn collect(&self) -> Vec<Row> {
         self.final_rows().into_iter().cloned().collect()
     }
