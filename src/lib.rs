@@ -16,6 +16,7 @@ pub mod render;
 pub mod repr;
 pub mod row;
 pub mod run;
+pub mod session;
 pub mod sql;
 pub mod table;
 pub mod tail;

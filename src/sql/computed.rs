@@ -14,18 +14,18 @@
 
 use sqlparser::ast::{self, Spanned};
 
+use super::catalog::Catalog;
 use super::create_table::{ColumnDef, ColumnKind, CreateTable};
-use super::ddl::with_rowtime;
 use super::error::SqlError;
 use super::expr::Translator;
 use super::scope::Scope;
+use super::watermark::with_rowtime;
 use crate::expr::{bind_scalar, lit};
 use crate::plan::{ProcessingClock, RelExpr};
 use crate::repr::{DataType, Datum};
-use crate::table::TableEnv;
 
 /// Whether `column` names a computed column of `t`.
-pub(super) fn is_computed(t: &CreateTable, column: &ast::Ident) -> bool {
+pub(crate) fn is_computed(t: &CreateTable, column: &ast::Ident) -> bool {
     t.columns
         .iter()
         .any(|c| c.name.value == column.value && matches!(c.kind, ColumnKind::Computed(_)))
@@ -37,8 +37,8 @@ pub(super) fn is_computed(t: &CreateTable, column: &ast::Ident) -> bool {
 ///
 /// Errors (at the offending part): a computed expression that does not bind over the physical
 /// columns, two `PROCTIME()` columns, a watermark on the proctime column.
-pub(super) fn declared_table(
-    env: &TableEnv,
+pub(crate) fn declared_table(
+    catalog: &dyn Catalog,
     t: &CreateTable,
     scan: RelExpr,
 ) -> Result<RelExpr, SqlError> {
@@ -49,13 +49,14 @@ pub(super) fn declared_table(
     {
         return Ok(scan);
     }
-    let registry = env.functions();
+    let registry = catalog.functions();
     let scope = Scope::of(&scan, Some(&t.name.value));
     let translator = Translator {
         scope: &scope,
         registry: &registry,
     };
-    let clock = (env.options().processing_clock).unwrap_or_else(ProcessingClock::wall_clock);
+    let clock =
+        (catalog.plan_options().processing_clock).unwrap_or_else(ProcessingClock::wall_clock);
     let mut exprs = Vec::new();
     let mut proctime: Option<&ColumnDef> = None;
     for column in &t.columns {

@@ -45,7 +45,7 @@ pub(super) fn is_connector_option(key: &str) -> bool {
 
 /// Where a filesystem table's rows are and how they are written.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Connector {
+pub(crate) struct Connector {
     /// The file or directory.
     pub path: String,
     /// The format.
@@ -62,7 +62,7 @@ pub(super) struct Connector {
 /// closest valid name), a missing `connector`, `format` or `path`, a `schema-include` that is
 /// not `true` or `false`, an unknown `debezium-json` metadata key or one whose column's type
 /// does not fit it.
-pub(super) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
+pub(crate) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
     let get = |key: &str| t.options.iter().find(|o| o.key == key);
     let needs = |key: &str, what: &str| {
         SqlError::at(

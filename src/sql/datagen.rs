@@ -38,7 +38,7 @@ const OPTIONS: &[&str] = &["connector", "number-of-rows", "rows-per-second"];
 /// The generated table `t` declares, with `physical` its physical columns.
 ///
 /// Errors: see the [module documentation](self).
-pub(super) fn datagen(t: &CreateTable, physical: &Schema) -> Result<DatagenSource, SqlError> {
+pub(crate) fn datagen(t: &CreateTable, physical: &Schema) -> Result<DatagenSource, SqlError> {
     if let Some(c) = t
         .columns
         .iter()
@@ -316,6 +316,3 @@ fn unsupported(option: &TableOption, valid: &[String]) -> SqlError {
         super::connector::unsupported("datagen", option, &valid),
     )
 }
-
-#[cfg(test)]
-mod tests;

@@ -35,7 +35,7 @@ pub const MAX_DEPTH: usize = 1000;
 pub const STATEMENT_STACK: usize = 64 << 20;
 
 /// Runs `f` (a statement's binding, planning and run) on a stack of [`STATEMENT_STACK`] bytes.
-pub(super) fn on_statement_stack<T>(f: impl FnOnce() -> T) -> T {
+pub(crate) fn on_statement_stack<T>(f: impl FnOnce() -> T) -> T {
     stacker::grow(STATEMENT_STACK, f)
 }
 

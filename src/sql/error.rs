@@ -4,7 +4,7 @@
 use sqlparser::parser::ParserError;
 use sqlparser::tokenizer::{Location, Span};
 
-use crate::table::TableError;
+use crate::error::TableError;
 
 /// A SQL statement that cannot be parsed, bound or run.
 #[derive(Debug, thiserror::Error)]

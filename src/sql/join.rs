@@ -97,7 +97,7 @@ impl Binder<'_> {
             right.plan,
             &condition,
             &shown,
-            (join_type, self.env.options().state_ttl),
+            (join_type, self.catalog.plan_options().state_ttl),
             &self.registry,
         )
         .map_err(|e| SqlError::at(span, e.to_string()))?;

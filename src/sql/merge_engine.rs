@@ -23,7 +23,7 @@ const ENGINE_KEYS: &[&str] = &["table.merge-engine", "merge-engine"];
 
 /// `t` without its merge engine's options, and those options (every option that is not the
 /// connector's, when one of them chooses an engine; `None` when none does).
-pub(super) fn split_options(t: &CreateTable) -> (CreateTable, Option<Vec<TableOption>>) {
+pub(crate) fn split_options(t: &CreateTable) -> (CreateTable, Option<Vec<TableOption>>) {
     if !t
         .options
         .iter()
@@ -49,7 +49,7 @@ pub(super) fn split_options(t: &CreateTable) -> (CreateTable, Option<Vec<TableOp
 /// Errors (at the option choosing the engine): `t` has no primary key, or the engine refuses
 /// the options (an unknown engine or option, a version column that is not a column or cannot
 /// order, an aggregate function of the wrong type...).
-pub(super) fn merged(
+pub(crate) fn merged(
     t: &CreateTable,
     table: RelExpr,
     engine: &Option<Vec<TableOption>>,

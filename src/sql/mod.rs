@@ -1,7 +1,8 @@
 //! Flink SQL: the statements of Flink's SQL client and `TableEnvironment.executeSql`, parsed
 //! with `sqlparser` ([`FlinkDialect`] plus a wrapper for Flink's DDL, [`parse`]) and bound to
-//! the plan the Table API builds, so SQL and the Table API mix ([`TableEnv::execute_sql`](crate::table::TableEnv::execute_sql),
-//! [`TableEnv::sql_query`](crate::table::TableEnv::sql_query)) and agree by construction.
+//! the plan the Table API builds, so SQL and the Table API mix (`TableEnv::execute_sql`,
+//! `TableEnv::sql_query`, run by the [`session`](crate::session)) and agree by construction.
+//! The binder reads the tables, functions and options it binds against through a [`Catalog`].
 //!
 //! What is supported:
 //! - `CREATE [TEMPORARY] TABLE t (col TYPE [NOT NULL], col TYPE METADATA [FROM 'k'] [VIRTUAL],
@@ -53,51 +54,46 @@
 //! ```
 
 mod asof;
-mod computed;
-mod connector;
+mod catalog;
+pub(crate) mod computed;
+pub(crate) mod connector;
 mod create_table;
-mod datagen;
-mod ddl;
+pub(crate) mod datagen;
 mod dedup;
-mod depth;
+pub(crate) mod depth;
 mod dialect;
 mod error;
-mod exec;
 mod expr;
 mod join;
 mod lateral;
-mod live_query;
 mod materialized;
-mod merge_engine;
-mod mt_continuous;
-mod mt_create;
-mod mt_lifecycle;
-mod mt_positions;
-mod mt_postgres;
-mod mt_refresh;
-mod nexmark;
+pub(crate) mod merge_engine;
+pub(crate) mod nexmark;
 mod order;
 mod over;
 mod parse;
-mod postgres_cdc;
+pub(crate) mod postgres_cdc;
 mod query;
 mod scope;
 mod set_op;
 mod tokens;
 mod types;
 mod unsupported;
+pub(crate) mod watermark;
 mod window;
 
+pub use catalog::{Catalog, PlanOptions};
 pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};
 pub use depth::{MAX_DEPTH, STATEMENT_STACK};
 pub use dialect::FlinkDialect;
 pub use error::SqlError;
-pub use exec::StatementResult;
-pub use live_query::LiveRound;
+// A session's results, at the paths callers have used since the session ran inside `sql/`.
+pub use crate::session::{LiveRound, StatementResult};
 pub use materialized::{
     AlterMaterializedTable, CreateMaterializedTable, FreshnessClause, NewDefinition,
 };
 pub use parse::{parse, parse_with_text, Statement};
+pub(crate) use query::Binder;
 pub use types::data_type;
 pub use types::parse_columns;
 pub(crate) use window::parse_duration;

@@ -37,7 +37,7 @@ const OPTIONS: &[&str] = &[
 /// The Nexmark table `t` declares, with `physical` its physical columns.
 ///
 /// Errors: see the [module documentation](self).
-pub(super) fn nexmark(t: &CreateTable, physical: &Schema) -> Result<NexmarkSource, SqlError> {
+pub(crate) fn nexmark(t: &CreateTable, physical: &Schema) -> Result<NexmarkSource, SqlError> {
     super::connector::check_options(t, "nexmark", OPTIONS)?;
     let get = |key: &str| t.options.iter().find(|o| o.key == key);
     let table_option = get("nexmark.table").ok_or_else(|| {

@@ -18,7 +18,7 @@ use crate::plan::RelExpr;
 use crate::repr::Schema;
 
 /// The postgres-cdc table `t` declares, with `physical` its physical and metadata columns.
-pub(super) fn postgres_cdc(t: &CreateTable, physical: &Schema) -> Result<PostgresSource, SqlError> {
+pub(crate) fn postgres_cdc(t: &CreateTable, physical: &Schema) -> Result<PostgresSource, SqlError> {
     super::connector::check_options(t, "postgres-cdc", OPTIONS)?;
     let pairs: Vec<(String, String)> = t
         .options
@@ -81,7 +81,7 @@ pub(super) fn postgres_cdc(t: &CreateTable, physical: &Schema) -> Result<Postgre
 /// The scan of `source` as the table it declares: an upsert changelog normalized by its
 /// primary key (each `+I`/`+U` an upsert, each `-D` a delete by key, retracting the stored
 /// row: rule A12), anything else as it is.
-pub(super) fn normalized(source: &PostgresSource, scan: RelExpr) -> Result<RelExpr, SqlError> {
+pub(crate) fn normalized(source: &PostgresSource, scan: RelExpr) -> Result<RelExpr, SqlError> {
     let Some(key) = source
         .schema
         .primary_key
@@ -96,5 +96,5 @@ pub(super) fn normalized(source: &PostgresSource, scan: RelExpr) -> Result<RelEx
     });
     // A scan in source order, keyed by its declared primary key: nothing to refuse.
     scan.merged_by(key, engine)
-        .map_err(|e| SqlError::from(crate::table::TableError::Invalid(e.to_string())))
+        .map_err(|e| SqlError::from(crate::error::TableError::Invalid(e.to_string())))
 }

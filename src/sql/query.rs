@@ -16,6 +16,7 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Span;
 
+use super::catalog::Catalog;
 use super::dedup;
 use super::error::SqlError;
 use super::expr::Translator;
@@ -28,7 +29,6 @@ use crate::plan::lower::{
     aggregate, contains_aggregate, plan_temporal_function_join, plan_temporal_join, project,
 };
 use crate::plan::{join_schema, JoinKind, JoinType, RelExpr};
-use crate::table::TableEnv;
 
 /// A bound relation: its plan and the names it answers to.
 pub(super) struct Bound {
@@ -36,15 +36,26 @@ pub(super) struct Bound {
     pub scope: Scope,
 }
 
-/// Binds queries against the tables, views and functions of an environment.
-pub(super) struct Binder<'a> {
-    pub env: &'a TableEnv,
+/// Binds queries against the tables, views and functions of a [`Catalog`].
+pub(crate) struct Binder<'a> {
+    pub catalog: &'a dyn Catalog,
+    /// The catalog's functions, read once.
     pub registry: FunctionRegistry,
+}
+
+impl<'a> Binder<'a> {
+    /// A binder over `catalog`.
+    pub(crate) fn new(catalog: &'a dyn Catalog) -> Binder<'a> {
+        Binder {
+            catalog,
+            registry: catalog.functions(),
+        }
+    }
 }
 
 impl Binder<'_> {
     /// The plan of `query`.
-    pub(super) fn query(&self, query: &ast::Query) -> Result<RelExpr, SqlError> {
+    pub(crate) fn query(&self, query: &ast::Query) -> Result<RelExpr, SqlError> {
         Ok(self.bind_query(query)?.plan)
     }
 
@@ -331,10 +342,7 @@ impl Binder<'_> {
     /// The plan of the registered table or view `name` (a quoted identifier by what it holds,
     /// as CREATE registers it: `` FROM `a b` `` reads the table `a b`).
     pub(super) fn table(&self, name: &ast::ObjectName) -> Result<RelExpr, SqlError> {
-        let table = self.env.from(&object_name(name));
-        table
-            .plan()
-            .cloned()
+        (self.catalog.table(&object_name(name)))
             .map_err(|e| SqlError::at(name.span(), e.to_string()))
     }
 
@@ -501,9 +509,9 @@ impl Binder<'_> {
         if self.registry.table(&fname).is_some() {
             return self.table_function(left, call, alias.as_ref(), kind, on);
         }
-        let function = self
-            .env
-            .temporal_function(&fname)
+        let history = self
+            .catalog
+            .temporal_table_function(&fname)
             .map_err(|e| SqlError::at(call.name.span(), e.to_string()))?;
         let time = match &call.args {
             ast::FunctionArguments::List(list) => match list.args.as_slice() {
@@ -536,8 +544,8 @@ impl Binder<'_> {
         let qualifier = alias
             .as_ref()
             .map_or(fname.clone(), |a| a.name.value.clone());
-        let build_scope = Scope::of(&function.history, Some(&qualifier));
-        let joined = join_schema(&left.plan.schema, &function.history.schema, kind);
+        let build_scope = Scope::of(&history, Some(&qualifier));
+        let joined = join_schema(&left.plan.schema, &history.schema, kind);
         let scope = left.scope.join(&build_scope, &joined);
         let tr = self.translator(&scope);
         let mut condition: Vec<Expr> = on.map(|o| tr.expr(o)).transpose()?.into_iter().collect();
@@ -555,7 +563,7 @@ impl Binder<'_> {
             .unwrap_or_else(|| lit(true));
         let plan = plan_temporal_function_join(
             left.plan,
-            function.history,
+            history,
             time_column,
             &condition,
             kind,

@@ -427,7 +427,7 @@ pub(super) fn aggregate(
     binder: &Binder<'_>,
 ) -> Result<RelExpr, PlanError> {
     let invalid = |m: String| PlanError::invalid("WindowAggregate", m);
-    let lateness = binder.env.options().allow_lateness_ms;
+    let lateness = binder.catalog.plan_options().allow_lateness_ms;
     let is = |k: &Expr, name: &str| matches!(k, Expr::Column(c) if c == name);
     let (keys, items) = match &window.legacy {
         None => {

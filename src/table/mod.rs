@@ -29,21 +29,23 @@
 //! are Rust's spelling of Flink's (`group_by`, `add_columns`, `join_lateral`...), and `where`
 //! is [`Table::where_`] (a keyword in Rust).
 
-pub(crate) mod asof_join;
+mod asof_join;
+mod catalog;
 mod env;
-pub(crate) mod equi_join;
+mod equi_join;
 mod execute;
-pub(crate) mod join;
-pub(crate) mod lateral;
+mod join;
+mod lateral;
 pub(crate) mod live;
-pub(crate) mod over;
+mod over;
 mod result;
-pub(crate) mod select;
+mod select;
 mod set_op;
 mod sort;
 mod sources;
-pub(crate) mod window;
+mod window;
 
+pub use crate::error::TableError;
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
 pub use execute::{ExecuteOptions, ResultForm};
 pub use over::{
@@ -69,36 +71,6 @@ pub struct Table {
     plan: Result<RelExpr, TableError>,
     /// After `order_by`, `offset` or `fetch`: the sort so far, which the next of them extends.
     sorting: Option<sort::Sorting>,
-}
-
-/// Everything the Table API can refuse, when a plan is built or run.
-#[derive(Debug, thiserror::Error)]
-pub enum TableError {
-    /// A table name that is not registered.
-    #[error("table '{name}' not found; registered tables: {registered}")]
-    UnknownTable {
-        /// The name asked for.
-        name: String,
-        /// The registered names, comma separated.
-        registered: String,
-    },
-    /// A table or function registered twice.
-    #[error("'{0}' is already registered")]
-    AlreadyRegistered(String),
-    /// An operation whose arguments do not fit its input; says which operation and why.
-    #[error("{operation}: {source}")]
-    Plan {
-        /// The Table API operation (`select`, `group_by(..).select`, `temporal_join`...).
-        operation: &'static str,
-        /// What the planner refused.
-        source: PlanError,
-    },
-    /// An invalid argument, not about the plan (a bad worker count...).
-    #[error("{0}")]
-    Invalid(String),
-    /// A file that cannot be read or written, a bad timely argument, a worker failure.
-    #[error(transparent)]
-    Run(#[from] crate::error::Error),
 }
 
 impl TableError {
@@ -269,26 +241,6 @@ impl Table {
     /// `SELECT DISTINCT *` (Flink's `distinct`).
     pub fn distinct(&self) -> Table {
         self.then("distinct", |plan| Ok(plan.distinct()))
-    }
-}
-
-/// A copy of the error, for the next operation of a chain (the first error is the one
-/// reported); a run error (not `Clone`) is copied as its message.
-impl Clone for TableError {
-    fn clone(&self) -> TableError {
-        match self {
-            TableError::UnknownTable { name, registered } => TableError::UnknownTable {
-                name: name.clone(),
-                registered: registered.clone(),
-            },
-            TableError::AlreadyRegistered(n) => TableError::AlreadyRegistered(n.clone()),
-            TableError::Plan { operation, source } => TableError::Plan {
-                operation,
-                source: source.clone(),
-            },
-            TableError::Invalid(m) => TableError::Invalid(m.clone()),
-            TableError::Run(e) => TableError::Invalid(e.to_string()),
-        }
     }
 }
 

@@ -8,11 +8,8 @@ use std::path::Path;
 use sqlparser::ast;
 use sqlparser::tokenizer::Span;
 
-use super::error::SqlError;
-use super::materialized::AlterMaterializedTable;
 use super::mt_create::identifier;
 use super::mt_refresh::{refresh, Trigger};
-use super::parse::parse_with_text;
 use crate::io::{Tableau, Widths};
 use crate::materialized::{
     check_drop, format_schedule_time, missing_table, resume, suspend, validate_partition_spec,
@@ -20,6 +17,9 @@ use crate::materialized::{
 };
 use crate::operators::RowKind;
 use crate::repr::{DataType, Datum, Row, Schema};
+use crate::sql::parse_with_text;
+use crate::sql::AlterMaterializedTable;
+use crate::sql::SqlError;
 use crate::table::{TableEnv, TableError};
 use crate::warehouse::{current, Warehouse};
 

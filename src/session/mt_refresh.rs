@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 
-use super::error::SqlError;
 use super::mt_create::identifier;
 use crate::materialized::{
     due_schedule_times, format_schedule_time, formatter_column, next_schedule_time,
@@ -17,6 +16,7 @@ use crate::materialized::{
 };
 use crate::repr::cast::format_datum;
 use crate::repr::{Datum, DatumVec, Row};
+use crate::sql::SqlError;
 use crate::table::{TableEnv, TableError};
 use crate::warehouse::{
     current, MaterializedTableEntry, RefreshRecord, RefreshTrigger, SnapshotWriter,

@@ -13,22 +13,20 @@
 
 use std::path::Path;
 
-use sqlparser::ast::{self, Spanned};
-
-use super::computed;
-use super::connector::{self, Connector};
-use super::create_table::{ColumnKind, CreateTable, Watermark};
-use super::datagen;
-use super::error::SqlError;
-use super::expr::interval_millis;
-use super::merge_engine;
-use super::nexmark;
-use super::postgres_cdc;
-use super::types::data_type;
 use crate::io::directory::files_now;
 use crate::io::Generated;
 use crate::plan::RelExpr;
 use crate::repr::{Field, Schema};
+use crate::sql::computed;
+use crate::sql::connector::{self, Connector};
+use crate::sql::data_type;
+use crate::sql::datagen;
+use crate::sql::merge_engine;
+use crate::sql::nexmark;
+use crate::sql::postgres_cdc;
+use crate::sql::watermark::with_rowtime;
+use crate::sql::SqlError;
+use crate::sql::{ColumnKind, CreateTable};
 use crate::table::TableEnv;
 
 /// Registers the table `t` declares in `env`: as a source when its file exists (a monitored
@@ -195,30 +193,4 @@ fn physical_schema(t: &CreateTable) -> Result<Schema, SqlError> {
         schema = with_rowtime(schema, w)?;
     }
     Ok(schema)
-}
-
-/// `schema` with the rowtime attribute `WATERMARK FOR c AS expr` declares.
-pub(super) fn with_rowtime(schema: Schema, w: &Watermark) -> Result<Schema, SqlError> {
-    let delay = watermark_delay(&w.column, &w.expr)?;
-    schema
-        .with_rowtime(&w.column.value, delay)
-        .map_err(|e| SqlError::at(w.column.span, e.to_string()))
-}
-
-/// The delay of `WATERMARK FOR c AS c [- INTERVAL 'n' unit]` in milliseconds (Flink's bounded
-/// out-of-orderness strategy).
-fn watermark_delay(column: &ast::Ident, expr: &ast::Expr) -> Result<i64, SqlError> {
-    let is_column =
-        |e: &ast::Expr| matches!(e, ast::Expr::Identifier(i) if i.value == column.value);
-    match expr {
-        e if is_column(e) => Ok(0),
-        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Minus, right } if is_column(left) => match right.as_ref() {
-            ast::Expr::Interval(interval) => interval_millis(interval).map_err(|m| SqlError::at(right.span(), m)),
-            other => Err(SqlError::at(other.span(), format!("expected an INTERVAL, found {other}"))),
-        },
-        other => Err(SqlError::at(
-            other.span(),
-            format!("the watermark must be '{0}' or '{0} - INTERVAL ...' (bounded out-of-orderness), not {other}", column.value),
-        )),
-    }
 }

@@ -10,9 +10,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-use super::error::SqlError;
 use super::mt_continuous::{open, Feed};
 use crate::io::directory::{files_arrived, files_now};
+use crate::sql::SqlError;
 use crate::table::live::RoundInput;
 use crate::table::TableError;
 

@@ -6,12 +6,12 @@
 
 use sqlparser::ast;
 
-use super::error::SqlError;
-use super::materialized::CreateMaterializedTable;
 use crate::materialized::{
     formatter_column, IntervalFreshness, RefreshMode, RefreshStatus, ResolvedRefresh, TimeUnit,
 };
 use crate::repr::Schema;
+use crate::sql::CreateMaterializedTable;
+use crate::sql::SqlError;
 use crate::table::TableEnv;
 use crate::warehouse::{MaterializedTableEntry, SnapshotWriter};
 

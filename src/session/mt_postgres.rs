@@ -31,13 +31,13 @@ use std::sync::Arc;
 
 use sqlparser::tokenizer::Span;
 
-use super::error::SqlError;
 use crate::csv::RowError;
 use crate::io::changes_file::{read_changes, write_changes};
 use crate::io::postgres::{ChangeStream, PostgresSource, Slot, StartupMode};
 use crate::operators::Change;
 use crate::plan::RelExpr;
 use crate::repr::Row;
+use crate::sql::SqlError;
 use crate::table::live::RoundInput;
 use crate::table::{TableEnv, TableError};
 use crate::warehouse::Catalog;

@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use sqlparser::ast::Spanned;
 
-use super::error::SqlError;
-use super::parse::{parse, parse_with_text, Statement};
-use super::query::Binder;
 use crate::expr::col;
 use crate::io::Format;
 use crate::plan::{ProcessingClock, RelExpr};
 use crate::repr::time::parse_timestamp;
+use crate::sql::Binder;
+use crate::sql::SqlError;
+use crate::sql::{parse, parse_with_text, Statement};
 use crate::table::{Table, TableEnv, TableResult};
 
 /// What one statement gives.
@@ -84,7 +84,7 @@ impl TableEnv {
         let statements = parse(query)?;
         match statements.as_slice() {
             [Statement::Query(q)] => {
-                let plan = super::depth::on_statement_stack(|| self.binder().query(q))?;
+                let plan = crate::sql::depth::on_statement_stack(|| self.binder().query(q))?;
                 Ok(Table::new(self, Ok(plan)))
             }
             _ => Err(SqlError::Validation {
@@ -96,10 +96,7 @@ impl TableEnv {
     }
 
     pub(super) fn binder(&self) -> Binder<'_> {
-        Binder {
-            env: self,
-            registry: self.functions(),
-        }
+        Binder::new(self)
     }
 
     /// Runs one parsed statement (see [`parse`]) and returns its result, so that a caller can
@@ -139,7 +136,7 @@ impl TableEnv {
         statement: &Statement,
         text: Option<&str>,
     ) -> Result<StatementResult, SqlError> {
-        super::depth::on_statement_stack(|| self.run_on_this_stack(statement, text))
+        crate::sql::depth::on_statement_stack(|| self.run_on_this_stack(statement, text))
     }
 
     fn run_on_this_stack(
@@ -342,14 +339,14 @@ impl TableEnv {
                 Ok(())
             }
             "table.exec.emit.allow-lateness" => {
-                let ms = super::window::parse_duration(value)
+                let ms = crate::sql::parse_duration(value)
                     .map_err(|m| format!("'{key}' takes a duration: {m}"))?;
                 let lateness = std::time::Duration::from_millis(ms.max(0) as u64);
                 self.clone().with_allowed_lateness(lateness);
                 Ok(())
             }
             "table.exec.source.idle-timeout" => {
-                let ms = super::window::parse_duration(value)
+                let ms = crate::sql::parse_duration(value)
                     .ok()
                     .filter(|&ms| ms >= 0)
                     .ok_or_else(|| {
@@ -372,7 +369,7 @@ impl TableEnv {
                     })?;
                     ProcessingClock::new(start, Duration::from_millis(clock.tick_ms as u64))?
                 } else {
-                    let ms = super::window::parse_duration(value)
+                    let ms = crate::sql::parse_duration(value)
                         .map_err(|m| format!("'{key}' takes a duration: {m}"))?;
                     let tick = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
                     clock.with_tick(tick)?
@@ -383,7 +380,7 @@ impl TableEnv {
             "materialized-table.refresh-mode.freshness-threshold"
             | "materialized-table.default-freshness.continuous"
             | "materialized-table.default-freshness.full" => {
-                let ms = super::window::parse_duration(value)
+                let ms = crate::sql::parse_duration(value)
                     .ok()
                     .filter(|&ms| ms > 0)
                     .ok_or_else(|| format!("'{key}' takes a positive duration, not '{value}'"))?;

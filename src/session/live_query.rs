@@ -11,11 +11,11 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::error::SqlError;
 use super::mt_positions::Positions;
 use crate::materialized::{sleep_until, SystemClock};
 use crate::operators::{Change, RowKind, SysTime};
 use crate::repr::{Row, Schema};
+use crate::sql::SqlError;
 use crate::table::live::{Keep, LiveRun};
 use crate::table::{table_changelog, TableEnv, TableError};
 

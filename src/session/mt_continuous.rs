@@ -37,7 +37,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::error::SqlError;
 use super::mt_create::identifier;
 use super::mt_positions::Positions;
 use super::mt_postgres::PostgresFeed;
@@ -45,6 +44,7 @@ use super::mt_refresh::{partition_columns, partition_text, write_rows};
 use crate::io::{Generated, TypedSource};
 use crate::materialized::{sleep_until, RefreshMode, RefreshStatus, SystemClock};
 use crate::repr::Row;
+use crate::sql::SqlError;
 use crate::table::live::{Keep, LiveRun, RoundInput};
 use crate::table::{TableEnv, TableError};
 use crate::warehouse::{
