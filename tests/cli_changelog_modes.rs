@@ -4,7 +4,9 @@
 //! retracts the 11:00 order's row when that version arrives, so the OVER aggregation (which
 //! consumes inserts only, as Flink's) is refused before anything runs, whatever the block size;
 //! in final mode the join emits each row once and the running sums are exact. On 1 and 2
-//! workers.
+//! workers. No operator drops a negative count silently: a group aggregation reports a
+//! retraction of a row it does not hold at its line, and a session window over a revised
+//! window takes the revision.
 
 mod common;
 
@@ -36,6 +38,23 @@ fn tables(dir: &std::path::Path) -> String {
     )
 }
 
+/// Runs `dtemporal sql -e SQL ARGS..` on 1 and 2 workers, with one line a block and with
+/// blocks of 64 KiB, and asserts each run's exit code, standard output and standard error.
+fn assert_every_run(sql: &str, args: &[&str], expected: (i32, &str, &str)) {
+    for workers in ["1", "2"] {
+        for block in ["1", "65536"] {
+            let head = ["sql", "-e", sql];
+            let run =
+                dtemporal(&[&head[..], args, &["--epoch-bytes", block, "-w", workers]].concat());
+            assert_eq!(
+                (run.code, run.stdout.as_str(), run.stderr.as_str()),
+                expected,
+                "{workers} worker(s), --epoch-bytes {block}"
+            );
+        }
+    }
+}
+
 const RUNNING_SUM: &str = "SELECT currency, order_time, SUM(v) OVER (PARTITION BY currency
   ORDER BY order_time ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS total FROM joined";
 
@@ -43,64 +62,17 @@ const RUNNING_SUM: &str = "SELECT currency, order_time, SUM(v) OVER (PARTITION B
 fn an_over_aggregation_of_a_temporal_join_is_refused_in_incremental_mode() {
     let dir = tempfile::tempdir().unwrap();
     let sql = format!("{}{RUNNING_SUM}", tables(dir.path()));
-    for workers in ["1", "2"] {
-        for block in ["1", "65536"] {
-            let args = [
-                "sql",
-                "-e",
-                &sql,
-                "--emit",
-                "final",
-                "--epoch-bytes",
-                block,
-                "-w",
-                workers,
-            ];
-            let run = dtemporal(&args);
-            assert_eq!(
-                (run.code, run.stdout.as_str(), run.stderr.as_str()),
-                (
-                    2,
-                    "",
-                    "dtemporal: error: SQL validation error at line 10, column 1: OverAggregate: OverAggregate doesn't support consuming update and delete changes which is produced by node TemporalJoin in the incremental mode (a build version arriving late retracts the rows joined with the version it supersedes); run it in the final mode (`--mode final`), which emits each joined row once\n"
-                ),
-                "{workers} worker(s), --epoch-bytes {block}"
-            );
-        }
-    }
+    let refused = "dtemporal: error: SQL validation error at line 10, column 1: OverAggregate: OverAggregate doesn't support consuming update and delete changes which is produced by node TemporalJoin in the incremental mode (a build version arriving late retracts the rows joined with the version it supersedes); run it in the final mode (`--mode final`), which emits each joined row once\n";
+    assert_every_run(&sql, &["--emit", "final"], (2, "", refused));
 }
 
 #[test]
 fn an_over_aggregation_of_a_temporal_join_is_exact_in_final_mode() {
     let dir = tempfile::tempdir().unwrap();
     let sql = format!("{}{RUNNING_SUM}", tables(dir.path()));
-    for workers in ["1", "2"] {
-        for block in ["1", "65536"] {
-            let args = [
-                "sql",
-                "-e",
-                &sql,
-                "--mode",
-                "final",
-                "--emit",
-                "final",
-                "--epoch-bytes",
-                block,
-                "-w",
-                workers,
-            ];
-            let run = dtemporal(&args);
-            assert_eq!(
-                (run.code, run.stdout.as_str(), run.stderr.as_str()),
-                (
-                    0,
-                    "currency,order_time,total\nEUR,2024-01-01 10:00:00,1000\nEUR,2024-01-01 11:00:00,2300\nUSD,2024-01-01 11:30:00,1\n",
-                    ""
-                ),
-                "{workers} worker(s), --epoch-bytes {block}"
-            );
-        }
-    }
+    let table = "currency,order_time,total\nEUR,2024-01-01 10:00:00,1000\nEUR,2024-01-01 11:00:00,2300\nUSD,2024-01-01 11:30:00,1\n";
+    let args = ["--mode", "final", "--emit", "final"];
+    assert_every_run(&sql, &args, (0, table, ""));
 }
 
 /// A window aggregation reads the join's retractions in incremental mode: the 11:00 order
@@ -114,31 +86,8 @@ fn a_window_aggregation_of_a_temporal_join_takes_its_retractions() {
            GROUP BY window_start, window_end, currency",
         tables(dir.path())
     );
-    for workers in ["1", "2"] {
-        for block in ["1", "65536"] {
-            let args = [
-                "sql",
-                "-e",
-                &sql,
-                "--emit",
-                "final",
-                "--epoch-bytes",
-                block,
-                "-w",
-                workers,
-            ];
-            let run = dtemporal(&args);
-            assert_eq!(
-                (run.code, run.stdout.as_str(), run.stderr.as_str()),
-                (
-                    0,
-                    "window_start,currency,low,high,n\n2024-01-01 00:00:00.000,EUR,1000,1300,2\n2024-01-01 00:00:00.000,USD,1,1,1\n",
-                    ""
-                ),
-                "{workers} worker(s), --epoch-bytes {block}"
-            );
-        }
-    }
+    let table = "window_start,currency,low,high,n\n2024-01-01 00:00:00.000,EUR,1000,1300,2\n2024-01-01 00:00:00.000,USD,1,1,1\n";
+    assert_every_run(&sql, &["--emit", "final"], (0, table, ""));
 }
 
 /// `EXPLAIN` gives each node's mode in the mode the statement runs in: the join and the nodes
@@ -177,4 +126,56 @@ fn explain_shows_the_modes_of_the_execution_mode() {
     };
     assert_eq!(modes("incremental"), expected("updating"));
     assert_eq!(modes("final"), expected("append-only"));
+}
+
+/// A group aggregation that recomputes its groups (LISTAGG over a changelog) reports each
+/// retraction of a row its group does not hold, at its line, once, whatever the block size:
+/// the `-D` of `y` at line 3 (no `+I` before it) and the second one at line 5. The group holds
+/// `x` and `z` (the `+I` of `y` at line 6 cancels one retraction). The retractions were dropped
+/// silently.
+#[test]
+fn a_retraction_of_a_row_not_held_is_reported_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let changelog = fixture(
+        dir.path(),
+        "t.csv",
+        "op,k,s\n+I,a,x\n-D,a,y\n+I,a,z\n-D,a,y\n+I,a,y\n",
+    );
+    let sql = format!(
+        "CREATE TABLE t (k STRING, s STRING)
+           WITH ('connector' = 'filesystem', 'path' = '{changelog}', 'format' = 'csv');
+         SELECT k, LISTAGG(s) AS l FROM t GROUP BY k"
+    );
+    let refused = "row 3: a retraction of a row the group aggregation does not hold (no earlier change of its input inserted it)\n\
+        row 5: a retraction of a row the group aggregation does not hold (no earlier change of its input inserted it)\n\
+        dtemporal: 2 row(s) rejected (reported to standard error); --max-errors 0: failing\n";
+    let expected = (1, "k,l\na,\"x,z\"\n", refused);
+    assert_every_run(&sql, &["--emit", "final"], expected);
+}
+
+/// Session windows over a tumbling window's rows (a cascade) in incremental mode: the late
+/// row at 10:00:20 revises the 10:00 window from 1 to 5, and the session takes the revision
+/// (its retraction cancels the old row, though its position differs), so the final table is
+/// the same for every block size. With one line a block the old row was kept beside the new
+/// one (a total of 8 over 3 windows).
+#[test]
+fn a_session_window_takes_the_revisions_of_a_cascade() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = fixture(
+        dir.path(),
+        "e.csv",
+        "ts,v\n2024-01-01 10:00:10,1\n2024-01-01 10:05:10,2\n2024-01-01 10:00:20,4\n2024-01-01 10:20:00,8\n",
+    );
+    let sql = format!(
+        "CREATE TABLE e (ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts - INTERVAL '1' HOUR)
+           WITH ('connector' = 'filesystem', 'path' = '{events}', 'format' = 'csv');
+         CREATE VIEW w AS SELECT window_time AS wt, SUM(v) AS s
+           FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+           GROUP BY window_start, window_end, window_time;
+         SELECT window_start, SUM(s) AS total, COUNT(*) AS n
+           FROM TABLE(SESSION(TABLE w, DESCRIPTOR(wt), INTERVAL '10' MINUTE))
+           GROUP BY window_start, window_end"
+    );
+    let table = "window_start,total,n\n2024-01-01 10:00:59.999,7,2\n2024-01-01 10:20:59.999,8,1\n";
+    assert_every_run(&sql, &["--emit", "final"], (0, table, ""));
 }

@@ -29,14 +29,13 @@ use differential_temporal_operators::window::{session_aggregate_final, window_ag
 use differential_temporal_operators::{Change, Seq, SysTime};
 use smallvec::SmallVec;
 
-use crate::expr::AggregateExpr;
 use crate::plan::{
     sessions, window_datums, PlanError, RelExpr, WindowAgg, WindowAssign, WindowSpec,
 };
 use crate::repr::{Datum, DatumVec, Row, Ts};
 
 use super::nodes::{event_time, null_time, render as render_node, NO_TIME};
-use super::reduce::{read_columns, reduce, KeyKind, RowFold};
+use super::reduce::{aggregated_row, overdrawn, read_columns, reduce, KeyKind, RowFold};
 use super::{split_map, Collection, ExecutionMode, RenderContext};
 
 /// Renders a window aggregation (see the [module docs](self)).
@@ -277,31 +276,11 @@ impl GroupFold<(Row, i64, i64)> for SessionFold {
     }
 }
 
-/// The row `prefix` followed by the aggregates over `members` (rows with their
-/// multiplicities, in the order the aggregates see them), or the first aggregate's error.
-pub(super) fn aggregated_row(
-    prefix: &Row,
-    aggregates: &[AggregateExpr],
-    members: &[(&Row, isize)],
-) -> Result<Row, String> {
-    let decoded: Vec<Vec<Datum>> = members.iter().map(|(r, _)| r.iter().collect()).collect();
-    let mut row = Row::new();
-    let failed = {
-        let mut packer = row.packer();
-        packer.extend_by_row(prefix.as_row_ref());
-        aggregates.iter().find_map(|agg| {
-            let group = (decoded.iter().zip(members))
-                .map(|(d, (_, count))| (d.as_slice(), (*count).max(0) as usize));
-            agg.eval_group(group, &mut packer).err()
-        })
-    };
-    match failed {
-        Some(e) => Err(e.to_string()),
-        None => Ok(row),
-    }
-}
-
-/// Session windows, incremental mode (see the [module docs](self)).
+/// Session windows, incremental mode (see the [module docs](self)). Over an append-only input
+/// a session's rows are aggregated in arrival (`seq`) order; over an updating one (a cascade
+/// over a revised window, a temporal join's retractions) a retraction must cancel the row it
+/// retracts whatever their positions, so the rows are a multiset in value order, and a row
+/// retracted more often than inserted is reported ([`overdrawn`]).
 fn session_windows<'s>(
     ctx: &mut RenderContext<'s>,
     w: &WindowAgg,
@@ -310,8 +289,9 @@ fn session_windows<'s>(
 ) -> Collection<'s> {
     use timely::dataflow::operators::vec::Map;
     let (group, column) = (w.group.clone(), w.time);
+    let by_arrival = w.input.mode.is_append_only();
     let mut datums = DatumVec::new();
-    let keyed = timed
+    let positioned = timed
         .inner
         .map(move |(ch, time, diff)| {
             let key = {
@@ -320,9 +300,17 @@ fn session_windows<'s>(
             };
             let t = event_time(&ch.row, column).unwrap_or(NO_TIME).millis;
             let diff = diff * ch.kind.sign();
-            ((key, (t, ch.seq, ch.row)), time, diff)
+            (((key, (t, ch.row)), ch.seq), time, diff)
         })
         .as_collection();
+    if !by_arrival {
+        ctx.refused
+            .push(overdrawn(positioned.clone(), "session window"));
+    }
+    let keyed = positioned.map(move |((key, (t, row)), seq)| {
+        let seq = if by_arrival { seq } else { 0 };
+        (key, (t, seq, row))
+    });
     let aggregates = w.aggregates.clone();
     let reduced = keyed.reduce_named(
         "SessionWindow",

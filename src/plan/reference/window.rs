@@ -286,7 +286,8 @@ fn emit(out: &mut Stream, time: SysTime, old: Option<&Row>, new: Option<&Row>) {
 type KeyRows = BTreeMap<Row, Vec<(i64, Seq, Row, isize)>>;
 
 /// Session windows, incremental mode: at every system time, per group key, the accumulated
-/// rows sorted by `(event time, seq)` cut into sessions, each aggregated in `seq` order.
+/// rows sorted by `(event time, seq)` cut into sessions, each aggregated in `seq` order (over
+/// an updating input, in value order: a retraction cancels its row whatever their `seq`).
 fn sessions_incremental(
     w: &WindowAgg,
     gap: i64,
@@ -301,7 +302,10 @@ fn sessions_incremental(
         }
     }
     let error = std::cell::RefCell::new(None);
-    let out = as_table_stream(&timed, true, |rows| {
+    // Over an updating input a retraction cancels the row it retracts whatever their
+    // positions: the rows are a multiset, in value order.
+    let by_arrival = w.input.mode.is_append_only();
+    let out = as_table_stream(&timed, by_arrival, |rows| {
         let mut keys = KeyRows::new();
         for (seq, row, count) in rows {
             let key = Row::pack(w.group.iter().map(|&c| row.get(c).unwrap_or(Datum::Null)));

@@ -10,7 +10,8 @@
 //! * **Recomputation** with differential's `reduce`: a group's value recomputed from its
 //!   consolidated rows whenever it changes. Used for an updating input with an order-dependent
 //!   aggregate (a DOUBLE SUM, LISTAGG, a user aggregate), whose value over a multiset is then
-//!   defined by value order, as the reference interpreter defines it.
+//!   defined by value order, as the reference interpreter defines it. A row the input retracts
+//!   more often than it inserts it is reported at its last retraction ([`multiset`]).
 //!
 //! Accumulators read each input row's key columns and the columns the aggregates read where they
 //! lie in the row ([`keys`]); a key of one integer column is kept as an `i64` (an `Option<i64>`
@@ -21,6 +22,7 @@
 
 mod counters;
 mod keys;
+mod multiset;
 
 use std::cell::RefCell;
 
@@ -33,13 +35,14 @@ use differential_temporal_operators::group_aggregate::{
     group_aggregate_by, Aggregated, GroupFold, GroupKey,
 };
 use differential_temporal_operators::keyed_merge::Rejected;
-use differential_temporal_operators::{Change, RowKind, Seq, SysTime};
+use differential_temporal_operators::{Change, RowKind, SysTime};
 
 use self::counters::{CounterFold, Counters};
 use self::keys::{IntGroupKey, OutputKey, RowGroupKey};
 use super::{split_map, Collection, RenderContext};
 
 pub(crate) use self::keys::KeyKind;
+pub(super) use self::multiset::{aggregated_row, overdrawn};
 
 /// `GROUP BY group` with `aggregates` over `input` (see the [module docs](self)); `key` says
 /// whether `group` is one integer column ([`KeyKind::of`]).
@@ -71,50 +74,37 @@ pub(super) fn reduce<'s>(
         ctx.refused.push(aggregated.rejected);
         return Collection::Table(aggregated.table);
     }
-    // Recomputation over a multiset lets equal values collapse: no `seq`. The key and values
+    // Recomputation over a multiset lets equal values collapse: no `seq` (a row's position
+    // names only a row retracted more often than inserted, see `multiset`). The key and values
     // are copied out of the row's bytes, not decoded and encoded again.
     let read = read_columns(&mut aggregates);
     let mut spans = ColumnSpans::new();
     let width = prefix_len(group.iter().chain(&read).copied());
     let mut split_row = move |row: &Row| {
         let located = spans.locate(row, width);
-        (located.project(&group), (0, located.project(&read)))
+        (located.project(&group), located.project(&read))
     };
-    let keyed = match input {
-        Collection::Changelog(c) => {
-            use timely::dataflow::operators::vec::Map;
-            c.inner
-                .map(move |(ch, time, diff)| {
-                    let diff = diff * ch.kind.sign();
-                    (split_row(&ch.row), time, diff)
-                })
-                .as_collection()
+    let positioned = {
+        use timely::dataflow::operators::vec::Map;
+        match input {
+            Collection::Changelog(c) => c.inner.map(move |(ch, time, diff)| {
+                let diff = diff * ch.kind.sign();
+                ((split_row(&ch.row), ch.seq), time, diff)
+            }),
+            // A table's rows have no position: a retraction is placed at its system time.
+            Collection::Table(t) => t
+                .inner
+                .map(move |(row, time, diff)| ((split_row(&row), time), time, diff)),
         }
-        Collection::Table(t) => t.map(move |row| split_row(&row)),
+        .as_collection()
     };
+    ctx.refused
+        .push(overdrawn(positioned.clone(), "group aggregation"));
+    let keyed = positioned.map(|(key_values, _)| key_values);
     let reduced = keyed.reduce_named(
         "Reduce",
-        move |key: &Row,
-              rows: &[(&(Seq, Row), isize)],
-              out: &mut Vec<(Result<Row, String>, isize)>| {
-            // A group's records are positive here (a group whose rows were all retracted has
-            // no input and no output).
-            let decoded: Vec<Vec<Datum>> =
-                rows.iter().map(|((_, r), _)| r.iter().collect()).collect();
-            let mut row = Row::new();
-            let mut packer = row.packer();
-            packer.extend_by_row(key.as_row_ref());
-            for agg in &aggregates {
-                let group_rows = decoded
-                    .iter()
-                    .zip(rows)
-                    .map(|(d, (_, count))| (d.as_slice(), (*count).max(0) as usize));
-                if let Err(e) = agg.eval_group(group_rows, &mut packer) {
-                    out.push((Err(e.to_string()), 1));
-                    return;
-                }
-            }
-            out.push((Ok(row), 1));
+        move |key: &Row, rows: &[(&Row, isize)], out: &mut Vec<(Result<Row, String>, isize)>| {
+            out.push((aggregated_row(key, &aggregates, rows), 1));
         },
     );
     let (rows, refused) = split_map(reduced, |(_, r)| {
