@@ -113,7 +113,7 @@ pub(crate) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
                     quoted(DebeziumMetadata::KEYS)
                 ));
             };
-            let ty = super::types::data_type(ty).map_err(|e| SqlError::at(column.name.span, e))?;
+            let ty = super::data_type(ty).map_err(|e| SqlError::at(column.name.span, e))?;
             let fits = if m.is_timestamp() {
                 ty.is_timestamp()
             } else {

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use super::create_table::{ColumnKind, CreateTable, TableOption};
 use super::error::SqlError;
-use super::window::parse_duration;
+use super::parse_duration;
 use crate::io::{
     DatagenSource, FieldGenerator, Generator, DEFAULT_ROWS_PER_SECOND, DEFAULT_STRING_LENGTH,
 };

@@ -2,7 +2,11 @@
 //! with `sqlparser` ([`FlinkDialect`] plus a wrapper for Flink's DDL, [`parse`]) and bound to
 //! the plan the Table API builds, so SQL and the Table API mix (`TableEnv::execute_sql`,
 //! `TableEnv::sql_query`, run by the [`session`](crate::session)) and agree by construction.
-//! The binder reads the tables, functions and options it binds against through a [`Catalog`].
+//! Two halves: the parser (`sql/parser/`: sqlparser and this crate's additions to its grammar,
+//! the statements, token rewrites, type names and durations) and the binder (`sql/binder/`:
+//! the AST onto a [`RelExpr`](crate::plan::RelExpr)), which reads the tables, functions and
+//! options it binds against through a [`Catalog`]. The `WITH (..)` options of each connector are
+//! checked here beside them.
 //!
 //! What is supported:
 //! - `CREATE [TEMPORARY] TABLE t (col TYPE [NOT NULL], col TYPE METADATA [FROM 'k'] [VIRTUAL],
@@ -53,47 +57,26 @@
 //! assert_eq!(sum.rows_as_text(), vec!["576"]);
 //! ```
 
-mod asof;
-mod catalog;
-pub(crate) mod computed;
+mod binder;
 pub(crate) mod connector;
-mod create_table;
 pub(crate) mod datagen;
-mod dedup;
-pub(crate) mod depth;
-mod dialect;
 mod error;
-mod expr;
-mod join;
-mod lateral;
-mod materialized;
 pub(crate) mod merge_engine;
 pub(crate) mod nexmark;
-mod order;
-mod over;
-mod parse;
+mod parser;
 pub(crate) mod postgres_cdc;
-mod query;
-mod scope;
-mod set_op;
-mod tokens;
-mod types;
 mod unsupported;
-pub(crate) mod watermark;
-mod window;
 
-pub use catalog::{Catalog, PlanOptions};
-pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};
-pub use depth::{MAX_DEPTH, STATEMENT_STACK};
-pub use dialect::FlinkDialect;
+pub(crate) use binder::{computed, watermark, Binder};
+pub use binder::{Catalog, PlanOptions};
 pub use error::SqlError;
 // A session's results, at the paths callers have used since the session ran inside `sql/`.
 pub use crate::session::{LiveRound, StatementResult};
-pub use materialized::{
-    AlterMaterializedTable, CreateMaterializedTable, FreshnessClause, NewDefinition,
+// The connectors' options read a parsed `CREATE TABLE`.
+use parser::create_table;
+pub use parser::{
+    data_type, parse, parse_columns, parse_with_text, AlterMaterializedTable, ColumnDef,
+    ColumnKind, CreateMaterializedTable, CreateTable, FlinkDialect, FreshnessClause, NewDefinition,
+    Statement, TableOption, Watermark, MAX_DEPTH, STATEMENT_STACK,
 };
-pub use parse::{parse, parse_with_text, Statement};
-pub(crate) use query::Binder;
-pub use types::data_type;
-pub use types::parse_columns;
-pub(crate) use window::parse_duration;
+pub(crate) use parser::{depth, parse_duration};

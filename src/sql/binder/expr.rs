@@ -6,11 +6,11 @@ use sqlparser::ast::{
     FunctionArguments, Spanned, UnaryOperator, Value,
 };
 
-use super::error::SqlError;
 use super::scope::Scope;
-use super::types::data_type;
 use crate::expr::{call, lit, null_of, try_lit_decimal, Expr, FunctionRegistry};
 use crate::repr::{DataType, Datum};
+use crate::sql::error::SqlError;
+use crate::sql::parser::types::data_type;
 
 /// Translates SQL expressions in one scope.
 pub(super) struct Translator<'a> {
@@ -186,8 +186,8 @@ impl Translator<'_> {
             } => self.expr(expr)?.trim(),
             E::Function(f) => self.function(f, e)?,
             _ => {
-                return Err(match super::unsupported::expression(e) {
-                    Some(feature) => super::unsupported::not_supported(e.span(), feature),
+                return Err(match crate::sql::unsupported::expression(e) {
+                    Some(feature) => crate::sql::unsupported::not_supported(e.span(), feature),
                     None => unsupported("this expression"),
                 })
             }
@@ -209,7 +209,7 @@ impl Translator<'_> {
             || self.registry.aggregate(&name).is_some()
             || self.registry.table(&name).is_some();
         if let Some(missing) = (!defined)
-            .then(|| super::unsupported::function(&name, e))
+            .then(|| crate::sql::unsupported::function(&name, e))
             .flatten()
         {
             return Err(missing);

@@ -7,12 +7,12 @@
 
 use sqlparser::ast::{SetExpr, SetOperator, SetQuantifier, Spanned};
 
-use super::error::SqlError;
 use super::query::{Binder, Bound};
 use super::scope::Scope;
 use crate::expr::{bind_scalar, col, common_type, FunctionRegistry};
 use crate::plan::{PlanError, RelExpr, SetOpKind};
 use crate::repr::DataType;
+use crate::sql::error::SqlError;
 
 impl Binder<'_> {
     /// The plan of a query body.
@@ -51,7 +51,7 @@ impl Binder<'_> {
                 let scope = Scope::of(&plan, None);
                 Ok(Bound { plan, scope })
             }
-            SetExpr::Values(_) => Err(super::unsupported::not_supported(
+            SetExpr::Values(_) => Err(crate::sql::unsupported::not_supported(
                 body.span(),
                 "VALUES (a table of literal rows)",
             )),

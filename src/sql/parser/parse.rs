@@ -10,9 +10,9 @@ use sqlparser::tokenizer::{Location, Span, Token, Tokenizer};
 
 use super::create_table::{parse_create_table, CreateTable};
 use super::dialect::FlinkDialect;
-use super::error::SqlError;
 use super::materialized::{self, AlterMaterializedTable, CreateMaterializedTable};
-use super::unsupported;
+use crate::sql::error::SqlError;
+use crate::sql::unsupported;
 
 /// One statement of a script.
 #[derive(Clone, Debug, PartialEq)]

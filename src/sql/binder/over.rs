@@ -25,13 +25,13 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Span;
 
-use super::error::SqlError;
 use super::expr::interval_millis;
 use super::query::{Binder, Bound};
 use super::scope::Scope;
 use crate::expr::Expr;
 use crate::plan::lower::over_select;
 use crate::plan::OverFrame;
+use crate::sql::error::SqlError;
 
 /// One OVER call: the aggregate call without its OVER, the window it is over, and where it is.
 struct Call {

@@ -18,7 +18,6 @@ use sqlparser::tokenizer::Span;
 
 use super::catalog::Catalog;
 use super::dedup;
-use super::error::SqlError;
 use super::expr::Translator;
 use super::lateral::is_unnest;
 use super::over;
@@ -29,6 +28,7 @@ use crate::plan::lower::{
     aggregate, contains_aggregate, plan_temporal_function_join, plan_temporal_join, project,
 };
 use crate::plan::{join_schema, JoinKind, JoinType, RelExpr};
+use crate::sql::error::SqlError;
 
 /// A bound relation: its plan and the names it answers to.
 pub(super) struct Bound {
@@ -328,7 +328,7 @@ impl Binder<'_> {
                 let scope = Scope::of(&plan, alias.as_ref().map(|a| a.name.value.as_str()));
                 Ok(Bound { plan, scope })
             }
-            TableFactor::Table { version: Some(_), .. } => Err(super::unsupported::not_supported(
+            TableFactor::Table { version: Some(_), .. } => Err(crate::sql::unsupported::not_supported(
                 factor.span(),
                 "time travel (FOR SYSTEM_TIME AS OF a point in time, not a join's time)",
             )),

@@ -3,10 +3,10 @@
 
 use sqlparser::ast::{self, Spanned};
 
-use super::create_table::Watermark;
-use super::error::SqlError;
 use super::expr::interval_millis;
 use crate::repr::Schema;
+use crate::sql::error::SqlError;
+use crate::sql::parser::create_table::Watermark;
 
 /// `schema` with the rowtime attribute `WATERMARK FOR c AS expr` declares.
 pub(crate) fn with_rowtime(schema: Schema, w: &Watermark) -> Result<Schema, SqlError> {

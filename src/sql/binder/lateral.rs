@@ -13,13 +13,13 @@
 use sqlparser::ast::{self, Spanned, TableAlias, TableFactor};
 use sqlparser::tokenizer::Span;
 
-use super::error::SqlError;
 use super::query::{Binder, Bound};
 use super::scope::{object_name, Scope};
 use crate::expr::{lit, Expr};
 use crate::plan::lower::{plan_table_function, plan_unnest};
 use crate::plan::{JoinKind, PlanError, RelExpr};
 use crate::repr::Schema;
+use crate::sql::error::SqlError;
 
 /// Whether `factor` is `UNNEST(..)` (sqlparser reads it, in Flink's dialect, as a table
 /// function call named UNNEST).

@@ -8,9 +8,9 @@
 use sqlparser::ast::{Ident, ObjectName};
 use sqlparser::tokenizer::Span;
 
-use super::error::SqlError;
 use crate::plan::RelExpr;
 use crate::repr::Schema;
+use crate::sql::error::SqlError;
 
 /// The name an object name means, its parts unquoted and joined by `.` (`` `customers` `` is
 /// `customers`): identifiers are compared after unquoting, case-sensitively, as Flink compares

@@ -10,12 +10,12 @@
 use sqlparser::ast::{self, Spanned, TableFactor};
 use sqlparser::tokenizer::Span;
 
-use super::error::SqlError;
 use super::query::{Binder, Bound};
 use super::scope::Scope;
 use crate::expr::{lit, Expr};
 use crate::plan::lower::plan_equi_join;
 use crate::plan::{equi_join_schema, JoinType};
+use crate::sql::error::SqlError;
 
 impl Binder<'_> {
     /// `left <join_type> JOIN factor ON on` (no `on`: a CROSS JOIN, refused for want of an

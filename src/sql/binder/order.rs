@@ -5,10 +5,10 @@
 
 use sqlparser::ast::{self, LimitClause, OrderByKind, OrderBySort, Spanned, Value};
 
-use super::error::SqlError;
 use super::query::{Binder, Bound};
 use crate::expr::Expr;
 use crate::plan::SortKey;
+use crate::sql::error::SqlError;
 
 impl Binder<'_> {
     /// `bound` sorted and limited as `query` says (unchanged without ORDER BY, LIMIT, FETCH).

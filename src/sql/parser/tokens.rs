@@ -6,9 +6,9 @@ use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
 
 /// Applies every token rewrite of the SQL front end: ASOF joins ([`super::asof::rewrite`]) and
-/// `SESSION(.. PARTITION BY ..)` ([`super::window::rewrite_partition`]).
+/// `SESSION(.. PARTITION BY ..)` ([`super::session::rewrite_partition`]).
 pub(super) fn rewrite(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
-    super::window::rewrite_partition(super::asof::rewrite(tokens))
+    super::session::rewrite_partition(super::asof::rewrite(tokens))
 }
 
 /// The index of the parenthesis closing the one at `open`.

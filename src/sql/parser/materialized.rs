@@ -12,8 +12,8 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Location, Span, Token};
 
 use super::create_table::{parse_options, parse_primary_key_columns, TableOption};
-use super::error::SqlError;
 use super::parse::parse_word;
+use crate::sql::error::SqlError;
 
 /// A parsed `CREATE [OR ALTER] MATERIALIZED TABLE`.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,8 +8,8 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Span, Token};
 
-use super::error::SqlError;
 use super::parse::parse_word;
+use crate::sql::error::SqlError;
 
 /// A parsed `CREATE TABLE`.
 #[derive(Clone, Debug, PartialEq)]

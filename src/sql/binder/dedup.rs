@@ -22,13 +22,13 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Span;
 
-use super::error::SqlError;
 use super::expr::Translator;
 use super::query::{split_and, Binder, Bound};
 use super::scope::Scope;
 use crate::expr::{col, lit, Expr};
 use crate::plan::lower::project;
 use crate::plan::{DedupOrder, Keep, RelExpr, SortKey};
+use crate::sql::error::SqlError;
 
 /// A recognised deduplication.
 pub(super) struct Dedup<'q> {

@@ -22,7 +22,7 @@
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
-use super::error::SqlError;
+use crate::sql::error::SqlError;
 
 /// The deepest nesting a statement may have (the bound of the module docs): far above what a
 /// statement written by hand reaches, and low enough that its binding fits in

@@ -8,8 +8,9 @@
 //!   =>`); the items may use `window_start`, `window_end`, `window_time`. A session is per
 //!   `GROUP BY` key, as Flink's window operator keeps its sessions per group key;
 //!   `SESSION(TABLE t PARTITION BY k, ..)` (or `PARTITION BY (k1, k2)`) is accepted when every
-//!   partition column is a group key (sqlparser does not read the clause: [`rewrite_partition`]
-//!   turns it into the internal named argument `PARTITION_KEYS => (k1, k2)`);
+//!   partition column is a group key (sqlparser does not read the clause: the parser's
+//!   `parser::session` rewrite turns it into the internal named argument `PARTITION_KEYS => (k1,
+//!   k2)`);
 //! * the legacy group windows: `GROUP BY TUMBLE(ts, size), keys` (or `HOP(ts, slide, size)`,
 //!   `SESSION(ts, gap)`) with `TUMBLE_START`, `TUMBLE_END`, `TUMBLE_ROWTIME` (`HOP_*`,
 //!   `SESSION_*`) of the same arguments in the items.
@@ -24,19 +25,18 @@
 use sqlparser::ast::{
     self, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, SetExpr, Spanned,
 };
-use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Span, Token, TokenWithSpan, Whitespace};
+use sqlparser::tokenizer::Span;
 
-use super::error::SqlError;
 use super::expr::interval_millis;
 use super::over;
 use super::query::{Binder, Bound};
 use super::scope::Scope;
-use super::tokens::{keyword, matching_paren, skip_blank, unquoted};
 use crate::expr::{col, Expr};
 use crate::plan::lower::{contains_aggregate, time_column, transform, window_aggregate};
 use crate::plan::{PlanError, RelExpr, WindowSpec};
 use crate::repr::{DataType, Datum, Field, Schema};
+use crate::sql::error::SqlError;
+use crate::sql::parser::session::PARTITION_KEYS;
 
 /// The window a query groups by.
 pub(super) struct SqlWindow {
@@ -48,74 +48,6 @@ pub(super) struct SqlWindow {
     legacy: Option<(String, Vec<Expr>)>,
     /// A SESSION TVF's `PARTITION BY` columns.
     partition: Vec<String>,
-}
-
-/// The internal named argument [`rewrite_partition`] gives a SESSION TVF's `PARTITION BY`.
-const PARTITION_KEYS: &str = "PARTITION_KEYS";
-
-/// Rewrites `SESSION(TABLE t PARTITION BY k, ..)` and `SESSION(TABLE t PARTITION BY (k1, k2),
-/// ..)`, which sqlparser does not read, into `SESSION(TABLE t, PARTITION_KEYS => (k1, k2), ..)`;
-/// every token keeps its position. Other tokens are untouched.
-pub(super) fn rewrite_partition(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
-    let mut i = 0;
-    while i < tokens.len() {
-        let session = unquoted(&tokens[i]).is_some_and(|w| w.value.eq_ignore_ascii_case("SESSION"));
-        let open = skip_blank(&tokens, i + 1);
-        if session && tokens.get(open).map(|t| &t.token) == Some(&Token::LParen) {
-            if let Some(replaced) = partition_clause(&tokens, open) {
-                let (range, with) = replaced;
-                tokens.splice(range, with);
-            }
-        }
-        i += 1;
-    }
-    tokens
-}
-
-/// In the call whose `(` is `tokens[open]`, the `PARTITION BY ..` clause at its top level, and
-/// the tokens that replace it.
-fn partition_clause(
-    tokens: &[TokenWithSpan],
-    open: usize,
-) -> Option<(std::ops::Range<usize>, Vec<TokenWithSpan>)> {
-    let close = matching_paren(tokens, open)?;
-    let mut depth = 0usize;
-    let at = (open + 1..close).find(|&j| {
-        match tokens[j].token {
-            Token::LParen => depth += 1,
-            Token::RParen => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        depth == 0 && keyword(&tokens[j]) == Some(Keyword::PARTITION)
-    })?;
-    let by = skip_blank(tokens, at + 1);
-    if keyword(tokens.get(by)?) != Some(Keyword::BY) {
-        return None;
-    }
-    let first = skip_blank(tokens, by + 1);
-    let span = tokens[at].span;
-    let token = |t: Token| TokenWithSpan::new(t, span);
-    let mut with = vec![
-        token(Token::Comma),
-        token(Token::Whitespace(Whitespace::Space)),
-        token(Token::make_word(PARTITION_KEYS, None)),
-        token(Token::RArrow),
-    ];
-    let end = match tokens.get(first)?.token {
-        Token::LParen => {
-            let end = matching_paren(tokens, first)?;
-            with.extend_from_slice(&tokens[first..=end]);
-            end
-        }
-        Token::Word(_) => {
-            with.push(token(Token::LParen));
-            with.push(tokens[first].clone());
-            with.push(token(Token::RParen));
-            first
-        }
-        _ => return None,
-    };
-    Some((at..end + 1, with))
 }
 
 /// The window TVF of a `SELECT` whose `FROM` is one and which aggregates it (`GROUP BY`,
@@ -295,7 +227,8 @@ fn call(
     Ok(Some((Bound { plan, scope }, window)))
 }
 
-/// The columns of a SESSION TVF's `PARTITION BY`, as [`rewrite_partition`] passes them.
+/// The columns of a SESSION TVF's `PARTITION BY`, as the parser's `rewrite_partition` passes
+/// them.
 fn partition_columns(keys: &ast::Expr) -> Result<Vec<String>, SqlError> {
     let column = |e: &ast::Expr| match e {
         ast::Expr::Identifier(i) => Ok(i.value.clone()),
@@ -503,31 +436,4 @@ pub(super) fn aggregate(
         lateness,
         &binder.registry,
     )
-}
-
-/// A duration as Flink's options write it (`10 ms`, `5 s`, `1 min`, `2 h`, `1 d`; a bare number
-/// is milliseconds), in milliseconds.
-pub(crate) fn parse_duration(text: &str) -> Result<i64, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let unit_ms = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "ms" | "milli" | "millis" | "millisecond" | "milliseconds" => 1,
-        "s" | "sec" | "secs" | "second" | "seconds" => 1_000,
-        "min" | "m" | "minute" | "minutes" => 60_000,
-        "h" | "hour" | "hours" => 3_600_000,
-        "d" | "day" | "days" => 86_400_000,
-        _ => {
-            return Err(format!(
-                "'{text}' is not a duration (e.g. '10 ms', '5 s', '1 min')"
-            ))
-        }
-    };
-    number
-        .parse::<i64>()
-        .ok()
-        .and_then(|n| n.checked_mul(unit_ms))
-        .ok_or_else(|| format!("'{text}' is not a duration (e.g. '10 ms', '5 s', '1 min')"))
 }

@@ -15,14 +15,14 @@
 use sqlparser::ast::{self, Spanned};
 
 use super::catalog::Catalog;
-use super::create_table::{ColumnDef, ColumnKind, CreateTable};
-use super::error::SqlError;
 use super::expr::Translator;
 use super::scope::Scope;
 use super::watermark::with_rowtime;
 use crate::expr::{bind_scalar, lit};
 use crate::plan::{ProcessingClock, RelExpr};
 use crate::repr::{DataType, Datum};
+use crate::sql::error::SqlError;
+use crate::sql::parser::create_table::{ColumnDef, ColumnKind, CreateTable};
 
 /// Whether `column` names a computed column of `t`.
 pub(crate) fn is_computed(t: &CreateTable, column: &ast::Ident) -> bool {
