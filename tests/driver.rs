@@ -2,7 +2,7 @@
 //! error reports and worker-count independence, without any operator in the way.
 
 use differential_temporal::csv::{InputSpec, OutputLine, Schema};
-use differential_temporal::run::{run, Built, Outcome, RunOptions};
+use differential_temporal::run::{run, Built, LineOrder, Outcome, RunOptions};
 
 /// Runs the identity command over `text` with `workers` workers and blocks of `block` bytes;
 /// returns the outcome, the output file and the error report.
@@ -31,6 +31,7 @@ fn identity(text: &[u8], workers: usize, block: usize) -> (Outcome, String, Stri
             output: input.map(|r| OutputLine::row(r.seq, r.row)),
             rejected: Vec::new(),
             ignored: Vec::new(),
+            order: LineOrder::Line,
         })
     })
     .unwrap();
@@ -109,6 +110,7 @@ fn two_inputs_feed_in_epoch_order_and_report_by_input() {
                 output: l.concat(r).map(|r| OutputLine::row(r.seq, r.row)),
                 rejected: Vec::new(),
                 ignored: Vec::new(),
+                order: LineOrder::Line,
             })
         })
         .unwrap();

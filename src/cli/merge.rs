@@ -15,7 +15,7 @@ use crate::operators::Change;
 use crate::plan::RelExpr;
 use crate::render::{ExecutionMode, RenderContext};
 use crate::repr::{format_datum, ColumnType, Datum, Row};
-use crate::run::{self as driver, Built, Outcome};
+use crate::run::{self as driver, Built, LineOrder, Outcome};
 use crate::sql::parse_columns;
 
 /// The example shown by `dtemporal merge --help`.
@@ -139,6 +139,7 @@ pub(super) fn run_engine(
                 output,
                 rejected: vec![rejected],
                 ignored: vec![ignored],
+                order: LineOrder::Line,
             })
         },
     )

@@ -16,7 +16,7 @@ use crate::operators::{Change, Seq, SysTime};
 use crate::plan::RelExpr;
 use crate::render::{Collection, ExecutionMode, RenderContext};
 use crate::repr::{Datum, Row, Ts};
-use crate::run::{self as driver, Built, Outcome, RunOptions};
+use crate::run::{self as driver, Built, LineOrder, Outcome, RunOptions};
 
 /// The name of a one-file plan's scan.
 pub(super) const ROWS: &str = "rows";
@@ -106,8 +106,19 @@ where
             output: lines(output),
             rejected: vec![rejected],
             ignored: Vec::new(),
+            order: line_order(mode),
         })
     })
+}
+
+/// The order of the lines of a plan run in `mode`: in emission order in final mode, where each
+/// line is emitted once, when the watermark passes it; by line in incremental mode, where later
+/// input revises the lines (see [`LineOrder`]).
+pub(super) fn line_order(mode: ExecutionMode) -> LineOrder {
+    match mode {
+        ExecutionMode::Final => LineOrder::Emission,
+        ExecutionMode::Incremental => LineOrder::Line,
+    }
 }
 
 /// The line of the stamped `row`, whose stamps are removed (in place): the row's cells stay.

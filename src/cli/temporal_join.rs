@@ -3,10 +3,12 @@
 //!
 //! Output: all probe columns, then all build columns; a build column whose name is taken gets
 //! the suffix `0` (then `1`, ...: Flink's rule, e.g. `currency0`); a LEFT join pads with empty
-//! cells. Every line leads with the probe row's `op` (rule B8) and lines are ordered by the
-//! probe row's position. In `--mode incremental` the lines are the joined changes themselves
-//! (no `to_changelog` pass), consolidated over system time by the driver: what is written is the
-//! join of all input, so it equals `--mode final` whenever no probe row is late.
+//! cells. Every line leads with the probe row's `op` (rule B8). In `--mode incremental` the
+//! lines are the joined changes themselves (no `to_changelog` pass), consolidated over system
+//! time by the driver and ordered by the probe row's position: what is written is the join of
+//! all input, so it holds the lines of `--mode final` whenever no probe row is late. In
+//! `--mode final` each line is emitted once, when the watermark passes it, and the lines are
+//! written in emission order ([`LineOrder::Emission`](crate::run::LineOrder::Emission)).
 //!
 //! Both run the relational plan `Project(TemporalJoin | LookupJoin)` over the two files'
 //! stamped scans (see [`stamped`]), rendered as `dtemporal sql` renders its joins: `--on`'s
@@ -305,12 +307,13 @@ fn run_plan(
             let inputs = [probe, build];
             let (joined, rejected) =
                 stamped::render(inputs, [PROBE, BUILD], schemas.clone(), &plan, mode)?;
-            let mode = ChangelogMode::Retract;
-            let output = (joined.into_changelog()).flat_map(move |c| OutputLine::change(c, mode));
+            let form = ChangelogMode::Retract;
+            let output = (joined.into_changelog()).flat_map(move |c| OutputLine::change(c, form));
             Ok(Built {
                 output,
                 rejected: vec![rejected],
                 ignored: Vec::new(),
+                order: stamped::line_order(mode),
             })
         },
     )

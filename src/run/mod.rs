@@ -73,6 +73,24 @@ pub struct Built<'s> {
     /// Rows the operators skip by definition (e.g. a merge engine's ignored writes): not
     /// errors, counted per reason in [`Outcome::ignored`] and not written to the report.
     pub ignored: Vec<VecCollection<'s, SysTime, RowError>>,
+    /// The order the output lines are written in.
+    pub order: LineOrder,
+}
+
+/// The order a command's output lines are written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineOrder {
+    /// By line (`seq`, kind, cells), each line counted over all system times: a table's rows,
+    /// or the changelog of an incremental run, whose lines later input revises (a joined line
+    /// is retracted when a late build version arrives, a line and its retraction are emitted
+    /// at different system times), so that what stands is the changelog of all input, the
+    /// same for every block size and worker count.
+    Line,
+    /// In emission order, as `dtemporal sql` writes its changelogs: by the system time a line
+    /// was emitted at, then by line. The changelog of a final-mode run, whose every line is
+    /// emitted once, when the watermark passes it (a line retracted at a later system time is
+    /// an internal error).
+    Emission,
 }
 
 /// The result of a run, as seen by the process hosting worker 0.
@@ -88,8 +106,10 @@ pub struct Outcome {
     pub wrote: bool,
 }
 
-/// What worker 0 gathered.
+/// What worker 0 gathered: the output lines (in `order`), the refused rows and the skipped
+/// rows' reasons.
 type Gathered = (
+    LineOrder,
     Vec<(OutputLine, SysTime, isize)>,
     Vec<(RowError, SysTime, isize)>,
     Vec<(String, SysTime, isize)>,
@@ -127,26 +147,34 @@ where
             let lines = Rc::new(RefCell::new(Vec::new()));
             let refused = Rc::new(RefCell::new(Vec::new()));
             let skipped = Rc::new(RefCell::new(Vec::new()));
-            gather(at_time_zero(built.output), &lines, true, probe);
+            let order = built.order;
+            let output = match order {
+                LineOrder::Line => at_time_zero(built.output),
+                LineOrder::Emission => built.output,
+            };
+            gather(output, &lines, true, probe);
             let rejected = malformed.concatenate(built.rejected);
             gather(at_time_zero(rejected), &refused, true, probe);
             let reasons = differential_dataflow::collection::concatenate(scope, built.ignored)
                 .map(|e: RowError| e.reason);
             gather(at_time_zero(reasons), &skipped, true, probe);
             let take: Take<Gathered> =
-                Box::new(move || (lines.take(), refused.take(), skipped.take()));
+                Box::new(move || (order, lines.take(), refused.take(), skipped.take()));
             Ok::<_, Error>(take)
         },
     )?;
     let Some(Finished {
-        taken: (lines, refused, skipped),
+        taken: (order, lines, refused, skipped),
         threads,
     }) = finished
     else {
         return Ok(Outcome::default());
     };
     let tail = Tail::new(threads);
-    let lines = expand(&tail, lines, "output line")?;
+    let lines = match order {
+        LineOrder::Line => expand(&tail, lines, "output line")?,
+        LineOrder::Emission => in_emission_order(&tail, lines)?,
+    };
     let refused = expand(&tail, refused, "rejected row")?;
     let mut ignored: Vec<(String, usize)> = Vec::new();
     for reason in expand(&tail, skipped, "ignored row")? {
@@ -169,6 +197,19 @@ where
         ignored,
         wrote: true,
     })
+}
+
+/// The output lines gathered with the system times they were emitted at, in emission order:
+/// by system time, then by line (`seq`, kind, cells).
+fn in_emission_order(
+    tail: &Tail,
+    lines: Vec<(OutputLine, SysTime, isize)>,
+) -> Result<Vec<OutputLine>, Error> {
+    let timed = lines.into_iter().map(|(l, t, r)| ((t, l), 0, r)).collect();
+    Ok(expand(tail, timed, "output line")?
+        .into_iter()
+        .map(|(_, line)| line)
+        .collect())
 }
 
 /// The stack a worker builds, runs and drops its dataflows on, in bytes (reserved, committed

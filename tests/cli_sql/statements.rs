@@ -1,7 +1,8 @@
 //! The CLI's statements and outputs (issue 46, item 11): a script that starts with a comment,
 //! `--emit upsert` CSV through the one CSV writer, `ALTER MATERIALIZED TABLE .. REFRESH`'s
 //! status on standard error, SUSPEND / RESUME of a CONTINUOUS table with its own messages,
-//! and `DESC` as Flink's SQL client prints it.
+//! `DESC` as Flink's SQL client prints it, and a command's final-mode changelog in emission
+//! order.
 
 use differential_temporal::table::tempfile_dir::Dir;
 
@@ -150,5 +151,57 @@ fn desc_prints_flinks_columns() {
     for workers in ["1", "2"] {
         let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
         assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
+    }
+}
+
+/// `temporal-join --mode final` writes its changelog in emission order, as the README says and
+/// `dtemporal sql` does: order 2 (at 10) is emitted when the watermark reaches 15, before
+/// order 1 (at 20), emitted when it reaches 20; in file order order 1 came first.
+#[test]
+fn a_final_mode_changelog_is_in_emission_order() {
+    let dir = Dir::new();
+    let probe = dir.write("o.csv", "id,cur,t\n1,E,20\n2,E,10\n");
+    let build = dir.write("r.csv", "cur,rate,t\nE,1,0\nE,2,15\nE,3,25\n");
+    let join = [
+        "temporal-join",
+        "--probe",
+        &probe,
+        "--build",
+        &build,
+        "--on",
+        "cur=cur",
+    ];
+    let times = ["--probe-time", "t", "--build-time", "t"];
+    for workers in ["1", "2"] {
+        let mode = ["--mode", "final", "--lateness", "0", "--epoch-bytes", "1"];
+        let args = [&join[..], &times, &mode, &["-w", workers]].concat();
+        let run = dtemporal_in(&in_dir(&dir), &args);
+        let expected = "op,id,cur,t,cur0,rate,t0\n+I,2,E,10,E,1,0\n+I,1,E,20,E,2,15\n";
+        assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
+    }
+}
+
+/// `dedup --mode final` writes its changelog in emission order: with the watermark 10 behind
+/// the largest time, b (at 21) is emitted when c (at 35) moves it to 25, before a (at 30),
+/// emitted with c when d (at 50) moves it to 40; in file order a came first. In one block
+/// every row is emitted at the end of input, in file order.
+#[test]
+fn a_final_mode_dedup_is_in_emission_order() {
+    let dir = Dir::new();
+    let input = dir.write("d.csv", "k,t\na,30\nb,21\nc,35\nd,50\n");
+    let dedup = [
+        "dedup", "--input", &input, "--key", "k", "--time", "t", "--keep", "first",
+    ];
+    let mode = ["--mode", "final", "--lateness", "10"];
+    for workers in ["1", "2"] {
+        for (block, expected) in [
+            ("1", "op,k,t\n+I,b,21\n+I,a,30\n+I,c,35\n+I,d,50\n"),
+            ("65536", "op,k,t\n+I,a,30\n+I,b,21\n+I,c,35\n+I,d,50\n"),
+        ] {
+            let args = [&dedup[..], &mode, &["--epoch-bytes", block, "-w", workers]].concat();
+            let run = dtemporal_in(&in_dir(&dir), &args);
+            let label = format!("-w {workers} --epoch-bytes {block}");
+            assert_eq!(run, (0, expected.into(), String::new()), "{label}");
+        }
     }
 }
