@@ -264,6 +264,46 @@ impl TypedSource {
         self.op.is_some() || self.debezium.is_some()
     }
 
+    /// Whether this changelog file is an upsert changelog, as Flink calls a source whose
+    /// updates come without their before image: some `+U` row does not follow a `-U` row of
+    /// its `key` (schema column positions) on the line before. A retract changelog (each `+U`
+    /// right after its `-U`, Flink's TestValues and Debezium form) and a file without `+U`
+    /// rows are not; a `debezium-json` file (every update carries its before image) and a
+    /// file without an `op` column never are. The whole file is read; rows that do not parse
+    /// are skipped here (the run reports them).
+    ///
+    /// Errors: the file cannot be read, or is no longer the version that was opened.
+    pub fn is_upsert_changelog(&self, key: &[usize]) -> Result<bool, Error> {
+        if self.op.is_none() {
+            return Ok(false);
+        }
+        let mut blocks = self.blocks(1 << 20)?;
+        // The key of the `-U` row just read, if the row just read was one.
+        let mut before: Option<Row> = None;
+        let mut upsert = false;
+        while !upsert {
+            let Some(block) =
+                (blocks.next_owned(|_| true)).map_err(|e| Error::io(&self.path, e))?
+            else {
+                break;
+            };
+            self.parse_block(&block, |change| {
+                let Ok(change) = change else {
+                    before = None;
+                    return;
+                };
+                let datums: Vec<Datum> = change.row.iter().collect();
+                let row_key = Row::pack(key.iter().map(|&c| datums[c]));
+                match change.kind {
+                    RowKind::UpdateBefore => before = Some(row_key),
+                    RowKind::UpdateAfter => upsert |= before.take() != Some(row_key),
+                    RowKind::Insert | RowKind::Delete => before = None,
+                }
+            });
+        }
+        Ok(upsert)
+    }
+
     /// A splitter over the file's blocks of at least `block_bytes` bytes, after the header:
     /// block `i` is the same for every worker, so a worker keeps the blocks it owns.
     ///

@@ -36,11 +36,13 @@ impl RelExpr {
     /// # Ok::<(), differential_temporal::plan::PlanError>(())
     /// ```
     pub fn as_of(self, at: Ts) -> Result<RelExpr, PlanError> {
-        let key = self.versioned_key("AsOf", "reading a table as of an event time")?;
-        let schema = self.schema.clone();
+        // An upsert source's rows are its versions: not normalized (rule A12).
+        let this = self.as_versions();
+        let key = this.versioned_key("AsOf", "reading a table as of an event time")?;
+        let schema = this.schema.clone();
         Ok(RelExpr {
             node: Node::AsOf {
-                input: Box::new(self),
+                input: Box::new(this),
                 at,
             },
             schema,
@@ -78,9 +80,11 @@ impl RelExpr {
     /// # Ok::<(), differential_temporal::plan::PlanError>(())
     /// ```
     pub fn history(self) -> Result<RelExpr, PlanError> {
-        self.versioned_key("History", "the history of a table")?;
-        let rowtime = self.schema.rowtime.as_ref().expect("checked").column;
-        let mut fields = self.schema.fields.clone();
+        // An upsert source's rows are its versions: not normalized (rule A12).
+        let this = self.as_versions();
+        this.versioned_key("History", "the history of a table")?;
+        let rowtime = this.schema.rowtime.as_ref().expect("checked").column;
+        let mut fields = this.schema.fields.clone();
         let mut name = "valid_to".to_string();
         while fields.iter().any(|f| f.name == name) {
             name.insert(0, '$');
@@ -90,7 +94,7 @@ impl RelExpr {
         let schema = Schema::new(fields).expect("the appended name is unused");
         Ok(RelExpr {
             node: Node::History {
-                input: Box::new(self),
+                input: Box::new(this),
             },
             schema,
             mode: Mode::Updating { upsert_key: None },

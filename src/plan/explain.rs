@@ -89,7 +89,15 @@ impl RelExpr {
                 names(&c.uncompared, &c.input.schema),
                 c.upsert
             ),
-            Node::MergeEngine { key, engine, input } => format!(
+            Node::MergeEngine {
+                key,
+                input,
+                normalize: true,
+                ..
+            } => format!("key=[{}]", names(key, &input.schema)),
+            Node::MergeEngine {
+                key, engine, input, ..
+            } => format!(
                 "engine={}, key=[{}]",
                 engine.name(),
                 names(key, &input.schema)

@@ -1,7 +1,7 @@
 //! The merge-engine node: a primary-key table whose writes are merged per key by a Fluss / Paimon
 //! merge engine (semantics section C; [`crate::merge_engine`] has the rules).
 
-use crate::merge_engine::{Deletes, MergeEngine};
+use crate::merge_engine::{Deduplicate, Deletes, MergeEngine};
 use crate::merge_options::merge_engine_from_options;
 
 use super::{Mode, Node, PlanError, RelExpr};
@@ -100,16 +100,117 @@ impl RelExpr {
                 input: Box::new(self),
                 key,
                 engine,
+                normalize: false,
             },
             schema,
             mode,
         })
     }
 
+    /// This upsert source (a scan of a changelog whose `+U` rows come without their `-U`,
+    /// with a primary key) normalized by its key: Flink's ChangelogNormalize (rule A12;
+    /// `StreamPhysicalChangelogNormalize`, inserted for an upsert source wherever it is read
+    /// but as a temporal join's versions). Per key in source order a `+I`/`+U` becomes `+I`
+    /// (no row held), `-U old, +U new` (another row held) or nothing (the same row held), a
+    /// `-D` becomes `-D` of the row held, so a filter or an aggregate over it sees each key
+    /// once; a `-D` of a key that holds no row changes nothing and is counted as ignored. The
+    /// fold is the `deduplicate` merge engine's (last write wins, deletes applied); schema and
+    /// mode are the scan's. EXPLAIN shows it as `ChangelogNormalize(key=[..])`.
+    ///
+    /// Errors: `self` has no primary key.
+    ///
+    /// ```
+    /// use differential_temporal::plan::RelExpr;
+    /// use differential_temporal::repr::{DataType, Schema};
+    ///
+    /// let rates = Schema::builder()
+    ///     .column("currency", DataType::STRING.not_null())
+    ///     .column("rate", DataType::BigInt.nullable())
+    ///     .primary_key(["currency"])
+    ///     .build()
+    ///     .unwrap();
+    /// let scan = RelExpr::scan("rates", rates, true);
+    /// let normalized = scan.clone().normalized_by_key().unwrap();
+    /// assert_eq!((&normalized.schema, &normalized.mode), (&scan.schema, &scan.mode));
+    /// assert!(normalized.explain().starts_with("ChangelogNormalize(key=[currency])"));
+    /// assert!(normalized.reads_upsert_source());
+    /// assert_eq!(normalized.as_versions(), scan);
+    /// ```
+    pub fn normalized_by_key(self) -> Result<RelExpr, PlanError> {
+        let key = self.schema.primary_key.clone().ok_or_else(|| {
+            PlanError::invalid(
+                "ChangelogNormalize",
+                "an upsert changelog needs a primary key to be normalized by",
+            )
+        })?;
+        let engine = MergeEngine::Deduplicate(Deduplicate {
+            sequence: Vec::new(),
+            deletes: Deletes::Apply,
+        });
+        let mut merged = self.merged_by(key, engine)?;
+        if let Node::MergeEngine { normalize, .. } = &mut merged.node {
+            *normalize = true;
+        }
+        Ok(merged)
+    }
+
+    /// Whether this table reads an upsert source through its normalization
+    /// ([`normalized_by_key`](Self::normalized_by_key)), below per-row nodes (filters,
+    /// projections, computed columns): DESCRIBE says which mode a table is read in.
+    pub fn reads_upsert_source(&self) -> bool {
+        match &self.node {
+            Node::MergeEngine { normalize, .. } => *normalize,
+            Node::Map { input, .. }
+            | Node::Filter { input, .. }
+            | Node::Project { input, .. }
+            | Node::ProcTime { input, .. } => input.reads_upsert_source(),
+            _ => false,
+        }
+    }
+
+    /// This table read as versions, the changes of its source as they are: the normalization
+    /// of an upsert source below its per-row nodes is left out (a temporal join's build side,
+    /// AS OF and the history read a `-D` as a delete version at its own event time, and a
+    /// `+U` as the version it is; the normalization would carry the replaced row's time).
+    /// Schemas and modes do not change.
+    pub fn as_versions(self) -> RelExpr {
+        let RelExpr { node, schema, mode } = self;
+        let node = match node {
+            Node::MergeEngine {
+                input,
+                normalize: true,
+                ..
+            } => return *input,
+            Node::Map { input, exprs } => Node::Map {
+                input: Box::new(input.as_versions()),
+                exprs,
+            },
+            Node::Filter { input, predicate } => Node::Filter {
+                input: Box::new(input.as_versions()),
+                predicate,
+            },
+            Node::Project { input, columns } => Node::Project {
+                input: Box::new(input.as_versions()),
+                columns,
+            },
+            Node::ProcTime {
+                input,
+                column,
+                clock,
+            } => Node::ProcTime {
+                input: Box::new(input.as_versions()),
+                column,
+                clock,
+            },
+            other => other,
+        };
+        RelExpr { node, schema, mode }
+    }
+
     /// The first node below (or at) this one, on the way to its source, whose changes do not
     /// keep the source's order (`seq`) and kinds; `None` for a chain of per-row nodes over a
     /// scan or literal rows.
-    pub(super) fn source_order_breaker(&self) -> Option<&RelExpr> {
+    pub(crate) fn source_order_breaker(&self) -> Option<&RelExpr> {
         match &self.node {
             Node::Scan { .. } | Node::Values { .. } => None,
             Node::Map { input, .. }

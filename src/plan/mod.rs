@@ -207,6 +207,11 @@ pub enum Node {
         key: Vec<usize>,
         /// The engine, configured for the input's columns.
         engine: crate::merge_engine::MergeEngine,
+        /// Whether this node is Flink's ChangelogNormalize of an upsert source (rule A12, see
+        /// [`RelExpr::normalized_by_key`]) rather than a table's declared merge engine: the
+        /// same fold (`deduplicate`), named so in EXPLAIN and left out where a table is read as
+        /// versions (a temporal join's build side, AS OF, its history).
+        normalize: bool,
     },
     /// A versioned table read as of the constant event time `at` (rules A1-A5): per key, the
     /// row of the version with the greatest `(rowtime, seq)` at or before `at`, none if that
@@ -455,6 +460,9 @@ impl RelExpr {
             Node::Reduce { .. } => "Reduce",
             Node::Distinct { .. } => "Distinct",
             Node::Dedup { .. } => "Dedup",
+            Node::MergeEngine {
+                normalize: true, ..
+            } => "ChangelogNormalize",
             Node::MergeEngine { .. } => "MergeEngine",
             Node::AsOf { .. } => "AsOf",
             Node::History { .. } => "History",

@@ -305,7 +305,9 @@ fn eval(
             changes.sort_by_key(|(time, change)| (*time, change.seq));
             check::check(&changes, c)
         }
-        Node::MergeEngine { input, key, engine } => {
+        Node::MergeEngine {
+            input, key, engine, ..
+        } => {
             let writes = eval(input, inputs, refused, final_mode)?;
             merge::merge(writes, key, engine, refused)
         }

@@ -22,6 +22,8 @@ impl RelExpr {
         residual: Option<ScalarExpr>,
     ) -> Result<RelExpr, PlanError> {
         const NODE: &str = "TemporalJoin";
+        // An upsert source's rows are its versions: not normalized (rule A12).
+        let build = build.as_versions();
         if self.schema.rowtime.is_none() {
             return Err(PlanError::invalid(
                 NODE,
@@ -113,6 +115,11 @@ fn filters_source(build: &RelExpr) -> bool {
             | Node::Map { input, .. }
             | Node::ProcTime { input, .. } => node = input,
             Node::Scan { .. } => return filtered,
+            Node::MergeEngine {
+                input,
+                normalize: true,
+                ..
+            } => node = input,
             _ => return false,
         }
     }

@@ -142,7 +142,9 @@ fn render_node<'s>(
             order,
             state_ttl,
         } => dedup::render(ctx, input, key, (*keep, *order), *state_ttl)?,
-        Node::MergeEngine { input, key, engine } => merge::render(ctx, input, key, engine)?,
+        Node::MergeEngine {
+            input, key, engine, ..
+        } => merge::render(ctx, input, key, engine)?,
         Node::AsOf { input, at } => as_of::render(ctx, input, *at)?,
         Node::History { input } => as_of::history(ctx, input)?,
         Node::CheckChangelog(c) => check::render(ctx, c)?,

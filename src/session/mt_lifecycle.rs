@@ -304,6 +304,20 @@ pub(super) fn describe(env: &TableEnv, name: &ast::Ident) -> Result<String, SqlE
         .schema()
         .map_err(|e| SqlError::at(name.span, e.to_string()))?;
     let mut out = describe_columns(schema);
+    // The changelog mode a source table's changes are read in (rule A12); none for an
+    // append-only table or a view.
+    if let Ok(plan) = table.plan() {
+        let mode = if plan.reads_upsert_source() {
+            Some("upsert (+I, +U, -D by primary key; normalized by it, as Flink's ChangelogNormalize)")
+        } else if !plan.mode.is_append_only() && plan.source_order_breaker().is_none() {
+            Some("retract (+I, -U, +U, -D)")
+        } else {
+            None
+        };
+        if let Some(mode) = mode {
+            let _ = writeln!(out, "changelog mode: {mode}");
+        }
+    }
     let Some(warehouse) = env.warehouse() else {
         return Ok(out);
     };

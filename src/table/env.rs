@@ -306,7 +306,22 @@ impl TableEnv {
             generated: None,
             postgres: None,
         };
-        let plan = table(RelExpr::scan(name, source.schema.clone(), source.changelog))?;
+        let mut scan = RelExpr::scan(name, source.schema.clone(), source.changelog);
+        if let Some(key) = &source.schema.primary_key {
+            // An upsert changelog is normalized by its key wherever it is read (rule A12).
+            let upsert = files.iter().map(|f| f.is_upsert_changelog(key));
+            if upsert
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(TableError::from)?
+                .contains(&true)
+            {
+                scan = scan.normalized_by_key().map_err(|e| TableError::Plan {
+                    operation: "register",
+                    source: e,
+                })?;
+            }
+        }
+        let plan = table(scan)?;
         Ok(self.register(name, Registered::Source(source, plan))?)
     }
 

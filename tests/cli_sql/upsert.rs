@@ -1,5 +1,7 @@
 //! Tables with a primary key read from changelog files (issue 46, items 2 and 3): the final
-//! table of a keyed result is kept by its key, as Flink's sink materializer keeps it.
+//! table of a keyed result is kept by its key, as Flink's sink materializer keeps it; an
+//! upsert changelog (`+U` without its `-U`) is normalized by its key wherever it is read but
+//! as a temporal join's versions, as Flink's ChangelogNormalize.
 
 use differential_temporal::table::tempfile_dir::Dir;
 
@@ -63,5 +65,107 @@ fn final_table_of_a_keyed_changelog_is_kept_by_key() {
                 "-w {workers} --epoch-bytes {block}"
             );
         }
+    }
+}
+
+/// An upsert changelog (`+U` without its `-U`) read as a retract one: `COUNT(*)` counted key 1
+/// twice (`+I,2`) and a filter kept key 1's stale row (`+I,1,10` never retracted). Normalized
+/// by the key (rule A12) the count is 1 and the filter retracts the row when its `+U` no longer
+/// passes; the `-D` of key 3, which holds no row, is counted as ignored (once per query that
+/// reads the table). EXPLAIN and DESC say the table is read as an upsert changelog.
+#[test]
+fn upsert_changelog_is_normalized_by_key() {
+    let dir = Dir::new();
+    dir.write(
+        "t.csv",
+        "op,id,v\n+I,1,10\n+I,2,20\n+U,1,11\n-D,2,20\n-D,3,30\n",
+    );
+    let script = "CREATE TABLE t (id BIGINT, v BIGINT, PRIMARY KEY (id) NOT ENFORCED)
+            WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
+        SELECT COUNT(*) AS n FROM t;
+        SELECT id, v FROM t WHERE v < 11;
+        EXPLAIN SELECT id, v FROM t WHERE v < 11;
+        DESC t;";
+    let expected = "op,n\n+I,1\nop,id,v\n+I,1,10\n-U,1,10\n\
+        Project(columns=[id, v]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n  \
+        Filter(condition=[v < 11]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n    \
+        ChangelogNormalize(key=[id]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n      \
+        Scan(table=[t]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n\n\
+        +------+--------+-------+---------+--------+-----------+\n\
+        | name |   type |  null |     key | extras | watermark |\n\
+        +------+--------+-------+---------+--------+-----------+\n\
+        |   id | BIGINT | FALSE | PRI(id) |        |           |\n\
+        |    v | BIGINT |  TRUE |         |        |           |\n\
+        +------+--------+-------+---------+--------+-----------+\n\
+        2 rows in set\n\
+        changelog mode: upsert (+I, +U, -D by primary key; normalized by it, as Flink's ChangelogNormalize)\n";
+    let errors =
+        "dtemporal: 2 row(s) ignored: a -D of a key without a row on the deduplicate merge engine\n";
+    for workers in ["1", "2"] {
+        let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
+        assert_eq!(run, (0, expected.into(), errors.into()), "-w {workers}");
+    }
+}
+
+/// A retract changelog (each `+U` right after its key's `-U`) is read as it is, not
+/// normalized, as Flink normalizes upsert sources only.
+#[test]
+fn retract_changelog_is_read_as_it_is() {
+    let dir = Dir::new();
+    dir.write("t.csv", "op,id,v\n+I,1,10\n-U,1,10\n+U,1,11\n");
+    let script = "CREATE TABLE t (id BIGINT, v BIGINT, PRIMARY KEY (id) NOT ENFORCED)
+            WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
+        EXPLAIN SELECT id, v FROM t;
+        DESC t;";
+    let expected =
+        "Project(columns=[id, v]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n  \
+        Scan(table=[t]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n\n\
+        +------+--------+-------+---------+--------+-----------+\n\
+        | name |   type |  null |     key | extras | watermark |\n\
+        +------+--------+-------+---------+--------+-----------+\n\
+        |   id | BIGINT | FALSE | PRI(id) |        |           |\n\
+        |    v | BIGINT |  TRUE |         |        |           |\n\
+        +------+--------+-------+---------+--------+-----------+\n\
+        2 rows in set\n\
+        changelog mode: retract (+I, -U, +U, -D)\n";
+    for workers in ["1", "2"] {
+        let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
+        assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
+    }
+}
+
+/// The build side of an event-time temporal join reads an upsert changelog's rows as its
+/// versions, not normalized (Flink inserts no ChangelogNormalize there): the `-D` at 11:00 is
+/// a delete version at its own time, so the 11:15 order finds no rate, and a `+U` is the
+/// version it is.
+#[test]
+fn temporal_join_reads_an_upsert_build_side_as_versions() {
+    let dir = Dir::new();
+    dir.write(
+        "r.csv",
+        "op,currency,rate,rate_time\n\
+         +I,Euro,114,2024-01-01 10:00:00\n\
+         +U,Euro,116,2024-01-01 10:30:00\n\
+         -D,Euro,116,2024-01-01 11:00:00\n",
+    );
+    dir.write(
+        "o.csv",
+        "order_id,currency,order_time\n\
+         1,Euro,2024-01-01 10:15:00\n\
+         2,Euro,2024-01-01 10:45:00\n\
+         3,Euro,2024-01-01 11:15:00\n",
+    );
+    let script = "CREATE TABLE rates (currency STRING, rate BIGINT, rate_time TIMESTAMP(3),
+            WATERMARK FOR rate_time AS rate_time, PRIMARY KEY (currency) NOT ENFORCED)
+            WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');
+        CREATE TABLE orders (order_id BIGINT, currency STRING, order_time TIMESTAMP(3),
+            WATERMARK FOR order_time AS order_time)
+            WITH ('connector' = 'filesystem', 'path' = 'o.csv', 'format' = 'csv');
+        SELECT o.order_id, r.rate FROM orders AS o
+            JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;";
+    for workers in ["1", "2"] {
+        let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
+        let expected = "op,order_id,rate\n+I,1,114\n+I,2,116\n";
+        assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
     }
 }
