@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{dtemporal, fixture, Run};
+use common::{dtemporal, fixture, join_run, Run};
 
 /// `dtemporal sql -e sql -w workers`.
 fn sql(sql: &str, workers: &str) -> Run {
@@ -241,27 +241,14 @@ fn computed_and_constant_join_keys() {
 #[test]
 fn lookup_join_command_with_a_constant_key_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let probe = fixture(dir.path(), "orders.csv", "id,cur\n1,EUR\n2,USD\n");
-    let build = fixture(dir.path(), "rates.csv", "kind,rate\nspot,7\nfwd,8\n");
+    let sides = ("id,cur\n1,EUR\n2,USD\n", "kind,rate\nspot,7\nfwd,8\n");
     for workers in ["1", "2"] {
-        let run = dtemporal(&[
-            "lookup-join",
-            "--probe",
-            &probe,
-            "--build",
-            &build,
-            "--on",
-            "kind='spot'",
-            "-w",
-            workers,
-        ]);
+        let args = ["--on", "kind='spot'", "-w", workers];
+        let run = join_run(dir.path(), "lookup-join", sides, &args);
+        let joined = "op,id,cur,kind,rate\n+I,1,EUR,spot,7\n+I,2,USD,spot,7\n";
         assert_eq!(
             (run.code, run.stdout.as_str(), run.stderr.as_str()),
-            (
-                0,
-                "op,id,cur,kind,rate\n+I,1,EUR,spot,7\n+I,2,USD,spot,7\n",
-                ""
-            )
+            (0, joined, "")
         );
     }
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{data, dtemporal, fixture, output_of};
+use common::{data, dtemporal, fixture, join_run, output_of};
 
 const B09_HEADER: &str = "op,order_id,currency,currency_no,amount,order_time,\
 currency0,currency_no0,rate,currency_time\n";
@@ -415,14 +415,8 @@ fn constant_keys_and_where_in_both_joins() {
 #[test]
 fn lookup_join_where_checks_the_current_version_only() {
     let dir = tempfile::tempdir().unwrap();
-    let probe = fixture(dir.path(), "o.csv", "id,cur\n1,E\n2,E\n");
-    let build = fixture(dir.path(), "r.csv", "cur,rate\nE,90\nE,120\n");
-    let run = dtemporal(&[
-        "lookup-join",
-        "--probe",
-        &probe,
-        "--build",
-        &build,
+    let sides = ("id,cur\n1,E\n2,E\n", "cur,rate\nE,90\nE,120\n");
+    let args = [
         "--on",
         "cur=cur",
         "--where",
@@ -430,7 +424,8 @@ fn lookup_join_where_checks_the_current_version_only() {
         "--left",
         "--epoch-bytes",
         "1",
-    ]);
+    ];
+    let run = join_run(dir.path(), "lookup-join", sides, &args);
     // One row per block: order 1 arrives with rate 90 current, order 2 with 120.
     assert_eq!((run.code, run.stderr.as_str()), (0, ""));
     assert_eq!(run.stdout, "op,id,cur,cur0,rate\n+I,1,E,,\n+I,2,E,E,120\n");

@@ -32,6 +32,16 @@ pub fn fixture(dir: &Path, name: &str, text: &str) -> String {
     path.to_str().expect("a UTF-8 path").to_string()
 }
 
+/// Writes a join's probe side `probe` and build side `build` (CSV text) into `dir` as `o.csv`
+/// and `r.csv`, and runs `dtemporal COMMAND --probe o.csv --build r.csv ARGS..` (`COMMAND`
+/// `temporal-join` or `lookup-join`).
+pub fn join_run(dir: &Path, command: &str, (probe, build): (&str, &str), args: &[&str]) -> Run {
+    let probe = fixture(dir, "o.csv", probe);
+    let build = fixture(dir, "r.csv", build);
+    let head = [command, "--probe", &probe, "--build", &build];
+    dtemporal(&[&head[..], args].concat())
+}
+
 /// The arguments of a one-input command: `COMMAND --input tests/data/FILE ARGS...`.
 pub fn on_input(command: &str, file: &str, args: &[&str]) -> Vec<String> {
     let head = [command.to_string(), "--input".to_string(), data(file)];
