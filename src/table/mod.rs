@@ -34,6 +34,7 @@ mod catalog;
 mod env;
 mod equi_join;
 mod execute;
+mod files;
 mod join;
 mod lateral;
 pub(crate) mod live;
