@@ -293,6 +293,16 @@ where
     changelog.flat_map(move |d| OutputLine::change(change(d).0, mode))
 }
 
+/// Writes `text` to standard output. A closed standard output (`dtemporal ... | head`) ends
+/// the output quietly, as the CSV writer's does ([`crate::csv::output_result`]); another write
+/// error is an error on `<stdout>`.
+fn print_out(text: &str) -> Result<(), Error> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    crate::csv::output_result(None, written)
+}
+
 /// Splits a comma-separated column list (`a,b`), ignoring spaces around names.
 fn columns(list: &str) -> Vec<String> {
     list.split(',').map(|c| c.trim().to_string()).collect()

@@ -105,7 +105,7 @@ pub(super) fn run(
 ) -> Result<Outcome, Error> {
     let mut input = Input::open()?;
     if input.is_terminal() {
-        println!("dtemporal SQL: statements end with ';'. QUIT; leaves, Ctrl-C drops the statement being typed.");
+        super::print_out("dtemporal SQL: statements end with ';'. QUIT; leaves, Ctrl-C drops the statement being typed.\n")?;
     }
     let mut outcome = Outcome {
         lines: 0,

@@ -221,7 +221,7 @@ impl Continuous {
                     .map_err(|e| e.to_string())?;
                 let mut last = Instant::now();
                 env.run_continuous_refresh(&name, &flag, |record| {
-                    println!("{}", continuous_line(&name, record, last.elapsed()));
+                    status(&continuous_line(&name, record, last.elapsed()));
                     last = Instant::now();
                 })
                 .map_err(|e| e.to_string())
@@ -288,7 +288,7 @@ fn round(env: &TableEnv, stop: &AtomicBool) -> Option<i64> {
         }
         let started = Instant::now();
         match env.run_periodic_refresh(&table, time) {
-            Ok(Some(record)) => println!("{}", status_line(&table, &record, started.elapsed())),
+            Ok(Some(record)) => status(&status_line(&table, &record, started.elapsed())),
             Ok(None) => {}
             Err(e) => eprintln!(
                 "dtemporal: error: refresh of {table} for {}: {e}",
@@ -297,6 +297,14 @@ fn round(env: &TableEnv, stop: &AtomicBool) -> Option<i64> {
         }
     }
     schedule.next_ms
+}
+
+/// Writes a refresh's status `line` to standard output; a closed standard output drops it
+/// quietly (the refreshes go on), another write error is reported on standard error.
+fn status(line: &str) {
+    if let Err(e) = super::print_out(&format!("{line}\n")) {
+        eprintln!("dtemporal: error: {e}");
+    }
 }
 
 /// `table=T mode=FULL trigger=periodic schedule_time='..' [partition='k=v,..'] rows=N

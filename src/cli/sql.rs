@@ -3,7 +3,7 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{prompt, Cli, CommonArgs, EmitArg, ModeArg};
+use super::{print_out, prompt, Cli, CommonArgs, EmitArg, ModeArg};
 use crate::error::Error;
 use crate::io::Tableau;
 use crate::operators::keyed_merge::RejectKind;
@@ -163,7 +163,7 @@ fn run_script(
             .map_err(|e| Error::Usage(e.to_string()))?;
         match &result {
             StatementResult::Ok => {}
-            StatementResult::Explain(plan) => println!("{plan}"),
+            StatementResult::Explain(plan) => print_out(&format!("{plan}\n"))?,
             // A manual refresh's status line goes with the other status lines, to standard
             // error, so that standard output holds only results (a query's CSV).
             StatementResult::Text(text)
@@ -171,7 +171,7 @@ fn run_script(
             {
                 eprint!("dtemporal: {text}")
             }
-            StatementResult::Text(text) => print!("{text}"),
+            StatementResult::Text(text) => print_out(text)?,
             StatementResult::Rows(rows) => {
                 report(rows, outcome);
                 write(rows, args.emit, format, output)?;
@@ -242,10 +242,7 @@ fn write(
         .map_err(|e| Error::Usage(e.to_string()))?;
     match output {
         Some(path) => std::fs::write(path, text).map_err(|e| Error::Usage(format!("{path}: {e}"))),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
+        None => print_out(&text),
     }
 }
 

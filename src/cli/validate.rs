@@ -23,7 +23,6 @@
 //! otherwise, 2 on a usage or I/O error.
 
 use std::cell::RefCell;
-use std::io::Write;
 use std::rc::Rc;
 
 use clap::Args;
@@ -216,12 +215,6 @@ pub(super) fn run(cli: &Cli, args: &ValidateArgs) -> Result<i32, Error> {
         report.findings.len(),
         report.rows
     ));
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            return Err(Error::io("<stdout>", e))
-        }
-        _ => {}
-    }
+    super::print_out(&text)?;
     Ok(i32::from(!report.findings.is_empty()))
 }

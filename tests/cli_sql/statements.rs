@@ -1,8 +1,8 @@
 //! The CLI's statements and outputs (issue 46, item 11): a script that starts with a comment,
 //! `--emit upsert` CSV through the one CSV writer, `ALTER MATERIALIZED TABLE .. REFRESH`'s
 //! status on standard error, SUSPEND / RESUME of a CONTINUOUS table with its own messages,
-//! `DESC` as Flink's SQL client prints it, and a command's final-mode changelog in emission
-//! order.
+//! `DESC` as Flink's SQL client prints it, a command's final-mode changelog in emission
+//! order, and a closed standard output's quiet end.
 
 use differential_temporal::table::tempfile_dir::Dir;
 
@@ -203,5 +203,41 @@ fn a_final_mode_dedup_is_in_emission_order() {
             let label = format!("-w {workers} --epoch-bytes {block}");
             assert_eq!(run, (0, expected.into(), String::new()), "{label}");
         }
+    }
+}
+
+/// A closed standard output (`dtemporal sql -e "EXPLAIN .." | head -1`) ends the output
+/// quietly, as docs/cli.md says, on every path a statement writes by: EXPLAIN's plan, DESC's
+/// text, a query's CSV and its tableau. EXPLAIN, DESC and the tableau were written by
+/// `println!`/`print!`, which panicked with "failed printing to stdout: Broken pipe".
+#[test]
+fn a_closed_standard_output_ends_quietly() {
+    use std::process::{Command, Stdio};
+    let dir = Dir::new();
+    dir.write("t.csv", "a\nx\n");
+    let create = "CREATE TABLE t (a STRING) WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');";
+    for (format, statement) in [
+        ("csv", "EXPLAIN SELECT a FROM t;"),
+        ("csv", "DESC t;"),
+        ("csv", "SELECT a FROM t;"),
+        ("table", "SELECT a FROM t;"),
+    ] {
+        let script = format!("{create} {statement}");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dtemporal"))
+            .args(["sql", "--format", format, "-e", &script])
+            .current_dir(in_dir(&dir))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before the process writes anything.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            (out.status.code(), stderr.as_ref()),
+            (Some(0), ""),
+            "{format}: {statement}"
+        );
     }
 }
