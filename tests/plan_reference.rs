@@ -37,6 +37,8 @@ mod interval;
 mod join_ttl;
 #[path = "plan_reference/modes.rs"]
 mod modes;
+#[path = "plan_reference/normalize.rs"]
+mod normalize;
 #[path = "plan_reference/over.rs"]
 mod over;
 #[path = "plan_reference/reuse.rs"]

@@ -136,3 +136,27 @@ pub(crate) fn changelog(max_rows: usize) -> impl Strategy<Value = Vec<(SysTime, 
         out
     })
 }
+
+/// An upsert changelog (as Kafka's upsert connector or a Debezium topic without before-images
+/// writes it): each change a `+I`, `+U` or `-D` of a random row (keys 0..4 or NULL, so keys
+/// collide), with no `-U` before a `+U`; so a `+U` of a key without a row, a `+I` of a key
+/// that has one, and a `-D` of a key without a row (or with other values) all occur.
+pub(crate) fn upsert_changelog(
+    max_rows: usize,
+) -> impl Strategy<Value = Vec<(SysTime, Change<Row>)>> {
+    let kind = prop::sample::select(vec![
+        RowKind::Insert,
+        RowKind::UpdateAfter,
+        RowKind::UpdateAfter,
+        RowKind::Delete,
+    ]);
+    prop::collection::vec((row_spec(), 0u64..3, kind), 0..max_rows).prop_map(|steps| {
+        let mut epoch = 0;
+        (steps.into_iter().enumerate())
+            .map(|(i, (spec, step, kind))| {
+                epoch += step;
+                (epoch, Change::new(i as Seq + 2, kind, spec.row()))
+            })
+            .collect()
+    })
+}
