@@ -18,6 +18,11 @@ fn dtemporal(args: &[&str]) -> (i32, String, String) {
     dtemporal_in(std::path::Path::new(SEED), args)
 }
 
+/// The directory `dir` is, to run `dtemporal` in (its scripts' relative paths resolve there).
+fn in_dir(dir: &differential_temporal::table::tempfile_dir::Dir) -> std::path::PathBuf {
+    std::path::Path::new(&dir.path("")).to_path_buf()
+}
+
 /// `dtemporal args` run in `dir`: its exit code, standard output and standard error.
 fn dtemporal_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_dtemporal"))

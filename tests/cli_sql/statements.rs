@@ -6,11 +6,7 @@
 
 use differential_temporal::table::tempfile_dir::Dir;
 
-use super::dtemporal_in;
-
-fn in_dir(dir: &Dir) -> std::path::PathBuf {
-    std::path::Path::new(&dir.path("")).to_path_buf()
-}
+use super::{dtemporal_in, in_dir};
 
 /// `-e` takes a script that starts with `--` (a comment), not a flag.
 #[test]

@@ -5,10 +5,20 @@
 
 use differential_temporal::table::tempfile_dir::Dir;
 
-use super::dtemporal_in;
+use super::{dtemporal_in, in_dir};
 
-fn in_dir(dir: &Dir) -> std::path::PathBuf {
-    std::path::Path::new(&dir.path("")).to_path_buf()
+/// `DESC t` of the table `t (id BIGINT, v BIGINT, PRIMARY KEY (id))` read in changelog `mode`.
+fn desc_of_t(mode: &str) -> String {
+    format!(
+        "+------+--------+-------+---------+--------+-----------+\n\
+        | name |   type |  null |     key | extras | watermark |\n\
+        +------+--------+-------+---------+--------+-----------+\n\
+        |   id | BIGINT | FALSE | PRI(id) |        |           |\n\
+        |    v | BIGINT |  TRUE |         |        |           |\n\
+        +------+--------+-------+---------+--------+-----------+\n\
+        2 rows in set\n\
+        changelog mode: {mode}\n"
+    )
 }
 
 /// The rates changelog of Flink's `TemporalJoinITCase` (`currencyData2` shape): each `-U`
@@ -90,20 +100,16 @@ fn upsert_changelog_is_normalized_by_key() {
         Project(columns=[id, v]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n  \
         Filter(condition=[v < 11]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n    \
         ChangelogNormalize(key=[id]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n      \
-        Scan(table=[t]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n\n\
-        +------+--------+-------+---------+--------+-----------+\n\
-        | name |   type |  null |     key | extras | watermark |\n\
-        +------+--------+-------+---------+--------+-----------+\n\
-        |   id | BIGINT | FALSE | PRI(id) |        |           |\n\
-        |    v | BIGINT |  TRUE |         |        |           |\n\
-        +------+--------+-------+---------+--------+-----------+\n\
-        2 rows in set\n\
-        changelog mode: upsert (+I, +U, -D by primary key; normalized by it, as Flink's ChangelogNormalize)\n";
+        Scan(table=[t]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n\n"
+        .to_string()
+        + &desc_of_t(
+            "upsert (+I, +U, -D by primary key; normalized by it, as Flink's ChangelogNormalize)",
+        );
     let errors =
         "dtemporal: 2 row(s) ignored: a -D of a key without a row on the deduplicate merge engine\n";
     for workers in ["1", "2"] {
         let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
-        assert_eq!(run, (0, expected.into(), errors.into()), "-w {workers}");
+        assert_eq!(run, (0, expected.clone(), errors.into()), "-w {workers}");
     }
 }
 
@@ -119,18 +125,12 @@ fn retract_changelog_is_read_as_it_is() {
         DESC t;";
     let expected =
         "Project(columns=[id, v]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n  \
-        Scan(table=[t]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n\n\
-        +------+--------+-------+---------+--------+-----------+\n\
-        | name |   type |  null |     key | extras | watermark |\n\
-        +------+--------+-------+---------+--------+-----------+\n\
-        |   id | BIGINT | FALSE | PRI(id) |        |           |\n\
-        |    v | BIGINT |  TRUE |         |        |           |\n\
-        +------+--------+-------+---------+--------+-----------+\n\
-        2 rows in set\n\
-        changelog mode: retract (+I, -U, +U, -D)\n";
+        Scan(table=[t]) -> [id BIGINT NOT NULL, v BIGINT] updating(key=[id])\n\n"
+            .to_string()
+            + &desc_of_t("retract (+I, -U, +U, -D)");
     for workers in ["1", "2"] {
         let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
-        assert_eq!(run, (0, expected.into(), String::new()), "-w {workers}");
+        assert_eq!(run, (0, expected.clone(), String::new()), "-w {workers}");
     }
 }
 
