@@ -16,7 +16,7 @@
 #   DTEMPORAL=target/release/dtemporal scripts/compare-duckdb.sh   # a binary already built
 #   VENV=/path/to/venv scripts/compare-duckdb.sh                   # where duckdb is installed
 #
-# Needs python3 with venv; the duckdb package (pinned below) is installed into $VENV (default
+# Needs python3 with venv; the duckdb package (pinned in scripts/duckdb-beside.sh) is installed into $VENV (default
 # target/duckdb-venv) when missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,22 +25,10 @@ FLIGHTS="$DATA/flights.csv"
 WEATHER="$DATA/weather.csv"
 WORKERS="${WORKERS:-2}"
 RUNS="${RUNS:-3}"
-VENV="${VENV:-$ROOT/target/duckdb-venv}"
-DUCKDB_VERSION="2.0.1"
 
 [[ -f "$FLIGHTS" && -f "$WEATHER" ]] || "$ROOT/scripts/fetch-data.sh"
-if ! "$VENV/bin/python" -c "import duckdb" 2>/dev/null; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "duckdb==$DUCKDB_VERSION"
-fi
-if [[ -n "${DTEMPORAL:-}" ]]; then
-  BIN="$(cd "$(dirname "$DTEMPORAL")" && pwd)/$(basename "$DTEMPORAL")"
-else
-  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin dtemporal
-  BIN="$ROOT/target/release/dtemporal"
-fi
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=scripts/duckdb-beside.sh
+source "$ROOT/scripts/duckdb-beside.sh"
 
 # Every column as in the file; `ts` typed (the event time), the rest text as the commands read them.
 columns() { head -n 1 "$1" | tr ',' '\n' | sed -e 's/^ts$/ts TIMESTAMP(3)/' -e '/ TIMESTAMP/!s/$/ STRING/' | paste -sd, -; }
