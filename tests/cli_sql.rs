@@ -5,6 +5,8 @@ use std::process::Command;
 
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sql_seed");
 
+#[path = "cli_sql/batch.rs"]
+mod batch;
 #[path = "cli_sql/cascade.rs"]
 mod cascade;
 #[path = "cli_sql/messages.rs"]

@@ -23,6 +23,8 @@ use differential_temporal::repr::Row;
 
 #[path = "plan_reference/asof_templates.rs"]
 mod asof_templates;
+#[path = "plan_reference/batch.rs"]
+mod batch;
 #[path = "plan_reference/correlate.rs"]
 mod correlate;
 #[path = "plan_reference/count_window.rs"]

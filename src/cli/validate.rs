@@ -121,7 +121,7 @@ fn check(
     let finished = run::execute(
         timely_args,
         vec![schema],
-        block_bytes,
+        (block_bytes, run::Epochs::PerBlock),
         &progress,
         move |scope, inputs, malformed, probe| {
             let Ok([input]) = <[_; 1]>::try_from(inputs) else {

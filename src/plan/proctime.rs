@@ -154,6 +154,43 @@ impl RelExpr {
     }
 }
 
+impl RelExpr {
+    /// Whether this plan's result depends on the system times its input enters at, not only
+    /// on the input and its order (`seq`): it stamps processing time ([`Node::ProcTime`], which
+    /// processing-time windows read), joins by processing time ([`Node::LookupJoin`]: a probe
+    /// row sees the build rows that entered before it), counts rows into processing-time
+    /// windows ([`Node::CountWindowAgg`]), or expires a regular join's idle state after some
+    /// system times (`table.exec.state.ttl`). Batch execution, which enters all input at one
+    /// system time, never runs such a plan: it would change its answer.
+    ///
+    /// ```
+    /// use differential_temporal::plan::{ProcessingClock, RelExpr};
+    /// use differential_temporal::repr::{DataType, Schema};
+    ///
+    /// let schema = Schema::builder()
+    ///     .column("user", DataType::STRING.nullable())
+    ///     .column("pt", DataType::TimestampLtz(3).not_null())
+    ///     .proctime("pt")
+    ///     .build()
+    ///     .unwrap();
+    /// let clicks = RelExpr::scan("Clicks", schema, false);
+    /// assert!(!clicks.reads_processing_time());
+    /// let stamped = clicks.stamp_proctime(1, ProcessingClock::wall_clock()).unwrap();
+    /// assert!(stamped.reads_processing_time());
+    /// ```
+    pub fn reads_processing_time(&self) -> bool {
+        let mut reads = false;
+        self.visit(&mut |e| {
+            reads |= match &e.node {
+                Node::ProcTime { .. } | Node::LookupJoin(_) | Node::CountWindowAgg(_) => true,
+                Node::Join(join) => join.state_ttl.is_some(),
+                _ => false,
+            }
+        });
+        reads
+    }
+}
+
 /// `row` with its column `column` set to the processing time `at`.
 pub(crate) fn stamp(row: &Row, column: usize, at: Ts) -> Row {
     let at = Datum::Timestamp(at);

@@ -135,24 +135,26 @@ impl BlockInput for crate::io::Generated {
     }
 }
 
-/// Feeds `inputs` into `sessions` (malformed rows into `malformed`), one block per epoch, as
-/// the module documentation says: block `i` of an input is parsed by worker `i % peers` (a
-/// generated table's block by every worker, each making its share of the rows) and entered at
-/// epoch `i`; the worker steps after every block and stays at most [`LAG`] epochs
-/// ahead of `probe`. At the end every worker advances to the same final epoch and steps until
-/// `probe` reaches it. The sessions are left open (drop them to close the inputs). Each parsed
-/// block is counted on `progress`.
+/// Feeds `inputs` into `sessions` (malformed rows into `malformed`), as the module
+/// documentation says: block `i` of an input is parsed by worker `i % peers` (a generated
+/// table's block by every worker, each making its share of the rows) and entered at epoch `i`
+/// ([`Epochs::PerBlock`]; the worker steps after every block and stays at most [`LAG`] epochs
+/// ahead of `probe`), or at epoch 0 ([`Epochs::One`]: a batch run, not paced). At the end every
+/// worker advances to the same final epoch and steps until `probe` reaches it. The sessions are
+/// left open (drop them to close the inputs). Each parsed block is counted on `progress`.
+#[allow(clippy::too_many_arguments)]
 pub fn feed<I: BlockInput>(
     worker: &mut timely::worker::Worker,
     inputs: &[I],
     sessions: &mut [InputSession<SysTime, I::Record, isize>],
     malformed: &mut InputSession<SysTime, RowError, isize>,
     block_bytes: usize,
+    epochs: Epochs,
     probe: &ProbeHandle<SysTime>,
     progress: &Progress,
 ) -> Result<(), Error> {
-    let (index, peers) = (worker.index() as u64, worker.peers() as u64);
-    let owns = |block: u64| block % peers == index;
+    let (me, peers) = (worker.index() as u64, worker.peers() as u64);
+    let owns = |block: u64| block % peers == me;
     let mut splitters = inputs
         .iter()
         .map(|i| i.blocks(block_bytes))
@@ -166,19 +168,23 @@ pub fn feed<I: BlockInput>(
         .map(|(s, input)| read(s, input))
         .collect::<Result<_, _>>()?;
     // Feed blocks in epoch order across inputs.
-    while let Some((which, epoch)) = next
+    while let Some((which, index)) = next
         .iter()
         .enumerate()
         .filter_map(|(i, b)| b.as_ref().map(|b| (i, b.index)))
-        .min_by_key(|&(i, epoch)| (epoch, i))
+        .min_by_key(|&(i, block)| (block, i))
     {
+        let epoch = match epochs {
+            Epochs::PerBlock => index,
+            Epochs::One => 0,
+        };
         for s in sessions.iter_mut() {
             s.advance_to(epoch);
         }
         malformed.advance_to(epoch);
         if let Some(block) = next[which].take() {
             let rows = enter_rows(&mut sessions[which], malformed, |out| {
-                inputs[which].parse_block(&block, (index, peers), out)
+                inputs[which].parse_block(&block, (me, peers), out)
             });
             progress.block(block.bytes.len(), rows);
         }
@@ -188,10 +194,16 @@ pub fn feed<I: BlockInput>(
         }
         malformed.flush();
         worker.step();
-        let bound = epoch.saturating_sub(LAG);
-        worker.step_or_park_while(None, || probe.less_than(&bound));
+        if epochs == Epochs::PerBlock {
+            let bound = epoch.saturating_sub(LAG);
+            worker.step_or_park_while(None, || probe.less_than(&bound));
+        }
     }
-    let last = splitters.iter().map(|s| s.blocks_seen()).max().unwrap_or(0);
+    let blocks = splitters.iter().map(|s| s.blocks_seen()).max().unwrap_or(0);
+    let last = match epochs {
+        Epochs::PerBlock => blocks,
+        Epochs::One => blocks.min(1),
+    };
     for s in sessions.iter_mut() {
         s.advance_to(last);
         s.flush();
@@ -200,6 +212,17 @@ pub fn feed<I: BlockInput>(
     malformed.flush();
     worker.step_or_park_while(None, || probe.less_than(&last));
     Ok(())
+}
+
+/// Which system times a run's input blocks enter at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Epochs {
+    /// Block `i` of each input at epoch `i` (streaming: the output at each epoch is that of the
+    /// input so far).
+    PerBlock,
+    /// Every block at epoch 0 (batch: the operators see each key once, with all its rows, and
+    /// emit its final result once; rows of the one epoch keep their order by `seq`).
+    One,
 }
 
 /// Enters the rows `make` hands to its argument into `session` and their errors into

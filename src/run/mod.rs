@@ -42,7 +42,7 @@ use crate::progress::Progress;
 use crate::tail::Tail;
 
 pub(crate) use self::feed::enter_rows;
-pub use self::feed::{feed, BlockInput, BlockReader};
+pub use self::feed::{feed, BlockInput, BlockReader, Epochs};
 pub(crate) use self::gather::{at_time_zero, expand, gather};
 
 /// How many epochs a worker may feed ahead of the output frontier.
@@ -137,7 +137,7 @@ where
     let finished = execute(
         &options.timely_args,
         inputs,
-        options.block_bytes,
+        (options.block_bytes, Epochs::PerBlock),
         &progress,
         move |scope, collections, malformed, probe| {
             let Ok(collections) = <[_; N]>::try_from(collections) else {
@@ -239,7 +239,8 @@ pub(crate) struct Finished<T> {
 /// builds the dataflow on every worker with `build` (given the scope, one collection an input
 /// in `inputs`' order, the collection of rows that did not parse, and the probe the driver
 /// paces its reading by, to which `build` attaches its outputs), feeds the inputs in blocks of
-/// about `block_bytes` counting them on `progress`, steps the workers to the end, and returns
+/// about `block_bytes` at the system times `epochs` says, counting them on `progress`, steps
+/// the workers to the end, and returns
 /// what worker 0's [`Take`] returned: `None` in a process that does not host worker 0.
 ///
 /// Errors: timely's arguments are refused, `build` fails (its error, on every worker it
@@ -247,7 +248,7 @@ pub(crate) struct Finished<T> {
 pub(crate) fn execute<I, T, E, B>(
     timely_args: &[String],
     inputs: Vec<I>,
-    block_bytes: usize,
+    (block_bytes, epochs): (usize, Epochs),
     progress: &Progress,
     build: B,
 ) -> Result<Option<Finished<T>>, E>
@@ -288,6 +289,7 @@ where
                 &mut sessions,
                 &mut malformed,
                 block_bytes,
+                epochs,
                 &probe,
                 &line,
             );

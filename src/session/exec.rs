@@ -9,11 +9,12 @@ use sqlparser::ast::Spanned;
 use crate::expr::col;
 use crate::io::Format;
 use crate::plan::{ProcessingClock, RelExpr};
+use crate::render::ExecutionMode;
 use crate::repr::time::parse_timestamp;
 use crate::sql::Binder;
 use crate::sql::SqlError;
 use crate::sql::{parse, parse_with_text, Statement};
-use crate::table::{Table, TableEnv, TableResult};
+use crate::table::{RuntimeMode, Table, TableEnv, TableResult, BATCH_IN_FINAL_MODE};
 
 /// What one statement gives.
 #[derive(Debug)]
@@ -398,10 +399,23 @@ impl TableEnv {
                 self.set_materialized_config(config);
                 Ok(())
             }
-            "execution.runtime-mode" if value.eq_ignore_ascii_case("streaming") => Ok(()),
-            "execution.runtime-mode" => Err(format!(
-                "'{key}' = '{value}' is not supported: only 'streaming'"
-            )),
+            "execution.runtime-mode" => {
+                let mode = match value.to_ascii_lowercase().as_str() {
+                    "streaming" => RuntimeMode::Streaming,
+                    "batch" if self.options().mode == ExecutionMode::Final => {
+                        return Err(BATCH_IN_FINAL_MODE.to_string())
+                    }
+                    "batch" => RuntimeMode::Batch,
+                    "automatic" => RuntimeMode::Automatic,
+                    _ => {
+                        return Err(format!(
+                            "'{key}' takes 'streaming', 'batch' or 'automatic', not '{value}'"
+                        ))
+                    }
+                };
+                self.set_runtime_mode(mode);
+                Ok(())
+            }
             _ => Err(format!(
                 "Unsupported option '{key}'; SET takes: {}",
                 SET_OPTIONS.join(", ")

@@ -18,7 +18,7 @@ use crate::plan::{ProcessingClock, RelExpr};
 use crate::progress::Progress;
 use crate::render::{Collection, ExecutionMode, RenderContext};
 use crate::repr::Row;
-use crate::run::{self, gather, BlockInput, BlockReader, Take};
+use crate::run::{self, gather, BlockInput, BlockReader, Epochs, Take};
 use differential_temporal_operators::{Change, RowKind, SysTime};
 
 use super::result::{Gathered, TableResult};
@@ -31,6 +31,9 @@ pub struct ExecuteOptions {
     pub timely_args: Vec<String>,
     /// Incremental or final.
     pub mode: ExecutionMode,
+    /// Streaming, batch, or batch where it gives the same result (Flink's
+    /// `execution.runtime-mode`, see [`RuntimeMode`]).
+    pub runtime_mode: RuntimeMode,
     /// Target size of an input block (one system-time epoch), in bytes.
     pub block_bytes: usize,
     /// What worker 0 keeps of the output.
@@ -99,6 +102,79 @@ impl TableEnv {
     }
 }
 
+/// How a run enters its input (Flink's `execution.runtime-mode`; SQL: `SET
+/// 'execution.runtime-mode' = 'batch'`). Streaming, block `i` of each input enters at system
+/// time `i`, and the output at each system time is exact for the input so far. Batch, every
+/// block enters at system time 0 (the workers still parse their shares of every file in
+/// parallel): each operator sees each key once, with all its rows, and emits its final result
+/// once, without the updates a streaming run makes and later revises. Rows of the one system
+/// time keep their order (`seq`) where the result depends on it (keep-last ties, versions with
+/// the same event time), so a batch run's final table is the streaming run's, byte for byte.
+///
+/// Batch applies only in incremental mode and only to plans that do not read processing time
+/// ([`RelExpr::reads_processing_time`]): final mode's watermarks and lateness, lookup joins,
+/// `PROCTIME()` stamps, row-count windows and `table.exec.state.ttl` depend on when input
+/// arrives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RuntimeMode {
+    /// Batch when the run asks for its final table only ([`ResultForm::FinalTable`]: `dtemporal
+    /// sql --emit final`) in incremental mode and the plan does not read processing time;
+    /// streaming otherwise. The default.
+    #[default]
+    Automatic,
+    /// Always streaming (Flink's default `'streaming'`).
+    Streaming,
+    /// Always batch (Flink's `'batch'`): the changelog of a result is its final table, as `+I`
+    /// rows. A run in final mode, or of a plan that reads processing time, is refused.
+    Batch,
+}
+
+/// Why [`RuntimeMode::Batch`] does not run in final mode.
+pub(crate) const BATCH_IN_FINAL_MODE: &str = "'execution.runtime-mode' = 'batch' runs in \
+    incremental mode only: final mode's watermarks and lateness depend on the order input \
+    arrives in";
+
+impl RuntimeMode {
+    /// The system times a run of `plan` (already [`in_execution`](RelExpr::in_execution))
+    /// enters its input at under `options` (see [`RuntimeMode`]).
+    ///
+    /// Errors: [`RuntimeMode::Batch`] in final mode, or over a plan that reads processing time.
+    fn epochs(options: &ExecuteOptions, plan: &RelExpr) -> Result<Epochs, TableError> {
+        let batch = options.mode == ExecutionMode::Incremental && !plan.reads_processing_time();
+        match options.runtime_mode {
+            RuntimeMode::Streaming => Ok(Epochs::PerBlock),
+            RuntimeMode::Automatic if batch && options.result == ResultForm::FinalTable => {
+                Ok(Epochs::One)
+            }
+            RuntimeMode::Automatic => Ok(Epochs::PerBlock),
+            RuntimeMode::Batch if batch => Ok(Epochs::One),
+            RuntimeMode::Batch => Err(TableError::Invalid(match options.mode {
+                ExecutionMode::Final => BATCH_IN_FINAL_MODE.to_string(),
+                ExecutionMode::Incremental => "'execution.runtime-mode' = 'batch' cannot run a \
+                    query that reads processing time (PROCTIME(), a lookup join, a row-count \
+                    window or 'table.exec.state.ttl'): its result depends on when input arrives"
+                    .to_string(),
+            })),
+        }
+    }
+}
+
+impl TableEnv {
+    /// Runs from now on in `mode` ([`RuntimeMode::Automatic`] by default). SQL sets it with
+    /// `SET 'execution.runtime-mode' = 'batch'` (or `'streaming'`, `'automatic'`).
+    ///
+    /// ```
+    /// use differential_temporal::table::{RuntimeMode, TableEnv};
+    ///
+    /// let env = TableEnv::new();
+    /// env.set_runtime_mode(RuntimeMode::Batch);
+    /// assert_eq!(env.options().runtime_mode, RuntimeMode::Batch);
+    /// ```
+    pub fn set_runtime_mode(&self, mode: RuntimeMode) {
+        self.update_options(|options| options.runtime_mode = mode);
+    }
+}
+
 /// What a run keeps of its output at worker 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ResultForm {
@@ -118,6 +194,7 @@ impl Default for ExecuteOptions {
         ExecuteOptions {
             timely_args: Vec::new(),
             mode: ExecutionMode::Incremental,
+            runtime_mode: RuntimeMode::Automatic,
             block_bytes: 64 * 1024,
             result: ResultForm::Changelog,
             progress: false,
@@ -181,10 +258,11 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
     let final_table = options.result == ResultForm::FinalTable && !keyed_final;
     // An append-only output never retracts: its final table is every change, nothing to fold.
     let consolidate = final_table && !plan.mode.is_append_only();
+    let epochs = RuntimeMode::epochs(&options, plan)?;
     let finished = run::execute(
         &options.timely_args,
         inputs,
-        options.block_bytes,
+        (options.block_bytes, epochs),
         &progress,
         move |scope, files, malformed, probe| {
             // A table of several files is the concatenation of their changelogs.

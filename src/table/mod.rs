@@ -48,7 +48,8 @@ mod window;
 
 pub use crate::error::TableError;
 pub use env::{TableEnv, TableSource, TemporalTableFunction};
-pub use execute::{ExecuteOptions, ResultForm};
+pub(crate) use execute::BATCH_IN_FINAL_MODE;
+pub use execute::{ExecuteOptions, ResultForm, RuntimeMode};
 pub use over::{
     row_interval, Over, OverWindow, OverWindowedTable, Preceding, UNBOUNDED_RANGE, UNBOUNDED_ROW,
 };

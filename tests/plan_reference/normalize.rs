@@ -27,7 +27,7 @@ fn scan_u() -> RelExpr {
 /// The plan of `form` over `U`: its normalization alone (0), filtered by `v > threshold` (1),
 /// counted per `s` (2); merged by `deduplicate` (3), Fluss `first_row` (4), Paimon `first-row`
 /// (5) or `versioned` on `v` (6).
-fn upsert_plan(form: u8, threshold: i64) -> RelExpr {
+pub(super) fn upsert_plan(form: u8, threshold: i64) -> RelExpr {
     let normalized = scan_u().normalized_by_key().unwrap();
     let options: &[(&str, &str)] = match form {
         0 => return normalized,

@@ -44,7 +44,13 @@ fn spec(shape: u8, offset_s: i64) -> WindowSpec {
 
 /// A window aggregation over `A`: grouped by `s` or by the window alone, with aggregates of
 /// every kind (order-dependent ones see arrival order, the input being append-only).
-fn window_plan(shape: u8, offset_s: i64, by_s: bool, delay_s: i64, lateness_s: i64) -> RelExpr {
+pub(super) fn window_plan(
+    shape: u8,
+    offset_s: i64,
+    by_s: bool,
+    delay_s: i64,
+    lateness_s: i64,
+) -> RelExpr {
     let input = scan(delay_s);
     let exprs = vec![
         count_star(),
@@ -71,7 +77,7 @@ fn window_plan(shape: u8, offset_s: i64, by_s: bool, delay_s: i64, lateness_s: i
 
 /// A window assignment over `A` (a window TVF's rows: TUMBLE, HOP or CUMULATE), alone or
 /// under a window Top-N (the 2 greatest `v` per `window_start, window_end`, with the rank).
-fn assign_plan(shape: u8, offset_s: i64, delay_s: i64, top_n: bool) -> RelExpr {
+pub(super) fn assign_plan(shape: u8, offset_s: i64, delay_s: i64, top_n: bool) -> RelExpr {
     let rows = scan(delay_s)
         .window_assign(4, spec(shape, offset_s))
         .unwrap();
