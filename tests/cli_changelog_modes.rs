@@ -4,9 +4,9 @@
 //! retracts the 11:00 order's row when that version arrives, so the OVER aggregation (which
 //! consumes inserts only, as Flink's) is refused before anything runs, whatever the block size;
 //! in final mode the join emits each row once and the running sums are exact. On 1 and 2
-//! workers. No operator drops a negative count silently: a group aggregation reports a
-//! retraction of a row it does not hold at its line, and a session window over a revised
-//! window takes the revision.
+//! workers. No operator drops a negative count silently: a group aggregation, and the final
+//! table of a result without an upsert key, report a retraction of a row they do not hold at
+//! its line, and a session window over a revised window takes the revision.
 
 mod common;
 
@@ -151,6 +151,32 @@ fn a_retraction_of_a_row_not_held_is_reported_at_its_line() {
         dtemporal: 2 row(s) rejected (reported to standard error); --max-errors 0: failing\n";
     let expected = (1, "k,l\na,\"x,z\"\n", refused);
     assert_every_run(&sql, &["--emit", "final"], expected);
+}
+
+/// A result without an upsert key (the changelog's rows selected as they are) reports each
+/// retraction of a row it does not hold at its line, as the group aggregation does, in its
+/// final table (`--emit final`) and in its changelog alike: the `-D` of `y` at line 3 and the
+/// second at line 5; the final table holds `x` and `z`. Both were dropped silently (the final
+/// table clamped `y`'s count of -1 to 0, exit 0).
+#[test]
+fn a_result_reports_a_retraction_of_a_row_it_does_not_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let changelog = fixture(
+        dir.path(),
+        "t.csv",
+        "op,k,s\n+I,a,x\n-D,a,y\n+I,a,z\n-D,a,y\n+I,a,y\n",
+    );
+    let sql = format!(
+        "CREATE TABLE t (k STRING, s STRING)
+           WITH ('connector' = 'filesystem', 'path' = '{changelog}', 'format' = 'csv');
+         SELECT k, s FROM t"
+    );
+    let refused = "row 3: a retraction of row (k=a, s=y) that the table does not hold (no earlier change inserted it)\n\
+        row 5: a retraction of row (k=a, s=y) that the table does not hold (no earlier change inserted it)\n\
+        dtemporal: 2 row(s) rejected (reported to standard error); --max-errors 0: failing\n";
+    assert_every_run(&sql, &["--emit", "final"], (1, "k,s\na,x\na,z\n", refused));
+    let changes = "op,k,s\n+I,a,x\n-D,a,y\n+I,a,z\n-D,a,y\n+I,a,y\n";
+    assert_every_run(&sql, &[], (1, changes, refused));
 }
 
 /// Session windows over a tumbling window's rows (a cascade) in incremental mode: the late

@@ -288,8 +288,9 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
             };
             let output = Rc::new(RefCell::new(Vec::new()));
             if final_table {
-                // The final table is a multiset of rows: a change's time, seq and kind only matter
-                // as its sign.
+                // The final table is a multiset of rows: a change's time and kind only matter as
+                // its sign, its seq (its line) names a retraction of a row not held
+                // (`TableResult::new`).
                 table_form = false;
                 let rows = changes.inner.map(|(change, _, diff)| {
                     let diff = if change.kind.is_accumulate() {
@@ -297,7 +298,11 @@ pub(super) fn execute(env: &TableEnv, plan: &RelExpr) -> Result<TableResult, Tab
                     } else {
                         -diff
                     };
-                    (Change::new(0, RowKind::Insert, change.row), 0, diff)
+                    (
+                        Change::new(change.seq, RowKind::Insert, change.row),
+                        0,
+                        diff,
+                    )
                 });
                 gather(rows.as_collection(), &output, consolidate, probe);
             } else {

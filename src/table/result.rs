@@ -73,6 +73,10 @@ impl TableResult {
             same
         });
         output.retain(|(_, _, d)| *d != 0);
+        let mut refused: Vec<(SysTime, Rejected)> = expand(g.refused);
+        if mode.upsert_key().is_none() {
+            refused.extend(overdrawn_rows(&output, &schema, &Tail::new(threads)));
+        }
         let mut changelog = if !g.table_form && output.iter().all(|(_, _, d)| *d > 0) {
             // A changelog whose every change stands: emit it as it is, in emission order.
             let mut changes = Vec::with_capacity(output.len());
@@ -83,7 +87,6 @@ impl TableResult {
         } else {
             table_changelog(output, mode.upsert_key(), schema.len())
         };
-        let mut refused: Vec<(SysTime, Rejected)> = expand(g.refused);
         let mut by_key = mode.upsert_key().map(|key| {
             let (rows, unmatched) = fold_by_key(&changelog, key, &schema);
             refused.extend(unmatched);
@@ -129,7 +132,9 @@ impl TableResult {
 
     /// The final table: the changelog accumulated, one entry per row (a row held twice is
     /// listed twice), sorted by column values. A result with an upsert key is accumulated by
-    /// that key in emission order, as Flink's sink materializer keeps it (`fold_by_key`).
+    /// that key in emission order, as Flink's sink materializer keeps it (`fold_by_key`); one
+    /// without by whole row, a row retracted more often than inserted held zero times (each
+    /// retraction of a row not held is one of [`refused`](TableResult::refused)).
     pub fn collect(&self) -> Vec<Row> {
         self.final_rows().into_iter().cloned().collect()
     }
@@ -157,6 +162,8 @@ impl TableResult {
         // Equal rows are equal bytes: sorting by bytes brings a row's changes together.
         let tail = Tail::new(self.threads);
         tail.sort_unstable_by(&mut deltas, |a, b| a.0.cmp(b.0));
+        // A row retracted more often than inserted is held zero times; each retraction of it
+        // that its earlier changes did not hold is one of `refused` (`overdrawn_rows`).
         let held = deltas.chunk_by(|a, b| a.0 == b.0).flat_map(|run| {
             let held: isize = run.iter().map(|(_, d)| d).sum();
             std::iter::repeat_n(run[0].0, held.max(0) as usize)
@@ -349,15 +356,7 @@ fn fold_change(
         return;
     }
     if held.remove(&k).is_none() {
-        let mut cells = String::new();
-        for (i, &c) in key.iter().enumerate() {
-            if i > 0 {
-                cells.push_str(", ");
-            }
-            let name = &schema.fields[c].name;
-            cells.push_str(&format!("{name}="));
-            format_datum(datums[c], &schema.fields[c].ty.data_type, &mut cells).expect("a String");
-        }
+        let cells = cells(&datums, key, schema);
         let reason = format!(
             "a {} of key ({cells}) that holds no row: not applied (an upsert table is \
              kept by its key)",
@@ -365,6 +364,75 @@ fn fold_change(
         );
         unmatched.push((time, Rejected::invalid(change.seq, reason)));
     }
+}
+
+/// The retractions among `output` (changes with their system times and counts) of a result
+/// without an upsert key that remove a row not held: per row (whole row), its changes in
+/// `seq` order (its lines; of one `seq`, by system time, an insertion first), each change
+/// refused at its `seq`, once, when the row's count falls below zero with it (a changelog
+/// file's `-D` without an earlier `+I` of its row), whatever the block size. The count is
+/// the one the final table sums ([`TableResult::final_rows`]), which holds such a row zero
+/// times; the group aggregation reports its input's such retractions alike
+/// (`render::reduce::multiset`). A table's rows have no line: theirs is `0`.
+///
+/// # Examples
+///
+/// `+I (a, x)` at line 2, `-D (a, y)` at line 3, `+I (a, z)` at line 4, `-D (a, y)` at line
+/// 5, `+I (a, y)` at line 6: the `-D` of lines 3 and 5 are refused, as `a retraction of row
+/// (k=a, s=y) that the table does not hold (no earlier change inserted it)`; the table holds
+/// `(a, x)` and `(a, z)`.
+fn overdrawn_rows(
+    output: &[(Change<Row>, SysTime, isize)],
+    schema: &Schema,
+    tail: &Tail,
+) -> Vec<(SysTime, Rejected)> {
+    let retracts = |(c, _, d): &&(Change<Row>, SysTime, isize)| c.kind.sign() * d < 0;
+    if !output.iter().any(|u| retracts(&u)) {
+        return Vec::new();
+    }
+    let mut changes: Vec<&(Change<Row>, SysTime, isize)> = output.iter().collect();
+    tail.sort_unstable_by(&mut changes, |a, b| {
+        let (x, y) = (&a.0, &b.0);
+        (&x.row, x.seq, a.1, retracts(a)).cmp(&(&y.row, y.seq, b.1, retracts(b)))
+    });
+    let all: Vec<usize> = (0..schema.len()).collect();
+    let mut refused = Vec::new();
+    for run in changes.chunk_by(|a, b| a.0.row == b.0.row) {
+        let mut held = 0;
+        for (change, time, d) in run {
+            let n = change.kind.sign() * d;
+            held += n;
+            if n < 0 && held < 0 {
+                let datums: Vec<Datum> = change.row.iter().collect();
+                let reason = unheld_retraction(&datums, &all, schema);
+                refused.push((*time, Rejected::invalid(change.seq, reason)));
+            }
+        }
+    }
+    refused
+}
+
+/// The reason a retraction of the row `datums` (the `columns` named) that the table does not
+/// hold is refused for.
+pub(super) fn unheld_retraction(datums: &[Datum], columns: &[usize], schema: &Schema) -> String {
+    format!(
+        "a retraction of row ({}) that the table does not hold (no earlier change inserted it)",
+        cells(datums, columns, schema)
+    )
+}
+
+/// `name=value` of the `columns` of a row's `datums`, comma-separated, for a message.
+fn cells(datums: &[Datum], columns: &[usize], schema: &Schema) -> String {
+    let mut cells = String::new();
+    for (i, &c) in columns.iter().enumerate() {
+        if i > 0 {
+            cells.push_str(", ");
+        }
+        let name = &schema.fields[c].name;
+        cells.push_str(&format!("{name}="));
+        format_datum(datums[c], &schema.fields[c].ty.data_type, &mut cells).expect("a String");
+    }
+    cells
 }
 
 /// Updates with positive counts, expanded to one entry per unit, with their times.
