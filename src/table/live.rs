@@ -46,10 +46,10 @@ use crate::error::Error;
 use crate::io::{Generated, TypedSource};
 use crate::plan::RelExpr;
 use crate::render::{ExecutionMode, RenderContext};
-use crate::repr::{DatumVec, Row};
+use crate::repr::{DatumVec, Row, Schema};
 use crate::run::{enter_rows, gather, BlockInput};
 use differential_temporal_operators::keyed_merge::Rejected;
-use differential_temporal_operators::{Change, SysTime};
+use differential_temporal_operators::{Change, Seq, SysTime};
 
 use super::{ExecuteOptions, TableError};
 
@@ -217,6 +217,8 @@ impl LiveRun {
         let mut rows = Vec::new();
         let mut take = |partition: &BTreeMap<Row, isize>| {
             for (row, &count) in partition {
+                // A row retracted more often than inserted (reported, see `apply_to_table`)
+                // is held zero times.
                 rows.extend(std::iter::repeat_n(row, count.max(0) as usize).cloned());
             }
         };
@@ -316,9 +318,10 @@ fn work(
         let mut ctx = RenderContext::new(scope, sources, mode);
         ctx.idle_timeout = idle_timeout;
         let changes = ctx.render(plan)?.into_changelog();
-        let rows = changes
-            .inner
-            .map(|(change, time, diff)| (change.row, time, diff * change.kind.sign()));
+        // A row keeps its position (`seq`): a retraction of a row not held is reported at it.
+        let rows = changes.inner.map(|(change, time, diff)| {
+            ((change.row, change.seq), time, diff * change.kind.sign())
+        });
         gather(rows.as_collection(), &output, false, &probe);
         let refusals = differential_dataflow::collection::concatenate(scope, ctx.refused);
         gather(refusals, &refused, false, &probe);
@@ -329,7 +332,8 @@ fn work(
     // Worker 0 applies the complete rounds' changes to the shared table.
     let apply = |fed: u64| {
         if index == 0 {
-            apply_complete((shared, keep), &probe, fed, &output, &refused, &bad_rows);
+            let gathered = (&output, &refused, &bad_rows);
+            apply_complete((shared, keep, &plan.schema), &probe, fed, gathered);
         }
     };
     let mut fed = 0u64;
@@ -367,6 +371,14 @@ fn work(
     apply(fed);
     Ok(())
 }
+
+/// What worker 0 gathers: the output's rows with their positions, the refused and the
+/// malformed rows, each with its system time and diff.
+type Gathered<'a> = (
+    &'a Rc<RefCell<Vec<((Row, Seq), SysTime, isize)>>>,
+    &'a Rc<RefCell<Vec<(Rejected, SysTime, isize)>>>,
+    &'a Rc<RefCell<Vec<(RowError, SysTime, isize)>>>,
+);
 
 /// The bits of a file record's `seq` below its round number (see the [module docs](self)).
 const ROUND_SEQ_SHIFT: u32 = 32;
@@ -441,12 +453,10 @@ fn feed_round(
 /// the complete rounds as `keep` says (to the shared table, noting the partitions they change,
 /// or to the list of changes) and records their malformed and refused rows.
 fn apply_complete(
-    (shared, keep): (&Shared, &Keep),
+    (shared, keep, schema): (&Shared, &Keep, &Schema),
     probe: &ProbeHandle<SysTime>,
     fed: u64,
-    output: &Rc<RefCell<Vec<(Row, SysTime, isize)>>>,
-    refused: &Rc<RefCell<Vec<(Rejected, SysTime, isize)>>>,
-    bad_rows: &Rc<RefCell<Vec<(RowError, SysTime, isize)>>>,
+    (output, refused, bad_rows): Gathered<'_>,
 ) {
     let mut state = shared.lock();
     let complete = (state.complete..=fed)
@@ -460,11 +470,11 @@ fn apply_complete(
     let (done, later): (Vec<_>, Vec<_>) = changes.drain(..).partition(|(_, t, _)| *t < complete);
     *changes = later;
     let state = &mut *state;
-    match keep {
-        Keep::Table(columns) => apply_to_table(state, columns, done),
-        Keep::Changes => state.changes.extend(done),
-    }
     let mut problems = Vec::new();
+    match keep {
+        Keep::Table(columns) => apply_to_table(state, (columns, schema), done, &mut problems),
+        Keep::Changes => (state.changes).extend(done.into_iter().map(|((r, _), t, d)| (r, t, d))),
+    }
     take_complete(refused, complete, |r| {
         problems.push(format!("refused row (seq {}): {}", r.seq, r.reason))
     });
@@ -476,15 +486,22 @@ fn apply_complete(
     shared.changed.notify_all();
 }
 
-/// Applies `done` (rows with diffs) to the result table, grouped by the values of
-/// `partition_columns`, noting the partitions they change.
+/// Applies `done` (rows with their positions and diffs) to the result table, grouped by the
+/// values of `partition_columns`, noting the partitions they change. Per row, its changes
+/// are applied in `seq` order (an insertion first); a retraction that leaves the row's count
+/// below zero (a retraction of a row the table does not hold: a changelog file's `-D`
+/// without an earlier `+I`) is reported in `problems` at its `seq`, as a bounded run's
+/// result reports it (`TableResult::refused`). Its count stays negative: the row's later
+/// insertions pay it first, and [`LiveRun::rows_of`] holds it zero times meanwhile.
 fn apply_to_table(
     state: &mut State,
-    partition_columns: &[usize],
-    done: Vec<(Row, SysTime, isize)>,
+    (partition_columns, schema): (&[usize], &Schema),
+    mut done: Vec<((Row, Seq), SysTime, isize)>,
+    problems: &mut Vec<String>,
 ) {
+    done.sort_by(|((a, s), _, d), ((b, t), _, e)| (a, s, *d < 0).cmp(&(b, t, *e < 0)));
     let mut datums = DatumVec::new();
-    for (row, _, diff) in done {
+    for ((row, seq), _, diff) in done {
         // An unpartitioned table's key is the empty row, which holds no allocation.
         let key = match partition_columns {
             [] => Row::new(),
@@ -497,6 +514,15 @@ fn apply_to_table(
             state.table.insert(key.clone(), BTreeMap::new());
         }
         let partition = state.table.get_mut(&key).expect("inserted above");
+        let before = partition.get(&row).copied().unwrap_or(0);
+        if diff < 0 && before + diff < 0 {
+            let datums = datums.borrow_with(&row);
+            let all: Vec<usize> = (0..schema.len()).collect();
+            problems.push(format!(
+                "refused row (seq {seq}): {}",
+                super::result::unheld_retraction(&datums, &all, schema)
+            ));
+        }
         match partition.entry(row) {
             Entry::Occupied(mut count) => {
                 *count.get_mut() += diff;

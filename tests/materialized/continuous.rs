@@ -417,3 +417,32 @@ fn a_partitioned_table_rewrites_only_the_partitions_that_changed() {
         "2024-01-02 rewritten: {before:?} {after:?}"
     );
 }
+
+/// A continuous refresh of a changelog directory selected as it is reports a retraction of a
+/// row the table does not hold (the `-D` of `bob` at line 3, no `+I` before it) at its
+/// position, and fails the refresh, on 1 and 2 workers: the table's count of the row went
+/// to -1 and was held as 0 silently, the refresh going on.
+#[test]
+fn a_retraction_of_a_row_not_held_fails_a_continuous_refresh() {
+    for workers in [1, 2] {
+        let dir = Dir::new();
+        let changes = ("a.csv", "op,user_id,amount\n+I,alice,10\n-D,bob,5\n");
+        let sql = "CREATE TABLE orders (user_id STRING, amount BIGINT) WITH (
+              'connector' = 'filesystem', 'path' = '{input}', 'format' = 'csv',
+              'source.monitor-interval' = '20 ms');
+            CREATE MATERIALIZED TABLE kept FRESHNESS = INTERVAL '1' SECOND
+              AS SELECT user_id, amount FROM orders";
+        let (_, warehouse, _) = monitored(&dir, "orders", &[changes], sql);
+        let run = Running::start(&warehouse, "kept", workers);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !run.thread.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(run.thread.is_finished(), "-w {workers}: still running");
+        assert_eq!(
+            run.thread.join().unwrap().unwrap_err(),
+            "continuous refresh of `default_catalog`.`default_database`.`kept` read 1 bad row(s), the first: refused row (seq 3): a retraction of row (user_id=bob, amount=5) that the table does not hold (no earlier change inserted it)",
+            "-w {workers}"
+        );
+    }
+}
