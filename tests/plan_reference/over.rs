@@ -86,3 +86,42 @@ fn every_frame_runs() {
         check(&over_plan(shape, 1, shape % 3, 0), a.clone()).unwrap();
     }
 }
+
+/// A retraction that reaches an OVER aggregation (its input declared append-only, the stream
+/// not) is refused at its `seq` by the rendered operator and by the reference alike, in both
+/// modes, and counts as no row: the reference dropped it silently (its count of -1 was held
+/// as 0), so the two refused different rows.
+#[test]
+fn a_retraction_into_an_over_aggregation_is_refused_by_the_reference_too() {
+    use differential_temporal::operators::{Change, RowKind};
+    let change = |seq: u64, kind, v, t: i64| {
+        let spec = super::RowSpec {
+            k: Some(1),
+            s: Some("a"),
+            v: Some(v),
+            d: Some(100),
+            ts: Some(t),
+        };
+        (seq / 2, Change::new(seq, kind, spec.row()))
+    };
+    let a = vec![
+        change(2, RowKind::Insert, 3, 2),
+        change(3, RowKind::Insert, 4, 7),
+        change(4, RowKind::Delete, 3, 2),
+        change(5, RowKind::Insert, 6, 8),
+    ];
+    let plan = over_plan(1, 0, 0, 0);
+    let inputs = std::collections::BTreeMap::from([("A".to_string(), a.clone())]);
+    let refused = differential_temporal::plan::reference::evaluate(&plan, &inputs).unwrap();
+    let refused: Vec<(u64, &str)> = (refused.refused.iter())
+        .map(|r| (r.seq, r.reason.as_str()))
+        .collect();
+    assert_eq!(
+        refused,
+        [(
+            4,
+            "a -D row into an OVER aggregation, which consumes inserts only"
+        )]
+    );
+    check(&plan, a).unwrap();
+}

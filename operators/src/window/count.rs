@@ -224,6 +224,7 @@ where
                     );
                     give(Err(Rejected::invalid(*seq, reason)));
                 }
+                // A retraction, reported above, numbers no row.
                 for _ in 0..(*diff).max(0) {
                     self.spec.push(key, windows, *seq, value, give);
                 }

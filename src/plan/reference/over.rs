@@ -22,6 +22,16 @@ pub(super) fn evaluate(
     let mut accepted = Vec::new();
     let mut arena = RowArena::new();
     for (time, change) in changes {
+        // As the rendered operator (`render::over`): an OVER aggregation consumes inserts
+        // only, a retraction that still came is refused, not read as a row.
+        if change.kind != RowKind::Insert {
+            let reason = format!(
+                "a {} row into an OVER aggregation, which consumes inserts only",
+                change.kind
+            );
+            refused.push(refuse(time, change.seq, reason));
+            continue;
+        }
         let Some(t) = event_time(&change.row, o.time) else {
             refused.push(refuse(time, change.seq, "the event time is NULL"));
             continue;
@@ -43,8 +53,10 @@ pub(super) fn evaluate(
     } else {
         let changes: Stream = accepted.into_iter().map(|(s, _, c)| (s, c)).collect();
         as_table_stream(&changes, true, |rows| {
+            // Every accepted change is an insertion, and `as_table_stream` passes positive
+            // multiplicities: `count >= 1`.
             let rows = rows.into_iter().flat_map(|(seq, row, count)| {
-                std::iter::repeat_n((seq, row), count.max(0) as usize)
+                std::iter::repeat_n((seq, row), count.unsigned_abs())
             });
             let mut outputs = Vec::new();
             for_each_output(o, rows.collect(), |_, out| match out {

@@ -98,8 +98,12 @@ pub(super) fn assign(
     let counted = evaluate(&a.counted()?, changes, refused, true)?;
     Ok((counted.into_iter())
         .flat_map(|(time, change)| {
+            // The count is `COUNT(*)` of a window that holds a row: final mode emits a
+            // window's row only when it holds rows (`output` gives none for an empty window),
+            // each counted once, so `n >= 1` (pinned by `tests/plan_reference/window.rs`,
+            // `window_assignments_equal_the_reference`, which evaluates this in final mode).
             let count = match change.row.get(width) {
-                Some(Datum::Int(n)) => n.max(0) as usize,
+                Some(Datum::Int(n)) => usize::try_from(n).expect("a window's COUNT(*) >= 1"),
                 _ => 0,
             };
             let row = Row::pack(change.row.iter().take(width));
