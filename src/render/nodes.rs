@@ -143,8 +143,11 @@ fn render_node<'s>(
             state_ttl,
         } => dedup::render(ctx, input, key, (*keep, *order), *state_ttl)?,
         Node::MergeEngine {
-            input, key, engine, ..
-        } => merge::render(ctx, input, key, engine)?,
+            input,
+            key,
+            engine,
+            normalize,
+        } => merge::render(ctx, input, key, engine, *normalize)?,
         Node::AsOf { input, at } => as_of::render(ctx, input, *at)?,
         Node::History { input } => as_of::history(ctx, input)?,
         Node::CheckChangelog(c) => check::render(ctx, c)?,

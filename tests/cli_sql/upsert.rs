@@ -82,7 +82,9 @@ fn final_table_of_a_keyed_changelog_is_kept_by_key() {
 /// twice (`+I,2`) and a filter kept key 1's stale row (`+I,1,10` never retracted). Normalized
 /// by the key (rule A12) the count is 1 and the filter retracts the row when its `+U` no longer
 /// passes; the `-D` of key 3, which holds no row, is counted as ignored (once per query that
-/// reads the table). EXPLAIN and DESC say the table is read as an upsert changelog.
+/// reads the table), in ChangelogNormalize's words naming the table and its key (they were
+/// the deduplicate merge engine's). EXPLAIN and DESC say the table is read as an upsert
+/// changelog.
 #[test]
 fn upsert_changelog_is_normalized_by_key() {
     let dir = Dir::new();
@@ -106,7 +108,8 @@ fn upsert_changelog_is_normalized_by_key() {
             "upsert (+I, +U, -D by primary key; normalized by it, as Flink's ChangelogNormalize)",
         );
     let errors =
-        "dtemporal: 2 row(s) ignored: a -D of a key without a row on the deduplicate merge engine\n";
+        "dtemporal: 2 row(s) ignored: a -D of a key without a row in the upsert table 't' \
+        (normalized by its key (id), as Flink's ChangelogNormalize): not applied\n";
     for workers in ["1", "2"] {
         let run = dtemporal_in(&in_dir(&dir), &["sql", "-e", script, "-w", workers]);
         assert_eq!(run, (0, expected.clone(), errors.into()), "-w {workers}");
