@@ -99,9 +99,13 @@ fn explain_shows_the_modes_of_the_execution_mode() {
         "{}EXPLAIN SELECT currency, v FROM joined",
         tables(dir.path())
     );
-    let modes = |mode: &str| -> Vec<String> {
-        let run = dtemporal(&["sql", "-e", &sql, "--mode", mode]);
-        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{mode}");
+    let modes = |mode: &str, workers: &str| -> Vec<String> {
+        let run = dtemporal(&["sql", "-e", &sql, "--mode", mode, "-w", workers]);
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (0, ""),
+            "{mode}, -w {workers}"
+        );
         let node_and_mode = |line: &str| {
             let node = line.trim_start().split('(').next().unwrap_or_default();
             let after = line.rsplit("] ").next().unwrap_or_default();
@@ -124,8 +128,10 @@ fn explain_shows_the_modes_of_the_execution_mode() {
             "Scan append-only".to_string(),
         ]
     };
-    assert_eq!(modes("incremental"), expected("updating"));
-    assert_eq!(modes("final"), expected("append-only"));
+    for workers in ["1", "2"] {
+        assert_eq!(modes("incremental", workers), expected("updating"));
+        assert_eq!(modes("final", workers), expected("append-only"));
+    }
 }
 
 /// A group aggregation that recomputes its groups (LISTAGG over a changelog) reports each

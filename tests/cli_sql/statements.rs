@@ -81,44 +81,51 @@ fn refresh_status_goes_to_standard_error() {
 /// refresh workflow's, and `RESUME WITH (..)` names the continuous refresh job.
 #[test]
 fn suspend_and_resume_of_a_continuous_table() {
-    let dir = Dir::new();
-    dir.write("s.csv", "a\n1\n");
-    let at = in_dir(&dir);
-    let create = "CREATE TABLE s (a INT) WITH ('connector' = 'filesystem', 'path' = 's.csv', 'format' = 'csv');
-        CREATE MATERIALIZED TABLE m FRESHNESS = INTERVAL '1' SECOND AS SELECT a FROM s;
-        ALTER MATERIALIZED TABLE m SUSPEND;";
-    let sql = |script: &str| dtemporal_in(&at, &["sql", "--warehouse", "wh", "-e", script]);
-    assert_eq!(sql(create), (0, String::new(), String::new()));
-    let t = "`default_catalog`.`default_database`.`m`";
-    let error = |column: u32, m: &str| {
-        (
-            2,
-            String::new(),
-            format!("dtemporal: error: SQL validation error at line 1, column {column}: {m}\n"),
-        )
-    };
-    assert_eq!(
-        sql("ALTER MATERIALIZED TABLE m SUSPEND"),
-        error(
-            26,
-            &format!("Materialized table {t} continuous refresh job has been suspended.")
-        )
-    );
-    assert_eq!(
-        sql("ALTER MATERIALIZED TABLE m RESUME WITH ('k' = 'v')"),
-        error(41, "RESUME WITH option 'k' is not supported: a CONTINUOUS refresh job takes no dynamic options yet")
-    );
-    assert_eq!(
-        sql("ALTER MATERIALIZED TABLE m RESUME"),
-        (0, String::new(), String::new())
-    );
-    assert_eq!(
-        sql("ALTER MATERIALIZED TABLE m RESUME"),
-        error(
-            26,
-            &format!("Materialized table {t} continuous refresh job has been resumed.")
-        )
-    );
+    for workers in ["1", "2"] {
+        let dir = Dir::new();
+        dir.write("s.csv", "a\n1\n");
+        let at = in_dir(&dir);
+        let create = "CREATE TABLE s (a INT) WITH ('connector' = 'filesystem', 'path' = 's.csv', 'format' = 'csv');
+            CREATE MATERIALIZED TABLE m FRESHNESS = INTERVAL '1' SECOND AS SELECT a FROM s;
+            ALTER MATERIALIZED TABLE m SUSPEND;";
+        let sql = |script: &str| {
+            dtemporal_in(
+                &at,
+                &["sql", "--warehouse", "wh", "-e", script, "-w", workers],
+            )
+        };
+        assert_eq!(sql(create), (0, String::new(), String::new()));
+        let t = "`default_catalog`.`default_database`.`m`";
+        let error = |column: u32, m: &str| {
+            (
+                2,
+                String::new(),
+                format!("dtemporal: error: SQL validation error at line 1, column {column}: {m}\n"),
+            )
+        };
+        assert_eq!(
+            sql("ALTER MATERIALIZED TABLE m SUSPEND"),
+            error(
+                26,
+                &format!("Materialized table {t} continuous refresh job has been suspended.")
+            )
+        );
+        assert_eq!(
+            sql("ALTER MATERIALIZED TABLE m RESUME WITH ('k' = 'v')"),
+            error(41, "RESUME WITH option 'k' is not supported: a CONTINUOUS refresh job takes no dynamic options yet")
+        );
+        assert_eq!(
+            sql("ALTER MATERIALIZED TABLE m RESUME"),
+            (0, String::new(), String::new())
+        );
+        assert_eq!(
+            sql("ALTER MATERIALIZED TABLE m RESUME"),
+            error(
+                26,
+                &format!("Materialized table {t} continuous refresh job has been resumed.")
+            )
+        );
+    }
 }
 
 /// `DESC` prints Flink's columns (name, type with `*ROWTIME*`, null, key, extras, watermark)
@@ -218,22 +225,24 @@ fn a_closed_standard_output_ends_quietly() {
         ("csv", "SELECT a FROM t;"),
         ("table", "SELECT a FROM t;"),
     ] {
-        let script = format!("{create} {statement}");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dtemporal"))
-            .args(["sql", "--format", format, "-e", &script])
-            .current_dir(in_dir(&dir))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The reader goes away before the process writes anything.
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(
-            (out.status.code(), stderr.as_ref()),
-            (Some(0), ""),
-            "{format}: {statement}"
-        );
+        for workers in ["1", "2"] {
+            let script = format!("{create} {statement}");
+            let mut child = Command::new(env!("CARGO_BIN_EXE_dtemporal"))
+                .args(["sql", "--format", format, "-e", &script, "-w", workers])
+                .current_dir(in_dir(&dir))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // The reader goes away before the process writes anything.
+            drop(child.stdout.take());
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                (out.status.code(), stderr.as_ref()),
+                (Some(0), ""),
+                "{format}: {statement}, -w {workers}"
+            );
+        }
     }
 }
