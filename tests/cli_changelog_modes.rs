@@ -185,6 +185,59 @@ fn a_result_reports_a_retraction_of_a_row_it_does_not_hold() {
     assert_every_run(&sql, &[], (1, changes, refused));
 }
 
+/// The DDL of a changelog `t` whose `-D` at line 3 retracts a row never inserted
+/// (`+I,a,x` then `-D,b,y`), and of an append-only `u` holding `a` and `c`.
+fn overdrawn_tables(dir: &std::path::Path) -> String {
+    let t = fixture(dir, "t.csv", "op,k,s\n+I,a,x\n-D,b,y\n");
+    let u = fixture(dir, "u.csv", "k\na\nc\n");
+    format!(
+        "CREATE TABLE t (k STRING, s STRING)
+           WITH ('connector' = 'filesystem', 'path' = '{t}', 'format' = 'csv');
+         CREATE TABLE u (k STRING)
+           WITH ('connector' = 'filesystem', 'path' = '{u}', 'format' = 'csv');\n"
+    )
+}
+
+/// The report of `t`'s `-D` at line 3 by the operator `node`, and the run's failure.
+fn overdrawn_at_line_3(node: &str) -> String {
+    format!(
+        "row 3: a retraction of a row the {node} does not hold (no earlier change of its input inserted it)\n\
+         dtemporal: 1 row(s) rejected (reported to standard error); --max-errors 0: failing\n"
+    )
+}
+
+/// `SELECT DISTINCT` (a group aggregation without aggregates, as Flink plans it) holds only
+/// the rows inserted more often than retracted, and reports the `-D` of `b` at its line: it
+/// output `b`, a row never inserted, and exited 0 (differential's `distinct` outputs a row
+/// whose count is -1 once).
+#[test]
+fn distinct_reports_a_retraction_of_a_row_not_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = format!("{}SELECT DISTINCT k FROM t", overdrawn_tables(dir.path()));
+    let refused = overdrawn_at_line_3("group aggregation");
+    assert_every_run(&sql, &["--emit", "final"], (1, "k\na\n", &refused));
+}
+
+/// The set operations read an updating input as the rows it holds and report the `-D` of
+/// `b` at its line. Before, `UNION` output `b`; `EXCEPT ALL` output `b` (`0 - (-1)`);
+/// `INTERSECT ALL` took `b` to -1 rows; `EXCEPT` dropped the retraction silently.
+#[test]
+fn set_operations_report_a_retraction_of_a_row_not_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = overdrawn_tables(dir.path());
+    let refused = overdrawn_at_line_3("set operation");
+    for (query, rows) in [
+        ("SELECT k FROM t UNION SELECT k FROM u", "k\na\nc\n"),
+        ("SELECT k FROM u EXCEPT SELECT k FROM t", "k\nc\n"),
+        ("SELECT k FROM u EXCEPT ALL SELECT k FROM t", "k\nc\n"),
+        ("SELECT k FROM u INTERSECT SELECT k FROM t", "k\na\n"),
+        ("SELECT k FROM u INTERSECT ALL SELECT k FROM t", "k\na\n"),
+    ] {
+        let sql = format!("{tables}{query}");
+        assert_every_run(&sql, &["--emit", "final"], (1, rows, &refused));
+    }
+}
+
 /// Session windows over a tumbling window's rows (a cascade) in incremental mode: the late
 /// row at 10:00:20 revises the 10:00 window from 1 to 5, and the session takes the revision
 /// (its retraction cancels the old row, though its position differs), so the final table is

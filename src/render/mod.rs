@@ -87,6 +87,28 @@ impl<'s> Collection<'s> {
         }
     }
 
+    /// This table as a multiset of `(key(row), seq)`, each with its signed count (negative for
+    /// a retraction): the changes' positions, for an operator that reports a retraction of a
+    /// row it does not hold ([`reduce::overdrawn`]). A table's rows have no position: a
+    /// retraction is placed at its system time.
+    pub(crate) fn into_positions<K: differential_dataflow::Data>(
+        self,
+        mut key: impl FnMut(&Row) -> K + 'static,
+    ) -> VecCollection<'s, SysTime, (K, differential_temporal_operators::Seq)> {
+        use differential_dataflow::AsCollection;
+        use timely::dataflow::operators::vec::Map;
+        match self {
+            Collection::Changelog(c) => c.inner.map(move |(ch, time, diff)| {
+                let diff = diff * ch.kind.sign();
+                ((key(&ch.row), ch.seq), time, diff)
+            }),
+            Collection::Table(t) => t
+                .inner
+                .map(move |(row, time, diff)| ((key(&row), time), time, diff)),
+        }
+        .as_collection()
+    }
+
     /// This table as a changelog. A table's insertion becomes `+I` and its retraction `-D`,
     /// each with `seq` = its system time (rows computed by an aggregation have no source
     /// position; within one system time they are ordered by value).

@@ -9,6 +9,7 @@ use crate::repr::{column_range_span, prefix_len, ColumnSpans, Datum, DatumVec, R
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Change, RowKind, Seq};
 
+use super::reduce::Held;
 use super::{
     as_of, asof_join, check, correlate, count_window, dedup, equi_join, join, merge, over, reduce,
     reuse, set_op, sort, split, window, Collection, RenderContext,
@@ -132,8 +133,10 @@ fn render_node<'s>(
             reduce::reduce(ctx, input, append_only, group, key, aggregates)
         }
         Node::Distinct { input } => {
+            let append_only = input.mode.is_append_only();
             let input = render(ctx, input)?;
-            Collection::Table(input.into_table().distinct())
+            let node = "group aggregation";
+            Collection::Table(set_op::held(ctx, input, append_only, Held::Once, node))
         }
         Node::Dedup {
             input,
@@ -164,8 +167,9 @@ fn render_node<'s>(
             op,
             all,
         } => {
+            let modes = (left.mode.is_append_only(), right.mode.is_append_only());
             let (left, right) = (render(ctx, left)?, render(ctx, right)?);
-            set_op::render(left, right, *op, *all)
+            set_op::render(ctx, (left, modes.0), (right, modes.1), *op, *all)
         }
         Node::Sort {
             input,

@@ -26,7 +26,6 @@ mod multiset;
 
 use std::cell::RefCell;
 
-use differential_dataflow::AsCollection;
 use smallvec::SmallVec;
 
 use crate::expr::{Accumulator, AggregateExpr, RowArena};
@@ -42,7 +41,7 @@ use self::keys::{IntGroupKey, OutputKey, RowGroupKey};
 use super::{split_map, Collection, RenderContext};
 
 pub(crate) use self::keys::KeyKind;
-pub(super) use self::multiset::{aggregated_row, overdrawn};
+pub(super) use self::multiset::{aggregated_row, held, overdrawn, Held};
 
 /// `GROUP BY group` with `aggregates` over `input` (see the [module docs](self)); `key` says
 /// whether `group` is one integer column ([`KeyKind::of`]).
@@ -84,20 +83,7 @@ pub(super) fn reduce<'s>(
         let located = spans.locate(row, width);
         (located.project(&group), located.project(&read))
     };
-    let positioned = {
-        use timely::dataflow::operators::vec::Map;
-        match input {
-            Collection::Changelog(c) => c.inner.map(move |(ch, time, diff)| {
-                let diff = diff * ch.kind.sign();
-                ((split_row(&ch.row), ch.seq), time, diff)
-            }),
-            // A table's rows have no position: a retraction is placed at its system time.
-            Collection::Table(t) => t
-                .inner
-                .map(move |(row, time, diff)| ((split_row(&row), time), time, diff)),
-        }
-        .as_collection()
-    };
+    let positioned = input.into_positions(move |row| split_row(row));
     ctx.refused
         .push(overdrawn(positioned.clone(), "group aggregation"));
     let keyed = positioned.map(|(key_values, _)| key_values);

@@ -39,24 +39,75 @@ where
         .reduce_named(
             "Overdrawn",
             |_row: &K, changes: &[(&Seq, isize)], out: &mut Vec<(Seq, isize)>| {
-                // The changes come in `seq` order.
-                let mut held = 0;
-                for (seq, n) in changes {
-                    held += n;
-                    if *n < 0 && held < 0 {
-                        out.push((**seq, 1));
-                    }
-                }
+                out.extend(overdrawing(changes).map(|seq| (seq, 1)));
             },
         )
-        .map(move |(_, seq)| {
-            Rejected::invalid(
-                seq,
-                format!(
-                    "a retraction of a row the {node} does not hold (no earlier change of its input inserted it)"
-                ),
-            )
+        .map(move |(_, seq)| not_held(seq, node))
+}
+
+/// How many times [`held`] outputs a row its input holds `n > 0` times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::render) enum Held {
+    /// Once (`DISTINCT`).
+    Once,
+    /// `n` times (the input of `EXCEPT ALL` / `INTERSECT ALL`).
+    Counted,
+}
+
+/// The rows `positions` (as [`overdrawn`]'s) holds, each once or as often as held (`times`),
+/// and the refusal of each retraction of a row not held, as [`overdrawn`]'s, from one
+/// arrangement. A row retracted more often than inserted is not held: it is not output (where
+/// differential's `distinct` would output it once, a row never inserted).
+///
+/// # Examples
+///
+/// `SELECT DISTINCT k` over a changelog `+I (a)` at line 2, `-D (b)` at line 3: the rows are
+/// `a` alone, and the `-D` is refused at `seq` 3.
+pub(in crate::render) fn held<'s, K>(
+    positions: VecCollection<'s, SysTime, (K, Seq)>,
+    node: &'static str,
+    times: Held,
+) -> (
+    VecCollection<'s, SysTime, K>,
+    VecCollection<'s, SysTime, Rejected>,
+)
+where
+    K: ExchangeData + Hashable,
+{
+    let reduced = positions.reduce_named(
+        "Held",
+        move |_row: &K, changes: &[(&Seq, isize)], out: &mut Vec<(Option<Seq>, isize)>| {
+            let count: isize = changes.iter().map(|(_, n)| n).sum();
+            if count > 0 {
+                out.push((None, if times == Held::Once { 1 } else { count }));
+            }
+            out.extend(overdrawing(changes).map(|seq| (Some(seq), 1)));
+        },
+    );
+    crate::render::split_map(reduced, move |(row, overdrawn)| match overdrawn {
+        None => Ok(row),
+        Some(seq) => Err(not_held(seq, node)),
+    })
+}
+
+/// The positions of the retractions in `changes` (one row's, in `seq` order) that take the
+/// row's count below zero.
+fn overdrawing<'a>(changes: &'a [(&Seq, isize)]) -> impl Iterator<Item = Seq> + 'a {
+    changes
+        .iter()
+        .scan(0, |held, (seq, n)| {
+            *held += n;
+            Some((*n < 0 && *held < 0).then_some(**seq))
         })
+        .flatten()
+}
+
+/// The refusal of a retraction at `seq` of a row the operator `node` does not hold.
+fn not_held(seq: Seq, node: &str) -> Rejected {
+    Rejected::invalid(
+        seq,
+        format!("a retraction of a row the {node} does not hold (no earlier change of its input inserted it)"),
+    )
 }
 
 /// The row `prefix` followed by the aggregates over `members` (rows with their counts, in the
