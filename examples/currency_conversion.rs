@@ -84,7 +84,7 @@ mod shared;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use differential_temporal::sql::StatementResult;
+use differential_temporal::session::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
 
 /// The shipped ECB rates of 2024.

@@ -2,6 +2,7 @@
 //! and merge engines over timely / differential dataflow, with a CSV layer and a command-line tool.
 #![forbid(missing_docs)]
 
+pub(crate) mod catalog;
 pub mod cli;
 pub mod csv;
 pub mod error;

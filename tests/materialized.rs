@@ -5,7 +5,8 @@
 //! CONTINUOUS refreshes over a monitored directory and a datagen table
 //! (`materialized/continuous.rs`), hostile names, catalogs and files (`materialized/hostile.rs`).
 
-use differential_temporal::sql::{SqlError, StatementResult};
+use differential_temporal::session::StatementResult;
+use differential_temporal::sql::SqlError;
 use differential_temporal::table::TableEnv;
 
 #[path = "materialized/cases.rs"]

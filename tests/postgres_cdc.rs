@@ -6,7 +6,7 @@
 //! Each test owns its tables (`pgcdc_<test>_...`), created afresh, so the tests run in parallel.
 //! The option errors that need no server are in `option_errors_need_no_server`.
 
-use differential_temporal::sql::StatementResult;
+use differential_temporal::session::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
 
 mod common;

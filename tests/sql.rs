@@ -8,7 +8,7 @@
 use differential_temporal::expr::{call, col};
 use differential_temporal::plan::{DedupOrder, JoinKind, Keep};
 use differential_temporal::render::ExecutionMode;
-use differential_temporal::sql::StatementResult;
+use differential_temporal::session::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
 
 #[path = "sql/asof.rs"]

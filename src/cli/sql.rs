@@ -10,7 +10,8 @@ use crate::operators::keyed_merge::RejectKind;
 use crate::operators::{ChangelogMode, RowKind};
 use crate::render::ExecutionMode;
 use crate::run::Outcome;
-use crate::sql::{parse_with_text, Statement, StatementResult};
+use crate::session::StatementResult;
+use crate::sql::{parse_with_text, Statement};
 use crate::table::{ResultForm, TableEnv, TableResult};
 
 pub(super) const EXAMPLE: &str = "\

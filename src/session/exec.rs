@@ -56,7 +56,7 @@ impl TableEnv {
     ///
     /// ```
     /// # use differential_temporal::table::doc_env;
-    /// use differential_temporal::sql::StatementResult;
+    /// use differential_temporal::session::StatementResult;
     /// let (env, _dir) = doc_env();
     /// let results = env.execute_sql("SELECT a, COUNT(b) AS cnt FROM Orders GROUP BY a").unwrap();
     /// let StatementResult::Rows(rows) = &results[0] else { panic!() };
@@ -85,7 +85,7 @@ impl TableEnv {
         let statements = parse(query)?;
         match statements.as_slice() {
             [Statement::Query(q)] => {
-                let plan = crate::sql::depth::on_statement_stack(|| self.binder().query(q))?;
+                let plan = crate::sql::on_statement_stack(|| self.binder().query(q))?;
                 Ok(Table::new(self, Ok(plan)))
             }
             _ => Err(SqlError::Validation {
@@ -107,7 +107,8 @@ impl TableEnv {
     ///
     /// ```
     /// # use differential_temporal::table::doc_env;
-    /// use differential_temporal::sql::{parse, StatementResult};
+    /// use differential_temporal::sql::parse;
+    /// use differential_temporal::session::StatementResult;
     /// let (env, _dir) = doc_env();
     /// let statements = parse("SELECT a FROM Orders WHERE b > 2; SELECT nope FROM Orders").unwrap();
     /// let StatementResult::Rows(rows) = env.execute_statement(&statements[0]).unwrap() else { panic!() };
@@ -137,7 +138,7 @@ impl TableEnv {
         statement: &Statement,
         text: Option<&str>,
     ) -> Result<StatementResult, SqlError> {
-        crate::sql::depth::on_statement_stack(|| self.run_on_this_stack(statement, text))
+        crate::sql::on_statement_stack(|| self.run_on_this_stack(statement, text))
     }
 
     fn run_on_this_stack(
@@ -147,7 +148,7 @@ impl TableEnv {
     ) -> Result<StatementResult, SqlError> {
         match statement {
             Statement::CreateTable(t) => {
-                self.define(&t.name, text, || super::ddl::create_table(self, t))
+                self.define(&t.name, text, || crate::catalog::create_table(self, t))
             }
             Statement::CreateView { name, query } => self.define(name, text, || {
                 let plan = self.binder().query(query)?;

@@ -6,7 +6,6 @@
 //! (`mt_create`, `mt_lifecycle`, `mt_refresh`, `mt_continuous`, with their input positions
 //! and Postgres feeds), queries to the binder and then to a run (`exec`, `live_query`).
 
-mod ddl;
 mod exec;
 mod live_query;
 mod mt_continuous;
@@ -15,9 +14,6 @@ mod mt_lifecycle;
 mod mt_positions;
 mod mt_postgres;
 mod mt_refresh;
-
-#[cfg(test)]
-mod datagen_tests;
 
 pub use exec::StatementResult;
 pub use live_query::LiveRound;

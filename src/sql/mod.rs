@@ -6,7 +6,7 @@
 //! the statements, token rewrites, type names and durations) and the binder (`sql/binder/`:
 //! the AST onto a [`RelExpr`](crate::plan::RelExpr)), which reads the tables, functions and
 //! options it binds against through a [`Catalog`]. The `WITH (..)` options of each connector are
-//! checked here beside them.
+//! `catalog/`'s.
 //!
 //! What is supported:
 //! - `CREATE [TEMPORARY] TABLE t (col TYPE [NOT NULL], col TYPE METADATA [FROM 'k'] [VIRTUAL],
@@ -37,7 +37,7 @@
 //!
 //! ```
 //! # use differential_temporal::table::tempfile_dir::Dir;
-//! use differential_temporal::sql::StatementResult;
+//! use differential_temporal::session::StatementResult;
 //! use differential_temporal::table::TableEnv;
 //!
 //! let dir = Dir::new();
@@ -58,25 +58,16 @@
 //! ```
 
 mod binder;
-pub(crate) mod connector;
-pub(crate) mod datagen;
 mod error;
-pub(crate) mod merge_engine;
-pub(crate) mod nexmark;
 mod parser;
-pub(crate) mod postgres_cdc;
 mod unsupported;
 
-pub(crate) use binder::{computed, watermark, Binder};
+pub(crate) use binder::{declared_table, is_computed, with_rowtime, Binder};
 pub use binder::{Catalog, PlanOptions};
 pub use error::SqlError;
-// A session's results, at the paths callers have used since the session ran inside `sql/`.
-pub use crate::session::{LiveRound, StatementResult};
-// The connectors' options read a parsed `CREATE TABLE`.
-use parser::create_table;
 pub use parser::{
     data_type, parse, parse_columns, parse_with_text, AlterMaterializedTable, ColumnDef,
     ColumnKind, CreateMaterializedTable, CreateTable, FlinkDialect, FreshnessClause, NewDefinition,
     Statement, TableOption, Watermark, MAX_DEPTH, STATEMENT_STACK,
 };
-pub(crate) use parser::{depth, parse_duration};
+pub(crate) use parser::{on_statement_stack, parse_duration};

@@ -1,7 +1,7 @@
 //! Computed columns of `CREATE TABLE` (`c AS expr`, a computed rowtime) and the `PROCTIME()`
 //! attribute: a lookup join and case A07's deduplications by arrival, as SQL.
 
-use differential_temporal::sql::StatementResult;
+use differential_temporal::session::StatementResult;
 
 use super::{changelog_text, env, last_rows, seed_script};
 

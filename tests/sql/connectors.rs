@@ -1,7 +1,7 @@
 //! The filesystem connector: `'path'` naming a directory (every file under it, in path order,
 //! hidden files skipped) and `'format' = 'debezium-json'`.
 
-use differential_temporal::sql::StatementResult;
+use differential_temporal::session::StatementResult;
 
 use super::{changelog_text, env, last_rows, seed_script};
 

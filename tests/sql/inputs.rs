@@ -3,7 +3,7 @@
 //! directory that already holds rows. Each gives a clear error or the right answer.
 
 use differential_temporal::io::TypedSource;
-use differential_temporal::sql::StatementResult;
+use differential_temporal::session::StatementResult;
 use differential_temporal::table::TableEnv;
 
 /// Runs `sql` over the table `t` of one row, `x` = 1, on 2 workers, from a thread of 2 MiB of

@@ -6,7 +6,7 @@
 //! partner expires; `'0'` turns the TTL off.
 
 use differential_temporal::expr::col;
-use differential_temporal::sql::StatementResult;
+use differential_temporal::session::StatementResult;
 use differential_temporal::table::{TableEnv, TableResult};
 
 use super::{changelog_text, env, last_rows};

@@ -3,7 +3,7 @@
 //! and 2 workers with one write an epoch (every intermediate version in the changelog).
 
 use differential_temporal::operators::keyed_merge::RejectKind;
-use differential_temporal::sql::StatementResult;
+use differential_temporal::session::StatementResult;
 use differential_temporal::table::TableEnv;
 
 use super::{changelog_text, env, last_rows};

@@ -9,7 +9,7 @@
 
 mod asof;
 mod catalog;
-pub(crate) mod computed;
+mod computed;
 mod dedup;
 mod expr;
 mod join;
@@ -19,8 +19,10 @@ mod over;
 mod query;
 mod scope;
 mod set_op;
-pub(crate) mod watermark;
+mod watermark;
 mod window;
 
 pub use catalog::{Catalog, PlanOptions};
+pub(crate) use computed::{declared_table, is_computed};
 pub(crate) use query::Binder;
+pub(crate) use watermark::with_rowtime;

@@ -16,7 +16,7 @@
 
 pub(super) mod asof;
 pub(super) mod create_table;
-pub(crate) mod depth;
+mod depth;
 mod dialect;
 mod duration;
 mod materialized;
@@ -26,6 +26,7 @@ mod tokens;
 pub(super) mod types;
 
 pub use create_table::{ColumnDef, ColumnKind, CreateTable, TableOption, Watermark};
+pub(crate) use depth::on_statement_stack;
 pub use depth::{MAX_DEPTH, STATEMENT_STACK};
 pub use dialect::FlinkDialect;
 pub(crate) use duration::parse_duration;

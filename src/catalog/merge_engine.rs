@@ -13,10 +13,10 @@
 //! ```
 
 use super::connector::is_connector_option;
-use super::create_table::{CreateTable, TableOption};
-use super::error::SqlError;
 use crate::merge_options::MergeOptionsError;
 use crate::plan::{PlanError, RelExpr};
+use crate::sql::SqlError;
+use crate::sql::{CreateTable, TableOption};
 
 /// The options that choose a merge engine.
 const ENGINE_KEYS: &[&str] = &["table.merge-engine", "merge-engine"];

@@ -21,9 +21,9 @@
 //! connector's options are [`super::datagen`]'s, the `nexmark` connector's [`super::nexmark`]'s,
 //! the `postgres-cdc` connector's [`super::postgres_cdc`]'s.
 
-use super::create_table::{ColumnKind, CreateTable, TableOption};
-use super::error::SqlError;
 use crate::io::{DebeziumMetadata, DebeziumOptions, Format};
+use crate::sql::SqlError;
+use crate::sql::{ColumnKind, CreateTable, TableOption};
 
 /// The connectors, by their `'connector'` identifier.
 pub(super) const CONNECTORS: &str = "'datagen', 'filesystem', 'nexmark', 'postgres-cdc'";
@@ -113,7 +113,7 @@ pub(crate) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
                     quoted(DebeziumMetadata::KEYS)
                 ));
             };
-            let ty = super::data_type(ty).map_err(|e| SqlError::at(column.name.span, e))?;
+            let ty = crate::sql::data_type(ty).map_err(|e| SqlError::at(column.name.span, e))?;
             let fits = if m.is_timestamp() {
                 ty.is_timestamp()
             } else {
@@ -149,7 +149,7 @@ pub(crate) fn filesystem(t: &CreateTable) -> Result<Connector, SqlError> {
     };
     let monitor_interval = match get("source.monitor-interval") {
         None => None,
-        Some(o) => match super::parse_duration(&o.value) {
+        Some(o) => match crate::sql::parse_duration(&o.value) {
             Ok(0) => None,
             Ok(ms) if ms > 0 => Some(std::time::Duration::from_millis(ms as u64)),
             _ => {

@@ -1,5 +1,5 @@
 //! `CREATE TABLE` onto a registered CSV table: the file's schema from the physical and metadata
-//! columns, primary key and watermark; the computed columns over it ([`computed`]); the file
+//! columns, primary key and watermark; the computed columns over it (bound by [`declared_table`]); the file
 //! from the filesystem connector's options. A `'connector' = 'datagen'` or `'nexmark'` table is
 //! registered as generated rows of its physical columns instead ([`datagen`], [`nexmark`]), and
 //! is not a sink.
@@ -13,20 +13,14 @@
 
 use std::path::Path;
 
+use super::connector::{self, Connector};
+use super::{datagen, merge_engine, nexmark, postgres_cdc};
 use crate::io::directory::files_now;
 use crate::io::Generated;
 use crate::plan::RelExpr;
 use crate::repr::{Field, Schema};
-use crate::sql::computed;
-use crate::sql::connector::{self, Connector};
-use crate::sql::data_type;
-use crate::sql::datagen;
-use crate::sql::merge_engine;
-use crate::sql::nexmark;
-use crate::sql::postgres_cdc;
-use crate::sql::watermark::with_rowtime;
-use crate::sql::SqlError;
-use crate::sql::{ColumnKind, CreateTable};
+use crate::sql::{data_type, declared_table, is_computed, with_rowtime};
+use crate::sql::{ColumnKind, CreateTable, SqlError};
 use crate::table::TableEnv;
 
 /// Registers the table `t` declares in `env`: as a source when its file exists (a monitored
@@ -37,7 +31,7 @@ use crate::table::TableEnv;
 /// `path`, a primary key or watermark column that is not a column, a primary key on a computed
 /// column, a watermark that is not `c` or `c - INTERVAL 'n' unit`, a computed column that does
 /// not bind over the physical columns, a file whose header lacks a physical column.
-pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlError> {
+pub(crate) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlError> {
     let name = &t.name.value;
     let at = |e: crate::table::TableError| SqlError::at(t.name.span, e.to_string());
     let generator = t
@@ -53,7 +47,7 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
             nexmark::nexmark(t, &physical)?.into()
         };
         return env
-            .register_generated(name, source, |scan| computed::declared_table(env, t, scan))
+            .register_generated(name, source, |scan| declared_table(env, t, scan))
             .map_err(|e| match e {
                 SqlError::Table(e) => at(e),
                 other => other,
@@ -63,7 +57,7 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
         let physical = physical_schema(t)?;
         let source = postgres_cdc::postgres_cdc(t, &physical)?;
         let normalized = |scan| postgres_cdc::normalized(&source, scan);
-        let declared = |scan| computed::declared_table(env, t, normalized(scan)?);
+        let declared = |scan| declared_table(env, t, normalized(scan)?);
         return env
             .register_postgres(source.clone(), declared)
             .map_err(|e| match e {
@@ -84,7 +78,7 @@ pub(super) fn create_table(env: &TableEnv, t: &CreateTable) -> Result<(), SqlErr
         let waiting =
             monitor_interval.is_some() && files_now(&path).map_err(|e| at(e.into()))?.is_empty();
         let declared = |scan| {
-            let table = computed::declared_table(env, t, scan)?;
+            let table = declared_table(env, t, scan)?;
             merge_engine::merged(t, table, engine)
         };
         let registered = if waiting {
@@ -167,7 +161,7 @@ fn physical_schema(t: &CreateTable) -> Result<Schema, SqlError> {
     }
     let mut schema = Schema::new(fields).map_err(|e| SqlError::at(t.name.span, e.to_string()))?;
     if let Some(key) = &t.primary_key {
-        if let Some(c) = key.iter().find(|k| computed::is_computed(t, k)) {
+        if let Some(c) = key.iter().find(|k| is_computed(t, k)) {
             return Err(SqlError::at(
                 c.span,
                 format!(
@@ -185,11 +179,7 @@ fn physical_schema(t: &CreateTable) -> Result<Schema, SqlError> {
             .with_primary_key(key.iter().map(|k| k.value.as_str()))
             .map_err(|e| SqlError::at(span, e.to_string()))?;
     }
-    if let Some(w) = t
-        .watermark
-        .as_ref()
-        .filter(|w| !computed::is_computed(t, &w.column))
-    {
+    if let Some(w) = t.watermark.as_ref().filter(|w| !is_computed(t, &w.column)) {
         schema = with_rowtime(schema, w)?;
     }
     Ok(schema)

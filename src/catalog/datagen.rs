@@ -23,14 +23,14 @@
 
 use std::collections::BTreeMap;
 
-use super::create_table::{ColumnKind, CreateTable, TableOption};
-use super::error::SqlError;
-use super::parse_duration;
 use crate::io::{
     DatagenSource, FieldGenerator, Generator, DEFAULT_ROWS_PER_SECOND, DEFAULT_STRING_LENGTH,
 };
 use crate::repr::types::MAX_LENGTH;
 use crate::repr::{DataType, Schema};
+use crate::sql::parse_duration;
+use crate::sql::SqlError;
+use crate::sql::{ColumnKind, CreateTable, TableOption};
 
 /// The table-wide options.
 const OPTIONS: &[&str] = &["connector", "number-of-rows", "rows-per-second"];

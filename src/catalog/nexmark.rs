@@ -18,12 +18,12 @@
 //! parse or a rate out of range, a METADATA column, a physical column that is not a field of
 //! the table or whose type does not hold it.
 
-use super::create_table::{ColumnKind, CreateTable};
 use super::datagen::parse;
-use super::error::SqlError;
 use crate::io::nexmark::{DEFAULT_EVENT_RATE, MAX_EVENT_RATE};
 use crate::io::{NexmarkSource, NexmarkTable};
 use crate::repr::Schema;
+use crate::sql::SqlError;
+use crate::sql::{ColumnKind, CreateTable};
 
 /// The options a nexmark table takes.
 const OPTIONS: &[&str] = &[

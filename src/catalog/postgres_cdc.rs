@@ -10,12 +10,12 @@
 //! `ChangelogNormalize`, rule A12), so that the table is a retract changelog like any other.
 //! The server is not contacted here: a query reading the table connects and checks the table.
 
-use super::create_table::{ColumnKind, CreateTable};
-use super::error::SqlError;
 use crate::io::postgres::{ColumnSource, PostgresOptions, PostgresSource, METADATA_KEYS, OPTIONS};
 use crate::merge_engine::{Deduplicate, Deletes, MergeEngine};
 use crate::plan::RelExpr;
 use crate::repr::Schema;
+use crate::sql::SqlError;
+use crate::sql::{ColumnKind, CreateTable};
 
 /// The postgres-cdc table `t` declares, with `physical` its physical and metadata columns.
 pub(crate) fn postgres_cdc(t: &CreateTable, physical: &Schema) -> Result<PostgresSource, SqlError> {
