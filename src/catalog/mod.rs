@@ -1,4 +1,5 @@
-//! The catalog's statements: `CREATE TABLE` onto a registered table ([`create_table`]: the
+//! The catalog's statements: `DESCRIBE`'s columns ([`describe`]) and `CREATE TABLE` onto a
+//! registered table ([`create_table`]: the
 //! columns a table reads, its primary key and watermark, its computed columns bound by the
 //! binder), and the connectors and formats with their `WITH (..)` options, each checked with
 //! an error at the option it names: `filesystem` with `csv` and `debezium-json`
@@ -13,6 +14,7 @@
 mod connector;
 mod create_table;
 mod datagen;
+mod describe;
 mod merge_engine;
 mod nexmark;
 mod postgres_cdc;
@@ -21,3 +23,4 @@ mod postgres_cdc;
 mod datagen_tests;
 
 pub(crate) use create_table::create_table;
+pub(crate) use describe::describe;

@@ -1,30 +1,21 @@
-//! `dtemporal serve`: the scheduler of a warehouse's FULL materialized tables and the runner of
-//! its CONTINUOUS ones, until stopped (Flink needs a SQL gateway and an external workflow
-//! scheduler for this).
+//! `dtemporal serve`: the arguments of the materialized tables' serve loop
+//! ([`materialized::serve`]: the scheduler of a warehouse's FULL tables and the runner of its
+//! CONTINUOUS ones, until stopped), and the lines it prints of what the loop reports: one
+//! line per refresh on standard output, the rest on standard error.
 //!
-//! Each round opens the warehouse afresh (so tables created, suspended, resumed or dropped by
-//! `dtemporal sql --warehouse` meanwhile are seen; what a killed run left is recovered by the
-//! first refresh, under the lock),
-//! runs the due periodic refreshes one by one ([`TableEnv::refresh_schedule`],
-//! [`TableEnv::run_periodic_refresh`]) and sleeps until the next schedule time or the poll
-//! interval, whichever comes first. Each CONTINUOUS table runs on its own thread (see
-//! [`Continuous`]). SIGINT and SIGTERM only set a flag: the FULL refresh under way finishes
-//! and publishes, the continuous runs stop after their round in progress (publishing nothing
+//! SIGINT and SIGTERM only set the loop's stop flag: the FULL refresh under way finishes and
+//! publishes, the continuous runs stop after their round in progress (publishing nothing
 //! more; the next run resumes from their last snapshot), and the process exits 0.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
 use super::Cli;
 use crate::error::Error;
-use crate::materialized::{
-    format_schedule_time, sleep_until, Clock, ManualClock, RefreshMode, RefreshStatus, SystemClock,
-};
+use crate::materialized::{self, Clock, ManualClock, Open, Served, SystemClock};
 use crate::sql::parse_duration;
 use crate::table::TableEnv;
 use crate::warehouse::RefreshRecord;
@@ -117,151 +108,42 @@ fn serve(cli: &Cli, args: &ServeArgs) -> Result<(), Error> {
         }),
         None => Arc::new(SystemClock),
     };
-    let open = || {
+    let (warehouse, timely_args) = (args.warehouse.clone(), super::timely_args(cli));
+    let env_clock = Arc::clone(&clock);
+    let open: Open = Arc::new(move || {
         TableEnv::new()
-            .with_timely_args(super::timely_args(cli))
+            .with_timely_args(timely_args.clone())
             .with_progress(false)
-            .with_clock(Arc::clone(&clock))
-            .with_warehouse(&args.warehouse)
-    };
+            .with_clock(Arc::clone(&env_clock))
+            .with_warehouse(&warehouse)
+    });
+    let name = args.warehouse.clone();
+    let report = Arc::new(move |served: Served| {
+        match served {
+        Served::Started => eprintln!("dtemporal: serving {name} (stop: Ctrl-C or SIGTERM)"),
+        Served::Refreshed {
+            table,
+            record,
+            took,
+        } => status(&status_line(table, record, took)),
+        Served::Published {
+            table,
+            record,
+            since,
+        } => status(&continuous_line(table, record, since)),
+        Served::Waiting { table, lock } => eprintln!(
+            "dtemporal: table {table} is refreshed by another process (it holds {}): waiting for it to stop",
+            lock.display()
+        ),
+        Served::Failed(e) => eprintln!("dtemporal: error: {e}"),
+    }
+    });
     // A warehouse that does not open at start is an error; later, a round that cannot open
     // it (a statement of another process left it unreadable) is reported and retried.
-    let mut env = Some(open().map_err(|e| Error::Usage(e.to_string()))?);
-    eprintln!(
-        "dtemporal: serving {} (stop: Ctrl-C or SIGTERM)",
-        args.warehouse
-    );
-    let mut continuous = Continuous {
-        warehouse: args.warehouse.clone(),
-        timely_args: super::timely_args(cli),
-        clock: Arc::clone(&clock),
-        runs: BTreeMap::new(),
-        waiting: BTreeSet::new(),
-    };
-    while !stop.load(Ordering::SeqCst) {
-        let env = match env.take().map_or_else(open, Ok) {
-            Ok(env) => env,
-            Err(e) => {
-                eprintln!("dtemporal: error: {e}");
-                sleep_until(&*clock, i64::MAX, args.poll_interval, &stop);
-                continue;
-            }
-        };
-        continuous.reap();
-        continuous.start_new(&env);
-        let next = round(&env, &stop);
-        sleep_until(&*clock, next.unwrap_or(i64::MAX), args.poll_interval, &stop);
-    }
-    continuous.stop_all();
+    materialized::serve(open, clock, args.poll_interval, &stop, report)
+        .map_err(|e| Error::Usage(e.to_string()))?;
     eprintln!("dtemporal: stopped");
     Ok(())
-}
-
-/// The CONTINUOUS tables' refreshes, each on its own thread with its own environment on the
-/// warehouse ([`TableEnv::run_continuous_refresh`]): started for every ACTIVATED CONTINUOUS
-/// table that has none running, at each round, unless another process's run owns the table
-/// (a second `serve` of the warehouse: it waits, said once on standard error, and takes the
-/// table over when that run stops); a run ends by itself when its table is
-/// suspended, dropped or redefined, or on an error (reported, and started again at the next
-/// round).
-struct Continuous {
-    warehouse: String,
-    timely_args: Vec<String>,
-    clock: Arc<dyn Clock>,
-    runs: BTreeMap<String, (Arc<AtomicBool>, JoinHandle<Result<(), String>>)>,
-    /// The tables whose refresh another process owns, said once each.
-    waiting: BTreeSet<String>,
-}
-
-impl Continuous {
-    /// Starts a run for each ACTIVATED CONTINUOUS table of `env`'s warehouse without one.
-    fn start_new(&mut self, env: &TableEnv) {
-        let Some(warehouse) = env.warehouse() else {
-            return;
-        };
-        let catalog = match warehouse.catalog() {
-            Ok(catalog) => catalog,
-            Err(e) => return eprintln!("dtemporal: error: {e}"),
-        };
-        for (table, entry) in catalog.materialized {
-            let active = entry.refresh_mode == RefreshMode::Continuous
-                && entry.status == RefreshStatus::Activated;
-            if !active || self.runs.contains_key(&table) {
-                continue;
-            }
-            // Another process's run owns the table: wait for it to stop, saying so once.
-            match warehouse.try_own(&table) {
-                Ok(Ok(_free)) => {
-                    self.waiting.remove(&table);
-                }
-                Ok(Err(lock)) => {
-                    if self.waiting.insert(table.clone()) {
-                        eprintln!(
-                            "dtemporal: table {table} is refreshed by another process (it holds {}): waiting for it to stop",
-                            lock.display()
-                        );
-                    }
-                    continue;
-                }
-                Err(e) => {
-                    eprintln!("dtemporal: error: {e}");
-                    continue;
-                }
-            }
-            let stop = Arc::new(AtomicBool::new(false));
-            let (flag, name) = (Arc::clone(&stop), table.clone());
-            let (warehouse, args) = (self.warehouse.clone(), self.timely_args.clone());
-            let clock = Arc::clone(&self.clock);
-            let thread = std::thread::spawn(move || {
-                let env = TableEnv::new()
-                    .with_timely_args(args)
-                    .with_progress(false)
-                    .with_clock(clock)
-                    .with_warehouse(&warehouse)
-                    .map_err(|e| e.to_string())?;
-                let mut last = Instant::now();
-                env.run_continuous_refresh(&name, &flag, |record| {
-                    status(&continuous_line(&name, record, last.elapsed()));
-                    last = Instant::now();
-                })
-                .map_err(|e| e.to_string())
-            });
-            self.runs.insert(table, (stop, thread));
-        }
-    }
-
-    /// Joins the runs that ended, reporting their errors.
-    fn reap(&mut self) {
-        let ended: Vec<String> = self
-            .runs
-            .iter()
-            .filter(|(_, (_, thread))| thread.is_finished())
-            .map(|(table, _)| table.clone())
-            .collect();
-        for table in ended {
-            let (_, thread) = self.runs.remove(&table).expect("listed above");
-            report(&table, thread.join());
-        }
-    }
-
-    /// Stops every run and waits for it (each publishes nothing more).
-    fn stop_all(self) {
-        for (stop, _) in self.runs.values() {
-            stop.store(true, Ordering::SeqCst);
-        }
-        for (table, (_, thread)) in self.runs {
-            report(&table, thread.join());
-        }
-    }
-}
-
-/// Reports how a continuous refresh's thread ended, if not well.
-fn report(table: &str, ended: std::thread::Result<Result<(), String>>) {
-    match ended {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => eprintln!("dtemporal: error: continuous refresh of {table}: {e}"),
-        Err(_) => eprintln!("dtemporal: error: continuous refresh of {table} panicked"),
-    }
 }
 
 /// `table=T mode=CONTINUOUS rows=N since_ms=N snapshot=N` (`since_ms`: since the previous
@@ -273,30 +155,6 @@ fn continuous_line(table: &str, record: &RefreshRecord, since: Duration) -> Stri
         since.as_millis(),
         record.snapshot_id
     )
-}
-
-/// Runs the due refreshes of `env`'s warehouse one by one until `stop` is set, reporting
-/// each; returns the next schedule time.
-fn round(env: &TableEnv, stop: &AtomicBool) -> Option<i64> {
-    let schedule = env
-        .refresh_schedule()
-        .map_err(|e| eprintln!("dtemporal: error: {e}"))
-        .ok()?;
-    for (table, time) in schedule.due {
-        if stop.load(Ordering::SeqCst) {
-            break;
-        }
-        let started = Instant::now();
-        match env.run_periodic_refresh(&table, time) {
-            Ok(Some(record)) => status(&status_line(&table, &record, started.elapsed())),
-            Ok(None) => {}
-            Err(e) => eprintln!(
-                "dtemporal: error: refresh of {table} for {}: {e}",
-                format_schedule_time(time)
-            ),
-        }
-    }
-    schedule.next_ms
 }
 
 /// Writes a refresh's status `line` to standard output; a closed standard output drops it

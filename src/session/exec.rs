@@ -8,12 +8,13 @@ use sqlparser::ast::Spanned;
 
 use crate::expr::col;
 use crate::io::Format;
+use crate::materialized;
 use crate::plan::{ProcessingClock, RelExpr};
 use crate::render::ExecutionMode;
 use crate::repr::time::parse_timestamp;
 use crate::sql::Binder;
 use crate::sql::SqlError;
-use crate::sql::{parse, parse_with_text, Statement};
+use crate::sql::{parse_with_text, Statement};
 use crate::table::{RuntimeMode, Table, TableEnv, TableResult, BATCH_IN_FINAL_MODE};
 
 /// What one statement gives.
@@ -82,25 +83,14 @@ impl TableEnv {
     /// assert_eq!(upper.execute().unwrap().rows_as_text(), vec!["X", "Y"]);
     /// ```
     pub fn sql_query(&self, query: &str) -> Result<Table, SqlError> {
-        let statements = parse(query)?;
-        match statements.as_slice() {
-            [Statement::Query(q)] => {
-                let plan = crate::sql::on_statement_stack(|| self.binder().query(q))?;
-                Ok(Table::new(self, Ok(plan)))
-            }
-            _ => Err(SqlError::Validation {
-                line: 1,
-                column: 1,
-                message: "sql_query takes exactly one query (SELECT ...); use execute_sql for other statements".into(),
-            }),
-        }
+        Ok(Table::new(self, Ok(crate::sql::query_plan(self, query)?)))
     }
 
-    pub(super) fn binder(&self) -> Binder<'_> {
+    fn binder(&self) -> Binder<'_> {
         Binder::new(self)
     }
 
-    /// Runs one parsed statement (see [`parse`]) and returns its result, so that a caller can
+    /// Runs one parsed statement (see [`parse`](crate::sql::parse)) and returns its result, so that a caller can
     /// show each statement's result before the next one runs (as Flink's SQL client does).
     ///
     /// Errors: the statement does not bind or run.
@@ -169,25 +159,27 @@ impl TableEnv {
                     .map_err(|e| SqlError::at(name.span, e.to_string()))
             }),
             Statement::CreateMaterializedTable(t) => {
-                super::mt_create::create(self, t, text)?;
+                materialized::create(self, t, text)?;
                 Ok(StatementResult::Ok)
             }
             Statement::AlterMaterializedTable { name, action } => {
-                Ok(match super::mt_lifecycle::alter(self, name, action)? {
+                Ok(match materialized::alter(self, name, action)? {
                     Some(text) => StatementResult::Text(text),
                     None => StatementResult::Ok,
                 })
             }
             Statement::DropMaterializedTable { name, if_exists } => {
-                super::mt_lifecycle::drop(self, name, *if_exists)?;
+                materialized::drop(self, name, *if_exists)?;
                 Ok(StatementResult::Ok)
             }
             Statement::ShowMaterializedTables => {
-                Ok(StatementResult::Text(super::mt_lifecycle::show(self)?))
+                Ok(StatementResult::Text(materialized::show(self)?))
             }
-            Statement::Describe(name) => Ok(StatementResult::Text(super::mt_lifecycle::describe(
-                self, name,
-            )?)),
+            Statement::Describe(name) => {
+                let columns = crate::catalog::describe(self, name)?;
+                let materialized = materialized::describe(self, name)?;
+                Ok(StatementResult::Text(columns + &materialized))
+            }
             Statement::Set { key, value, span } => {
                 self.set(key, value).map_err(|m| SqlError::at(*span, m))?;
                 Ok(StatementResult::Ok)

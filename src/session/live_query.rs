@@ -1,7 +1,7 @@
 //! Live queries: a query over a table that never ends (a `postgres-cdc` table in a streaming
 //! startup mode, a `datagen` or `nexmark` table without a bound) runs as a live dataflow
 //! ([`LiveRun`]) that takes new input in rounds, as a CONTINUOUS materialized table's refresh
-//! does ([`super::mt_continuous`]: the same sources, the same rounds), and hands its
+//! does ([`TableEnv::run_continuous_refresh`]: the same sources, the same rounds), and hands its
 //! changelog to the caller round by round until it is stopped, as Flink's SQL client runs a
 //! streaming query until it is cancelled. Nothing is kept: a live query started again reads
 //! its tables from their start (a `postgres-cdc` table from a new snapshot, through a
@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::mt_positions::Positions;
-use crate::materialized::{sleep_until, SystemClock};
+use crate::materialized::{sleep_until, Feed, Positions, SystemClock};
 use crate::operators::{Change, RowKind, SysTime};
 use crate::repr::{Row, Schema};
 use crate::sql::SqlError;
@@ -144,7 +143,7 @@ impl TableEnv {
                 positions.confirm(&feeds)?;
             }
             // At once when a source is behind.
-            let behind = feeds.values().any(super::mt_continuous::Feed::is_behind);
+            let behind = feeds.values().any(Feed::is_behind);
             let next = if behind {
                 std::time::Duration::ZERO
             } else {

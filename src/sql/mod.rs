@@ -4,7 +4,7 @@
 //! `TableEnv::sql_query`, run by the [`session`](crate::session)) and agree by construction.
 //! Two halves: the parser (`sql/parser/`: sqlparser and this crate's additions to its grammar,
 //! the statements, token rewrites, type names and durations) and the binder (`sql/binder/`:
-//! the AST onto a [`RelExpr`](crate::plan::RelExpr)), which reads the tables, functions and
+//! the AST onto a [`RelExpr`]), which reads the tables, functions and
 //! options it binds against through a [`Catalog`]. The `WITH (..)` options of each connector are
 //! `catalog/`'s.
 //!
@@ -71,3 +71,21 @@ pub use parser::{
     Statement, TableOption, Watermark, MAX_DEPTH, STATEMENT_STACK,
 };
 pub(crate) use parser::{on_statement_stack, parse_duration};
+
+use crate::plan::RelExpr;
+
+/// The plan of `text`, one query, bound over `catalog` (on a stack deep enough for
+/// [`MAX_DEPTH`] levels of nesting): what `TableEnv::sql_query` wraps in a `Table`, and what
+/// a materialized table's definition runs.
+///
+/// Errors: `text` does not parse, is not exactly one query, or does not bind.
+pub(crate) fn query_plan(catalog: &dyn Catalog, text: &str) -> Result<RelExpr, SqlError> {
+    match parse(text)?.as_slice() {
+        [Statement::Query(q)] => on_statement_stack(|| Binder::new(catalog).query(q)),
+        _ => Err(SqlError::Validation {
+            line: 1,
+            column: 1,
+            message: "sql_query takes exactly one query (SELECT ...); use execute_sql for other statements".into(),
+        }),
+    }
+}

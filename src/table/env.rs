@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::expr::{AggregateUdf, Expr, FunctionRegistry, ScalarUdf};
 use crate::io::postgres::PostgresSource;
 use crate::io::{Format, Generated};
-use crate::materialized::{Clock, MaterializedTableConfig, SystemClock};
+use crate::materialized::rules::{Clock, MaterializedTableConfig, SystemClock};
 use crate::plan::{ProcessingClock, RelExpr};
 use crate::render::ExecutionMode;
 use crate::repr::Schema;

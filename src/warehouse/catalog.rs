@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::atomic::write_atomic;
 use super::layout::DataLayout;
 use super::{io_at, Error};
-use crate::materialized::{IntervalFreshness, LogicalRefreshMode, RefreshMode, RefreshStatus};
+use crate::materialized::rules::{
+    IntervalFreshness, LogicalRefreshMode, RefreshMode, RefreshStatus,
+};
 use crate::repr::Schema;
 
 /// The catalog format version this build writes. It reads version 1 too (whose tables lie at

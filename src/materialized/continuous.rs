@@ -18,7 +18,7 @@
 //!   its kind among `first-event.rate * interval` events, up to its `events.num` or forever;
 //! - a `postgres-cdc` table gives each round the transactions committed since the last (the
 //!   first round of `'initial'` its snapshot too), kept in a file of the materialized table's
-//!   own for replay ([`super::mt_postgres`]).
+//!   own for replay ([`super::postgres`]).
 //!
 //! **Positions and resume**: each snapshot's manifest records the input its rounds read
 //! (`rounds`: their number; `file:<table>:<path>`: the round that read a file; per generated
@@ -37,10 +37,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::mt_create::identifier;
-use super::mt_positions::Positions;
-use super::mt_postgres::PostgresFeed;
-use super::mt_refresh::{partition_columns, partition_text, write_rows};
+use super::create::identifier;
+use super::positions::Positions;
+use super::postgres::PostgresFeed;
+use super::refresh::{partition_columns, partition_text, write_rows};
 use crate::io::{Generated, TypedSource};
 use crate::materialized::{sleep_until, RefreshMode, RefreshStatus, SystemClock};
 use crate::repr::Row;
@@ -55,7 +55,7 @@ use crate::warehouse::{
 const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Where a scanned table's input comes from.
-pub(super) enum Feed {
+pub(crate) enum Feed {
     /// Read once, in the first round.
     Once(FileTable),
     /// A monitored directory.
@@ -70,13 +70,13 @@ pub(super) enum Feed {
 impl Feed {
     /// Whether the last round left input it had already (a change stream read to its round's
     /// limit): the next round runs at once.
-    pub(super) fn is_behind(&self) -> bool {
+    pub(crate) fn is_behind(&self) -> bool {
         matches!(self, Feed::Postgres(feed) if feed.is_behind())
     }
 }
 
 /// A filesystem table's path, schema, format and whether it is a changelog.
-pub(super) struct FileTable {
+pub(crate) struct FileTable {
     pub(super) path: String,
     pub(super) schema: crate::repr::Schema,
     pub(super) format: crate::io::Format,
@@ -160,11 +160,7 @@ impl TableEnv {
                 lock.display()
             ))
         })?;
-        let query = self.sql_query(&entry.definition)?;
-        let plan = query
-            .plan()
-            .map_err(|e| TableError::Invalid(e.to_string()))?
-            .clone();
+        let plan = crate::sql::query_plan(self, &entry.definition)?;
         let dir = warehouse.table_dir(table, &entry)?;
         let (feeds, interval) = self.feeds(&plan, Some(&dir))?;
         let workers = crate::table::live::workers(&self.options().timely_args)?;
@@ -221,7 +217,7 @@ impl TableEnv {
 
     /// How a live run of `plan` reads each table it scans, and how often its rounds run:
     /// the live run of the materialized table in `dir`, or (`None`) a live query.
-    pub(super) fn feeds(
+    pub(crate) fn feeds(
         &self,
         plan: &crate::plan::RelExpr,
         dir: Option<&std::path::Path>,
@@ -268,7 +264,7 @@ impl TableEnv {
 fn input_dir(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
     let input = dir.join(crate::warehouse::INPUT_DIR);
     let escaped = input.join(crate::warehouse::file_name(name));
-    let old = super::mt_positions::escape(name);
+    let old = super::positions::escape(name);
     let plain = !old.is_empty() && old != "." && old != ".." && !old.contains(['/', '\0']);
     if plain && !escaped.exists() && input.join(&old).is_dir() {
         return input.join(old);

@@ -1,5 +1,5 @@
 //! A postgres-cdc table read in rounds by a live run: a CONTINUOUS refresh
-//! ([`super::mt_continuous`]) or a live query ([`super::live_query`]).
+//! ([`super::continuous`]) or a live query ([`super::live_query`]).
 //!
 //! Each round reads the transactions committed since the last one (the first round of
 //! `'initial'` also the snapshot; `'snapshot'` only the snapshot, in the first round) and hands
@@ -50,7 +50,7 @@ const SLOT_NOTE: &str = "slot";
 
 /// How a live run reads a postgres-cdc table: its source, the directory of its round files
 /// (`None`: a live query's, which keeps none), and the change stream once opened.
-pub(super) struct PostgresFeed {
+pub(crate) struct PostgresFeed {
     source: Arc<PostgresSource>,
     dir: Option<PathBuf>,
     stream: RefCell<Option<ChangeStream>>,
@@ -233,7 +233,7 @@ pub(super) fn check_own_slots(
         .iter()
         .filter(|(other, _)| other.as_str() != name)
         .filter_map(|(other, entry)| {
-            let plan = env.sql_query(&entry.definition).ok()?.plan().ok()?.clone();
+            let plan = crate::sql::query_plan(env, &entry.definition).ok()?;
             Some((other.clone(), slots(env, &plan)))
         });
     let others: Vec<(String, Vec<_>)> = others.collect();
@@ -245,7 +245,7 @@ pub(super) fn check_own_slots(
                 slots
                     .iter()
                     .find(same)
-                    .map(|_| format!("materialized table {}", super::mt_create::identifier(other)))
+                    .map(|_| format!("materialized table {}", super::create::identifier(other)))
             }),
         };
         if let Some(reader) = reader {

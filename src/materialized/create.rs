@@ -10,8 +10,7 @@ use crate::materialized::{
     formatter_column, IntervalFreshness, RefreshMode, RefreshStatus, ResolvedRefresh, TimeUnit,
 };
 use crate::repr::Schema;
-use crate::sql::CreateMaterializedTable;
-use crate::sql::SqlError;
+use crate::sql::{Binder, CreateMaterializedTable, SqlError};
 use crate::table::TableEnv;
 use crate::warehouse::{MaterializedTableEntry, SnapshotWriter};
 
@@ -136,14 +135,14 @@ pub(super) fn infer_schema(
 }
 
 /// Runs `CREATE [OR ALTER] MATERIALIZED TABLE` (`text`: the statement as written).
-pub(super) fn create(
+pub(crate) fn create(
     env: &TableEnv,
     t: &CreateMaterializedTable,
     text: Option<&str>,
 ) -> Result<(), SqlError> {
     let name = &t.name.value;
     let refresh = resolve_refresh(env, t)?;
-    let plan = env.binder().query(&t.query)?;
+    let plan = Binder::new(env).query(&t.query)?;
     let schema = infer_schema(&plan.schema, t)?;
     for source in plan
         .scans()
@@ -179,7 +178,7 @@ pub(super) fn create(
     };
     let now = env.clock().now_ms();
     warehouse.update(|catalog| {
-        super::mt_postgres::check_own_slots(env, name, &plan, catalog, t.name.span)?;
+        super::postgres::check_own_slots(env, name, &plan, catalog, t.name.span)?;
         if let Some(existing) = catalog.materialized.get_mut(name) {
             if !t.or_alter {
                 return Err(SqlError::at(
@@ -190,7 +189,7 @@ pub(super) fn create(
                     ),
                 ));
             }
-            super::mt_lifecycle::check_same_schema(name, &existing.schema, &schema, t.name.span)?;
+            super::statements::check_same_schema(name, &existing.schema, &schema, t.name.span)?;
             let declared = (
                 t.partitioned_by.iter().map(|p| p.value.clone()).collect::<Vec<_>>(),
                 t.options.iter().map(|o| (o.key.clone(), o.value.clone())).collect::<Vec<_>>(),

@@ -1,4 +1,4 @@
-//! The input positions of a CONTINUOUS refresh ([`super::mt_continuous`]): what its rounds
+//! The input positions of a CONTINUOUS refresh ([`super::continuous`]): what its rounds
 //! have read, as a snapshot's manifest records them (`rounds`: their number;
 //! `file:<table>:<path>`: the round that read a file; per generated table `rows:<table>` the
 //! rows made and `round-rows:<table>` the rows a round takes; per postgres-cdc table `lsn:<table>`
@@ -10,14 +10,14 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-use super::mt_continuous::{open, Feed};
+use super::continuous::{open, Feed};
 use crate::io::directory::{files_arrived, files_now};
 use crate::sql::SqlError;
 use crate::table::live::RoundInput;
 use crate::table::TableError;
 
 /// What the rounds have read so far (see the [module docs](self)), as a manifest records it.
-pub(super) struct Positions {
+pub(crate) struct Positions {
     /// Rounds read.
     pub(super) rounds: u64,
     /// Per table, each file read and its round.
@@ -31,7 +31,7 @@ pub(super) struct Positions {
 impl Positions {
     /// The positions a manifest recorded; for a generated table not in them, a round takes
     /// `rows-per-second * interval` rows (at least one).
-    pub(super) fn read(
+    pub(crate) fn read(
         recorded: &BTreeMap<String, u64>,
         feeds: &BTreeMap<String, Feed>,
         interval: Duration,
@@ -129,7 +129,7 @@ impl Positions {
     }
 
     /// The input of the next round (none: nothing new), recorded as read.
-    pub(super) fn next_round(
+    pub(crate) fn next_round(
         &mut self,
         feeds: &BTreeMap<String, Feed>,
     ) -> Result<Vec<RoundInput>, SqlError> {
@@ -193,7 +193,7 @@ impl Positions {
     /// a snapshot recording it is published.
     ///
     /// Errors: a server refuses.
-    pub(super) fn confirm(&self, feeds: &BTreeMap<String, Feed>) -> Result<(), SqlError> {
+    pub(crate) fn confirm(&self, feeds: &BTreeMap<String, Feed>) -> Result<(), SqlError> {
         for (table, feed) in feeds {
             if let (Feed::Postgres(postgres), Some(&lsn)) = (feed, self.lsn.get(table)) {
                 postgres.confirm(lsn)?;

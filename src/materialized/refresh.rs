@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::mt_create::identifier;
+use super::create::identifier;
 use crate::materialized::{
     due_schedule_times, format_schedule_time, formatter_column, next_schedule_time,
     period_partition, refresh_query, RefreshMode, RefreshSchedule, RefreshStatus,
@@ -17,7 +17,7 @@ use crate::materialized::{
 use crate::repr::cast::format_datum;
 use crate::repr::{Datum, DatumVec, Row};
 use crate::sql::SqlError;
-use crate::table::{TableEnv, TableError};
+use crate::table::{Table, TableEnv, TableError};
 use crate::warehouse::{
     current, MaterializedTableEntry, RefreshRecord, RefreshTrigger, SnapshotWriter,
 };
@@ -184,7 +184,8 @@ pub(super) fn refresh(
             }
             Trigger::Manual(spec) => (spec.clone(), None),
         };
-        let result = env.sql_query(&refresh_query(&entry.definition, &spec))?.execute()?;
+        let plan = crate::sql::query_plan(env, &refresh_query(&entry.definition, &spec))?;
+        let result = Table::new(env, Ok(plan)).execute()?;
         if let Some(bad) = result.malformed().first() {
             return Err(TableError::Invalid(format!(
                 "refresh of {} read {} malformed input row(s), the first: {bad}",
