@@ -67,6 +67,41 @@ pub enum Served<'a> {
 ///
 /// Errors: the warehouse does not open at the start (later, a round that cannot open it is
 /// reported and retried).
+///
+/// ```
+/// # use differential_temporal::table::tempfile_dir::Dir;
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use std::sync::{Arc, Mutex};
+/// use std::time::Duration;
+/// use differential_temporal::materialized::{serve, Clock, ManualClock, Open, Served};
+/// use differential_temporal::table::TableEnv;
+///
+/// let dir = Dir::new();
+/// let orders = dir.write("orders.csv", "id,amount\n1,10\n2,5\n");
+/// let warehouse = dir.path("wh");
+/// let manual = ManualClock::at("2024-01-01 00:10:00").unwrap();
+/// let clock: Arc<dyn Clock> = Arc::new(manual.clone());
+/// let env = TableEnv::new().with_clock(Arc::clone(&clock)).with_warehouse(&warehouse).unwrap();
+/// env.execute_sql(&format!("
+///     CREATE TABLE orders (id INT, amount INT) WITH ('connector' = 'filesystem', 'path' = '{orders}', 'format' = 'csv');
+///     CREATE MATERIALIZED TABLE total FRESHNESS = INTERVAL '1' HOUR AS SELECT SUM(amount) AS s FROM orders;")).unwrap();
+/// manual.advance_ms(3_600_000); // 01:10: the refresh of 01:00 is due
+/// let env_clock = Arc::clone(&clock);
+/// let open: Open = Arc::new(move || TableEnv::new().with_clock(Arc::clone(&env_clock)).with_warehouse(&warehouse));
+/// // This server stops after its first refresh.
+/// let stop = Arc::new(AtomicBool::new(false));
+/// let (flag, lines) = (Arc::clone(&stop), Arc::new(Mutex::new(Vec::new())));
+/// let seen = Arc::clone(&lines);
+/// let report = Arc::new(move |served: Served| {
+///     if let Served::Refreshed { table, record, .. } = served {
+///         let time = record.schedule_time.clone().unwrap_or_default();
+///         seen.lock().unwrap().push(format!("{table} {time} rows={}", record.rows));
+///         flag.store(true, Ordering::SeqCst);
+///     }
+/// });
+/// serve(open, clock, Duration::from_millis(10), &stop, report).unwrap();
+/// assert_eq!(*lines.lock().unwrap(), ["total 2024-01-01 01:00:00 rows=1"]);
+/// ```
 pub fn serve(
     open: Open,
     clock: Arc<dyn Clock>,
