@@ -23,6 +23,7 @@ pub mod combined;
 pub mod dedup;
 mod epochs;
 pub mod group_aggregate;
+pub mod input;
 pub mod interval_join;
 pub mod keyed_merge;
 pub mod over;
@@ -39,7 +40,7 @@ pub mod versioned;
 pub mod watermark;
 pub mod window;
 
-pub use changelog::{Change, ChangelogMode, RowKind};
+pub use changelog::{Change, Changelog, ChangelogMode, RowKind};
 pub use dedup::{DedupConfig, DedupOrder, Deduplicate, Keep};
 pub use version::{arrange_versions, Version, VersionSpine, VersionTrace, VersionVal};
 pub use versioned::{versions_from_changelog, HistoryRow, VersionedTable};

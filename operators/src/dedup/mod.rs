@@ -75,7 +75,8 @@ use differential_dataflow::{ExchangeData, VecCollection};
 
 pub use rules::DedupRule;
 
-use crate::keyed_merge::{keyed_merge, Merged};
+use crate::changelog::Changelog;
+use crate::keyed_merge::{keyed_merge, Merged, Rejected};
 use crate::retention::Retention;
 use crate::watermark::{TimeText, Watermark};
 use crate::{Change, SysTime};
@@ -396,5 +397,45 @@ where
         F: Fn(&V) -> E + 'static,
     {
         final_mode::first_on_watermark(self, time_of, watermarks, config)
+    }
+}
+
+impl<'s, K, V> Changelog<'s, K, V>
+where
+    K: ExchangeData + Hash,
+    V: ExchangeData,
+{
+    /// [`Deduplicate::deduplicate`] on a typed changelog: the result's changelog, and the
+    /// refused rows `(key, rejected)` (any kind other than `+I`, rule A14).
+    ///
+    /// ```
+    /// use differential_temporal_operators::changelog::Changelog;
+    /// use differential_temporal_operators::dedup::{DedupConfig, DedupOrder, Keep};
+    /// use differential_temporal_operators::testing::run_unary;
+    /// use differential_temporal_operators::{Change, RowKind::Insert};
+    ///
+    /// // Order 7 delivered twice: keep-first by arrival keeps one of them.
+    /// let orders = vec![vec![
+    ///     ((7u32, Change::new(0, Insert, 30i64)), 1),
+    ///     ((7u32, Change::new(1, Insert, 30i64)), 1),
+    /// ]];
+    /// let first = DedupConfig::new(Keep::First, DedupOrder::Arrival);
+    /// let out = run_unary(2, orders, move |o| {
+    ///     let (unique, _refused) = Changelog::new(o).deduplicate(first, |_| ());
+    ///     unique.into_collection()
+    /// });
+    /// assert_eq!(out, vec![((7, 30), 0, 1)]);
+    /// ```
+    pub fn deduplicate<E, F>(
+        self,
+        config: DedupConfig,
+        time_of: F,
+    ) -> (Self, VecCollection<'s, SysTime, (K, Rejected)>)
+    where
+        E: Ord + 'static,
+        F: Fn(&V) -> E + Send + 'static,
+    {
+        let merged = self.into_changes().deduplicate(config, time_of);
+        (Changelog::new(merged.changelog), merged.rejected)
     }
 }

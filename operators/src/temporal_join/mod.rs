@@ -12,7 +12,10 @@
 //!   function is the same with every row of an append-only history as a version.
 //! * **Output**: a changelog `(K, Change<(P, Option<B>)>)` whose `seq` and `kind` are the probe
 //!   row's (rule B8: a probe `-U`/`-D` is joined at its own time and may carry another version
-//!   than the row it retracts). `None` is the NULL padding of a LEFT join.
+//!   than the row it retracts). `None` is the NULL padding of a LEFT join. The incremental join
+//!   revises a row it emitted by retracting that record (diff `-1`, the kind kept), so its
+//!   output mixes the two signs; [`Changelog::into_collection`] reads it (and every changelog)
+//!   as one table, each record counting `diff × sign(kind)`.
 //!
 //! # Rules (semantics section B)
 //!
@@ -88,6 +91,8 @@ pub use lookup::lookup_join;
 pub use operator::temporal_join;
 pub use prune::arrange_versions_pruned;
 
+use crate::changelog::Changelog;
+use crate::versioned::VersionedTable;
 use crate::{Change, SysTime};
 
 /// INNER or LEFT OUTER (rule B1; a temporal table function join is INNER only in Flink).
@@ -201,4 +206,51 @@ where
         change.kind,
         (change.row.clone(), matched.cloned()),
     ))
+}
+
+impl<'s, K, P> Changelog<'s, K, P>
+where
+    K: ExchangeData + Hashable + JoinKey,
+    P: ExchangeData,
+{
+    /// The incremental [`temporal_join`] of this probe changelog with `build`: each probe row
+    /// joins the version of its key valid at `probe_time(row)` (rules B3-B5). The result is a
+    /// changelog whose `seq` and kind are the probe rows'; a late build version revises the
+    /// rows it re-versions by retracting them (diff `-1`), which
+    /// [`into_collection`](Changelog::into_collection) reads as the changelog's other records.
+    ///
+    /// ```
+    /// use differential_temporal_operators::changelog::Changelog;
+    /// use differential_temporal_operators::temporal_join::{JoinConfig, JoinKind};
+    /// use differential_temporal_operators::testing::{content_at, run_binary};
+    /// use differential_temporal_operators::{Change, RowKind::Insert};
+    ///
+    /// // An order (time 10, amount 3) and two rates of its currency, the second one late.
+    /// let orders = vec![vec![(('E', Change::new(0, Insert, (10i64, 3i64))), 1)]];
+    /// let rates = vec![
+    ///     vec![(('E', Change::new(0, Insert, (5i64, 114i64))), 1)],
+    ///     vec![(('E', Change::new(1, Insert, (8i64, 116i64))), 1)],
+    /// ];
+    /// let out = run_binary(2, orders, rates, |o, r| {
+    ///     let rates = Changelog::new(r).versioned(|r| r.0, "Rates");
+    ///     let joined = Changelog::new(o).temporal_join(|o| o.0, &rates, JoinConfig::new(JoinKind::Inner));
+    ///     joined.map(|c, (order, rate)| (c, order.1 * rate.map_or(0, |r| r.1))).into_collection()
+    /// });
+    /// assert_eq!(content_at(&out, 0), vec![(('E', 342), 1)]);
+    /// assert_eq!(content_at(&out, 1), vec![(('E', 348), 1)]);
+    /// ```
+    pub fn temporal_join<E, B, R>(
+        self,
+        probe_time: impl Fn(&P) -> E + 'static,
+        build: &VersionedTable<'s, K, E, B>,
+        config: JoinConfig<R, std::convert::Infallible>,
+    ) -> Changelog<'s, K, (P, Option<B>)>
+    where
+        E: ExchangeData,
+        B: ExchangeData,
+        R: Residual<P, B>,
+    {
+        let probe = arrange_probe(self.into_changes(), probe_time, "TemporalJoinProbe");
+        Changelog::new(temporal_join(probe, build.arranged().clone(), config))
+    }
 }

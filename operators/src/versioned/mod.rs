@@ -36,6 +36,7 @@ use differential_dataflow::operators::arrange::Arranged;
 use differential_dataflow::{ExchangeData, Hashable, VecCollection};
 use serde::{Deserialize, Serialize};
 
+use crate::changelog::Changelog;
 use crate::version::{arrange_versions, Version, VersionTrace};
 use crate::{Change, RowKind, Seq, SysTime};
 
@@ -228,5 +229,36 @@ where
     /// [`history`](Self::history) with a name for the dataflow operator.
     pub fn history_named(&self, name: &str) -> VecCollection<'s, SysTime, (K, HistoryRow<E, V>)> {
         operator::history(&self.arranged, name)
+    }
+}
+
+impl<'s, K, V> Changelog<'s, K, V>
+where
+    K: ExchangeData + Hashable,
+    V: ExchangeData,
+{
+    /// The versioned table of this upsert changelog ([`versions_from_changelog`] then
+    /// [`VersionedTable::new`]): `time_of(row)` is a row's event time, `name` names the
+    /// arrangement. A revised record (diff `-1`) retracts its version.
+    ///
+    /// ```
+    /// use differential_temporal_operators::changelog::Changelog;
+    /// use differential_temporal_operators::testing::{content_at, run_unary};
+    /// use differential_temporal_operators::{Change, RowKind::*};
+    ///
+    /// // Rates (event time, rate) of one currency; the rate of time 5 arrives first.
+    /// let rates = vec![vec![
+    ///     (('E', Change::new(0, Insert, (5i64, 116i64))), 1),
+    ///     (('E', Change::new(1, UpdateAfter, (1, 114))), 1),
+    /// ]];
+    /// let out = run_unary(2, rates, |r| Changelog::new(r).versioned(|r| r.0, "Rates").as_of(3));
+    /// assert_eq!(content_at(&out, 0), vec![(('E', (1, 114)), 1)]);
+    /// ```
+    pub fn versioned<E, F>(self, time_of: F, name: &str) -> VersionedTable<'s, K, E, V>
+    where
+        E: ExchangeData,
+        F: Fn(&V) -> E + 'static,
+    {
+        VersionedTable::new(versions_from_changelog(self.into_changes(), time_of), name)
     }
 }

@@ -4,6 +4,14 @@
 //! the rows themselves are the events, in the order of their `seq`. A changelog with a primary
 //! key `K` is an upsert stream. Sorting a changelog's records by `(seq, kind)` gives Flink's
 //! emission order (an update-before sorts before the update-after it pairs with).
+//!
+//! [`Changelog`] gives a changelog collection a type of its own: the typed operators' methods
+//! on it keep it a changelog, and [`Changelog::into_collection`] is the one way to the table it
+//! describes (diff × sign of the kind), so that its `-U`/`-D` rows are never counted as rows.
+
+mod collection;
+
+pub use collection::Changelog;
 
 use std::fmt;
 use std::str::FromStr;
