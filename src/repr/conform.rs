@@ -102,7 +102,7 @@ fn entries_fit(entries: RowRef<'_>, k: &ColumnType, v: &ColumnType) -> bool {
 }
 
 /// A datum's kind, for a message: `NULL`, `an integer 300`, `a string`...
-fn describe(datum: Datum<'_>) -> String {
+pub(super) fn describe(datum: Datum<'_>) -> String {
     match datum {
         Datum::Null => "NULL".to_string(),
         Datum::Int(v) => format!("the integer {v}"),

@@ -9,6 +9,7 @@ mod conform;
 pub mod decimal;
 pub mod row;
 pub mod time;
+pub mod typed;
 pub mod types;
 
 pub use cast::{format_datum, parse_datum, print_datum, CastError};
