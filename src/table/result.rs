@@ -1,7 +1,7 @@
 //! The result of running a table: its changelog (as Flink's `TableResult` prints it, with the
 //! `op` column), its final rows, and the rows refused on the way.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use crate::csv::RowError;
 use crate::io::{CsvSink, Tableau};
@@ -299,12 +299,27 @@ fn fold_by_key(
     key: &[usize],
     schema: &Schema,
 ) -> (Vec<usize>, Vec<(SysTime, Rejected)>) {
-    let mut held: BTreeMap<Row, usize> = BTreeMap::new();
+    let mut held: HashMap<Row, usize, foldhash::fast::RandomState> = HashMap::default();
     let mut unmatched = Vec::new();
     let mut at = 0;
     for round in changelog.chunk_by(|a, b| a.0 == b.0) {
+        if round.iter().all(|(_, change)| change.kind.is_accumulate()) {
+            // Nothing to cancel (a batch run's one system time): each change is its key's row.
+            for (time, change) in round {
+                at += 1;
+                fold_change(
+                    &mut held,
+                    &mut unmatched,
+                    (at - 1, *time, change),
+                    key,
+                    schema,
+                );
+            }
+            continue;
+        }
         // Per whole row: how many insertions and retractions of this time cancel.
-        let mut cancel: BTreeMap<&Row, (usize, usize)> = BTreeMap::new();
+        let mut cancel: HashMap<&Row, (usize, usize), foldhash::fast::RandomState> =
+            HashMap::default();
         for (_, change) in round {
             let (ins, ret) = cancel.entry(&change.row).or_default();
             *if change.kind.is_accumulate() {
@@ -338,12 +353,15 @@ fn fold_by_key(
             );
         }
     }
-    (held.into_values().collect(), unmatched)
+    // The rows held in key order.
+    let mut held: Vec<(Row, usize)> = held.into_iter().collect();
+    held.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    (held.into_iter().map(|(_, at)| at).collect(), unmatched)
 }
 
 /// [`fold_by_key`]'s step: the change at position `at` of the changelog applied to `held`.
 fn fold_change(
-    held: &mut BTreeMap<Row, usize>,
+    held: &mut HashMap<Row, usize, foldhash::fast::RandomState>,
     unmatched: &mut Vec<(SysTime, Rejected)>,
     (at, time, change): (usize, SysTime, &Change<Row>),
     key: &[usize],
@@ -454,19 +472,24 @@ pub(crate) fn table_changelog(
 ) -> Vec<(SysTime, Change<Row>)> {
     let all: Vec<usize> = (0..width).collect();
     let key = key.unwrap_or(&all);
-    // (time, key) -> the key's changes at that time.
-    let mut changes: BTreeMap<(SysTime, Row), Vec<(Row, isize)>> = BTreeMap::new();
-    for (change, time, diff) in output {
-        let diff = diff * change.kind.sign();
-        let datums: Vec<Datum> = change.row.iter().collect();
-        let k = Row::pack(key.iter().map(|&c| datums[c]));
-        changes
-            .entry((time, k))
-            .or_default()
-            .push((change.row, diff));
-    }
+    // Each change with its (time, key), sorted by them: a key's changes at a time together.
+    let mut changes: Vec<((SysTime, Row), Row, isize)> = (output.into_iter())
+        .map(|(change, time, diff)| {
+            let diff = diff * change.kind.sign();
+            let datums: Vec<Datum> = change.row.iter().collect();
+            let k = Row::pack(key.iter().map(|&c| datums[c]));
+            ((time, k), change.row, diff)
+        })
+        .collect();
+    changes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut out = Vec::new();
-    for ((time, _), mut rows) in changes {
+    let mut changes = changes.into_iter().peekable();
+    while let Some(((time, k), row, diff)) = changes.next() {
+        let mut rows = vec![(row, diff)];
+        while let Some((_, row, diff)) = changes.next_if(|next| next.0 .0 == time && next.0 .1 == k)
+        {
+            rows.push((row, diff));
+        }
         rows.sort();
         let mut consolidated: Vec<(Row, isize)> = Vec::new();
         for (row, d) in rows {
