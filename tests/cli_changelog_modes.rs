@@ -238,6 +238,32 @@ fn set_operations_report_a_retraction_of_a_row_not_held() {
     }
 }
 
+/// A group aggregation that keeps accumulators (COUNT and SUM over a changelog) refuses a
+/// retraction into a group that holds fewer rows, at its line, and leaves it out: `b`'s `-D`
+/// at line 3 comes before its `+I` at line 5, so `b` holds that row alone, and `a` holds its
+/// two rows. The retraction was skipped silently (exit 0), and with one line an epoch `b`'s
+/// `+I` then only brought its count back to zero, so `b` was missing.
+#[test]
+fn a_group_aggregation_of_counters_refuses_a_retraction_of_a_row_not_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = fixture(
+        dir.path(),
+        "t.csv",
+        "op,k,v\n+I,a,1\n-D,b,2\n+I,a,3\n+I,b,5\n",
+    );
+    let sql = format!(
+        "CREATE TABLE t (k STRING, v INT)
+           WITH ('connector' = 'filesystem', 'path' = '{t}', 'format' = 'csv');
+         SELECT k, COUNT(*) AS n, SUM(v) AS s FROM t GROUP BY k"
+    );
+    let refused = overdrawn_at_line_3("group aggregation");
+    assert_every_run(
+        &sql,
+        &["--emit", "final"],
+        (1, "k,n,s\na,2,4\nb,1,5\n", &refused),
+    );
+}
+
 /// Session windows over a tumbling window's rows (a cascade) in incremental mode: the late
 /// row at 10:00:20 revises the 10:00 window from 1 to 5, and the session takes the revision
 /// (its retraction cancels the old row, though its position differs), so the final table is

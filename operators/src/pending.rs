@@ -53,6 +53,11 @@ impl<D> Batches<D> {
         all
     }
 
+    /// Whether one of the updates satisfies `f`.
+    pub(crate) fn any(&self, f: impl FnMut(&Update<D>) -> bool) -> bool {
+        self.batches.iter().flatten().any(f)
+    }
+
     /// The updates in arrival order, without copying them into one vector.
     pub(crate) fn into_updates(self) -> impl Iterator<Item = Update<D>> {
         self.batches.into_iter().flatten()

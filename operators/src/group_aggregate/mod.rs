@@ -19,11 +19,16 @@
 //! those of earlier times; with `seq` growing with system time (as every source here
 //! guarantees), an append-only input is folded in input order, so order-sensitive aggregates
 //! (FIRST_VALUE, LISTAGG) see arrival order. A fold that declares itself
-//! [order independent](GroupFold::order_independent) gets a time's updates unsorted, as they
-//! arrive. The output never depends on the number of workers.
+//! [order independent](GroupFold::order_independent) gets the updates of a time without
+//! retractions unsorted, as they arrive. The output never depends on the number of workers.
+//!
+//! A retraction of more rows than its group holds at its `seq` (an inconsistent changelog: a
+//! `-D` with no `+I` before it) is refused ([`not_held`]) and left out: the group is what it is
+//! without it, whatever the system times of the changes.
 //!
 //! Cost: per update one probe of a hash index of 4-byte slots and one [`GroupFold::update`];
-//! the sort of each system time's updates unless the fold is order independent; one
+//! the sort of each system time's updates unless the fold is order independent and the time has
+//! no retraction (then one scan of their diffs); one
 //! [`GroupFold::output`] per changed group and time, and one more for its previous row when it
 //! had rows before, then their comparison unless [`GroupFold::outputs_differ`] tells. The
 //! output rows are sent in messages of 1,024 rows. State: per group with rows its key and
@@ -305,7 +310,9 @@ impl<S> Group<S> {
         }
     }
 
-    /// Folds one update in, or reports it refused.
+    /// Folds one update in, or reports it refused: one the fold refuses, or a retraction of
+    /// more rows than the group holds (left out, as Flink's `GroupAggFunction` skips a
+    /// retraction into a group without state, but reported).
     fn apply<K, F>(
         &mut self,
         fold: &F,
@@ -317,11 +324,29 @@ impl<S> Group<S> {
         F: GroupFold<K, State = S>,
     {
         self.last = seq;
+        if diff < 0 && self.rows + diff < 0 {
+            return refuse(seq, not_held("group aggregation"));
+        }
         match fold.update(&mut self.state, value, diff) {
             Ok(()) => self.rows += diff,
             Err(reason) => refuse(seq, reason),
         }
     }
+}
+
+/// Why a retraction of a row that the operator `node` does not hold is refused: no earlier
+/// change of its input inserted it (an inconsistent changelog, e.g. a file whose `-D` has no
+/// `+I` before it).
+///
+/// ```
+/// use differential_temporal_operators::group_aggregate::not_held;
+/// assert_eq!(
+///     not_held("group aggregation"),
+///     "a retraction of a row the group aggregation does not hold (no earlier change of its input inserted it)"
+/// );
+/// ```
+pub fn not_held(node: &str) -> String {
+    format!("a retraction of a row the {node} does not hold (no earlier change of its input inserted it)")
 }
 
 /// Aggregates `input` per key with `fold` (see the [module docs](self)).
@@ -475,7 +500,11 @@ where
                         let (seq, diff) = (grouping.seq(&record), grouping.diff(&record, diff));
                         group.apply(&fold, seq, grouping.value(&record), diff, &mut refuse);
                     };
-                if arrival_order {
+                // A retraction is checked against the rows its group holds at its `seq`: a
+                // time with retractions is folded in `seq` order whatever the fold.
+                let retracting =
+                    || batches.any(|(record, _, diff)| grouping.diff(record, *diff) < 0);
+                if arrival_order && !retracting() {
                     let updates = batches.into_updates().map(hashed);
                     ahead(&mut groups, updates, prefetch, fold_in);
                 } else {

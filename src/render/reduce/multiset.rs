@@ -10,6 +10,7 @@
 //! is dropped silently.
 
 use differential_dataflow::{ExchangeData, Hashable, VecCollection};
+use differential_temporal_operators::group_aggregate;
 use differential_temporal_operators::keyed_merge::Rejected;
 use differential_temporal_operators::{Seq, SysTime};
 
@@ -104,10 +105,7 @@ fn overdrawing<'a>(changes: &'a [(&Seq, isize)]) -> impl Iterator<Item = Seq> + 
 
 /// The refusal of a retraction at `seq` of a row the operator `node` does not hold.
 fn not_held(seq: Seq, node: &str) -> Rejected {
-    Rejected::invalid(
-        seq,
-        format!("a retraction of a row the {node} does not hold (no earlier change of its input inserted it)"),
-    )
+    Rejected::invalid(seq, group_aggregate::not_held(node))
 }
 
 /// The row `prefix` followed by the aggregates over `members` (rows with their counts, in the
