@@ -3,10 +3,11 @@
 //! complete, strings UTF-8, nested values valid, so that decoding a row never meets a malformed
 //! datum.
 
+use super::decode::take;
 use super::{
-    take, ARRAY, BYTES32, BYTES8, DATE, DECIMAL128, DECIMAL64, FALSE, FLOAT, INT16, INT32, INT64,
-    INT8, INTERVAL_DT, INTERVAL_YM, MAP, NULL, ROW, STR32, STR8, TIME, TIMESTAMP_MILLIS,
-    TIMESTAMP_NANOS, TRUE,
+    ARRAY, BYTES32, BYTES8, DATE, DECIMAL128, DECIMAL64, FALSE, FLOAT, INT16, INT32, INT64, INT8,
+    INTERVAL_DT, INTERVAL_YM, MAP, NULL, ROW, STR32, STR8, TIME, TIMESTAMP_MILLIS, TIMESTAMP_NANOS,
+    TRUE,
 };
 
 /// Bytes that are not a packed row.
