@@ -1,6 +1,8 @@
 //! Generation: exact sequences, random values within their bounds, null rates, determinism
 //! across workers and batching, and the throttle.
 
+use std::time::{Duration, Instant};
+
 use super::*;
 use crate::repr::{ColumnType, Field};
 
