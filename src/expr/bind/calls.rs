@@ -4,95 +4,12 @@
 use crate::repr::{ColumnType, DataType, Datum};
 
 use super::coerce::{self, ArithOp};
-use super::{call_node, coerce_to, Binder};
+use super::{call_node, coerce_to, is_builtin, Binder};
 use crate::expr::ast::Expr;
 use crate::expr::error::ExprError;
 use crate::expr::func::comparison::{escape_char, LikePattern};
 use crate::expr::func::{decimal, CmpOp, IntervalOp, Numeric, ScalarFunc, TrimSide};
 use crate::expr::scalar::{ScalarExpr, ScalarKind};
-
-/// The built-in scalar names (lower case), for registration clashes and suggestions.
-pub(super) const BUILTINS: &[&str] = &[
-    "+",
-    "-",
-    "*",
-    "/",
-    "%",
-    "mod",
-    "abs",
-    "=",
-    "<>",
-    "<",
-    "<=",
-    ">",
-    ">=",
-    "is_distinct_from",
-    "is_not_distinct_from",
-    "between",
-    "not_between",
-    "in",
-    "like",
-    "and",
-    "or",
-    "not",
-    "is_null",
-    "is_not_null",
-    "is_true",
-    "is_not_true",
-    "is_false",
-    "is_not_false",
-    "coalesce",
-    "if",
-    "nullif",
-    "lower",
-    "upper",
-    "trim",
-    "ltrim",
-    "rtrim",
-    "char_length",
-    "substring",
-    "concat",
-    "||",
-    "concat_ws",
-    "replace",
-    "split_index",
-    "position",
-    "round",
-    "floor",
-    "ceil",
-    "power",
-    "sqrt",
-    "ln",
-    "log10",
-    "exp",
-    "extract",
-    "floor_to",
-    "ceil_to",
-    "date_format",
-    "to_timestamp",
-    "to_date",
-];
-
-/// The built-in aggregate functions (lower case).
-pub(crate) const AGGREGATES: &[&str] = &[
-    "count",
-    "sum",
-    "avg",
-    "min",
-    "max",
-    "first_value",
-    "last_value",
-    "listagg",
-    "stddev_pop",
-    "stddev_samp",
-    "var_pop",
-    "var_samp",
-];
-
-/// Whether `name` (lower case) is a built-in function, scalar or aggregate.
-pub(crate) fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name) || AGGREGATES.contains(&name)
-}
 
 fn nullable(args: &[ScalarExpr]) -> bool {
     args.iter().any(|a| a.ty.nullable)

@@ -3,7 +3,7 @@
 
 use crate::repr::{ColumnType, DataType, Datum};
 
-use super::calls::{AGGREGATES, BUILTINS};
+use super::builtins::{AGGREGATES, BUILTINS};
 use super::coerce::{self, ArithOp};
 use super::{call_node, coerce_to, Binder};
 use crate::expr::ast::Expr;

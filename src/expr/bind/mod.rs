@@ -4,6 +4,7 @@
 //! expression.
 
 mod aggregate;
+mod builtins;
 mod calls;
 pub mod coerce;
 mod functions;
@@ -20,7 +21,7 @@ use super::func::ScalarFunc;
 use super::registry::FunctionRegistry;
 use super::scalar::{ScalarExpr, ScalarKind};
 
-pub(crate) use calls::{is_builtin, AGGREGATES};
+pub(crate) use builtins::{is_builtin, AGGREGATES};
 
 /// Binds a scalar expression (a projection, a filter, a computed column). An aggregate call
 /// inside it is an error ("aggregate function not allowed here").
