@@ -19,6 +19,7 @@ mod over;
 mod query;
 mod scope;
 mod set_op;
+mod temporal;
 mod watermark;
 mod window;
 
